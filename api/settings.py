@@ -1,0 +1,49 @@
+"""Settings: the only place argweb reads the environment (prefix ``ARGWEB_``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """argweb configuration.
+
+    Attributes:
+        neo4j_uri: An existing Neo4j (``bolt://``, ``neo4j://``, ``neo4j+s://``); when unset, the
+            embedded server of ``data_dir`` is used.
+        neo4j_user: User name.
+        neo4j_password: Password (also set on the embedded server at start).
+        neo4j_database: Database name.
+        neo4j_port: Bolt port of the embedded server.
+        neo4j_heap: JVM heap of the embedded server.
+        data_dir: Working directory for the embedded Neo4j, the RDF store and caches.
+        corpora: Directory laid out like ``shared/corpora``; when unset the shipped samples are used.
+        rdf_base: Base IRI of exported resources.
+        batch_size: Rows per ingest transaction.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="ARGWEB_", env_file=".env", extra="ignore")
+
+    neo4j_uri: str | None = None
+    neo4j_user: str = "neo4j"
+    neo4j_password: SecretStr = SecretStr("argweb-local-dev")
+    neo4j_database: str = "neo4j"
+    neo4j_port: int = 7687
+    neo4j_heap: str = "2g"
+    data_dir: Path = Path(".argweb")
+    corpora: Path | None = None
+    rdf_base: str = "https://w3id.org/argweb/data/"
+    batch_size: int = 5000
+
+    @property
+    def neo4j_dir(self) -> Path:
+        """Home of the embedded Neo4j."""
+        return self.data_dir / "neo4j"
+
+    @property
+    def rdf_store_dir(self) -> Path:
+        """Persistent Oxigraph store."""
+        return self.data_dir / "oxigraph"

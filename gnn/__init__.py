@@ -1,0 +1,1 @@
+"""Features, models, training, evaluation and write-back of predicted relations."""

@@ -1,0 +1,150 @@
+"""Every Cypher statement argweb sends, as pure query builders.
+
+Labels and relationship types cannot be query parameters, so builders splice them in; they only
+accept :class:`~ontology.terms.Label` / :class:`~ontology.terms.RelType` members, which come from the
+ontology, never from user input. Everything else is a parameter. Writes are ``UNWIND $rows``
+batches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ontology.terms import Label, RelType
+
+
+def _labels(labels: Sequence[Label]) -> str:
+    return "".join(f":`{Label(label).value}`" for label in labels)
+
+
+def _rel(rel_type: RelType) -> str:
+    return f"`{RelType(rel_type).value}`"
+
+
+def constraints() -> list[str]:
+    """Schema statements: id uniqueness for every node class plus lookup indexes."""
+    stmts = [
+        f"CREATE CONSTRAINT {label.value.lower()}_id IF NOT EXISTS FOR (n:`{label.value}`) REQUIRE n.id IS UNIQUE"
+        for label in (Label.Node, Label.Corpus)
+    ]
+    stmts += [
+        "CREATE INDEX node_corpus IF NOT EXISTS FOR (n:`Node`) ON (n.corpus)",
+        "CREATE INDEX node_batch IF NOT EXISTS FOR (n:`Node`) ON (n.batch)",
+        "CREATE INDEX discourse_local_id IF NOT EXISTS FOR (n:`Discourse`) ON (n.local_id)",
+        "CREATE INDEX relation_origin IF NOT EXISTS FOR (n:`Relation`) ON (n.origin)",
+        "CREATE INDEX relation_scheme IF NOT EXISTS FOR (n:`Relation`) ON (n.scheme_label)",
+        "CREATE INDEX discourse_relation_sense IF NOT EXISTS FOR (n:`DiscourseRelation`) ON (n.sense)",
+    ]
+    return stmts
+
+
+def merge_nodes(labels: Sequence[Label]) -> str:
+    """MERGE a batch of nodes by id; ``$rows`` = ``[{id, props}]``, ``$batch`` = ingest run id.
+
+    Nodes are matched on the common ``Node`` label (one unique index) and then given their
+    class labels.
+    """
+    extra = [label for label in labels if label is not Label.Node]
+    set_labels = f", n{_labels(extra)}" if extra else ""
+    return (
+        "UNWIND $rows AS row "
+        "MERGE (n:`Node` {id: row.id}) "
+        "ON CREATE SET n.batch = $batch "
+        f"SET n += row.props{set_labels}"
+    )
+
+
+def merge_edges(rel_type: RelType, with_id: bool) -> str:
+    """MERGE a batch of relationships; ``$rows`` = ``[{source, target, id?, props}]``."""
+    key = " {id: row.id}" if with_id else ""
+    return (
+        "UNWIND $rows AS row "
+        "MATCH (a:`Node` {id: row.source}) "
+        "MATCH (b:`Node` {id: row.target}) "
+        f"MERGE (a)-[r:{_rel(rel_type)}{key}]->(b) "
+        "ON CREATE SET r.batch = $batch "
+        "SET r += row.props "
+        "RETURN count(r) AS written"
+    )
+
+
+def create_node_single(labels: Sequence[Label]) -> str:
+    """One-node MERGE, used by the per-record baseline of the ingest benchmark."""
+    extra = [label for label in labels if label is not Label.Node]
+    set_labels = f", n{_labels(extra)}" if extra else ""
+    return f"MERGE (n:`Node` {{id: $id}}) ON CREATE SET n.batch = $batch SET n += $props{set_labels}"
+
+
+def create_edge_single(rel_type: RelType, with_id: bool) -> str:
+    """One-relationship MERGE, used by the per-record baseline of the ingest benchmark."""
+    key = " {id: $rid}" if with_id else ""
+    return (
+        "MATCH (a:`Node` {id: $source}) MATCH (b:`Node` {id: $target}) "
+        f"MERGE (a)-[r:{_rel(rel_type)}{key}]->(b) ON CREATE SET r.batch = $batch SET r += $props"
+    )
+
+
+def corpus_status() -> str:
+    """Status and batch of a corpus marker node."""
+    return "MATCH (c:`Corpus` {id: $corpus}) RETURN c.status AS status, c.ingest_run AS batch"
+
+
+def mark_corpus(status: str) -> str:
+    """Create or update the corpus marker with a status and the current batch."""
+    if status not in ("loading", "complete"):
+        raise ValueError(status)
+    return (
+        "MERGE (c:`Node` {id: $corpus}) "
+        "ON CREATE SET c:`Corpus`, c.corpus = $corpus, c.name = $corpus, c.batch = $batch "
+        f"SET c.status = '{status}', c.ingest_run = $batch, c.counts = $counts"
+    )
+
+
+def delete_batch_relationships() -> str:
+    """Delete relationships created by one ingest run (between nodes that stay)."""
+    return "MATCH ()-[r]->() WHERE r.batch = $batch CALL { WITH r DELETE r } IN TRANSACTIONS OF 10000 ROWS"
+
+
+def delete_batch_nodes() -> str:
+    """Delete nodes (and their relationships) created by one ingest run."""
+    return "MATCH (n:`Node`) WHERE n.batch = $batch CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
+
+
+def delete_corpus() -> str:
+    """Delete every node of a corpus (and the relationships touching them)."""
+    return "MATCH (n:`Node`) WHERE n.corpus = $corpus CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
+
+
+def label_counts() -> str:
+    """Node count per label per corpus."""
+    return (
+        "MATCH (n:`Node`) UNWIND labels(n) AS label "
+        "RETURN n.corpus AS corpus, label, count(*) AS n ORDER BY corpus, label"
+    )
+
+
+def rel_type_counts() -> str:
+    """Relationship count per type per corpus."""
+    return "MATCH ()-[r]->() RETURN r.corpus AS corpus, type(r) AS type, count(*) AS n ORDER BY corpus, type"
+
+
+def relation_kind_counts() -> str:
+    """Reified relations per corpus by most specific class, scheme label and sense."""
+    return (
+        "MATCH (r:`Relation`) "
+        "RETURN r.corpus AS corpus, labels(r) AS kinds, "
+        "coalesce(r.sense, r.scheme_label) AS scheme, count(*) AS n ORDER BY corpus, scheme"
+    )
+
+
+def corpora() -> str:
+    """Corpus markers."""
+    return (
+        "MATCH (c:`Corpus`) RETURN c.id AS id, c.name AS name, c.status AS status, "
+        "c.source AS source, c.counts AS counts ORDER BY id"
+    )
+
+
+def ping() -> str:
+    """Cheapest possible round trip."""
+    return "RETURN 1 AS ok"

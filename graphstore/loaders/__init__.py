@@ -1,0 +1,1 @@
+"""Corpus loaders: each turns source files into one validated :class:`~ontology.records.CorpusBundle`."""

@@ -1,0 +1,163 @@
+"""AIF JSON argument maps (QT30 / DialAM-2024, AIFdb exports).
+
+A map is ``{"nodes": [...], "edges": [...], "locutions": [...]}``. Every node is kept with its
+AIF type (L -> Locution, I -> Proposition, RA/CA/MA/TA/YA -> reified relations), every edge as an
+``AIF_EDGE`` and every locution's speaker as a Speaker, so that a map exported again equals the
+original up to ids. Node ids are scoped by map (the same AIFdb node can occur in several maps).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from graphstore.loaders.common import read_json, require
+from ontology.errors import LoaderError
+from ontology.records import (
+    CorpusBundle,
+    CorpusRecord,
+    DiscourseRecord,
+    EdgeRecord,
+    LocutionRecord,
+    NodeRecord,
+    PropositionRecord,
+    RelationRecord,
+    SpeakerRecord,
+    build,
+    make_id,
+    scheme_term,
+)
+from ontology.terms import RelType
+
+AIF_SCHEME = "qt30"
+S_TYPES = ("RA", "CA", "MA", "TA", "YA")
+
+
+def _opt_str(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def load_aif_map(
+    path: Path, corpus: str, nodes: list[NodeRecord], edges: list[EdgeRecord], speakers: dict[str, SpeakerRecord]
+) -> None:
+    """Append the records of one map file to ``nodes`` / ``edges`` / ``speakers``."""
+    data = read_json(path)
+    where = f"{path}"
+    raw_nodes = require(data, "nodes", list, where)
+    raw_edges = require(data, "edges", list, where)
+    raw_locs = data.get("locutions", []) if isinstance(data, dict) else []
+    if not isinstance(raw_locs, list):
+        raise LoaderError(f"{path}: field 'locutions' has type {type(raw_locs).__name__}")
+    stem = path.stem
+    dlg_id = make_id(corpus, stem)
+    nodes.append(
+        build(DiscourseRecord, where, id=dlg_id, corpus=corpus, kind="Dialogue", local_id=stem, source=path.name)
+    )
+
+    locs: dict[str, list[dict[str, Any]]] = {}
+    for k, loc in enumerate(raw_locs):
+        lwhere = f"{path}: locution #{k}"
+        node_id = str(require(loc, "nodeID", (str, int), lwhere))
+        locs.setdefault(node_id, []).append({key: value for key, value in loc.items() if key != "nodeID"})
+
+    local_ids: set[str] = set()
+    for pos, node in enumerate(raw_nodes):
+        nwhere = f"{path}: node #{pos}"
+        local = str(require(node, "nodeID", (str, int), nwhere))
+        nwhere = f"{path}: node {local}"
+        if local in local_ids:
+            raise LoaderError(f"{nwhere}: duplicate nodeID")
+        local_ids.add(local)
+        ntype = require(node, "type", str, nwhere)
+        text = node.get("text")
+        text = None if text is None else str(text)
+        common: dict[str, Any] = {
+            "id": make_id(corpus, stem, local),
+            "corpus": corpus,
+            "discourse": dlg_id,
+            "local_id": local,
+            "position": pos,
+            "text": text,
+            "timestamp": _opt_str(node.get("timestamp")),
+        }
+        if ntype == "L":
+            entries = locs.get(local)
+            extra: dict[str, Any] = {}
+            if entries:
+                person = entries[0].get("personID")
+                if person is not None:
+                    sid = make_id(corpus, "person", str(person))
+                    if sid not in speakers:
+                        speakers[sid] = build(SpeakerRecord, nwhere, id=sid, corpus=corpus, name=str(person))
+                    extra["speaker_id"] = sid
+                extra["aif_locutions"] = json.dumps(entries, ensure_ascii=False)
+            speaker = text.split(" : ", 1)[0].strip() if text and " : " in text else None
+            nodes.append(build(LocutionRecord, nwhere, speaker=speaker, **common, **extra))
+        elif ntype == "I":
+            nodes.append(build(PropositionRecord, nwhere, scheme_class=scheme_term(AIF_SCHEME, "I").iri, **common))
+        elif ntype in S_TYPES:
+            term = scheme_term(AIF_SCHEME, ntype)
+            nodes.append(
+                build(
+                    RelationRecord,
+                    nwhere,
+                    kind=term.label,
+                    aif_type=ntype,
+                    scheme_class=term.iri,
+                    scheme_label=_opt_str(node.get("scheme")),
+                    scheme_id=_opt_str(node.get("schemeID")),
+                    origin="gold",
+                    **common,
+                )
+            )
+        else:
+            raise LoaderError(f"{nwhere}: unknown AIF node type {ntype!r}; expected I, L, {', '.join(S_TYPES)}")
+    missing_locs = set(locs) - local_ids
+    if missing_locs:
+        raise LoaderError(f"{path}: locution for missing node {sorted(missing_locs)[0]!r}")
+
+    for k, edge in enumerate(raw_edges):
+        ewhere = f"{path}: edge #{k}"
+        eid = str(require(edge, "edgeID", (str, int), ewhere))
+        ewhere = f"{path}: edge {eid}"
+        src = str(require(edge, "fromID", (str, int), ewhere))
+        dst = str(require(edge, "toID", (str, int), ewhere))
+        for end in (src, dst):
+            if end not in local_ids:
+                raise LoaderError(f"{ewhere}: refers to missing node {end!r}")
+        edges.append(
+            EdgeRecord(
+                type=RelType.AIF_EDGE,
+                source=make_id(corpus, stem, src),
+                target=make_id(corpus, stem, dst),
+                corpus=corpus,
+                id=make_id(corpus, stem, "e", eid),
+            )
+        )
+
+
+def load_aif(paths: list[Path], corpus: str = AIF_SCHEME) -> CorpusBundle:
+    """Load AIF JSON map files into one bundle.
+
+    Args:
+        paths: Map files.
+        corpus: Corpus id for the graph.
+
+    Raises:
+        LoaderError: Malformed map; the message names the file and the node or edge.
+    """
+    nodes: list[NodeRecord] = []
+    edges: list[EdgeRecord] = []
+    speakers: dict[str, SpeakerRecord] = {}
+    for path in paths:
+        load_aif_map(path, corpus, nodes, edges, speakers)
+    nodes.extend(speakers.values())
+    origin = f"{len(paths)} AIF map(s) from {paths[0].parent}" if paths else "no files"
+    record = CorpusRecord(
+        id=corpus,
+        corpus=corpus,
+        name="AIF argument maps (QT30 / DialAM-2024)",
+        source=str(paths[0].parent) if paths else None,
+    )
+    return CorpusBundle(record, nodes, edges, origin=origin)

@@ -1,0 +1,257 @@
+"""Run Neo4j Community embedded in a JVM with Bolt on localhost.
+
+The JVM side is ``graphstore/java`` (a Maven project): :func:`build_launcher` compiles it and
+copies the Neo4j jars; :class:`EmbeddedNeo4j` starts, checks and stops the server process.
+Python only ever talks to it over Bolt through the official driver.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from neo4j import Driver, GraphDatabase
+from neo4j.exceptions import AuthError, DriverError, Neo4jError
+
+from ontology.errors import GraphStoreError
+
+JAVA_DIR = Path(__file__).with_name("java")
+MAIN_CLASS = "org.argweb.neo4j.EmbeddedNeo4j"
+PID_FILE = "argweb-neo4j.pid"
+LOG_FILE = "argweb-neo4j.log"
+READY_MARKER = "argweb-neo4j ready"
+
+
+def launcher_built(java_dir: Path = JAVA_DIR) -> bool:
+    """True when the launcher classes and the Neo4j jars are in ``target/``."""
+    target = java_dir / "target"
+    return (target / "classes" / "org" / "argweb" / "neo4j" / "EmbeddedNeo4j.class").exists() and any(
+        (target / "lib").glob("neo4j-kernel-*.jar")
+    )
+
+
+def build_launcher(java_dir: Path = JAVA_DIR, quiet: bool = True) -> None:
+    """Compile the launcher with Maven (jars come from Maven Central, cached in ``~/.m2``).
+
+    Raises:
+        GraphStoreError: Maven is missing or the build failed.
+    """
+    mvn = shutil.which("mvn")
+    if mvn is None:
+        raise GraphStoreError("Maven (mvn) is not on PATH; it is needed to build the embedded Neo4j launcher")
+    cmd = [mvn, "-B", "package", "-DskipTests"] + (["-q"] if quiet else [])
+    proc = subprocess.run(cmd, cwd=java_dir, capture_output=True, text=True, check=False)
+    if proc.returncode != 0 or not launcher_built(java_dir):
+        raise GraphStoreError(f"Maven build of {java_dir} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+
+
+def free_port() -> int:
+    """A TCP port on localhost that is free right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie child still answers kill(0); check its state.
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat.split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+@dataclass
+class ServerInfo:
+    """Where a running embedded server listens."""
+
+    pid: int
+    port: int
+    data_dir: Path
+
+    @property
+    def uri(self) -> str:
+        """Bolt URI."""
+        return f"bolt://127.0.0.1:{self.port}"
+
+
+class EmbeddedNeo4j:
+    """Start, check and stop the embedded Neo4j of one data directory.
+
+    Args:
+        data_dir: Neo4j home (databases, transaction logs, pid and log files).
+        password: Password set for the ``neo4j`` user at every start.
+        port: Bolt port on 127.0.0.1.
+        heap: JVM ``-Xmx`` value.
+        pagecache: Page cache size in bytes.
+    """
+
+    def __init__(
+        self,
+        data_dir: Path,
+        password: str,
+        port: int = 7687,
+        heap: str = "2g",
+        pagecache: int = 512 * 1024 * 1024,
+        java_dir: Path = JAVA_DIR,
+    ) -> None:
+        self.data_dir = Path(data_dir)
+        self.password = password
+        self.port = port
+        self.heap = heap
+        self.pagecache = pagecache
+        self.java_dir = java_dir
+
+    @property
+    def pid_file(self) -> Path:
+        """File holding ``<pid> <port>`` of the running server."""
+        return self.data_dir / PID_FILE
+
+    @property
+    def log_file(self) -> Path:
+        """Server stdout/stderr."""
+        return self.data_dir / LOG_FILE
+
+    def info(self) -> ServerInfo | None:
+        """The running server of this data directory, or None."""
+        try:
+            pid_s, port_s = self.pid_file.read_text().split()
+            pid, port = int(pid_s), int(port_s)
+        except (OSError, ValueError):
+            return None
+        if not _alive(pid):
+            return None
+        return ServerInfo(pid=pid, port=port, data_dir=self.data_dir)
+
+    def _bolt_ok(self, uri: str) -> bool:
+        try:
+            with GraphDatabase.driver(uri, auth=("neo4j", self.password)) as driver:
+                driver.verify_connectivity()
+            return True
+        except AuthError as e:
+            raise GraphStoreError(f"Neo4j at {uri} rejected the configured password: {e}") from e
+        except (DriverError, Neo4jError, OSError):
+            return False
+
+    def start(self, timeout: float = 180.0) -> ServerInfo:
+        """Start the server in the background and wait until Bolt answers; no-op if running.
+
+        Raises:
+            GraphStoreError: Java or the launcher is missing, the port is taken, or the server did
+                not come up in time (the message includes the end of its log).
+        """
+        running = self.info()
+        if running is not None and self._bolt_ok(running.uri):
+            return running
+        if running is not None:
+            self.stop()
+        java = shutil.which("java")
+        if java is None:
+            raise GraphStoreError("java is not on PATH; Java 17 is needed for the embedded Neo4j")
+        if not launcher_built(self.java_dir):
+            build_launcher(self.java_dir)
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", self.port)) == 0:
+                raise GraphStoreError(f"port {self.port} is already in use; choose another with --port")
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        target = self.java_dir / "target"
+        classpath = os.pathsep.join([str(target / "classes"), str(target / "lib" / "*")])
+        cmd = [
+            java,
+            f"-Xmx{self.heap}",
+            "-XX:+UseG1GC",
+            "-cp",
+            classpath,
+            MAIN_CLASS,
+            "--home",
+            str(self.data_dir.resolve()),
+            "--port",
+            str(self.port),
+            "--password",
+            self.password,
+            "--pagecache",
+            str(self.pagecache),
+        ]
+        with open(self.log_file, "wb") as log:
+            proc = subprocess.Popen(
+                cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
+            )
+        self.pid_file.write_text(f"{proc.pid} {self.port}\n")
+        info = ServerInfo(pid=proc.pid, port=self.port, data_dir=self.data_dir)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                self.pid_file.unlink(missing_ok=True)
+                raise GraphStoreError(f"embedded Neo4j exited with {proc.returncode}:\n{self._log_tail()}")
+            # Bolt listens before the launcher has set the password: wait for its ready line.
+            if self._ready_logged() and self._bolt_ok(info.uri):
+                return info
+            time.sleep(0.5)
+        self.stop()
+        raise GraphStoreError(f"embedded Neo4j did not answer on {info.uri} within {timeout:.0f}s:\n{self._log_tail()}")
+
+    def stop(self, timeout: float = 60.0) -> bool:
+        """Stop the server (SIGTERM, then SIGKILL after ``timeout``); False if none was running."""
+        info = self.info()
+        if info is None:
+            self.pid_file.unlink(missing_ok=True)
+            return False
+        os.kill(info.pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and _alive(info.pid):
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(info.pid, os.WNOHANG)
+            time.sleep(0.2)
+        if _alive(info.pid):
+            os.kill(info.pid, signal.SIGKILL)
+        self.pid_file.unlink(missing_ok=True)
+        return True
+
+    def driver(self) -> Driver:
+        """A driver for the running server."""
+        info = self.info()
+        if info is None:
+            raise GraphStoreError(f"no embedded Neo4j is running for {self.data_dir}; run `argweb db start`")
+        return GraphDatabase.driver(info.uri, auth=("neo4j", self.password))
+
+    def _ready_logged(self) -> bool:
+        marker = READY_MARKER.encode()
+        try:
+            with open(self.log_file, "rb") as fh:
+                return marker in fh.read()
+        except OSError:
+            return False
+
+    def _log_tail(self, chars: int = 4000) -> str:
+        try:
+            return self.log_file.read_text(errors="replace")[-chars:]
+        except OSError:
+            return "(no log)"
+
+
+def connect(uri: str, user: str, password: str) -> Driver:
+    """Open and verify a driver for any Neo4j (``bolt://``, ``neo4j://``, ``neo4j+s://``).
+
+    Raises:
+        GraphStoreError: The server cannot be reached or refuses the credentials.
+    """
+    driver = GraphDatabase.driver(uri, auth=(user, password))
+    try:
+        driver.verify_connectivity()
+    except (DriverError, Neo4jError, OSError) as e:
+        driver.close()
+        raise GraphStoreError(f"cannot connect to Neo4j at {uri}: {e}") from e
+    return driver

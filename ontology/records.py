@@ -1,0 +1,346 @@
+"""Pydantic records: the one domain model every loader produces and the graph store consumes.
+
+Field names are Neo4j property keys declared in the ontology (see ``ontology/terms.py``); a
+test checks that every field written to the graph is declared there.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ontology.errors import LoaderError, OntologyError
+from ontology.terms import LABEL_ANCESTORS, SCHEME_TERMS, Label, RelType, SchemeTerm
+
+Origin = Literal["gold", "predicted"]
+RELATION_LABELS: frozenset[Label] = frozenset(
+    label for label, ancestors in LABEL_ANCESTORS.items() if Label.Relation in ancestors
+)
+ROLE_LABELS: frozenset[Label] = frozenset({Label.Claim, Label.Premise})
+
+_SCHEMES: dict[tuple[str, str], SchemeTerm] = {(t.corpus, t.raw): t for t in SCHEME_TERMS}
+
+
+def scheme_term(corpus: str, raw: str) -> SchemeTerm:
+    """Look up the ontology mapping of a corpus-scheme label.
+
+    Args:
+        corpus: Scheme corpus identifier (``molweni``, ``sciarg``, ...).
+        raw: The label exactly as written in the corpus files.
+
+    Raises:
+        OntologyError: The label is not part of the corpus scheme.
+    """
+    try:
+        return _SCHEMES[(corpus, raw)]
+    except KeyError as e:
+        known = sorted(r for c, r in _SCHEMES if c == corpus)
+        raise OntologyError(f"unknown {corpus} label {raw!r}; the {corpus} scheme has {known}") from e
+
+
+def make_id(corpus: str, *parts: str | int) -> str:
+    """Build a stable graph id ``<corpus>:<part>:<part>...``."""
+    return ":".join([corpus, *(str(p) for p in parts)])
+
+
+class Record(BaseModel):
+    """Base of all records: immutable, unknown fields rejected."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class NodeRecord(Record):
+    """A record stored as one graph node with the labels of its class and their ancestors."""
+
+    LABEL: ClassVar[Label] = Label.Node
+    # Fields that steer ingest but are not node properties.
+    NON_PROPERTIES: ClassVar[frozenset[str]] = frozenset()
+
+    id: str = Field(min_length=1)
+    corpus: str = Field(min_length=1)
+
+    def labels(self) -> tuple[Label, ...]:
+        """All labels of the node, most specific first."""
+        return (self.LABEL, *LABEL_ANCESTORS[self.LABEL])
+
+    def properties(self) -> dict[str, Any]:
+        """The node properties (``None`` values are left out)."""
+        return {k: v for k, v in self.model_dump(exclude_none=True).items() if k not in self.NON_PROPERTIES}
+
+    def links(self) -> Iterator[EdgeRecord]:
+        """Structural edges implied by the record's fields (containment, speaker, ...)."""
+        return iter(())
+
+
+class CorpusRecord(NodeRecord):
+    """A corpus; ``id`` equals ``corpus``."""
+
+    LABEL: ClassVar[Label] = Label.Corpus
+    name: str
+    source: str | None = None
+
+
+class DiscourseRecord(NodeRecord):
+    """A dialogue or a document."""
+
+    NON_PROPERTIES: ClassVar[frozenset[str]] = frozenset({"kind"})
+    kind: Literal["Dialogue", "Document"]
+    local_id: str
+    name: str | None = None
+    source: str | None = None
+    split: str | None = None
+    part: str | None = None
+    topic: str | None = None
+
+    def labels(self) -> tuple[Label, ...]:
+        label = Label(self.kind)
+        return (label, *LABEL_ANCESTORS[label])
+
+    def links(self) -> Iterator[EdgeRecord]:
+        yield EdgeRecord(type=RelType.PART_OF, source=self.id, target=self.corpus, corpus=self.corpus)
+
+
+class SpeakerRecord(NodeRecord):
+    """A participant."""
+
+    LABEL: ClassVar[Label] = Label.Speaker
+    name: str
+
+
+class AnnotatorRecord(NodeRecord):
+    """An annotator."""
+
+    LABEL: ClassVar[Label] = Label.Annotator
+    name: str
+
+
+class _UnitRecord(NodeRecord):
+    discourse: str | None = None
+    local_id: str | None = None
+    position: int | None = None
+    text: str | None = None
+
+    def links(self) -> Iterator[EdgeRecord]:
+        if self.discourse is not None:
+            yield EdgeRecord(type=RelType.PART_OF, source=self.id, target=self.discourse, corpus=self.corpus)
+
+
+class SentenceRecord(_UnitRecord):
+    """A sentence of a document with its character span."""
+
+    LABEL: ClassVar[Label] = Label.Sentence
+    char_start: int | None = None
+    char_end: int | None = None
+
+
+class LocutionRecord(_UnitRecord):
+    """An utterance / EDU (AIF L-node)."""
+
+    LABEL: ClassVar[Label] = Label.Locution
+    NON_PROPERTIES: ClassVar[frozenset[str]] = frozenset({"speaker_id"})
+    speaker: str | None = None
+    speaker_id: str | None = None
+    start_time: float | None = None
+    end_time: float | None = None
+    timestamp: str | None = None
+    aif_locutions: str | None = None
+    audio_file: str | None = None
+    topic: str | None = None
+    part: str | None = None
+    tokens: list[str] | None = None
+    highlights: list[float] | None = None
+
+    def links(self) -> Iterator[EdgeRecord]:
+        yield from super().links()
+        if self.speaker_id is not None:
+            yield EdgeRecord(type=RelType.SPOKEN_BY, source=self.id, target=self.speaker_id, corpus=self.corpus)
+
+
+class PropositionRecord(_UnitRecord):
+    """Propositional content (AIF I-node), optionally typed by a corpus-scheme class."""
+
+    LABEL: ClassVar[Label] = Label.Proposition
+    NON_PROPERTIES: ClassVar[frozenset[str]] = frozenset({"sentences"})
+    scheme_label: str | None = None
+    scheme_class: str | None = None
+    char_start: int | None = None
+    char_end: int | None = None
+    spans: str | None = None
+    topic: str | None = None
+    timestamp: str | None = None
+    tokens: list[str] | None = None
+    highlights: list[float] | None = None
+    sentences: list[str] = Field(default_factory=list)
+
+    def labels(self) -> tuple[Label, ...]:
+        if self.scheme_class is None:
+            return super().labels()
+        term = next(t for t in SCHEME_TERMS if t.iri == self.scheme_class)
+        return (term.label, *LABEL_ANCESTORS[term.label])
+
+    @field_validator("scheme_class")
+    @classmethod
+    def _known_class(cls, value: str | None) -> str | None:
+        if value is not None and not any(t.iri == value for t in SCHEME_TERMS):
+            raise ValueError(f"scheme class {value!r} is not declared in the ontology")
+        return value
+
+    def links(self) -> Iterator[EdgeRecord]:
+        yield from super().links()
+        for sentence in self.sentences:
+            yield EdgeRecord(type=RelType.IN_SENTENCE, source=self.id, target=sentence, corpus=self.corpus)
+
+
+class RelationRecord(_UnitRecord):
+    """A reified relation: an AIF S-node, a non-relation or a same-unit link.
+
+    ``kind`` is the unified class; AIF edges to and from the node are separate :class:`EdgeRecord`
+    instances (see :func:`link`).
+    """
+
+    NON_PROPERTIES: ClassVar[frozenset[str]] = frozenset({"kind"})
+    kind: Label
+    scheme_label: str | None = None
+    scheme_class: str | None = None
+    scheme_id: str | None = None
+    sense: str | None = None
+    aif_type: str | None = None
+    timestamp: str | None = None
+    topic: str | None = None
+    origin: Origin = "gold"
+    confidence: float | None = None
+    model: str | None = None
+    model_version: str | None = None
+    created_at: str | None = None
+    vote_share: float | None = None
+    votes: int | None = None
+    annotator_count: int | None = None
+
+    @field_validator("kind")
+    @classmethod
+    def _relation_kind(cls, value: Label) -> Label:
+        if value not in RELATION_LABELS and value is not Label.Relation:
+            raise ValueError(f"{value} is not a relation class")
+        return value
+
+    def labels(self) -> tuple[Label, ...]:
+        return (self.kind, *LABEL_ANCESTORS[self.kind])
+
+
+class JudgementRecord(NodeRecord):
+    """One annotator's judgement of a relation or pair."""
+
+    LABEL: ClassVar[Label] = Label.Judgement
+    NON_PROPERTIES: ClassVar[frozenset[str]] = frozenset({"relation", "annotator"})
+    relation: str
+    annotator: str
+    label: str | None = None
+    trust: float | None = None
+    confidence: float | None = None
+    tainted: bool | None = None
+    golden: bool | None = None
+    reason: str | None = None
+    source_tokens: list[int] | None = None
+    target_tokens: list[int] | None = None
+    is_referring: bool | None = None
+    session: str | None = None
+    created_at: str | None = None
+
+    def links(self) -> Iterator[EdgeRecord]:
+        yield EdgeRecord(type=RelType.JUDGES, source=self.id, target=self.relation, corpus=self.corpus)
+        yield EdgeRecord(type=RelType.JUDGED_BY, source=self.id, target=self.annotator, corpus=self.corpus)
+
+
+class EdgeRecord(Record):
+    """A graph relationship between two nodes given by id.
+
+    ``id`` is set for AIF edges (so that re-ingest merges them); structural edges are unique per
+    (type, source, target) and have none.
+    """
+
+    type: RelType
+    source: str
+    target: str
+    corpus: str
+    id: str | None = None
+
+    def properties(self) -> dict[str, Any]:
+        """Relationship properties."""
+        props: dict[str, Any] = {"corpus": self.corpus}
+        if self.id is not None:
+            props["id"] = self.id
+        return props
+
+
+def link(relation: RelationRecord, sources: Sequence[str], targets: Sequence[str]) -> list[EdgeRecord]:
+    """AIF edges from each source into ``relation`` and from it to each target."""
+    edges = [
+        EdgeRecord(type=RelType.AIF_EDGE, source=s, target=relation.id, corpus=relation.corpus, id=f"{relation.id}<{i}")
+        for i, s in enumerate(sources)
+    ]
+    edges += [
+        EdgeRecord(type=RelType.AIF_EDGE, source=relation.id, target=t, corpus=relation.corpus, id=f"{relation.id}>{i}")
+        for i, t in enumerate(targets)
+    ]
+    return edges
+
+
+class CorpusBundle:
+    """Everything one ingest writes for one corpus, validated before any write.
+
+    Args:
+        corpus: The corpus record.
+        nodes: Node records (any order).
+        edges: Explicit edges (AIF edges); structural edges come from the records themselves.
+        origin: Description of where the records came from, used in error messages.
+    """
+
+    def __init__(
+        self,
+        corpus: CorpusRecord,
+        nodes: Iterable[NodeRecord],
+        edges: Iterable[EdgeRecord] = (),
+        origin: str = "",
+    ) -> None:
+        self.corpus = corpus
+        self.nodes: list[NodeRecord] = [corpus, *nodes]
+        self.edges: list[EdgeRecord] = list(edges)
+        for node in self.nodes:
+            self.edges.extend(node.links())
+        self.origin = origin
+
+    def validate(self) -> None:
+        """Check ids are unique and every edge ends at a node of the bundle.
+
+        Raises:
+            LoaderError: Naming the offending record.
+        """
+        ids = Counter(n.id for n in self.nodes)
+        dupes = [i for i, c in ids.items() if c > 1]
+        if dupes:
+            raise LoaderError(f"{self.origin}: duplicate node id(s) {dupes[:5]}")
+        for edge in self.edges:
+            for end in (edge.source, edge.target):
+                if end not in ids:
+                    what = f"edge {edge.id}" if edge.id else f"{edge.type} edge {edge.source} -> {edge.target}"
+                    raise LoaderError(f"{self.origin}: {what} refers to missing node {end!r}")
+        foreign = [n.id for n in self.nodes if n.corpus != self.corpus.id]
+        if foreign:
+            raise LoaderError(f"{self.origin}: records of another corpus in bundle {self.corpus.id}: {foreign[:3]}")
+
+    def counts(self) -> dict[str, int]:
+        """Number of nodes per most specific label and edges per type."""
+        c: Counter[str] = Counter(n.labels()[0].value for n in self.nodes)
+        c.update(e.type.value for e in self.edges)
+        return dict(sorted(c.items()))
+
+
+def build(model: type[Record], where: str, **fields: Any) -> Any:
+    """Construct a record, turning a validation error into a :class:`LoaderError` naming ``where``."""
+    try:
+        return model(**fields)
+    except (ValidationError, OntologyError) as e:
+        raise LoaderError(f"{where}: {e}") from e
