@@ -189,7 +189,7 @@ PROP_IRI: dict[Prop, str] = {
     Prop.REASON: "https://w3id.org/argweb/ontology#reason",
     Prop.SCHEME_CLASS: "https://w3id.org/argweb/ontology#schemeClass",
     Prop.SCHEME_ID: "https://w3id.org/argweb/ontology#schemeId",
-    Prop.SCHEME_LABEL: "https://w3id.org/argweb/ontology#schemeLabel",
+    Prop.SCHEME_LABEL: "https://w3id.org/argweb/ontology#rawLabel",
     Prop.SENSE: "https://w3id.org/argweb/ontology#sense",
     Prop.SESSION: "https://w3id.org/argweb/ontology#session",
     Prop.SOURCE: "https://w3id.org/argweb/ontology#source",
