@@ -148,3 +148,76 @@ def corpora() -> str:
 def ping() -> str:
     """Cheapest possible round trip."""
     return "RETURN 1 AS ok"
+
+
+# -- reads for AIF export and audio features (graphstore.aif_export, graphstore.units) ------------
+
+_AIF_UNIT_LABELS = (Label.Locution, Label.Proposition, Label.Relation)
+
+
+def _unit_filter(var: str) -> str:
+    return " OR ".join(f"{var}:`{label.value}`" for label in _AIF_UNIT_LABELS)
+
+
+def discourse_refs() -> str:
+    """Discourses whose ``id`` or ``local_id`` equals ``$ref`` (optionally within ``$corpus``)."""
+    return (
+        f"MATCH (d:`{Label.Discourse.value}`) WHERE (d.id = $ref OR d.local_id = $ref) "
+        "AND ($corpus IS NULL OR d.corpus = $corpus) "
+        "RETURN d.id AS id, d.corpus AS corpus, d.local_id AS local_id ORDER BY id"
+    )
+
+
+def corpus_discourses() -> str:
+    """Every discourse of ``$corpus``, ordered by id."""
+    return (
+        f"MATCH (d:`{Label.Discourse.value}` {{corpus: $corpus}}) "
+        "RETURN d.id AS id, d.corpus AS corpus, d.local_id AS local_id ORDER BY id"
+    )
+
+
+def discourse_units() -> str:
+    """Locutions, propositions and relations PART_OF the discourses ``$ids``, with their speaker."""
+    return (
+        "UNWIND $ids AS did "
+        f"MATCH (n:`{Label.Node.value}`)-[:{_rel(RelType.PART_OF)}]->(:`{Label.Discourse.value}` {{id: did}}) "
+        f"WHERE {_unit_filter('n')} "
+        f"OPTIONAL MATCH (n)-[:{_rel(RelType.SPOKEN_BY)}]->(s:`{Label.Speaker.value}`) "
+        "WITH did, n, collect(s)[0] AS s "
+        "RETURN did AS discourse, n.id AS id, labels(n) AS labels, properties(n) AS props, "
+        "s.id AS speaker_id, s.name AS speaker_name"
+    )
+
+
+def units_by_id() -> str:
+    """Nodes ``$ids`` (locutions, propositions, relations) with their speaker, same shape as
+    :func:`discourse_units` (``discourse`` is null)."""
+    return (
+        f"UNWIND $ids AS nid MATCH (n:`{Label.Node.value}` {{id: nid}}) WHERE {_unit_filter('n')} "
+        f"OPTIONAL MATCH (n)-[:{_rel(RelType.SPOKEN_BY)}]->(s:`{Label.Speaker.value}`) "
+        "WITH n, collect(s)[0] AS s "
+        "RETURN null AS discourse, n.id AS id, labels(n) AS labels, properties(n) AS props, "
+        "s.id AS speaker_id, s.name AS speaker_name"
+    )
+
+
+def aif_edges_touching() -> str:
+    """AIF edges with at least one end among the nodes ``$ids``."""
+    return (
+        f"UNWIND $ids AS nid MATCH (a:`{Label.Node.value}` {{id: nid}})"
+        f"-[e:{_rel(RelType.AIF_EDGE)}]-(:`{Label.Node.value}`) "
+        "RETURN DISTINCT elementId(e) AS key, e.id AS id, startNode(e).id AS source, endNode(e).id AS target"
+    )
+
+
+def timed_locutions() -> str:
+    """Locutions of ``$corpus`` with start and end times, with the part of their discourse."""
+    return (
+        f"MATCH (l:`{Label.Locution.value}` {{corpus: $corpus}}) "
+        "WHERE l.start_time IS NOT NULL AND l.end_time IS NOT NULL "
+        f"OPTIONAL MATCH (l)-[:{_rel(RelType.PART_OF)}]->(d:`{Label.Discourse.value}`) "
+        "WITH l, collect(d)[0] AS d "
+        "RETURN l.id AS id, l.local_id AS local_id, l.part AS part, d.part AS discourse_part, "
+        "d.local_id AS discourse, l.audio_file AS audio_file, l.start_time AS start, l.end_time AS end "
+        "ORDER BY l.id"
+    )

@@ -1,0 +1,507 @@
+"""Export dialogues and documents of the graph as AIF JSON argument maps.
+
+An exported map is ``{"nodes", "edges", "locutions", "participants", "schemefulfillments",
+"descriptorfulfillments"}`` as AIFdb writes it:
+
+* node ``{"nodeID", "text", "type", "timestamp"?, "scheme"?, "schemeID"?}`` -- Locutions become
+  ``L``, Propositions ``I``, and the reified relations their AIF S-node: Support ``RA``, Attack
+  ``CA``, Rephrase ``MA``, Transition/DiscourseRelation ``TA`` and Illocution ``YA``; a relation
+  loaded from an AIF map keeps its original type, text, scheme and schemeID.
+* edge ``{"edgeID", "fromID", "toID", "formEdgeID": null}`` -- every ``AIF_EDGE`` between exported
+  nodes.
+* locution ``{"nodeID", "personID", "timestamp", "start", "end", "source"}`` -- for maps ingested
+  from AIF the stored originals (``aif_locutions``); for other corpora one per spoken L-node,
+  generated from its Speaker.
+* participant ``{"participantID", "firstname", "surname"}`` -- one per person of the locutions.
+
+How each corpus comes out:
+
+* QT30 / DialAM maps: the original map up to ids (node and edge ids are even kept when unique).
+* Molweni / STAC: EDUs as L-nodes, each discourse relation as a TA node between them whose
+  ``scheme`` (and text) is the unified SDRT sense (e.g. ``QuestionAnswerPair``).
+* M-Arg: sentences as L- and I-nodes, Support/Attack pairs as RA/CA between the I-nodes.
+* ContextDeP: the Rephrase between guest and host utterance as an MA node.
+* Sci-Arg: argument components as I-nodes with RA (supports), CA (contradicts), MA
+  (semantically_same).
+
+Relations whose endpoints are L-nodes but whose AIF type needs propositions (RA/CA/MA not loaded
+from an AIF map, e.g. a ContextDeP Rephrase between two utterances) get, per L-node, a generated
+I-node with the utterance text anchored by a ``Default Illocuting`` YA node, as AIF requires.
+
+**Not exported:** NonRelation (M-Arg ``Neither``, ContextDeP non-paraphrases) and SameUnit (Sci-Arg
+``parts_of_same``) nodes, and their edges: they are annotations *about* pairs of units, not AIF
+nodes (AIF has no "no relation" or "fragment of" scheme). Judgements and annotators are not part of
+AIF either. Predicted relations are left out unless asked for.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from graphstore import cypher
+from graphstore.store import GraphStore
+from ontology.errors import GraphStoreError
+from ontology.records import scheme_term
+from ontology.terms import Label
+
+AIF_SCHEME = "qt30"
+
+S_TYPES = ("RA", "CA", "MA", "TA", "YA")
+NODE_TYPES = ("I", "L", *S_TYPES)
+# AIFdb's default schemes (ids as in the QT30 / DialAM-2024 maps).
+DEFAULT_SCHEMES: dict[str, tuple[str, str]] = {
+    "RA": ("Default Inference", "72"),
+    "CA": ("Default Conflict", "71"),
+    "MA": ("Default Rephrase", "144"),
+    "TA": ("Default Transition", "82"),
+    "YA": ("Default Illocuting", "168"),
+}
+# Most specific first: DiscourseRelation is also a Transition.
+_CLASS_TYPES: tuple[tuple[Label, str], ...] = (
+    (Label.Support, "RA"),
+    (Label.Attack, "CA"),
+    (Label.Rephrase, "MA"),
+    (Label.Illocution, "YA"),
+    (Label.Transition, "TA"),
+)
+NOT_AIF: frozenset[str] = frozenset({Label.NonRelation.value, Label.SameUnit.value})
+_TYPE_RANK = {"L": 0, "I": 1, "YA": 2, "TA": 3, "RA": 4, "CA": 5, "MA": 6}
+Progress = Callable[[int], None]
+
+
+@dataclass(frozen=True)
+class GraphUnit:
+    """A locution, proposition or relation node as read from the graph."""
+
+    id: str
+    labels: frozenset[str]
+    props: dict[str, Any]
+    speaker_id: str | None = None
+    speaker_name: str | None = None
+    discourse: str | None = None
+
+
+@dataclass(frozen=True)
+class GraphEdge:
+    """An ``AIF_EDGE`` relationship."""
+
+    source: str
+    target: str
+    id: str | None = None
+
+
+@dataclass
+class _Node:
+    key: str
+    type: str
+    text: str
+    unit: GraphUnit | None
+    local: str | None
+    order: tuple[Any, ...]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def aif_type(unit: GraphUnit, include_predicted: bool = False) -> str | None:
+    """The AIF node type of a graph unit, or None when it is not exported."""
+    labels = unit.labels
+    if labels & NOT_AIF:
+        return None
+    if Label.Locution.value in labels:
+        return "L"
+    if Label.Proposition.value in labels:
+        return "I"
+    if Label.Relation.value not in labels:
+        return None
+    if unit.props.get("origin") == "predicted" and not include_predicted:
+        return None
+    stored = unit.props.get("aif_type")
+    if stored in S_TYPES:
+        return str(stored)
+    for label, kind in _CLASS_TYPES:
+        if label.value in labels:
+            return kind
+    return None
+
+
+def from_aif_map(unit: GraphUnit) -> bool:
+    """Whether a relation node was read from an AIF map (its type, text and scheme are kept as is)."""
+    kind = unit.props.get("aif_type")
+    return kind in S_TYPES and unit.props.get("scheme_class") == scheme_term(AIF_SCHEME, str(kind)).iri
+
+
+def _split_name(name: str) -> tuple[str, str]:
+    first, _, rest = name.strip().partition(" ")
+    return first, rest
+
+
+def _edge_local(edge: GraphEdge, discourse: str | None) -> str | None:
+    # The AIF loader stores edge ids as "<discourse id>:e:<edgeID>".
+    if edge.id and discourse and edge.id.startswith(f"{discourse}:e:"):
+        return edge.id[len(discourse) + 3 :]
+    return None
+
+
+def build_aif(
+    units: Iterable[GraphUnit],
+    edges: Iterable[GraphEdge],
+    discourse: str | None = None,
+    include_predicted: bool = False,
+) -> dict[str, Any]:
+    """Assemble an AIF map from graph units and AIF edges (pure; see the module docstring).
+
+    Args:
+        units: Locutions, propositions and relations to export.
+        edges: AIF edges; those touching a unit that is not exported are dropped.
+        discourse: Graph id of the discourse, used to recover original edge ids.
+        include_predicted: Also export relations with ``origin = "predicted"``.
+    """
+    nodes: dict[str, _Node] = {}
+    for unit in units:
+        kind = aif_type(unit, include_predicted)
+        if kind is None or unit.id in nodes:
+            continue
+        props = unit.props
+        pos = props.get("position")
+        order = (pos is None, pos if isinstance(pos, int) else 0, _TYPE_RANK.get(kind, 9), unit.id)
+        if kind in S_TYPES:
+            default_scheme, default_id = DEFAULT_SCHEMES[kind]
+            if from_aif_map(unit):
+                scheme, scheme_id = props.get("scheme_label"), props.get("scheme_id")
+            elif kind == "TA" and props.get("sense"):
+                scheme, scheme_id = str(props["sense"]), None
+            else:
+                scheme, scheme_id = default_scheme, default_id
+            text = props.get("text") or scheme or default_scheme
+            extra = {k: v for k, v in (("scheme", scheme), ("schemeID", scheme_id)) if v is not None}
+        else:
+            text = props.get("text") or ""
+            extra = {}
+        nodes[unit.id] = _Node(unit.id, kind, str(text), unit, props.get("local_id"), order, extra)
+
+    kept = [e for e in edges if e.source in nodes and e.target in nodes]
+    kept = list({(e.source, e.target, e.id): e for e in kept}.values())
+    kept, synthetic_edges = _anchor_propositions(nodes, kept)
+
+    ordered = sorted(nodes.values(), key=lambda n: n.order)
+    ids = _node_ids(ordered)
+    edge_rows = _edge_rows(kept, synthetic_edges, ids, discourse, preserve=ids is not None)
+    if ids is None:
+        ids = {n.key: str(i) for i, n in enumerate(ordered, start=1)}
+
+    out_nodes = []
+    for n in ordered:
+        row: dict[str, Any] = {"nodeID": ids[n.key], "text": n.text, "type": n.type}
+        stamp = n.unit.props.get("timestamp") if n.unit else None
+        if stamp is not None:
+            row["timestamp"] = stamp
+        row.update(n.extra)
+        out_nodes.append(row)
+    out_edges = [
+        {"edgeID": eid, "fromID": ids[src], "toID": ids[dst], "formEdgeID": None} for eid, src, dst in edge_rows
+    ]
+    locutions, participants = _locutions(ordered, ids)
+    return {
+        "nodes": out_nodes,
+        "edges": out_edges,
+        "locutions": locutions,
+        "participants": participants,
+        "schemefulfillments": [],
+        "descriptorfulfillments": [],
+    }
+
+
+def _anchor_propositions(
+    nodes: dict[str, _Node], edges: list[GraphEdge]
+) -> tuple[list[GraphEdge], list[tuple[str, str]]]:
+    """Reroute RA/CA/MA edges that end at L-nodes to generated, YA-anchored I-nodes."""
+    synthetic: list[tuple[str, str]] = []
+    made: dict[str, str] = {}
+
+    def proposition_for(loc: _Node) -> str:
+        if loc.key not in made:
+            i_key, ya_key = f"{loc.key}#I", f"{loc.key}#YA"
+            text = loc.text.split(" : ", 1)[1] if " : " in loc.text else loc.text
+            nodes[i_key] = _Node(i_key, "I", text, None, f"{loc.local}-I" if loc.local else None, (*loc.order, 1))
+            scheme, scheme_id = DEFAULT_SCHEMES["YA"]
+            nodes[ya_key] = _Node(
+                ya_key,
+                "YA",
+                scheme,
+                None,
+                f"{loc.local}-YA" if loc.local else None,
+                (*loc.order, 2),
+                {"scheme": scheme, "schemeID": scheme_id},
+            )
+            synthetic.extend([(loc.key, ya_key), (ya_key, i_key)])
+            made[loc.key] = i_key
+        return made[loc.key]
+
+    out = []
+    for e in edges:
+        src, dst = nodes[e.source], nodes[e.target]
+        for rel, other in ((dst, src), (src, dst)):
+            needs_props = rel.type in ("RA", "CA", "MA") and other.type == "L"
+            if needs_props and rel.unit is not None and not from_aif_map(rel.unit):
+                replacement = proposition_for(other)
+                e = GraphEdge(
+                    source=replacement if other is src else e.source,
+                    target=replacement if other is dst else e.target,
+                    id=None,
+                )
+        out.append(e)
+    return out, synthetic
+
+
+def _node_ids(ordered: Sequence[_Node]) -> dict[str, str] | None:
+    """The corpus's own local ids when every node has one and they are unique, else None."""
+    locals_ = [n.local for n in ordered]
+    if any(not local for local in locals_) or len(set(locals_)) != len(locals_):
+        return None
+    return {n.key: str(n.local) for n in ordered}
+
+
+def _edge_rows(
+    edges: Sequence[GraphEdge],
+    synthetic: Sequence[tuple[str, str]],
+    ids: dict[str, str] | None,
+    discourse: str | None,
+    preserve: bool,
+) -> list[tuple[str, str, str]]:
+    pairs = [(e, e.source, e.target) for e in edges] + [(None, s, t) for s, t in synthetic]
+    if preserve:
+        originals = [_edge_local(e, discourse) if e is not None else None for e, _, _ in pairs]
+        if all(originals) and len(set(originals)) == len(originals):
+            return sorted(
+                ((str(o), s, t) for o, (_, s, t) in zip(originals, pairs, strict=True)),
+                key=lambda r: (len(r[0]), r[0]),
+            )
+    return [(str(i), s, t) for i, (_, s, t) in enumerate(pairs, start=1)]
+
+
+def _locutions(ordered: Sequence[_Node], ids: dict[str, str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    locutions: list[dict[str, Any]] = []
+    people: dict[str, str] = {}
+    generated: dict[str, str] = {}
+    # In maps read from AIF, L-nodes without stored locutions (e.g. annotators' copies) get none.
+    from_aif = any(n.type == "L" and n.unit is not None and n.unit.props.get("aif_locutions") for n in ordered)
+    for n in ordered:
+        if n.type != "L" or n.unit is None:
+            continue
+        props = n.unit.props
+        stored = props.get("aif_locutions")
+        speaker = props.get("speaker") or n.unit.speaker_name
+        if stored:
+            try:
+                entries = json.loads(stored)
+            except json.JSONDecodeError as e:
+                raise GraphStoreError(f"node {n.key}: stored aif_locutions is not JSON ({e})") from e
+            for entry in entries:
+                locutions.append({"nodeID": ids[n.key], **entry})
+                person = entry.get("personID")
+                if person is not None and str(person) not in people:
+                    people[str(person)] = speaker or str(person)
+            continue
+        key = n.unit.speaker_id or (f"name:{speaker}" if speaker and not from_aif else None)
+        if key is None:
+            continue
+        if key not in generated:
+            generated[key] = str(len(generated) + 1)
+            people[generated[key]] = speaker or n.unit.speaker_name or generated[key]
+        locutions.append(
+            {
+                "nodeID": ids[n.key],
+                "personID": generated[key],
+                "timestamp": props.get("timestamp"),
+                "start": None,
+                "end": None,
+                "source": None,
+            }
+        )
+    participants = []
+    for pid, name in people.items():
+        first, rest = _split_name(name)
+        participants.append({"participantID": pid, "firstname": first, "surname": rest})
+    return locutions, participants
+
+
+def validate_aif(aif: dict[str, Any], where: str = "AIF map") -> None:
+    """Check an AIF map's integrity: types, unique ids, edge ends, locutions and participants.
+
+    Raises:
+        GraphStoreError: Listing the first problems found.
+    """
+    problems: list[str] = []
+    for key in ("nodes", "edges", "locutions"):
+        if not isinstance(aif.get(key), list):
+            raise GraphStoreError(f"{where}: '{key}' must be a list")
+    types: dict[Any, str] = {}
+    for node in aif["nodes"]:
+        nid = node.get("nodeID")
+        if nid in types:
+            problems.append(f"duplicate nodeID {nid!r}")
+        if node.get("type") not in NODE_TYPES:
+            problems.append(f"node {nid!r}: unknown type {node.get('type')!r}")
+        if not isinstance(node.get("text"), str):
+            problems.append(f"node {nid!r}: text is not a string")
+        types[nid] = node.get("type")
+    edge_ids = set()
+    for edge in aif["edges"]:
+        eid = edge.get("edgeID")
+        if eid in edge_ids:
+            problems.append(f"duplicate edgeID {eid!r}")
+        edge_ids.add(eid)
+        for end in ("fromID", "toID"):
+            if edge.get(end) not in types:
+                problems.append(f"edge {eid!r}: {end} {edge.get(end)!r} is not a node")
+    persons = {p.get("participantID") for p in aif.get("participants", [])}
+    for loc in aif["locutions"]:
+        if types.get(loc.get("nodeID")) != "L":
+            problems.append(f"locution of {loc.get('nodeID')!r}: not an L-node")
+        if persons and loc.get("personID") not in persons:
+            problems.append(f"locution of {loc.get('nodeID')!r}: person {loc.get('personID')!r} is no participant")
+    if problems:
+        more = f" (and {len(problems) - 10} more)" if len(problems) > 10 else ""
+        raise GraphStoreError(f"{where}: invalid AIF: {'; '.join(problems[:10])}{more}")
+
+
+# -- reading from the graph ------------------------------------------------------------------------
+
+
+def _unit(row: dict[str, Any]) -> GraphUnit:
+    return GraphUnit(
+        id=row["id"],
+        labels=frozenset(row["labels"]),
+        props=dict(row["props"]),
+        speaker_id=row.get("speaker_id"),
+        speaker_name=row.get("speaker_name"),
+        discourse=row.get("discourse"),
+    )
+
+
+def _chunks(items: Sequence[str], size: int) -> Iterable[list[str]]:
+    for start in range(0, len(items), size):
+        yield list(items[start : start + size])
+
+
+def read_discourses(
+    store: GraphStore, discourse_ids: Sequence[str], id_batch: int = 5000
+) -> tuple[dict[str, GraphUnit], list[GraphEdge]]:
+    """Units PART_OF the discourses, the AIF edges touching them and the units at their far ends."""
+    units = {row["id"]: _unit(row) for row in store.run(cypher.discourse_units(), ids=list(discourse_ids))}
+    edges: dict[str, GraphEdge] = {}
+    for chunk in _chunks(sorted(units), id_batch):
+        for row in store.run(cypher.aif_edges_touching(), ids=chunk):
+            edges[row["key"]] = GraphEdge(source=row["source"], target=row["target"], id=row["id"])
+    missing = sorted({end for e in edges.values() for end in (e.source, e.target)} - set(units))
+    for chunk in _chunks(missing, id_batch):
+        for row in store.run(cypher.units_by_id(), ids=chunk):
+            units[row["id"]] = _unit(row)
+    return units, list(edges.values())
+
+
+def resolve_discourse(store: GraphStore, ref: str, corpus: str | None = None) -> str:
+    """The graph id of the discourse named ``ref`` (its id or its local id).
+
+    Raises:
+        GraphStoreError: No such discourse, or the local id is ambiguous across corpora.
+    """
+    rows = store.run(cypher.discourse_refs(), ref=ref, corpus=corpus)
+    if not rows:
+        scope = f" in corpus {corpus}" if corpus else ""
+        raise GraphStoreError(f"no dialogue or document {ref!r}{scope} in the graph")
+    if len(rows) > 1:
+        exact = [r for r in rows if r["id"] == ref]
+        if len(exact) == 1:
+            return str(exact[0]["id"])
+        raise GraphStoreError(
+            f"{ref!r} names {len(rows)} discourses ({', '.join(r['id'] for r in rows[:5])}); "
+            "give the full id or a corpus"
+        )
+    return str(rows[0]["id"])
+
+
+def _maps(
+    discourse_ids: Sequence[str], units: dict[str, GraphUnit], edges: Sequence[GraphEdge], include_predicted: bool
+) -> dict[str, dict[str, Any]]:
+    out = {}
+    for did in discourse_ids:
+        core = {uid for uid, u in units.items() if u.discourse == did}
+        mine = [e for e in edges if e.source in core or e.target in core]
+        members = core | {end for e in mine for end in (e.source, e.target)}
+        out[did] = build_aif(
+            [units[m] for m in sorted(members) if m in units], mine, discourse=did, include_predicted=include_predicted
+        )
+    return out
+
+
+def export_discourse(
+    store: GraphStore, ref: str, corpus: str | None = None, include_predicted: bool = False
+) -> dict[str, Any]:
+    """The AIF map of one dialogue or document.
+
+    Args:
+        store: The graph.
+        ref: Graph id (``qt30:nodeset21318``) or local id (``nodeset21318``) of the discourse.
+        corpus: Restrict the lookup of a local id to one corpus.
+        include_predicted: Also export predicted relations.
+
+    Raises:
+        GraphStoreError: Unknown or ambiguous discourse, or Neo4j failed.
+    """
+    did = resolve_discourse(store, ref, corpus)
+    units, edges = read_discourses(store, [did])
+    return _maps([did], units, edges, include_predicted)[did]
+
+
+def _file_name(discourse_id: str, corpus: str) -> str:
+    local = discourse_id[len(corpus) + 1 :] if discourse_id.startswith(f"{corpus}:") else discourse_id
+    return re.sub(r"[^A-Za-z0-9._~-]+", "_", local) or "discourse"
+
+
+def export_corpus(
+    store: GraphStore,
+    corpus: str,
+    out_dir: Path,
+    batch_size: int = 50,
+    include_predicted: bool = False,
+    progress: Progress | None = None,
+) -> list[Path]:
+    """Write one AIF map per dialogue/document of ``corpus`` to ``out_dir/<local id>.json``.
+
+    Discourses are read ``batch_size`` at a time.
+
+    Raises:
+        GraphStoreError: The corpus has no discourse in the graph, or Neo4j failed.
+    """
+    ids = [row["id"] for row in store.run(cypher.corpus_discourses(), corpus=corpus)]
+    if not ids:
+        raise GraphStoreError(f"corpus {corpus!r} has no dialogue or document in the graph")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    used: set[str] = set()
+    for chunk in _chunks(ids, batch_size):
+        units, edges = read_discourses(store, chunk)
+        for did, aif in _maps(chunk, units, edges, include_predicted).items():
+            name = _file_name(did, corpus)
+            while name in used:
+                name += "_"
+            used.add(name)
+            path = out_dir / f"{name}.json"
+            write_aif(aif, path)
+            written.append(path)
+        if progress:
+            progress(len(chunk))
+    return written
+
+
+def write_aif(aif: dict[str, Any], path: Path) -> None:
+    """Write an AIF map as UTF-8 JSON."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(aif, fh, ensure_ascii=False, indent=2)
+        fh.write("\n")
