@@ -221,3 +221,18 @@ def timed_locutions() -> str:
         "d.local_id AS discourse, l.audio_file AS audio_file, l.start_time AS start, l.end_time AS end "
         "ORDER BY l.id"
     )
+
+
+def judgement_rows() -> str:
+    """Every judgement of ``$corpus`` with the judged relation (the unit) and the annotator.
+
+    The judgement's properties come back as one map: corpora record different attributes (trust,
+    confidence, token indices...), and naming a key no node has makes Neo4j warn.
+    """
+    return (
+        f"MATCH (j:`{Label.Judgement.value}` {{corpus: $corpus}})"
+        f"-[:{_rel(RelType.JUDGES)}]->(r:`{Label.Relation.value}`) "
+        f"MATCH (j)-[:{_rel(RelType.JUDGED_BY)}]->(a:`{Label.Annotator.value}`) "
+        "RETURN j.id AS id, r.id AS unit, r.local_id AS unit_local_id, a.id AS annotator, properties(j) AS props "
+        "ORDER BY unit, annotator, id"
+    )

@@ -218,6 +218,7 @@ class RelationRecord(_UnitRecord):
     vote_share: float | None = None
     votes: int | None = None
     annotator_count: int | None = None
+    reason: str | None = None
 
     @field_validator("kind")
     @classmethod

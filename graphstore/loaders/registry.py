@@ -12,7 +12,10 @@ from pathlib import Path
 
 from graphstore.loaders.aif import load_aif
 from graphstore.loaders.common import expand
+from graphstore.loaders.contextdep import load_contextdep
 from graphstore.loaders.dialogue_json import load_dialogue_json
+from graphstore.loaders.marg import load_marg
+from graphstore.loaders.sciarg import load_sciarg
 from ontology.records import CorpusBundle
 
 
@@ -46,6 +49,9 @@ CORPORA: dict[str, CorpusSpec] = {
         CorpusSpec("molweni", "molweni", "DP/*.json", lambda paths: load_dialogue_json(paths, "molweni")),
         CorpusSpec("stac", "stac", "*.json", lambda paths: load_dialogue_json(paths, "stac")),
         CorpusSpec("qt30", "dialam-2024", "**/*.json", lambda paths: load_aif(paths, "qt30")),
+        CorpusSpec("m-arg", "m-arg", "**/*.csv", load_marg),
+        CorpusSpec("sciarg", "sciarg", "compiled_corpus/*.ann", load_sciarg),
+        CorpusSpec("contextdep", "contextdep", "*.tsv", load_contextdep),
     )
 }
 

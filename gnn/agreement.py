@@ -1,0 +1,224 @@
+"""Inter-annotator agreement from stored judgements (pure functions, no graph access).
+
+Nominal Krippendorff's alpha comes from the ``krippendorff`` package, fed per-unit label counts
+(a unit is the judged relation node, i.e. one M-Arg sentence pair or one ContextDeP QID), so any
+number of judgements per unit and per annotator is handled. The M-Arg view reproduces the shape of
+Table 2 of Mestre et al. (2021): alpha, number of annotators and number of annotations under
+``trust >= t`` and ``confidence >= c`` filters, untainted judgements only. The ContextDeP view
+adds the majority-vote accuracy: the share of individual judgements that agree with their unit's
+majority label (paraphrase when at least half the annotators say so, the corpus' rule).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ontology.errors import ModelError
+
+MARG_TRUST: tuple[float, ...] = (0.8, 0.85, 0.9, 0.95, 1.0)
+MARG_CONFIDENCE: tuple[float, ...] = (1, 2, 3, 4, 5)
+PARAPHRASE, NON_PARAPHRASE = "Paraphrase", "NonParaphrase"
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """One annotator's label for one unit, with the attributes agreement filters use."""
+
+    unit: str
+    annotator: str
+    label: str
+    trust: float | None = None
+    confidence: float | None = None
+    tainted: bool | None = None
+
+
+@dataclass(frozen=True)
+class AgreementRow:
+    """Agreement of one selection of judgements (one line of M-Arg's Table 2)."""
+
+    min_trust: float | None
+    min_confidence: float | None
+    alpha: float | None
+    annotators: int
+    annotations: int
+    units: int
+    labels: dict[str, int] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return asdict(self)
+
+
+def judgements_from_rows(rows: Iterable[Mapping[str, Any]]) -> list[Judgement]:
+    """Turn stored judgement rows (``unit``, ``annotator``, ``label``, optional ``trust``,
+    ``confidence``, ``tainted``) into :class:`Judgement` s.
+
+    Raises:
+        ModelError: A row lacks its unit, annotator or label.
+    """
+    out: list[Judgement] = []
+    for k, row in enumerate(rows):
+        unit, annotator, label = row.get("unit"), row.get("annotator"), row.get("label")
+        if unit is None or annotator is None or label is None:
+            raise ModelError(f"judgement row {k} ({row.get('id')}) lacks its unit, annotator or label")
+        trust, confidence, tainted = row.get("trust"), row.get("confidence"), row.get("tainted")
+        out.append(
+            Judgement(
+                unit=str(unit),
+                annotator=str(annotator),
+                label=str(label),
+                trust=None if trust is None else float(trust),
+                confidence=None if confidence is None else float(confidence),
+                tainted=None if tainted is None else bool(tainted),
+            )
+        )
+    return out
+
+
+def select(
+    judgements: Iterable[Judgement],
+    min_trust: float | None = None,
+    min_confidence: float | None = None,
+    include_tainted: bool = False,
+) -> list[Judgement]:
+    """Judgements passing the filters; a judgement without the filtered attribute is dropped.
+
+    Args:
+        judgements: Input judgements.
+        min_trust: Keep ``trust >= min_trust``.
+        min_confidence: Keep ``confidence >= min_confidence``.
+        include_tainted: Keep judgements marked tainted (M-Arg drops them by default, as the paper).
+    """
+    out = []
+    for j in judgements:
+        if not include_tainted and j.tainted:
+            continue
+        if min_trust is not None and (j.trust is None or j.trust < min_trust):
+            continue
+        if min_confidence is not None and (j.confidence is None or j.confidence < min_confidence):
+            continue
+        out.append(j)
+    return out
+
+
+def value_counts(judgements: Iterable[Judgement]) -> tuple[list[str], list[str], list[list[int]]]:
+    """Units, label domain and the units x labels count matrix (sorted, deterministic)."""
+    per_unit: dict[str, Counter[str]] = defaultdict(Counter)
+    for j in judgements:
+        per_unit[j.unit][j.label] += 1
+    units = sorted(per_unit)
+    labels = sorted({label for counts in per_unit.values() for label in counts})
+    return units, labels, [[per_unit[u][label] for label in labels] for u in units]
+
+
+def nominal_alpha(judgements: Sequence[Judgement]) -> float | None:
+    """Krippendorff's alpha (nominal) over units; ``None`` when undefined.
+
+    Alpha is undefined without at least one unit judged twice or with a single label overall (no
+    expected disagreement).
+    """
+    import krippendorff
+    import numpy as np
+
+    _, labels, counts = value_counts(judgements)
+    pairable = [row for row in counts if sum(row) >= 2]
+    if len(labels) < 2 or not pairable:
+        return None
+    if sum(1 for k in range(len(labels)) if any(row[k] for row in pairable)) < 2:
+        return None
+    try:
+        alpha = float(krippendorff.alpha(value_counts=np.array(pairable), level_of_measurement="nominal"))
+    except (ValueError, ZeroDivisionError) as e:
+        raise ModelError(f"Krippendorff's alpha failed on {len(pairable)} units: {e}") from e
+    return alpha if math.isfinite(alpha) else None
+
+
+def agreement_row(
+    judgements: Iterable[Judgement],
+    min_trust: float | None = None,
+    min_confidence: float | None = None,
+    include_tainted: bool = False,
+) -> AgreementRow:
+    """Alpha and counts of the judgements passing the filters."""
+    chosen = select(judgements, min_trust, min_confidence, include_tainted)
+    return AgreementRow(
+        min_trust=min_trust,
+        min_confidence=min_confidence,
+        alpha=nominal_alpha(chosen),
+        annotators=len({j.annotator for j in chosen}),
+        annotations=len(chosen),
+        units=len({j.unit for j in chosen}),
+        labels=dict(sorted(Counter(j.label for j in chosen).items())),
+    )
+
+
+def marg_table(
+    judgements: Sequence[Judgement],
+    trusts: Sequence[float] = MARG_TRUST,
+    confidences: Sequence[float] = MARG_CONFIDENCE,
+    include_tainted: bool = False,
+) -> list[AgreementRow]:
+    """M-Arg Table 2: one row per (minimum trust, minimum self-confidence)."""
+    return [agreement_row(judgements, t, c, include_tainted) for t in trusts for c in confidences]
+
+
+def marg_agreement(
+    judgements: Sequence[Judgement],
+    min_trust: float | None = None,
+    min_confidence: float | None = None,
+    include_tainted: bool = False,
+) -> dict[str, Any]:
+    """Overall alpha plus the filtered rows: the given filter, or the paper's grid when none is given."""
+    overall = agreement_row(judgements, include_tainted=include_tainted)
+    if min_trust is None and min_confidence is None:
+        rows = marg_table(judgements, include_tainted=include_tainted)
+    else:
+        rows = [agreement_row(judgements, min_trust, min_confidence, include_tainted)]
+    return {
+        "corpus": "m-arg",
+        "include_tainted": include_tainted,
+        "overall": overall.as_dict(),
+        "filters": [r.as_dict() for r in rows],
+    }
+
+
+def majority_labels(
+    judgements: Iterable[Judgement], positive: str = PARAPHRASE, negative: str = NON_PARAPHRASE, threshold: float = 0.5
+) -> dict[str, str]:
+    """Per unit: ``positive`` when its share of ``positive`` labels is at least ``threshold``."""
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    for j in judgements:
+        counts[j.unit][j.label] += 1
+    return {
+        unit: positive if c[positive] / sum(c.values()) >= threshold else negative for unit, c in sorted(counts.items())
+    }
+
+
+def majority_vote_accuracy(
+    judgements: Sequence[Judgement], positive: str = PARAPHRASE, negative: str = NON_PARAPHRASE, threshold: float = 0.5
+) -> float | None:
+    """Share of judgements equal to their unit's majority label (``None`` without judgements)."""
+    if not judgements:
+        return None
+    majority = majority_labels(judgements, positive, negative, threshold)
+    return sum(1 for j in judgements if j.label == majority[j.unit]) / len(judgements)
+
+
+def contextdep_agreement(judgements: Sequence[Judgement]) -> dict[str, Any]:
+    """ContextDeP: alpha over Paraphrase/NonParaphrase, counts and majority-vote accuracy."""
+    row = agreement_row(judgements, include_tainted=True)
+    majority = majority_labels(judgements)
+    return {
+        "corpus": "contextdep",
+        "alpha": row.alpha,
+        "annotators": row.annotators,
+        "annotations": row.annotations,
+        "units": row.units,
+        "labels": row.labels,
+        "majority_paraphrase_units": sum(1 for label in majority.values() if label == PARAPHRASE),
+        "majority_vote_accuracy": majority_vote_accuracy(judgements),
+    }
