@@ -37,6 +37,17 @@ def launcher_built(java_dir: Path = JAVA_DIR) -> bool:
     )
 
 
+def launcher_stale(java_dir: Path = JAVA_DIR) -> bool:
+    """True when the launcher sources or ``pom.xml`` changed after the last build."""
+    built = java_dir / "target" / "classes" / "org" / "argweb" / "neo4j" / "EmbeddedNeo4j.class"
+    try:
+        built_at = built.stat().st_mtime
+    except OSError:
+        return True
+    sources = [java_dir / "pom.xml", *(java_dir / "src").rglob("*.java")]
+    return any(src.stat().st_mtime > built_at for src in sources if src.exists())
+
+
 def build_launcher(java_dir: Path = JAVA_DIR, quiet: bool = True) -> None:
     """Compile the launcher with Maven (jars come from Maven Central, cached in ``~/.m2``).
 
@@ -161,7 +172,8 @@ class EmbeddedNeo4j:
         java = shutil.which("java")
         if java is None:
             raise GraphStoreError("java is not on PATH; Java 17 is needed for the embedded Neo4j")
-        if not launcher_built(self.java_dir):
+        # A checkout with an older build in target/ must not run a launcher its sources no longer match.
+        if not launcher_built(self.java_dir) or launcher_stale(self.java_dir):
             build_launcher(self.java_dir)
         with socket.socket() as s:
             if s.connect_ex(("127.0.0.1", self.port)) == 0:

@@ -135,11 +135,13 @@ class GraphStore:
         started = time.perf_counter()
         self.ensure_schema()
         self.recover(corpus)
-        previous = self.run(cypher.corpus_status(), corpus=corpus)
+        previous = self._marker(corpus)
         batch = uuid.uuid4().hex
         counts = bundle.counts()
         try:
-            self.run(cypher.mark_corpus("loading"), corpus=corpus, batch=batch, counts=None)
+            # The counts of the last complete load stay on the marker until this run completes.
+            old_counts = previous["counts"] if previous else None
+            self.run(cypher.mark_corpus("loading"), corpus=corpus, batch=batch, counts=old_counts)
             written = 0
             for labels, rows in node_groups(bundle.nodes).items():
                 query = cypher.merge_nodes(labels)
@@ -157,10 +159,10 @@ class GraphStore:
                         progress(len(chunk))
             self.run(cypher.mark_corpus("complete"), corpus=corpus, batch=batch, counts=json.dumps(counts))
         except (Neo4jError, DriverError, OSError, GraphStoreError) as e:
-            self._undo(corpus, batch, existed=bool(previous))
+            self._undo(corpus, batch, previous)
             raise GraphStoreError(f"ingest of {corpus} ({bundle.origin}) failed, nothing kept: {e}") from e
         except BaseException:
-            self._undo(corpus, batch, existed=bool(previous))
+            self._undo(corpus, batch, previous)
             raise
         return IngestReport(
             corpus=corpus,
@@ -170,11 +172,22 @@ class GraphStore:
             counts=counts,
         )
 
-    def _undo(self, corpus: str, batch: str, existed: bool) -> None:
+    def _marker(self, corpus: str) -> dict[str, Any] | None:
+        """Status, ingest run (``batch``) and counts of the corpus marker, or None."""
+        rows = self.run(cypher.corpus_status(), corpus=corpus)
+        if not rows:
+            return None
+        counts = next((row["counts"] for row in self.run(cypher.corpora()) if row["id"] == corpus), None)
+        return {"status": rows[0]["status"], "batch": rows[0]["batch"], "counts": counts}
+
+    def _undo(self, corpus: str, batch: str, previous: dict[str, Any] | None) -> None:
         try:
             self.delete_batch(batch)
-            if existed:
-                self.run(cypher.mark_corpus("complete"), corpus=corpus, batch=batch, counts=None)
+            if previous is not None:
+                # Put the marker back as the last complete load left it.
+                self.run(
+                    cypher.mark_corpus("complete"), corpus=corpus, batch=previous["batch"], counts=previous["counts"]
+                )
         except GraphStoreError:
             # The marker stays "loading"; recover() finishes the clean-up on the next ingest.
             pass
@@ -186,12 +199,15 @@ class GraphStore:
 
     def recover(self, corpus: str) -> bool:
         """Remove the leftovers of an interrupted ingest of ``corpus``; True if there were any."""
-        rows = self.run(cypher.corpus_status(), corpus=corpus)
-        if rows and rows[0]["status"] == "loading":
-            self.delete_batch(rows[0]["batch"])
-            self.run(cypher.mark_corpus("complete"), corpus=corpus, batch=rows[0]["batch"], counts=None)
-            return True
-        return False
+        marker = self._marker(corpus)
+        if marker is None or marker["status"] != "loading":
+            return False
+        self.delete_batch(marker["batch"])
+        # A marker created by the interrupted run went with its batch: the corpus was never loaded.
+        # Only a marker of an earlier complete load is left, and it is complete again.
+        if self.run(cypher.corpus_status(), corpus=corpus):
+            self.run(cypher.mark_corpus("complete"), corpus=corpus, batch=marker["batch"], counts=marker["counts"])
+        return True
 
     def delete_corpus(self, corpus: str) -> None:
         """Remove a corpus and everything in it."""

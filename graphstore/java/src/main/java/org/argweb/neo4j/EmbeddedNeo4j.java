@@ -50,10 +50,15 @@ public final class EmbeddedNeo4j {
                 .setConfig(GraphDatabaseSettings.pagecache_memory, pagecache)
                 .build();
 
-        // The built-in user starts with a must-change password; set ours without forcing a change so
-        // that drivers can log in directly. Running against "system" from inside the JVM is trusted.
-        dbms.database(GraphDatabaseSettings.SYSTEM_DATABASE_NAME).executeTransactionally(
-                "ALTER USER neo4j SET PASSWORD $pw CHANGE NOT REQUIRED", Map.of("pw", password));
+        try {
+            setPassword(dbms, password);
+        } catch (RuntimeException e) {
+            // Without this the DBMS threads keep the JVM alive and the caller waits for a ready line
+            // that never comes.
+            e.printStackTrace();
+            dbms.shutdown();
+            System.exit(1);
+        }
 
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -63,5 +68,25 @@ public final class EmbeddedNeo4j {
         System.out.println("argweb-neo4j ready bolt://127.0.0.1:" + port);
         System.out.flush();
         stopped.await();
+    }
+
+    /**
+     * The built-in user starts with a must-change password; set ours without forcing a change so
+     * that drivers can log in directly. Running against "system" from inside the JVM is trusted.
+     */
+    private static void setPassword(DatabaseManagementService dbms, String password) {
+        try {
+            dbms.database(GraphDatabaseSettings.SYSTEM_DATABASE_NAME).executeTransactionally(
+                    "ALTER USER neo4j SET PASSWORD $pw CHANGE NOT REQUIRED", Map.of("pw", password));
+        } catch (RuntimeException e) {
+            // Neo4j refuses to "change" a password to its current value, which is what every restart
+            // of an existing data directory with the same password asks for: nothing to do then.
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (String.valueOf(t.getMessage()).contains("Old password and new password cannot be the same")) {
+                    return;
+                }
+            }
+            throw e;
+        }
     }
 }

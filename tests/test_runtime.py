@@ -1,0 +1,116 @@
+"""``argweb db start/status/stop`` as real processes on a free port and a temporary data directory.
+
+The CLI runs as a subprocess (``python -m api.cli``) so that the test also proves the server
+outlives the command that started it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from graphstore.loaders.registry import CORPORA
+from graphstore.runtime import EmbeddedNeo4j, _alive, connect, free_port
+from graphstore.store import GraphStore
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "tests" / "data" / "corpora"
+PASSWORD = "argweb-runtime-test"
+
+
+def argweb(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARGWEB_")}
+    env.update({"ARGWEB_NEO4J_PASSWORD": PASSWORD, "ARGWEB_NEO4J_HEAP": "512m"})
+    return subprocess.run(
+        [sys.executable, "-m", "api.cli", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def pid_of(output: str) -> int:
+    match = re.search(r"\(pid (\d+),", output)
+    assert match, output
+    return int(match.group(1))
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Iterator[Path]:
+    yield tmp_path / "argweb-data"
+    # Whatever happened in the test, leave no server behind.
+    EmbeddedNeo4j(tmp_path / "argweb-data" / "neo4j", password=PASSWORD).stop()
+
+
+def test_start_status_stop_restart(data_dir: Path) -> None:
+    port = free_port()
+    d = str(data_dir)
+
+    status = argweb("db", "status", "--data-dir", d)
+    assert status.returncode == 1 and "not running" in status.stdout
+
+    first = argweb("db", "start", "--port", str(port), "--data-dir", d)
+    assert first.returncode == 0, first.stderr
+    pid = pid_of(first.stdout)
+    assert f"bolt://127.0.0.1:{port}" in first.stdout
+    assert _alive(pid)  # the server outlived the CLI process
+
+    again = argweb("db", "start", "--port", str(port), "--data-dir", d)
+    assert again.returncode == 0, again.stderr
+    assert pid_of(again.stdout) == pid
+
+    status = argweb("db", "status", "--data-dir", d)
+    assert status.returncode == 0 and pid_of(status.stdout) == pid
+
+    uri = f"bolt://127.0.0.1:{port}"
+    driver = connect(uri, "neo4j", PASSWORD)
+    try:
+        store = GraphStore(driver)
+        spec = CORPORA["molweni"]
+        store.ingest(spec.load(spec.find(SAMPLES)))
+        before = store.stats()
+    finally:
+        driver.close()
+    assert before["corpora"]["molweni"]["summary"]["dialogues"] == 8
+
+    stop = argweb("db", "stop", "--data-dir", d)
+    assert stop.returncode == 0 and "neo4j stopped" in stop.stdout
+    assert not _alive(pid)
+    status = argweb("db", "status", "--data-dir", d)
+    assert status.returncode == 1 and "not running" in status.stdout
+    stop = argweb("db", "stop", "--data-dir", d)
+    assert stop.returncode == 0 and "not running" in stop.stdout
+
+    restart = argweb("db", "start", "--port", str(port), "--data-dir", d)
+    assert restart.returncode == 0, restart.stderr
+    assert pid_of(restart.stdout) != pid
+    driver = connect(uri, "neo4j", PASSWORD)
+    try:
+        after = GraphStore(driver).stats()
+    finally:
+        driver.close()
+    assert after == before  # the data survived the restart
+
+    stop = argweb("db", "stop", "--data-dir", d)
+    assert stop.returncode == 0 and "neo4j stopped" in stop.stdout
+
+
+def test_start_on_a_taken_port_fails_cleanly(data_dir: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = argweb("db", "start", "--port", str(port), "--data-dir", str(data_dir))
+    assert result.returncode == 1
+    assert f"port {port} is already in use" in result.stderr
+    assert not (data_dir / "neo4j" / "argweb-neo4j.pid").exists()
