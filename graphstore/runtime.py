@@ -237,7 +237,7 @@ class EmbeddedNeo4j:
         info = self.info()
         if info is None:
             raise GraphStoreError(f"no embedded Neo4j is running for {self.data_dir}; run `argweb db start`")
-        return GraphDatabase.driver(info.uri, auth=("neo4j", self.password))
+        return connect(info.uri, "neo4j", self.password)
 
     def _ready_logged(self) -> bool:
         marker = READY_MARKER.encode()
@@ -260,7 +260,9 @@ def connect(uri: str, user: str, password: str) -> Driver:
     Raises:
         GraphStoreError: The server cannot be reached or refuses the credentials.
     """
-    driver = GraphDatabase.driver(uri, auth=(user, password))
+    # argweb's own statements are checked by its tests; server notifications (e.g. "property key
+    # not in the graph yet" on an empty database) would only flood the CLI output.
+    driver = GraphDatabase.driver(uri, auth=(user, password), notifications_min_severity="OFF")
     try:
         driver.verify_connectivity()
     except (DriverError, Neo4jError, OSError) as e:
