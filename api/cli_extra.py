@@ -51,7 +51,7 @@ def features_audio(
     from api.cli import _fail, _settings, console, open_driver
     from api.settings import Settings
     from gnn.audio import FeatureConfig, Segment, compute_features
-    from graphstore.fetch import MARG_PARTS
+    from graphstore.loaders.marg import PART_NAMES
     from graphstore.store import GraphStore
     from graphstore.units import find_part_audio, timed_utterances
     from ontology.errors import ApiError, ArgwebError
@@ -71,7 +71,7 @@ def features_audio(
         for u in utterances:
             part = u.part or ""
             if part not in files:
-                files[part] = find_part_audio(audio_dir, part, MARG_PARTS) if part else None
+                files[part] = find_part_audio(audio_dir, part, PART_NAMES) if part else None
             path = files[part]
             if path is None:
                 missing[part or "(no part)"] = missing.get(part or "(no part)", 0) + 1

@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from graphstore.loaders.marg import PART_NAMES
 from ontology.errors import GraphStoreError
 
 Downloader = Callable[[str, Path, float], None]
@@ -120,28 +121,6 @@ MARG_ZENODO_ZIP = "m-arg_multimodal-argumentation-dataset-v1.0.0.zip"
 SCIARG_ZIP = "http://data.dws.informatik.uni-mannheim.de/sci-arg/compiled_corpus.zip"
 CONTEXTDEP_REPO, CONTEXTDEP_COMMIT = "nlpsoc/Paraphrases-in-News-Interviews", "ece5b6f9c15d41d68faee19c45d6901e91980bf7"
 CONTEXTDEP_DIR = "result/Annotations/Paraphrase Annotations"
-
-# M-Arg debate parts: part id -> name of its recording (``data/split audio/<name>.mp3``) and of its
-# aeneas timestamps (``data/timestamps/<name>_timestamp.csv``), as in the M-Arg preprocessing script.
-MARG_PARTS: dict[str, str] = {
-    "00": "us_election_2020_1st_presidential_debate_part1",
-    "01": "us_election_2020_1st_presidential_debate_part2",
-    "02": "us_election_2020_2nd_presidential_debate_part1",
-    "03": "us_election_2020_2nd_presidential_debate_part2",
-    "04": "us_election_2020_biden_town_hall_part1",
-    "05": "us_election_2020_biden_town_hall_part2",
-    "06": "us_election_2020_biden_town_hall_part3",
-    "07": "us_election_2020_biden_town_hall_part4",
-    "08": "us_election_2020_biden_town_hall_part5",
-    "09": "us_election_2020_biden_town_hall_part6",
-    "10": "us_election_2020_biden_town_hall_part7",
-    "11": "us_election_2020_trump_town_hall_1",
-    "12": "us_election_2020_trump_town_hall_2",
-    "13": "us_election_2020_trump_town_hall_3",
-    "14": "us_election_2020_trump_town_hall_4",
-    "15": "us_election_2020_vice_presidential_debate_1",
-    "16": "us_election_2020_vice_presidential_debate_2",
-}
 
 
 def _manifest_paths(folder: str, prefix: str) -> list[str]:
@@ -246,7 +225,7 @@ def _marg() -> CorpusSource:
     ]
     for name in ("aggregated_dataset.csv", "full_dataset.csv", "annotated_sentences_reference.csv"):
         files.append(_file(f, name, MARG_ZENODO, member=(MARG_ZENODO_ZIP, f"annotated dataset/{name}")))
-    for stem in MARG_PARTS.values():
+    for stem in PART_NAMES.values():
         files.append(
             _file(
                 f,
@@ -255,7 +234,7 @@ def _marg() -> CorpusSource:
                 member=(MARG_ZENODO_ZIP, f"data/timestamps/{stem}_timestamp.csv"),
             )
         )
-    for stem in MARG_PARTS.values():
+    for stem in PART_NAMES.values():
         files.append(
             _file(
                 f,
