@@ -29,7 +29,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from graphstore.loaders.marg import Row, decode_utf8, parse_delimited, read_bytes, require_columns
+from graphstore.loaders.common import Row, decode_utf8, parse_delimited, read_bytes, require_columns
 from ontology.errors import LoaderError
 from ontology.records import (
     AnnotatorRecord,

@@ -32,10 +32,18 @@ import csv
 import io
 import re
 from collections import defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from graphstore.loaders.common import (
+    Row,
+    decode_utf8,
+    parse_bool,
+    parse_delimited,
+    parse_float,
+    read_bytes,
+    require_columns,
+)
 from ontology.errors import LoaderError, OntologyError
 from ontology.records import (
     AnnotatorRecord,
@@ -95,101 +103,6 @@ FULL_COLUMNS = ("_unit_id", "_worker_id", "_trust", "_tainted", "_golden", "conf
 AGGREGATED_COLUMNS = ("pair_id", "relation", "relation:confidence")
 REFERENCE_COLUMNS = ("pair_id", "sentence_1_id", "sentence_2_id")
 GOLD_COLUMNS = ("pair_id", "relation_gold")
-
-
-# -- delimited files --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Row:
-    """One record of a delimited file: its first physical line and its fields by column."""
-
-    line: int
-    values: dict[str, str]
-
-    def get(self, column: str) -> str:
-        """The field of ``column`` ('' when the file has no such column)."""
-        return self.values.get(column, "")
-
-
-def decode_utf8(path: Path, data: bytes, keep_bom: bool = False) -> str:
-    """Decode UTF-8 (an optional BOM is dropped unless ``keep_bom``); errors name the file and line."""
-    try:
-        return data.decode("utf-8" if keep_bom else "utf-8-sig")
-    except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        raise LoaderError(f"{path}: line {line}: not UTF-8 (byte {e.start}: {e.reason})") from e
-
-
-def read_bytes(path: Path) -> bytes:
-    """The raw bytes of a file; errors name the file."""
-    try:
-        return path.read_bytes()
-    except OSError as e:
-        raise LoaderError(f"{path}: cannot read ({e.strerror})") from e
-
-
-def normalise_header(name: str) -> str:
-    """``"Sentence 1 ID"`` -> ``"sentence_1_id"`` (the documentation and the files differ in style)."""
-    return re.sub(r"\s+", "_", name.strip().lower())
-
-
-def parse_delimited(path: Path, text: str, delimiter: str = ",") -> tuple[list[str], list[Row]]:
-    """Split decoded text into a normalised header and rows keyed by it.
-
-    Raises:
-        LoaderError: Empty file, malformed quoting or a row with the wrong number of fields.
-    """
-    # Token lists and HTML contexts exceed the default 128 KiB field limit.
-    csv.field_size_limit(max(csv.field_size_limit(), 1 << 28))
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    try:
-        header = [normalise_header(h) for h in next(reader)]
-    except StopIteration:
-        raise LoaderError(f"{path}: empty file") from None
-    except csv.Error as e:
-        raise LoaderError(f"{path}: line 1: {e}") from e
-    rows: list[Row] = []
-    start = reader.line_num + 1
-    while True:
-        try:
-            fields = next(reader)
-        except StopIteration:
-            break
-        except csv.Error as e:
-            raise LoaderError(f"{path}: line {start}: {e}") from e
-        if fields:
-            if len(fields) != len(header):
-                raise LoaderError(f"{path}: line {start}: {len(fields)} fields, the header has {len(header)}")
-            rows.append(Row(start, dict(zip(header, fields, strict=True))))
-        start = reader.line_num + 1
-    return header, rows
-
-
-def require_columns(path: Path, header: Iterable[str], required: Iterable[str], what: str) -> None:
-    """Raise naming the file and the first missing column."""
-    present = set(header)
-    missing = [c for c in required if c not in present]
-    if missing:
-        raise LoaderError(f"{path}: line 1: {what} file lacks column(s) {missing}")
-
-
-def parse_bool(value: str, where: str) -> bool:
-    """Figure-Eight booleans (``true``/``FALSE``/``1``...)."""
-    v = value.strip().lower()
-    if v in ("true", "1", "yes", "t"):
-        return True
-    if v in ("false", "0", "no", "f"):
-        return False
-    raise LoaderError(f"{where}: expected a boolean, got {value!r}")
-
-
-def parse_float(value: str, where: str, column: str) -> float:
-    """A number field; errors name the record and the column."""
-    try:
-        return float(value)
-    except ValueError as e:
-        raise LoaderError(f"{where}: column {column!r} is not a number: {value!r}") from e
 
 
 # -- corpus model -----------------------------------------------------------------------------------

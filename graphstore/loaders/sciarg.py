@@ -21,7 +21,7 @@ import itertools
 import re
 from pathlib import Path
 
-from graphstore.loaders.marg import decode_utf8, read_bytes
+from graphstore.loaders.common import decode_utf8, read_bytes
 from ontology.errors import LoaderError, OntologyError
 from ontology.records import (
     CorpusBundle,
