@@ -150,6 +150,59 @@ def ping() -> str:
     return "RETURN 1 AS ok"
 
 
+# -- RDF export: id-ordered pagination, so that memory stays flat in graph size ---------------------
+
+
+def _corpus_filter(var: str, corpus: bool) -> str:
+    return f" AND {var}.corpus = $corpus" if corpus else ""
+
+
+def export_node_page(corpus: bool = False) -> str:
+    """One page of nodes in id order after ``$after`` (``$limit`` rows).
+
+    Each row has ``id``, ``labels``, ``props`` and, for reified relations, ``premises`` (sources
+    of incoming AIF edges) and ``conclusions`` (targets of outgoing AIF edges); Cypher cannot sort
+    a list without a plugin, so callers sort them. With ``corpus`` the page is restricted to
+    ``$corpus``. The range predicate on ``id`` is answered from the unique index (forced with a
+    hint: a corpus filter must not make the planner sort the whole corpus per page), so every page
+    costs the same however far the cursor is.
+    """
+    edge = _rel(RelType.AIF_EDGE)
+    relation = Label.Relation.value
+    return (
+        "MATCH (n:`Node`) USING INDEX n:`Node`(id) "
+        f"WHERE n.id > $after{_corpus_filter('n', corpus)} "
+        "WITH n ORDER BY n.id LIMIT $limit "
+        "RETURN n.id AS id, labels(n) AS labels, properties(n) AS props, "
+        f"CASE WHEN n:`{relation}` THEN [(s:`Node`)-[:{edge}]->(n) | s.id] ELSE [] END AS premises, "
+        f"CASE WHEN n:`{relation}` THEN [(n)-[:{edge}]->(t:`Node`) | t.id] ELSE [] END AS conclusions "
+        "ORDER BY id"
+    )
+
+
+def export_relationship_page(corpus: bool = False) -> str:
+    """Outgoing relationships of one page of source nodes in id order after ``$after``.
+
+    ``$limit`` bounds the number of source nodes, not of rows; a source without outgoing
+    relationships yields one row with ``type`` null so the caller can still advance its cursor.
+    Rows are ``source``, ``type``, ``target``, ``corpus`` (the relationship's).
+    """
+    return (
+        "MATCH (a:`Node`) USING INDEX a:`Node`(id) "
+        f"WHERE a.id > $after{_corpus_filter('a', corpus)} "
+        "WITH a ORDER BY a.id LIMIT $limit "
+        "OPTIONAL MATCH (a)-[r]->(b:`Node`) "
+        "RETURN a.id AS source, type(r) AS type, b.id AS target, coalesce(r.corpus, a.corpus) AS corpus "
+        "ORDER BY source, type, target"
+    )
+
+
+def export_counts(corpus: bool = False) -> str:
+    """Number of nodes and of relationships an export will read (for progress and reports)."""
+    where = " WHERE n.corpus = $corpus" if corpus else ""
+    return f"MATCH (n:`Node`){where} RETURN count(n) AS nodes, sum(COUNT {{ (n)-->(:`Node`) }}) AS relationships"
+
+
 # -- reads for AIF export and audio features (graphstore.aif_export, graphstore.units) ------------
 
 _AIF_UNIT_LABELS = (Label.Locution, Label.Proposition, Label.Relation)
@@ -235,4 +288,36 @@ def judgement_rows() -> str:
         f"MATCH (j)-[:{_rel(RelType.JUDGED_BY)}]->(a:`{Label.Annotator.value}`) "
         "RETURN j.id AS id, r.id AS unit, r.local_id AS unit_local_id, a.id AS annotator, properties(j) AS props "
         "ORDER BY unit, annotator, id"
+    )
+
+
+# -- vocabulary actually in use (checked against the ontology by tests/test_ontology.py) -----------
+
+
+def labels_in_use() -> str:
+    """Every node label carried by at least one node."""
+    return "MATCH (n) UNWIND labels(n) AS label RETURN DISTINCT label ORDER BY label"
+
+
+def rel_types_in_use() -> str:
+    """Every relationship type of at least one relationship."""
+    return "MATCH ()-[r]->() RETURN DISTINCT type(r) AS type ORDER BY type"
+
+
+def node_keys_in_use() -> str:
+    """Every property key set on at least one node."""
+    return "MATCH (n) UNWIND keys(n) AS key RETURN DISTINCT key ORDER BY key"
+
+
+def rel_keys_in_use() -> str:
+    """Every property key set on at least one relationship."""
+    return "MATCH ()-[r]->() UNWIND keys(r) AS key RETURN DISTINCT key ORDER BY key"
+
+
+def scheme_classes_in_use() -> str:
+    """Distinct (corpus, scheme_class, sense) of nodes typed by a corpus-scheme class or sense."""
+    return (
+        "MATCH (n:`Node`) WHERE n.scheme_class IS NOT NULL OR n.sense IS NOT NULL "
+        "RETURN DISTINCT n.corpus AS corpus, n.scheme_class AS scheme_class, n.sense AS sense "
+        "ORDER BY corpus, scheme_class, sense"
     )

@@ -60,7 +60,7 @@ def render(ontology_file: Path = ONTOLOGY_FILE) -> str:
 
     labels: dict[str, URIRef] = {}
     for cls in g.subjects(AW.neo4jLabel, None):
-        labels[str(g.value(cls, AW.neo4jLabel))] = URIRef(cls)
+        labels[str(g.value(cls, AW.neo4jLabel))] = URIRef(str(cls))
     ancestors: dict[str, list[str]] = {}
     for name, cls in labels.items():
         chain: list[str] = []
@@ -81,10 +81,10 @@ def render(ontology_file: Path = ONTOLOGY_FILE) -> str:
     schemes: list[_Scheme] = []
     for cls in g.subjects(AW.schemeLabel, None):
         scheme = g.value(cls, AW.inScheme)
-        corpus = _literal(g, URIRef(scheme), AW.schemeCorpus) if scheme is not None else None
+        corpus = _literal(g, URIRef(str(scheme)), AW.schemeCorpus) if scheme is not None else None
         if corpus is None:
             continue
-        label, sense = _unified(g, URIRef(cls))
+        label, sense = _unified(g, URIRef(str(cls)))
         prefix, _, local = str(cls).rpartition("#")
         schemes.append(_Scheme(corpus, str(g.value(cls, AW.schemeLabel)), str(cls), label, sense))
         del prefix, local

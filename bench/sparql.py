@@ -1,0 +1,309 @@
+"""Benchmark: RDF export throughput and memory, and the competency questions on Oxigraph vs rdflib.
+
+Starts its own embedded Neo4j in a temporary directory, loads every corpus the registry finds
+under ``$ARGWEB_CORPORA`` or ``../shared/corpora`` (the shipped samples when neither exists),
+then:
+
+1. exports the graph to N-Triples, one corpus at a time and whole, each in a fresh process, and
+   prints triples/s and peak memory (RSS of the process, and the Python-heap peak measured with
+   tracemalloc in a second run) against the number of triples: memory stays flat as the graph grows;
+2. loads the whole export into an in-memory Oxigraph store and into an rdflib ``Graph`` (in a
+   child process, which is killed when ``--rdflib-timeout`` runs out);
+3. runs every competency question (``docs/cq``) in SPARQL on both, and in Cypher on Neo4j, checks
+   the three answers agree, and prints per-query times and the rdflib/Oxigraph ratio;
+4. counts ``?x a aw:Attack`` per corpus (the end-to-end check of the issue).
+
+Usage: ``python bench/sparql.py [--corpora DIR] [--repeat 3] [--rdflib-timeout 1800] [--keep DIR]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+PASSWORD = "argweb-bench-password"
+
+
+def _corpora_root(arg: str | None) -> Path:
+    for candidate in (arg, os.environ.get("ARGWEB_CORPORA"), ROOT.parent / "shared" / "corpora"):
+        if candidate and Path(candidate).is_dir():
+            return Path(candidate)
+    return ROOT / "tests" / "data" / "corpora"
+
+
+def _rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+# -- child processes -------------------------------------------------------------------------------
+
+
+def child_export(uri: str, out: str, corpus: str | None, trace: bool) -> None:
+    """Export (all or one corpus) and print one JSON line with the figures."""
+    import tracemalloc
+
+    from graphstore.export import GraphReader
+    from graphstore.runtime import connect
+    from ontology.rdf import RdfMapper, write_export
+
+    mapper = RdfMapper()
+    if trace:
+        tracemalloc.start()
+    driver = connect(uri, "neo4j", PASSWORD)
+    baseline = _rss_mb()
+    try:
+        reader = GraphReader(driver, page_size=2000, corpus=corpus)
+        report = write_export(Path(out), reader.nodes(), reader.relationships(), fmt="nt", mapper=mapper)
+    finally:
+        driver.close()
+    peak_heap = tracemalloc.get_traced_memory()[1] / 2**20 if trace else None
+    print(
+        json.dumps(
+            {
+                "corpus": corpus or "ALL",
+                "triples": report.triples,
+                "nodes": report.nodes,
+                "relationships": report.relationships,
+                "seconds": report.seconds,
+                "rss_before_mb": baseline,
+                "rss_peak_mb": _rss_mb(),
+                "heap_peak_mb": peak_heap,
+            }
+        )
+    )
+
+
+def child_rdflib(path: str, queries_json: str) -> None:
+    """Load the export into rdflib and run the queries, printing one JSON line per step."""
+    from rdflib import Graph
+
+    from ontology.competency import normalise
+
+    started = time.perf_counter()
+    g = Graph()
+    g.parse(path, format="nt")
+    print(json.dumps({"load_seconds": time.perf_counter() - started, "triples": len(g), "rss_mb": _rss_mb()}))
+    sys.stdout.flush()
+    for name, text in json.loads(queries_json):
+        t0 = time.perf_counter()
+        result = g.query(text)
+        variables = list(result.vars or [])
+        columns = [str(v) for v in variables]
+        rows = [{str(v): _rdflib_value(b.get(v)) for v in variables} for b in result.bindings]
+        seconds = time.perf_counter() - t0
+        print(json.dumps({"name": name, "seconds": seconds, "rows": normalise(rows, columns)}, default=str))
+        sys.stdout.flush()
+
+
+def _rdflib_value(term: Any) -> Any:
+    from rdflib import BNode, Literal, URIRef
+
+    if term is None:
+        return None
+    if isinstance(term, Literal):
+        value = term.toPython()
+        return value if isinstance(value, int | float | bool | str) else str(term)
+    if isinstance(term, URIRef):
+        return str(term)
+    if isinstance(term, BNode):
+        return f"_:{term}"
+    return str(term)
+
+
+# -- main ------------------------------------------------------------------------------------------
+
+
+def _run_child(args: list[str], timeout: float | None = None) -> list[dict[str, Any]]:
+    proc = subprocess.run(
+        [sys.executable, __file__, *args], capture_output=True, text=True, timeout=timeout, check=False
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"child {args[0]} failed:\n{proc.stderr[-3000:]}")
+    return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpora", help="Corpora directory (default: $ARGWEB_CORPORA, ../shared/corpora).")
+    parser.add_argument("--repeat", type=int, default=3, help="Oxigraph/Neo4j runs per query (median).")
+    parser.add_argument("--rdflib-timeout", type=float, default=1800.0, help="Seconds for rdflib load + queries.")
+    parser.add_argument("--keep", help="Directory to keep the export in (default: a temporary one).")
+    parser.add_argument("--heap", default="3g", help="Neo4j heap.")
+    args = parser.parse_args()
+
+    from graphstore.loaders.registry import CORPORA
+    from graphstore.runtime import EmbeddedNeo4j, connect, free_port
+    from graphstore.store import GraphStore
+    from ontology.competency import load_questions, normalise
+    from ontology.rdf import PREFIXES
+    from ontology.sparql import SparqlStore
+
+    root = _corpora_root(args.corpora)
+    questions = load_questions()
+    work = Path(tempfile.mkdtemp(prefix="argweb-bench-sparql-"))
+    keep = Path(args.keep) if args.keep else work
+    keep.mkdir(parents=True, exist_ok=True)
+    print(f"corpora: {root}\nwork dir: {work}")
+    server = EmbeddedNeo4j(work / "neo4j", password=PASSWORD, port=free_port(), heap=args.heap)
+    info = server.start()
+    driver = connect(info.uri, "neo4j", PASSWORD)
+    try:
+        store = GraphStore(driver, batch_size=5000)
+        print("\n== ingest")
+        loaded: list[str] = []
+        for spec in CORPORA.values():
+            files = spec.find(root)
+            if not files:
+                print(f"{spec.name:<11} no files, skipped")
+                continue
+            report = store.ingest(spec.load(files))
+            loaded.append(spec.name)
+            print(f"{spec.name:<11} {report.nodes:>9,} nodes {report.edges:>9,} relationships {report.seconds:7.1f}s")
+
+        print("\n== export (N-Triples, each run in a fresh process; memory must not grow with the graph)")
+        print(
+            f"{'scope':<11} {'triples':>11} {'seconds':>8} {'triples/s':>10} {'peak RSS MB':>12} "
+            f"{'py-heap peak MB':>16}"
+        )
+        runs: list[dict[str, Any]] = []
+        for corpus in [*loaded, None]:
+            out = keep / ("export.nt" if corpus is None else f"export-{corpus}.nt")
+            plain = _run_child(["--child-export", info.uri, str(out), corpus or "", "0"])[0]
+            traced = _run_child(["--child-export", info.uri, str(out), corpus or "", "1"])[0]
+            plain["heap_peak_mb"] = traced["heap_peak_mb"]
+            runs.append(plain)
+            print(
+                f"{plain['corpus']:<11} {plain['triples']:>11,} {plain['seconds']:>8.1f} "
+                f"{plain['triples'] / plain['seconds']:>10,.0f} {plain['rss_peak_mb']:>12.0f} "
+                f"{plain['heap_peak_mb']:>16.1f}"
+            )
+            if corpus is not None:
+                out.unlink()
+        whole = runs[-1]
+        smallest = min(runs, key=lambda r: r["triples"])
+        print(
+            f"graph grows {whole['triples'] / smallest['triples']:.0f}x ({smallest['corpus']} -> ALL): "
+            f"peak RSS {smallest['rss_peak_mb']:.0f} -> {whole['rss_peak_mb']:.0f} MB, "
+            f"Python heap peak {smallest['heap_peak_mb']:.1f} -> {whole['heap_peak_mb']:.1f} MB"
+        )
+        export = keep / "export.nt"
+
+        print("\n== load")
+        t0 = time.perf_counter()
+        ox_store = SparqlStore()
+        ox_store.add_file(export)
+        print(f"oxigraph   {len(ox_store):>11,} triples in {time.perf_counter() - t0:6.1f}s")
+
+        print(
+            "\n== competency questions: Cypher on Neo4j, SPARQL on Oxigraph (median of "
+            f"{args.repeat}) and on rdflib (one run)"
+        )
+        cypher_answers: dict[str, tuple[float, list[tuple[Any, ...]]]] = {}
+        ox_answers: dict[str, tuple[float, list[tuple[Any, ...]]]] = {}
+        for q in questions:
+            times = []
+            for _ in range(args.repeat):
+                t = time.perf_counter()
+                columns, rows = ox_store.select(q.sparql)
+                times.append(time.perf_counter() - t)
+            ox_answers[q.name] = (statistics.median(times), normalise(rows, columns))
+            times = []
+            for _ in range(args.repeat):
+                t = time.perf_counter()
+                crow = store.run(q.cypher)
+                times.append(time.perf_counter() - t)
+            cypher_answers[q.name] = (statistics.median(times), normalise(crow, columns))
+
+        queries = json.dumps([[q.name, q.sparql] for q in questions])
+        rdflib_rows: dict[str, dict[str, Any]] = {}
+        rdflib_load: dict[str, Any] = {}
+        proc = subprocess.Popen(
+            [sys.executable, __file__, "--child-rdflib", str(export), queries],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + args.rdflib_timeout
+        try:
+            stdout, err = proc.communicate(timeout=args.rdflib_timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            stdout, err = proc.communicate()
+        for line in stdout.splitlines():
+            item = json.loads(line)
+            if "load_seconds" in item:
+                rdflib_load = item
+            else:
+                rdflib_rows[item["name"]] = item
+        if proc.returncode not in (0, -9) and err:
+            print(f"rdflib child failed: {err[-2000:]}")
+        if rdflib_load:
+            print(
+                f"rdflib load: {rdflib_load['triples']:,} triples in {rdflib_load['load_seconds']:.1f}s "
+                f"(RSS {rdflib_load['rss_mb']:.0f} MB)"
+            )
+        timed_out = time.monotonic() > deadline
+
+        header = (
+            f"{'question':<36} {'rows':>5} {'neo4j ms':>9} {'oxigraph ms':>12} {'rdflib ms':>11} {'ratio':>8}  agree"
+        )
+        print(header)
+        ratios = []
+        for q in questions:
+            ox_t, ox_rows = ox_answers[q.name]
+            cy_t, cy_rows = cypher_answers[q.name]
+            rd = rdflib_rows.get(q.name)
+            agree = "cypher" if cy_rows == ox_rows else "CYPHER-DIFFERS"
+            if rd is None:
+                rd_text, ratio_text = ("timeout" if timed_out else "n/a"), "-"
+            else:
+                same = rd["rows"] == json.loads(json.dumps(ox_rows, default=str))
+                agree += "+rdflib" if same else "+RDFLIB-DIFFERS"
+                ratio = rd["seconds"] / max(ox_t, 1e-9)
+                ratios.append(ratio)
+                rd_text, ratio_text = f"{rd['seconds'] * 1000:.1f}", f"{ratio:.0f}x"
+            print(
+                f"{q.name:<36} {len(ox_rows):>5} {cy_t * 1000:>9.1f} {ox_t * 1000:>12.1f} {rd_text:>11} "
+                f"{ratio_text:>8}  {agree}"
+            )
+        if ratios:
+            print(
+                f"rdflib / oxigraph: min {min(ratios):.0f}x, median {statistics.median(ratios):.0f}x, "
+                f"max {max(ratios):.0f}x over {len(ratios)} queries; goal >= 10x on every query: "
+                f"{'met' if min(ratios) >= 10 else 'NOT met'}"
+            )
+
+        print("\n== end to end: SELECT (COUNT(*) AS ?n) WHERE { ?x a aw:Attack }")
+        aw = PREFIXES["aw"]
+        _, total = ox_store.select(f"SELECT (COUNT(*) AS ?n) WHERE {{ ?x a <{aw}Attack> }}")
+        _, per = ox_store.select(
+            f"SELECT ?corpus (COUNT(*) AS ?n) WHERE {{ ?x a <{aw}Attack> ; <{aw}corpus> ?corpus }} "
+            "GROUP BY ?corpus ORDER BY ?corpus"
+        )
+        print(f"total {total[0]['n']:,}: " + ", ".join(f"{r['corpus']} {r['n']:,}" for r in per))
+    finally:
+        driver.close()
+        server.stop()
+    print(f"\npeak RSS of this process: {_rss_mb():.0f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--child-export":
+        child_export(sys.argv[2], sys.argv[3], sys.argv[4] or None, sys.argv[5] == "1")
+    elif len(sys.argv) > 1 and sys.argv[1] == "--child-rdflib":
+        child_rdflib(sys.argv[2], sys.argv[3])
+    else:
+        raise SystemExit(main())

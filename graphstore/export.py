@@ -1,0 +1,101 @@
+"""Streaming reads of the whole graph (or one corpus) for the RDF export.
+
+Nodes and relationships are paged by id (``WHERE n.id > $after ORDER BY n.id LIMIT $limit``), one
+short read transaction per page, so memory is bounded by the page size however large the graph
+is, and no transaction stays open while the caller writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from neo4j import Driver
+from neo4j.exceptions import DriverError, Neo4jError
+
+from graphstore import cypher
+from ontology.errors import GraphStoreError
+from ontology.rdf import EdgeRow, NodeRow
+
+DEFAULT_PAGE = 2000
+
+
+@dataclass(frozen=True)
+class ExportSize:
+    """How much an export will read."""
+
+    nodes: int
+    relationships: int
+
+
+class GraphReader:
+    """Pages through the graph in id order.
+
+    Args:
+        driver: An open ``neo4j`` driver.
+        database: Database name.
+        page_size: Nodes per read transaction.
+        corpus: Restrict every read to this corpus (``None``: the whole graph).
+    """
+
+    def __init__(
+        self, driver: Driver, database: str = "neo4j", page_size: int = DEFAULT_PAGE, corpus: str | None = None
+    ) -> None:
+        if page_size < 1:
+            raise GraphStoreError(f"page size must be positive, got {page_size}")
+        self.driver = driver
+        self.database = database
+        self.page_size = page_size
+        self.corpus = corpus
+
+    def _read(self, query: str, **params: Any) -> list[dict[str, Any]]:
+        if self.corpus is not None:
+            params["corpus"] = self.corpus
+        try:
+            records, _, _ = self.driver.execute_query(query, params, database_=self.database, routing_="r")
+        except (Neo4jError, DriverError, OSError) as e:
+            raise GraphStoreError(f"Neo4j export read failed: {e}") from e
+        return [r.data() for r in records]
+
+    def size(self) -> ExportSize:
+        """Number of nodes and relationships in scope."""
+        rows = self._read(cypher.export_counts(self.corpus is not None))
+        row = rows[0] if rows else {}
+        return ExportSize(nodes=int(row.get("nodes") or 0), relationships=int(row.get("relationships") or 0))
+
+    def nodes(self) -> Iterator[NodeRow]:
+        """Every node in id order, with premises/conclusions of reified relations."""
+        query = cypher.export_node_page(self.corpus is not None)
+        after = ""
+        while True:
+            rows = self._read(query, after=after, limit=self.page_size)
+            for row in rows:
+                yield NodeRow(
+                    id=row["id"],
+                    labels=tuple(sorted(row["labels"])),
+                    props=row["props"],
+                    premises=tuple(sorted(row["premises"])),
+                    conclusions=tuple(sorted(row["conclusions"])),
+                )
+            if len(rows) < self.page_size:
+                return
+            after = rows[-1]["id"]
+
+    def relationships(self) -> Iterator[EdgeRow]:
+        """Every relationship, grouped by source node in id order."""
+        query = cypher.export_relationship_page(self.corpus is not None)
+        after = ""
+        while True:
+            rows = self._read(query, after=after, limit=self.page_size)
+            sources = 0
+            last = None
+            for row in rows:
+                if row["source"] != last:
+                    sources += 1
+                    last = row["source"]
+                if row["type"] is not None:
+                    yield EdgeRow(source=row["source"], type=row["type"], target=row["target"], corpus=row["corpus"])
+            if sources < self.page_size:
+                return
+            after = last or ""

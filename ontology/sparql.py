@@ -1,0 +1,301 @@
+"""SPARQL over the exported RDF on a persistent Oxigraph store.
+
+The store mirrors the last export that was loaded: :func:`load_store` bulk-loads a file into a
+fresh directory and swaps it in only when the load succeeded, so a bad file leaves the previous
+store untouched. Queries (SELECT, ASK, CONSTRUCT, DESCRIBE) run against the union of all graphs
+with the argweb prefixes predeclared; updates are refused.
+"""
+
+from __future__ import annotations
+
+import gc
+import re
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyoxigraph as ox
+
+from ontology.errors import OntologyError
+from ontology.rdf import PREFIXES
+
+XSD = "http://www.w3.org/2001/XMLSchema#"
+_INTEGER_TYPES = {
+    XSD + t
+    for t in (
+        "integer",
+        "int",
+        "long",
+        "short",
+        "byte",
+        "nonNegativeInteger",
+        "positiveInteger",
+        "negativeInteger",
+        "nonPositiveInteger",
+        "unsignedInt",
+        "unsignedLong",
+        "unsignedShort",
+        "unsignedByte",
+    )
+}
+_FLOAT_TYPES = {XSD + "double", XSD + "float", XSD + "decimal"}
+
+RESULT_FORMATS: dict[str, ox.QueryResultsFormat] = {
+    "json": ox.QueryResultsFormat.JSON,
+    "csv": ox.QueryResultsFormat.CSV,
+    "tsv": ox.QueryResultsFormat.TSV,
+    "xml": ox.QueryResultsFormat.XML,
+}
+GRAPH_FORMATS: dict[str, ox.RdfFormat] = {
+    "nt": ox.RdfFormat.N_TRIPLES,
+    "ttl": ox.RdfFormat.TURTLE,
+    "nq": ox.RdfFormat.N_QUADS,
+    "jsonld": ox.RdfFormat.JSON_LD,
+}
+LOAD_FORMATS: dict[str, ox.RdfFormat] = {
+    ".nt": ox.RdfFormat.N_TRIPLES,
+    ".ttl": ox.RdfFormat.TURTLE,
+    ".nq": ox.RdfFormat.N_QUADS,
+    ".trig": ox.RdfFormat.TRIG,
+    ".rdf": ox.RdfFormat.RDF_XML,
+    ".owl": ox.RdfFormat.RDF_XML,
+}
+
+# Comments, then any number of BASE/PREFIX declarations, then the first keyword of the operation.
+_PROLOGUE = re.compile(
+    r"""\A(?:\s+|\#[^\n]*\n?|BASE\s*<[^>]*>|PREFIX\s+[^\s:]*:\s*<[^>]*>)*""",
+    re.IGNORECASE,
+)
+_UPDATE_KEYWORDS = ("INSERT", "DELETE", "LOAD", "CLEAR", "CREATE", "DROP", "COPY", "MOVE", "ADD", "WITH")
+
+
+def query_form(query: str) -> str:
+    """The operation keyword of a SPARQL string (``SELECT``, ``ASK``, ``INSERT``, ...), upper case."""
+    rest = query[_PROLOGUE.match(query).end() :]  # type: ignore[union-attr]  # the pattern always matches
+    word = re.match(r"[A-Za-z]+", rest)
+    return word.group(0).upper() if word else ""
+
+
+def is_update(query: str) -> bool:
+    """Whether the string is a SPARQL Update request rather than a query."""
+    return query_form(query) in _UPDATE_KEYWORDS
+
+
+def python_value(term: Any) -> Any:
+    """A query-result term as a plain Python value.
+
+    IRIs become their string, blank nodes ``_:id``, literals ``int``/``float``/``bool`` by
+    datatype and ``str`` otherwise; unbound variables are ``None``.
+    """
+    if term is None:
+        return None
+    if isinstance(term, ox.NamedNode):
+        return term.value
+    if isinstance(term, ox.BlankNode):
+        return f"_:{term.value}"
+    if isinstance(term, ox.Literal):
+        datatype = term.datatype.value
+        try:
+            if datatype in _INTEGER_TYPES:
+                return int(term.value)
+            if datatype in _FLOAT_TYPES:
+                return float(term.value)
+            if datatype == XSD + "boolean":
+                return term.value in ("true", "1")
+        except ValueError:
+            return term.value
+        return term.value
+    return str(term)
+
+
+@dataclass(frozen=True)
+class LoadReport:
+    """What a load put into the store."""
+
+    path: Path
+    quads: int
+    seconds: float
+
+
+def _format_of(path: Path, fmt: str | None) -> ox.RdfFormat:
+    if fmt is not None:
+        key = fmt if fmt.startswith(".") else f".{fmt}"
+        if key not in LOAD_FORMATS:
+            raise OntologyError(f"unknown RDF format {fmt!r}; expected one of {sorted(k[1:] for k in LOAD_FORMATS)}")
+        return LOAD_FORMATS[key]
+    suffix = path.suffix.lower()
+    if suffix not in LOAD_FORMATS:
+        raise OntologyError(f"{path}: cannot tell the RDF format from the extension; give it explicitly")
+    return LOAD_FORMATS[suffix]
+
+
+class SparqlStore:
+    """A read-only SPARQL endpoint over an Oxigraph store (persistent or in memory).
+
+    Args:
+        path: Store directory; ``None`` for an in-memory store (tests, benchmarks).
+        read_only: Open an existing on-disk store without taking the writer lock.
+
+    Raises:
+        OntologyError: The directory is not an Oxigraph store or cannot be opened.
+    """
+
+    def __init__(self, path: Path | None = None, read_only: bool = False) -> None:
+        self.path = path
+        try:
+            if path is None:
+                self._store = ox.Store()
+            elif read_only:
+                if not path.is_dir():
+                    raise OntologyError(f"{path}: no RDF store; run `argweb export rdf` or `argweb rdf load` first")
+                self._store = ox.Store.read_only(str(path))
+            else:
+                self._store = ox.Store(str(path))
+        except OSError as e:
+            raise OntologyError(f"{path}: cannot open the Oxigraph store: {e}") from e
+
+    def __len__(self) -> int:
+        return len(self._store)
+
+    def close(self) -> None:
+        """Release the store (Oxigraph closes it when the object is collected)."""
+        self._store = None  # type: ignore[assignment]
+        gc.collect()
+
+    def __enter__(self) -> SparqlStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def add_file(self, path: Path, fmt: str | None = None) -> int:
+        """Load a file into this store in one transaction (small files; see :func:`load_store`).
+
+        Returns:
+            Number of quads in the store afterwards.
+
+        Raises:
+            OntologyError: The file is malformed (nothing is added) or unreadable.
+        """
+        try:
+            self._store.load(path=str(path), format=_format_of(path, fmt))
+        except SyntaxError as e:
+            raise OntologyError(f"{path}: {e}") from e
+        except OSError as e:
+            raise OntologyError(f"{path}: cannot read: {e}") from e
+        return len(self._store)
+
+    def query(self, query: str) -> ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples:
+        """Run a SPARQL query over the union of all graphs.
+
+        Raises:
+            OntologyError: The string is an update (refused) or is not valid SPARQL.
+        """
+        if is_update(query):
+            raise OntologyError(
+                f"SPARQL {query_form(query)} refused: the store is read-only; re-export and load instead"
+            )
+        try:
+            return self._store.query(query, use_default_graph_as_union=True, prefixes=PREFIXES)
+        except SyntaxError as e:
+            raise OntologyError(f"invalid SPARQL query: {e}") from e
+        except OSError as e:
+            raise OntologyError(f"SPARQL evaluation failed: {e}") from e
+
+    def select(self, query: str) -> tuple[list[str], list[dict[str, Any]]]:
+        """Run a SELECT and return its variables and rows of plain Python values.
+
+        Raises:
+            OntologyError: Not a SELECT, or invalid.
+        """
+        result = self.query(query)
+        if not isinstance(result, ox.QuerySolutions):
+            raise OntologyError(f"expected a SELECT query, got {query_form(query) or 'nothing'}")
+        names = [v.value for v in result.variables]
+        rows = [{name: python_value(solution[name]) for name in names} for solution in result]
+        return names, rows
+
+    def ask(self, query: str) -> bool:
+        """Run an ASK query.
+
+        Raises:
+            OntologyError: Not an ASK, or invalid.
+        """
+        result = self.query(query)
+        if not isinstance(result, ox.QueryBoolean):
+            raise OntologyError(f"expected an ASK query, got {query_form(query) or 'nothing'}")
+        return bool(result)
+
+
+def serialize_result(result: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples, fmt: str) -> bytes:
+    """Serialise a query result.
+
+    SELECT and ASK results use the W3C SPARQL result formats (``json``, ``csv``, ``tsv``,
+    ``xml``); CONSTRUCT and DESCRIBE results are graphs (``nt``, ``ttl``, ``nq``, ``jsonld``).
+
+    Raises:
+        OntologyError: The format does not fit the result kind.
+    """
+    if isinstance(result, ox.QueryTriples):
+        if fmt not in GRAPH_FORMATS:
+            raise OntologyError(f"CONSTRUCT/DESCRIBE return a graph: use one of {sorted(GRAPH_FORMATS)}, not {fmt!r}")
+        items: Any = result
+        if fmt == "nq":
+            items = (ox.Quad(t.subject, t.predicate, t.object, ox.DefaultGraph()) for t in result)
+        return ox.serialize(items, format=GRAPH_FORMATS[fmt], prefixes=PREFIXES) or b""
+    if fmt not in RESULT_FORMATS:
+        raise OntologyError(f"SELECT/ASK results use one of {sorted(RESULT_FORMATS)}, not {fmt!r}")
+    return result.serialize(format=RESULT_FORMATS[fmt]) or b""
+
+
+def _bulk_load(directory: Path, file: Path, rdf_format: ox.RdfFormat) -> int:
+    # The store must be closed (collected) before its directory is renamed or removed, so it
+    # lives only inside this function.
+    store = ox.Store(str(directory))
+    try:
+        store.bulk_load(path=str(file), format=rdf_format)
+        store.flush()
+        return len(store)
+    finally:
+        del store
+        gc.collect()
+
+
+def load_store(store_dir: Path, file: Path, fmt: str | None = None, append: bool = False) -> LoadReport:
+    """Load an RDF file into the persistent store at ``store_dir``.
+
+    By default the store is replaced: the file is bulk-loaded into a sibling directory, which is
+    swapped in only after the load succeeded (a malformed file leaves the old store as it was).
+    With ``append`` the file is added to the existing store in one transaction.
+
+    Raises:
+        OntologyError: Missing or malformed file (the store is unchanged), or the store is in use.
+    """
+    started = time.perf_counter()
+    if not file.is_file():
+        raise OntologyError(f"{file}: no such file")
+    rdf_format = _format_of(file, fmt)
+    if append:
+        with SparqlStore(store_dir) as store:
+            quads = store.add_file(file, fmt)
+        return LoadReport(file, quads, time.perf_counter() - started)
+    store_dir.parent.mkdir(parents=True, exist_ok=True)
+    fresh = store_dir.with_name(store_dir.name + ".loading")
+    old = store_dir.with_name(store_dir.name + ".old")
+    for leftover in (fresh, old):
+        shutil.rmtree(leftover, ignore_errors=True)
+    try:
+        quads = _bulk_load(fresh, file, rdf_format)
+    except SyntaxError as e:
+        shutil.rmtree(fresh, ignore_errors=True)
+        raise OntologyError(f"{file}: {e} (store left unchanged)") from e
+    except OSError as e:
+        shutil.rmtree(fresh, ignore_errors=True)
+        raise OntologyError(f"{file}: load failed: {e} (store left unchanged)") from e
+    if store_dir.exists():
+        store_dir.rename(old)
+    fresh.rename(store_dir)
+    shutil.rmtree(old, ignore_errors=True)
+    return LoadReport(file, quads, time.perf_counter() - started)
