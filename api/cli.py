@@ -206,6 +206,18 @@ def stats(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] =
         _print_stats(result)
 
 
+@app.command()
+def delete(corpus: Annotated[str, typer.Argument(help="Corpus id (e.g. molweni, qt30, m-arg).")]) -> None:
+    """Remove a corpus and everything in it (ingest merges, so use this before loading a smaller set)."""
+    settings = Settings()
+    try:
+        with open_driver(settings) as driver:
+            GraphStore(driver, settings.neo4j_database).delete_corpus(corpus)
+    except ArgwebError as e:
+        _fail(e)
+    typer.echo(f"deleted corpus {corpus}")
+
+
 def corpora_root(settings: Settings) -> Path:
     """The corpora directory: ``ARGWEB_CORPORA``, else ``../shared/corpora``, else the samples."""
     for candidate in (settings.corpora, Path("../shared/corpora")):

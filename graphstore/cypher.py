@@ -102,17 +102,22 @@ def mark_corpus(status: str) -> str:
 
 def delete_batch_relationships() -> str:
     """Delete relationships created by one ingest run (between nodes that stay)."""
-    return "MATCH ()-[r]->() WHERE r.batch = $batch CALL { WITH r DELETE r } IN TRANSACTIONS OF 10000 ROWS"
+    return "MATCH ()-[r]->() WHERE r.batch = $batch CALL (r) { DELETE r } IN TRANSACTIONS OF 10000 ROWS"
 
 
 def delete_batch_nodes() -> str:
     """Delete nodes (and their relationships) created by one ingest run."""
-    return "MATCH (n:`Node`) WHERE n.batch = $batch CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
+    return "MATCH (n:`Node`) WHERE n.batch = $batch CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
+
+
+def delete_all() -> str:
+    """Delete every node and relationship (used to reset a test or scratch database)."""
+    return "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
 
 
 def delete_corpus() -> str:
     """Delete every node of a corpus (and the relationships touching them)."""
-    return "MATCH (n:`Node`) WHERE n.corpus = $corpus CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
+    return "MATCH (n:`Node`) WHERE n.corpus = $corpus CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
 
 
 def label_counts() -> str:

@@ -209,6 +209,10 @@ class GraphStore:
             self.run(cypher.mark_corpus("complete"), corpus=corpus, batch=marker["batch"], counts=marker["counts"])
         return True
 
+    def clear(self) -> None:
+        """Delete the whole graph (schema stays)."""
+        self.run_auto(cypher.delete_all())
+
     def delete_corpus(self, corpus: str) -> None:
         """Remove a corpus and everything in it."""
         self.run_auto(cypher.delete_corpus(), corpus=corpus)

@@ -55,5 +55,5 @@ def driver(neo4j_server: EmbeddedNeo4j) -> Iterator[Driver]:
 def store(driver: Driver) -> GraphStore:
     """A store over an empty graph."""
     gs = GraphStore(driver, batch_size=500)
-    gs.run_auto("MATCH (n) CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS")
+    gs.clear()
     return gs

@@ -60,7 +60,7 @@ def add_predictions(bundle: CorpusBundle) -> int:
 def ingest_samples(driver: Driver) -> dict[str, int]:
     """Empty the graph and load every sample corpus; returns nodes per corpus."""
     store = GraphStore(driver, batch_size=500)
-    store.run_auto("MATCH (n) CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS")
+    store.clear()
     loaded: dict[str, int] = {}
     for spec in CORPORA.values():
         files = spec.find(SAMPLES)

@@ -184,7 +184,7 @@ def loaded(driver: object) -> GraphStore:
 
     assert isinstance(driver, Driver)
     gs = GraphStore(driver, batch_size=500)
-    gs.run_auto("MATCH (n) CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS")
+    gs.clear()
     for name in ("m-arg", "contextdep"):
         spec = CORPORA[name]
         gs.ingest(spec.load(spec.find(SAMPLES)))

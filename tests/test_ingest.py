@@ -300,3 +300,12 @@ def test_failed_reingest_keeps_previous_complete_corpus(store: GraphStore, keep_
     after = marker(store, "molweni")
     assert after is not None and after["status"] == "complete"
     assert json.loads(after["counts"]) == json.loads(previous["counts"]) == bundle.counts()
+
+
+def test_delete_corpus_removes_only_that_corpus(store: GraphStore) -> None:
+    store.ingest(sample("molweni"))
+    store.ingest(sample("stac"))
+    stac_before = corpus_entry(store, "stac")
+    store.delete_corpus("molweni")
+    assert corpus_entry(store, "molweni") is None
+    assert corpus_entry(store, "stac") == stac_before

@@ -186,7 +186,7 @@ def test_attack_count_end_to_end_on_the_shared_corpora(driver: Driver, tmp_path:
     if root is None:
         pytest.skip("../shared/corpora is absent")
     store = GraphStore(driver, batch_size=5000)
-    store.run_auto("MATCH (n) CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS")
+    store.clear()
     for spec in CORPORA.values():
         files = spec.find(root)
         if spec.name == "qt30":
