@@ -1,13 +1,15 @@
 """Streaming reads of the whole graph (or one corpus) for the RDF export.
 
 Nodes and relationships are paged by id (``WHERE n.id > $after ORDER BY n.id LIMIT $limit``), one
-short read transaction per page, so memory is bounded by the page size however large the graph
-is, and no transaction stays open while the caller writes.
+short read transaction per page, so memory is bounded by the page size (two pages: the next one
+is read ahead while the caller works) however large the graph is, and no transaction stays open
+while the caller writes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +21,7 @@ from ontology.errors import GraphStoreError
 from ontology.rdf import EdgeRow, NodeRow
 
 DEFAULT_PAGE = 2000
+Page = list[dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -56,7 +59,8 @@ class GraphReader:
             records, _, _ = self.driver.execute_query(query, params, database_=self.database, routing_="r")
         except (Neo4jError, DriverError, OSError) as e:
             raise GraphStoreError(f"Neo4j export read failed: {e}") from e
-        return [r.data() for r in records]
+        # Values are plain (strings, numbers, lists, maps); Record.data() would walk them again.
+        return [dict(r.items()) for r in records]
 
     def size(self) -> ExportSize:
         """Number of nodes and relationships in scope."""
@@ -64,12 +68,30 @@ class GraphReader:
         row = rows[0] if rows else {}
         return ExportSize(nodes=int(row.get("nodes") or 0), relationships=int(row.get("relationships") or 0))
 
+    def _pages(
+        self, query: str, cursor: Callable[[list[dict[str, Any]]], str | None]
+    ) -> Iterator[list[dict[str, Any]]]:
+        """Pages of ``query`` in cursor order, the next one fetched while the caller uses the last.
+
+        Neo4j runs in its own process, so reading page k+1 overlaps with the caller turning page k
+        into RDF; at most two pages are in memory. ``cursor`` returns the id to continue after, or
+        ``None`` when the page was the last.
+        """
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="argweb-export") as pool:
+            pending: Future[Page] | None = pool.submit(self._read, query, after="", limit=self.page_size)
+            while pending is not None:
+                rows = pending.result()
+                after = cursor(rows)
+                pending = None if after is None else pool.submit(self._read, query, after=after, limit=self.page_size)
+                yield rows
+
     def nodes(self) -> Iterator[NodeRow]:
         """Every node in id order, with premises/conclusions of reified relations."""
-        query = cypher.export_node_page(self.corpus is not None)
-        after = ""
-        while True:
-            rows = self._read(query, after=after, limit=self.page_size)
+
+        def cursor(rows: Page) -> str | None:
+            return rows[-1]["id"] if len(rows) == self.page_size else None
+
+        for rows in self._pages(cypher.export_node_page(self.corpus is not None), cursor):
             for row in rows:
                 yield NodeRow(
                     id=row["id"],
@@ -78,24 +100,15 @@ class GraphReader:
                     premises=tuple(sorted(row["premises"])),
                     conclusions=tuple(sorted(row["conclusions"])),
                 )
-            if len(rows) < self.page_size:
-                return
-            after = rows[-1]["id"]
 
     def relationships(self) -> Iterator[EdgeRow]:
         """Every relationship, grouped by source node in id order."""
-        query = cypher.export_relationship_page(self.corpus is not None)
-        after = ""
-        while True:
-            rows = self._read(query, after=after, limit=self.page_size)
-            sources = 0
-            last = None
+
+        def cursor(rows: Page) -> str | None:
+            sources = len({row["source"] for row in rows})
+            return rows[-1]["source"] if sources == self.page_size else None
+
+        for rows in self._pages(cypher.export_relationship_page(self.corpus is not None), cursor):
             for row in rows:
-                if row["source"] != last:
-                    sources += 1
-                    last = row["source"]
                 if row["type"] is not None:
                     yield EdgeRow(source=row["source"], type=row["type"], target=row["target"], corpus=row["corpus"])
-            if sources < self.page_size:
-                return
-            after = last or ""

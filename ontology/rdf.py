@@ -249,6 +249,7 @@ class RdfMapper:
         self._sense_iri = {sense.value: iri for sense, iri in SENSE_IRI.items()}
         self._graphs: dict[str | None, ox.NamedNode | ox.DefaultGraph] = {None: ox.DefaultGraph()}
         self._role_cache: dict[str, tuple[list[ox.NamedNode], list[ox.NamedNode]]] = {}
+        self._literal_specs: dict[str, tuple[ox.NamedNode, str, ox.NamedNode]] = {}
 
     # -- IRIs ------------------------------------------------------------------------------------
 
@@ -313,21 +314,26 @@ class RdfMapper:
         Raises:
             OntologyError: The key is not declared, or the value does not fit its range.
         """
-        prop = self._prop_iri.get(key)
-        if prop is None:
-            raise OntologyError(f"{where}: property {key!r} is not declared in the ontology")
-        datatype = self.vocabulary.datatypes.get(prop, XSD + "string")
-        dt = datatype[len(XSD) :] if datatype.startswith(XSD) else datatype
+        spec = self._literal_specs.get(key)
+        if spec is None:
+            prop = self._prop_iri.get(key)
+            if prop is None:
+                raise OntologyError(f"{where}: property {key!r} is not declared in the ontology")
+            datatype = self.vocabulary.datatypes.get(prop, XSD + "string")
+            dt = datatype[len(XSD) :] if datatype.startswith(XSD) else datatype
+            spec = self._literal_specs[key] = (self._named(prop), dt, self._named(datatype))
+        prop_node, dt, datatype_node = spec
         try:
             if dt == "string":
-                text = _json(value) if isinstance(value, list | dict) else str(value)
-                return self._named(prop), ox.Literal(text)
+                if isinstance(value, str):
+                    return prop_node, ox.Literal(value)
+                return prop_node, ox.Literal(_json(value) if isinstance(value, list | dict) else str(value))
             if dt == "boolean" and isinstance(value, bool):
-                return self._named(prop), ox.Literal("true" if value else "false", datatype=self._named(datatype))
+                return prop_node, ox.Literal("true" if value else "false", datatype=datatype_node)
             if dt in ("integer", "int", "long") and isinstance(value, int) and not isinstance(value, bool):
-                return self._named(prop), ox.Literal(str(value), datatype=self._named(datatype))
+                return prop_node, ox.Literal(str(value), datatype=datatype_node)
             if dt in ("double", "float", "decimal") and isinstance(value, int | float) and not isinstance(value, bool):
-                return self._named(prop), ox.Literal(_number(float(value), dt), datatype=self._named(datatype))
+                return prop_node, ox.Literal(_number(float(value), dt), datatype=datatype_node)
         except ValueError as e:
             raise OntologyError(f"{where}: property {key!r} value {value!r}: {e}") from e
         raise OntologyError(f"{where}: property {key!r} value {value!r} does not fit its declared range xsd:{dt}")
