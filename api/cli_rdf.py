@@ -182,7 +182,9 @@ def sparql(
         with SparqlStore(store_dir or Settings().rdf_store_dir, read_only=True) as store:
             result = store.query(text)
             if fmt != "table":
-                sys.stdout.buffer.write(serialize_result(result, fmt))
+                body = serialize_result(result, fmt)
+                # A final newline keeps the shell prompt off the last line; JSON/CSV readers ignore it.
+                sys.stdout.buffer.write(body if body.endswith(b"\n") else body + b"\n")
                 sys.stdout.buffer.flush()
                 return
             if isinstance(result, ox.QueryBoolean):

@@ -3,7 +3,8 @@
 Nodes and relationships are paged by id (``WHERE n.id > $after ORDER BY n.id LIMIT $limit``), one
 short read transaction per page, so memory is bounded by the page size (two pages: the next one
 is read ahead while the caller works) however large the graph is, and no transaction stays open
-while the caller writes.
+while the caller writes. Pages are separate transactions: an export taken while an ingest runs is
+not a snapshot (the corpus marker's ``status`` tells whether a corpus was complete).
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ class GraphReader:
         self.page_size = page_size
         self.corpus = corpus
 
-    def _read(self, query: str, **params: Any) -> list[dict[str, Any]]:
+    def _read(self, query: str, **params: Any) -> Page:
         if self.corpus is not None:
             params["corpus"] = self.corpus
         try:
@@ -68,9 +69,7 @@ class GraphReader:
         row = rows[0] if rows else {}
         return ExportSize(nodes=int(row.get("nodes") or 0), relationships=int(row.get("relationships") or 0))
 
-    def _pages(
-        self, query: str, cursor: Callable[[list[dict[str, Any]]], str | None]
-    ) -> Iterator[list[dict[str, Any]]]:
+    def _pages(self, query: str, cursor: Callable[[Page], str | None]) -> Iterator[Page]:
         """Pages of ``query`` in cursor order, the next one fetched while the caller uses the last.
 
         Neo4j runs in its own process, so reading page k+1 overlaps with the caller turning page k
