@@ -12,9 +12,9 @@ from typing import Annotated
 import typer
 from neo4j import Driver
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from api.cli_common import console, progress_bar
 from api.settings import Settings
 from graphstore.loaders.registry import CORPORA, files_for
 from graphstore.runtime import EmbeddedNeo4j, connect
@@ -27,7 +27,6 @@ db_app = typer.Typer(help="Run the embedded Neo4j.", no_args_is_help=True)
 ingest_app = typer.Typer(help="Load a corpus into the graph.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 app.add_typer(ingest_app, name="ingest")
-console = Console(stderr=True)
 SAMPLES = Path(__file__).resolve().parent.parent / "tests" / "data" / "corpora"
 
 
@@ -71,14 +70,7 @@ def _fail(e: ArgwebError) -> None:
 def ingest_bundle(store: GraphStore, bundle: CorpusBundle) -> IngestReport:
     """Write a bundle with a progress bar."""
     total = len(bundle.nodes) + len(bundle.edges)
-    with Progress(
-        TextColumn(f"[bold]{bundle.corpus.id}[/]"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    ) as bar:
+    with progress_bar(f"{bundle.corpus.id}") as bar:
         task = bar.add_task("ingest", total=total)
         report = store.ingest(bundle, progress=lambda n: bar.advance(task, n))
     console.print(

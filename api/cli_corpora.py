@@ -8,6 +8,8 @@ from typing import Annotated, Any
 
 import typer
 
+from api.cli_common import group
+
 PathsArg = Annotated[list[Path], typer.Argument(help="Files or directories.")]
 
 
@@ -49,7 +51,7 @@ def _print_agreement(result: dict[str, Any]) -> None:
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the ``argweb`` app."""
-    ingest_app = next(g.typer_instance for g in app.registered_groups if g.name == "ingest")
+    ingest_app = group(app, "ingest", "Load a corpus into the graph.")
     assert ingest_app is not None
 
     @ingest_app.command("m-arg")

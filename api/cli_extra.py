@@ -12,21 +12,13 @@ from typing import Annotated
 
 import typer
 
-
-def _group(app: typer.Typer, name: str, help_text: str) -> typer.Typer:
-    """The sub-app ``name`` of ``app``, created when no other module registered it yet."""
-    for group in app.registered_groups:
-        if group.name == name and group.typer_instance is not None:
-            return group.typer_instance
-    sub = typer.Typer(help=help_text, no_args_is_help=True)
-    app.add_typer(sub, name=name)
-    return sub
+from api.cli_common import group, progress_bar
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the ``argweb`` app."""
-    features_app = _group(app, "features", "Compute features of graph units.")
-    export_app = _group(app, "export", "Export the graph.")
+    features_app = group(app, "features", "Compute features of graph units.")
+    export_app = group(app, "export", "Export the graph.")
     features_app.command("audio")(features_audio)
     export_app.command("aif")(export_aif)
     app.command("fetch")(fetch)
@@ -46,7 +38,6 @@ def features_audio(
     looked up in AUDIO_DIR by its official name (us_election_2020_..._part1.mp3) or its part id
     (00.wav). Re-running skips utterances already cached.
     """
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from api.cli import _fail, _settings, console, open_driver
     from api.settings import Settings
@@ -81,14 +72,7 @@ def features_audio(
             console.print(f"[yellow]part {part}: no recording in {audio_dir}, {n} utterances skipped[/]")
         if not segments:
             raise ApiError(f"no recording of any part found in {audio_dir}")
-        with Progress(
-            TextColumn("[bold]audio features[/]"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=console,
-            transient=True,
-        ) as bar:
+        with progress_bar("audio features") as bar:
             task = bar.add_task("features", total=len(segments))
             report = compute_features(
                 segments, target, FeatureConfig(buffer_s=buffer), progress=lambda n: bar.advance(task, n)

@@ -13,24 +13,16 @@ from typing import Annotated, Any
 
 import typer
 
+from api.cli_common import group, progress_bar
+
 RDF_FORMATS = ("nt", "ttl", "nq")
 QUERY_FORMATS = ("table", "json", "csv", "tsv", "xml", "nt", "ttl")
 
 
-def _group(app: typer.Typer, name: str, help_text: str) -> typer.Typer:
-    """The sub-app ``name`` of ``app``, created when no other module registered it yet."""
-    for group in app.registered_groups:
-        if group.name == name and group.typer_instance is not None:
-            return group.typer_instance
-    sub = typer.Typer(help=help_text, no_args_is_help=True)
-    app.add_typer(sub, name=name)
-    return sub
-
-
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the ``argweb`` app."""
-    export_app = _group(app, "export", "Export the graph.")
-    rdf_app = _group(app, "rdf", "The RDF store that SPARQL queries run on.")
+    export_app = group(app, "export", "Export the graph.")
+    rdf_app = group(app, "rdf", "The RDF store that SPARQL queries run on.")
     export_app.command("rdf")(export_rdf)
     rdf_app.command("load")(rdf_load)
     app.command("sparql")(sparql)
@@ -58,7 +50,6 @@ def export_rdf(
     page_size: Annotated[int, typer.Option(help="Nodes read from Neo4j per transaction.")] = 2000,
 ) -> None:
     """Stream the graph (with the ontology) into an RDF file, then load it into the SPARQL store."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from api.cli import _fail, console, open_driver
     from api.settings import Settings
@@ -76,14 +67,7 @@ def export_rdf(
             size = reader.size()
             if corpus is not None and size.nodes == 0:
                 console.print(f"[yellow]warning:[/] corpus {corpus!r} has no nodes in the graph")
-            with Progress(
-                TextColumn("[bold]export[/]"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=console,
-                transient=True,
-            ) as bar:
+            with progress_bar("export") as bar:
                 task = bar.add_task("export", total=size.nodes + size.relationships)
                 report = write_export(
                     out,
