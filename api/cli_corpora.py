@@ -52,7 +52,6 @@ def _print_agreement(result: dict[str, Any]) -> None:
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the ``argweb`` app."""
     ingest_app = group(app, "ingest", "Load a corpus into the graph.")
-    assert ingest_app is not None
 
     @ingest_app.command("m-arg")
     def ingest_marg(paths: PathsArg) -> None:
