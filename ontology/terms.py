@@ -80,9 +80,11 @@ class Prop(StrEnum):
     PART = "part"
     POSITION = "position"
     REASON = "reason"
+    RUN_ID = "run_id"
     SCHEME_CLASS = "scheme_class"
     SCHEME_ID = "scheme_id"
     SCHEME_LABEL = "scheme_label"
+    SCORE = "score"
     SENSE = "sense"
     SESSION = "session"
     SOURCE = "source"
@@ -187,9 +189,11 @@ PROP_IRI: dict[Prop, str] = {
     Prop.PART: "https://w3id.org/argweb/ontology#part",
     Prop.POSITION: "https://w3id.org/argweb/ontology#position",
     Prop.REASON: "https://w3id.org/argweb/ontology#reason",
+    Prop.RUN_ID: "https://w3id.org/argweb/ontology#runId",
     Prop.SCHEME_CLASS: "https://w3id.org/argweb/ontology#schemeClass",
     Prop.SCHEME_ID: "https://w3id.org/argweb/ontology#schemeId",
     Prop.SCHEME_LABEL: "https://w3id.org/argweb/ontology#rawLabel",
+    Prop.SCORE: "https://w3id.org/argweb/ontology#score",
     Prop.SENSE: "https://w3id.org/argweb/ontology#sense",
     Prop.SESSION: "https://w3id.org/argweb/ontology#session",
     Prop.SOURCE: "https://w3id.org/argweb/ontology#source",
