@@ -27,8 +27,6 @@ MAIN_CLASS = "org.argweb.neo4j.EmbeddedNeo4j"
 PID_FILE = "argweb-neo4j.pid"
 LOG_FILE = "argweb-neo4j.log"
 READY_MARKER = "argweb-neo4j ready"
-# The administrator every new Neo4j database has; the launcher sets its password.
-BUILTIN_USER = "neo4j"
 
 
 def launcher_built(java_dir: Path = JAVA_DIR) -> bool:
@@ -87,6 +85,10 @@ def _alive(pid: int) -> bool:
         return stat.split(")")[-1].split()[0] != "Z"
     except OSError:
         return True
+
+
+# The administrator every new Neo4j database has; the launcher sets its password.
+BUILTIN_USER = "neo4j"
 
 
 @dataclass

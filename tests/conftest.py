@@ -27,6 +27,7 @@ from ontology.records import CorpusBundle
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
 SAMPLES = DATA / "corpora"
+BAD = DATA / "bad"
 PASSWORD = "argweb-test-password"
 INTEGRATION = Path(__file__).resolve().parent / "integration"
 

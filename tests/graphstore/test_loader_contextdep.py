@@ -26,11 +26,9 @@ from ontology.records import (
     RelationRecord,
 )
 from ontology.terms import Label, RelType
-from tests.conftest import of_type, sample_bundle
+from tests.conftest import BAD, SAMPLES, of_type, sample_bundle
 
-DATA = Path(__file__).resolve().parents[1] / "data"
-SAMPLE = DATA / "corpora" / "contextdep"
-BAD = DATA / "bad"
+SAMPLE = SAMPLES / "contextdep"
 TOKENS = sorted(SAMPLE.glob("*_TOKEN-annotations.tsv"))
 ANON = [SAMPLE / "ANON_dev.tsv", SAMPLE / "ANON_train.tsv"]
 

@@ -28,11 +28,9 @@ from ontology.records import (
     SpeakerRecord,
 )
 from ontology.terms import Label, RelType
-from tests.conftest import of_type, sample_bundle
+from tests.conftest import BAD, SAMPLES, of_type, sample_bundle
 
-DATA = Path(__file__).resolve().parents[1] / "data"
-SAMPLE = DATA / "corpora" / "m-arg"
-BAD = DATA / "bad"
+SAMPLE = SAMPLES / "m-arg"
 SENTENCES = SAMPLE / "dataset_context_definition.csv"
 FEATURES = SAMPLE / "full_feature_extraction_dataset.csv"
 GOLD = SAMPLE / "full_dataset_processing.csv"

@@ -15,11 +15,9 @@ from graphstore.loaders.sciarg import load_sciarg, split_sentences
 from ontology.errors import LoaderError
 from ontology.records import CorpusBundle, DiscourseRecord, PropositionRecord, RelationRecord, SentenceRecord
 from ontology.terms import Label, RelType
-from tests.conftest import of_type, sample_bundle
+from tests.conftest import BAD, SAMPLES, of_type, sample_bundle
 
-DATA = Path(__file__).resolve().parents[1] / "data"
-CORPUS_DIR = DATA / "corpora" / "sciarg" / "compiled_corpus"
-BAD = DATA / "bad"
+CORPUS_DIR = SAMPLES / "sciarg" / "compiled_corpus"
 KIND = {"supports": Label.Support, "contradicts": Label.Attack, "semantically_same": Label.Rephrase}
 KIND["parts_of_same"] = Label.SameUnit
 ROLE = {"own_claim": Label.Claim, "background_claim": Label.Claim, "data": Label.Premise}

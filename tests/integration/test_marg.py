@@ -8,8 +8,8 @@ from graphstore.loaders.marg import load_marg
 from graphstore.loaders.registry import CORPORA
 from graphstore.store import GraphStore
 from ontology.errors import LoaderError
-from tests.conftest import graph_snapshot, sample_bundle
-from tests.graphstore.test_loader_marg import BAD, DATA, GOLD, SENTENCES
+from tests.conftest import BAD, SAMPLES, graph_snapshot, sample_bundle
+from tests.graphstore.test_loader_marg import GOLD, SENTENCES
 
 
 def test_ingest_reingest_and_failed_ingest_write_nothing(store: GraphStore) -> None:
@@ -30,7 +30,7 @@ def test_ingest_reingest_and_failed_ingest_write_nothing(store: GraphStore) -> N
     )
     assert path == [{"l1": "n000104", "p2": "n000106", "js": 9, "anns": 9}]
     before = graph_snapshot(store, "m-arg")
-    store.ingest(CORPORA["m-arg"].load(CORPORA["m-arg"].find(DATA / "corpora")))
+    store.ingest(CORPORA["m-arg"].load(CORPORA["m-arg"].find(SAMPLES)))
     assert graph_snapshot(store, "m-arg") == before
     with pytest.raises(LoaderError):
         store.ingest(load_marg([SENTENCES, GOLD, BAD / "marg_missing_sentence.csv"]))

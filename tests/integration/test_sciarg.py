@@ -7,8 +7,8 @@ import pytest
 from graphstore.loaders.sciarg import load_sciarg
 from graphstore.store import GraphStore
 from ontology.errors import LoaderError
-from tests.conftest import graph_snapshot, sample_bundle
-from tests.graphstore.test_loader_sciarg import BAD, CORPUS_DIR
+from tests.conftest import BAD, graph_snapshot, sample_bundle
+from tests.graphstore.test_loader_sciarg import CORPUS_DIR
 
 
 def test_ingest_reingest_and_failed_ingest(store: GraphStore) -> None:
