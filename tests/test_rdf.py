@@ -256,7 +256,7 @@ def test_relation_rows_carry_their_aif_ends(driver: Driver, sample: dict[str, in
     rel = next(r for k, r in rows.items() if k.startswith("molweni:") and ":rel:" in k)
     assert len(rel.premises) == 1 and len(rel.conclusions) == 1
     assert all(":edu:" in x for x in (*rel.premises, *rel.conclusions))
-    predicted = rows["qt30:predicted:0"]
+    predicted = rows["pred:rgcn-sample:0"]
     assert predicted.props["origin"] == "predicted" and predicted.props["model"] == "rgcn-link"
     assert len(predicted.premises) == 1 and len(predicted.conclusions) == 1
     locutions = [r for r in rows.values() if "Locution" in r.labels]
