@@ -41,7 +41,9 @@ def _corpora_root(arg: str | None) -> Path:
     for candidate in (arg, os.environ.get("ARGWEB_CORPORA"), ROOT.parent / "shared" / "corpora"):
         if candidate and Path(candidate).is_dir():
             return Path(candidate)
-    return ROOT / "tests" / "data" / "corpora"
+    from graphstore.loaders.registry import SAMPLES
+
+    return SAMPLES
 
 
 def _rss_mb() -> float:

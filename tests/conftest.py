@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 from neo4j import Driver
 
+from graphstore.loaders.registry import SAMPLES
 from graphstore.runtime import EmbeddedNeo4j, connect, free_port
 from graphstore.store import GraphStore
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
-SAMPLES = DATA / "corpora"
+__all__ = ["DATA", "PASSWORD", "ROOT", "SAMPLES", "shared_corpora"]
 PASSWORD = "argweb-test-password"
 
 

@@ -1,4 +1,4 @@
-"""ContextDeP loader on the shipped sample (``tests/data/corpora/contextdep``, real rows of train/dev).
+"""ContextDeP loader on the shipped sample (``graphstore/samples/contextdep``, real rows of train/dev).
 
 Expected values are recomputed here from the TSV files (``csv`` + ``ast``), never taken from the loader.
 """
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from graphstore.loaders.contextdep import load_contextdep
-from graphstore.loaders.registry import CORPORA, files_for
+from graphstore.loaders.registry import CORPORA, SAMPLES, files_for
 from graphstore.store import GraphStore
 from ontology.errors import LoaderError
 from ontology.records import (
@@ -29,7 +29,7 @@ from ontology.records import (
 from ontology.terms import Label, RelType
 
 DATA = Path(__file__).resolve().parent / "data"
-SAMPLE = DATA / "corpora" / "contextdep"
+SAMPLE = SAMPLES / "contextdep"
 BAD = DATA / "bad"
 TOKENS = sorted(SAMPLE.glob("*_TOKEN-annotations.tsv"))
 ANON = [SAMPLE / "ANON_dev.tsv", SAMPLE / "ANON_train.tsv"]
@@ -63,7 +63,7 @@ def of_type(bundle: CorpusBundle, kind: type) -> list[Any]:
 @pytest.fixture(scope="module")
 def bundle() -> CorpusBundle:
     spec = CORPORA["contextdep"]
-    b = spec.load(spec.find(DATA / "corpora"))
+    b = spec.load(spec.find(SAMPLES))
     b.validate()
     return b
 

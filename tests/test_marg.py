@@ -1,4 +1,4 @@
-"""M-Arg loader on the shipped sample (``tests/data/corpora/m-arg``) and on broken files.
+"""M-Arg loader on the shipped sample (``graphstore/samples/m-arg``) and on broken files.
 
 Expected values are recomputed here from the CSV files with the ``csv`` module, never taken from
 the loader. The sentence, gold and timestamp files are real cuts; the crowd annotation files are
@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from graphstore.loaders.marg import load_marg, resolve_pair
-from graphstore.loaders.registry import CORPORA, files_for
+from graphstore.loaders.registry import CORPORA, SAMPLES, files_for
 from graphstore.store import GraphStore
 from ontology.errors import LoaderError
 from ontology.records import (
@@ -32,7 +32,7 @@ from ontology.records import (
 from ontology.terms import Label, RelType
 
 DATA = Path(__file__).resolve().parent / "data"
-SAMPLE = DATA / "corpora" / "m-arg"
+SAMPLE = SAMPLES / "m-arg"
 BAD = DATA / "bad"
 SENTENCES = SAMPLE / "dataset_context_definition.csv"
 FEATURES = SAMPLE / "full_feature_extraction_dataset.csv"
@@ -67,7 +67,7 @@ def aif_edges(bundle: CorpusBundle) -> dict[str, tuple[list[str], list[str]]]:
 @pytest.fixture(scope="module")
 def bundle() -> CorpusBundle:
     spec = CORPORA["m-arg"]
-    b = spec.load(spec.find(DATA / "corpora"))
+    b = spec.load(spec.find(SAMPLES))
     b.validate()
     return b
 
@@ -302,7 +302,7 @@ def test_ingest_reingest_and_failed_ingest_write_nothing(store: GraphStore, bund
     )
     assert path == [{"l1": "n000104", "p2": "n000106", "js": 9, "anns": 9}]
     before = _snapshot(store)
-    store.ingest(CORPORA["m-arg"].load(CORPORA["m-arg"].find(DATA / "corpora")))
+    store.ingest(CORPORA["m-arg"].load(CORPORA["m-arg"].find(SAMPLES)))
     assert _snapshot(store) == before
     with pytest.raises(LoaderError):
         store.ingest(load_marg([SENTENCES, GOLD, BAD / "marg_missing_sentence.csv"]))

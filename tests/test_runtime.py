@@ -17,11 +17,12 @@ from pathlib import Path
 import pytest
 
 from graphstore.loaders.registry import CORPORA
+from graphstore.loaders.registry import SAMPLES as PACKAGED_SAMPLES
 from graphstore.runtime import EmbeddedNeo4j, _alive, connect, free_port
 from graphstore.store import GraphStore
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "tests" / "data" / "corpora"
+SAMPLES = PACKAGED_SAMPLES
 PASSWORD = "argweb-runtime-test"
 
 

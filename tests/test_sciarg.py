@@ -1,4 +1,4 @@
-"""Sci-Arg loader on the shipped sample (``tests/data/corpora/sciarg``, real cuts of A01 and A10).
+"""Sci-Arg loader on the shipped sample (``graphstore/samples/sciarg``, real cuts of A01 and A10).
 
 Expected values are recomputed here from the brat files, never taken from the loader.
 """
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from graphstore.loaders.registry import CORPORA, files_for
+from graphstore.loaders.registry import CORPORA, SAMPLES, files_for
 from graphstore.loaders.sciarg import load_sciarg, split_sentences
 from graphstore.store import GraphStore
 from ontology.errors import LoaderError
@@ -19,7 +19,7 @@ from ontology.records import CorpusBundle, DiscourseRecord, PropositionRecord, R
 from ontology.terms import Label, RelType
 
 DATA = Path(__file__).resolve().parent / "data"
-CORPUS_DIR = DATA / "corpora" / "sciarg" / "compiled_corpus"
+CORPUS_DIR = SAMPLES / "sciarg" / "compiled_corpus"
 BAD = DATA / "bad"
 KIND = {"supports": Label.Support, "contradicts": Label.Attack, "semantically_same": Label.Rephrase}
 KIND["parts_of_same"] = Label.SameUnit
@@ -49,7 +49,7 @@ def of_type(bundle: CorpusBundle, kind: type) -> list[Any]:
 @pytest.fixture(scope="module")
 def bundle() -> CorpusBundle:
     spec = CORPORA["sciarg"]
-    b = spec.load(spec.find(DATA / "corpora"))
+    b = spec.load(spec.find(SAMPLES))
     b.validate()
     return b
 
