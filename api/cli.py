@@ -16,7 +16,7 @@ from rich.table import Table
 
 from api.cli_common import console, progress_bar
 from api.settings import Settings
-from graphstore.loaders.registry import CORPORA, files_for
+from graphstore.loaders.registry import CORPORA, SAMPLES, files_for
 from graphstore.runtime import EmbeddedNeo4j, connect
 from graphstore.store import GraphStore, IngestReport
 from ontology.errors import ArgwebError
@@ -27,7 +27,6 @@ db_app = typer.Typer(help="Run the embedded Neo4j.", no_args_is_help=True)
 ingest_app = typer.Typer(help="Load a corpus into the graph.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 app.add_typer(ingest_app, name="ingest")
-SAMPLES = Path(__file__).resolve().parent.parent / "tests" / "data" / "corpora"
 
 
 def _settings(port: int | None = None, data_dir: Path | None = None) -> Settings:

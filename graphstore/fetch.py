@@ -261,7 +261,8 @@ class _Fetcher:
         )
 
     def _fetch(self, store: Any, name: str, url: str, **kwargs: Any) -> Any:
-        self.log(f"fetching {url}")
+        if not url.startswith("file:"):
+            self.log(f"downloading {url}")
         try:
             return store.fetch(name, downloader=self.downloader, progressbar=self.progress, **kwargs)
         except ValueError as e:
