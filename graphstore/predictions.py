@@ -31,6 +31,7 @@ from neo4j import Driver, RoutingControl
 from neo4j.exceptions import DriverError, Neo4jError
 
 from graphstore import cypher
+from graphstore.errors import database_error
 from ontology.errors import GraphStoreError, PredictionError
 from ontology.labels import ontology_class, sense
 from ontology.records import PredictedRelation, PredictionRun, RelationRecord, new_run_id
@@ -120,14 +121,14 @@ class PredictionStore:
                 query, params, database_=self.database, routing_=RoutingControl.READ
             )
         except (Neo4jError, DriverError, OSError) as e:
-            raise GraphStoreError(f"Neo4j query failed: {e}") from e
+            raise database_error(e, "Neo4j query failed") from e
         return [r.data() for r in records]
 
     def _write(self, query: str, **params: Any) -> list[dict[str, Any]]:
         try:
             records, _, _ = self.driver.execute_query(query, params, database_=self.database)
         except (Neo4jError, DriverError, OSError) as e:
-            raise GraphStoreError(f"Neo4j query failed: {e}") from e
+            raise database_error(e, "Neo4j query failed") from e
         return [r.data() for r in records]
 
     def _auto(self, query: str, **params: Any) -> None:
@@ -136,7 +137,7 @@ class PredictionStore:
             with self.driver.session(database=self.database) as session:
                 session.run(query, params).consume()
         except (Neo4jError, DriverError, OSError) as e:
-            raise GraphStoreError(f"Neo4j query failed: {e}") from e
+            raise database_error(e, "Neo4j query failed") from e
 
     def _delete_batch(self, batch: str) -> None:
         self._auto(cypher.delete_batch_relationships(), batch=batch)
@@ -209,7 +210,7 @@ class PredictionStore:
                 self._delete_batch(batch)
             if isinstance(e, GraphStoreError | PredictionError) or not isinstance(e, Exception):
                 raise
-            raise GraphStoreError(f"prediction run {run.run_id} failed, nothing kept: {e}") from e
+            raise database_error(e, f"prediction run {run.run_id} failed, nothing kept") from e
         return PredictionReport(run.run_id, len(records), len(records), counts, time.perf_counter() - started)
 
     def _check_rows(self, run: PredictionRun, rows: Sequence[PredictedRelation]) -> None:

@@ -47,8 +47,17 @@ def sample_predictions(propositions: list[str]) -> list[PredictedRelation]:
     ]
 
 
+# Key of the sample prediction run in what ingest_samples returns (its relations plus the run node).
+PREDICTIONS = "pred"
+
+
 def ingest_samples(driver: Driver) -> dict[str, int]:
-    """Empty the graph, load every sample corpus and the sample prediction run; returns nodes per corpus."""
+    """Empty the graph, load every sample corpus and the sample prediction run.
+
+    Returns:
+        Nodes written per corpus, and under :data:`PREDICTIONS` the nodes of the prediction run
+        (its relations and the run node), which belong to no corpus.
+    """
     store = GraphStore(driver, batch_size=500)
     store.clear()
     loaded: dict[str, int] = {}
@@ -63,5 +72,6 @@ def ingest_samples(driver: Driver) -> dict[str, int]:
         report = store.ingest(bundle)
         loaded[spec.name] = report.nodes
     if propositions:
-        PredictionStore(driver, batch_size=500).write(SAMPLE_RUN, sample_predictions(propositions))
+        report = PredictionStore(driver, batch_size=500).write(SAMPLE_RUN, sample_predictions(propositions))
+        loaded[PREDICTIONS] = report.relations + 1
     return loaded
