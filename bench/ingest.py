@@ -5,7 +5,7 @@ One run does:
 1. start its own embedded Neo4j on a free port in a temporary directory (or use ``--uri``);
 2. parse the corpora found under ``--corpora`` (default ``../shared/corpora``: Molweni
    ``DP/dev.json``, STAC ``train.json`` and every DialAM-2024 map; any directory laid out the same
-   way works, e.g. ``tests/data/corpora``) into bundles, timed apart from the writes;
+   way works, e.g. ``graphstore/samples``) into bundles, timed apart from the writes;
 3. empty the graph and ingest the three bundles with :class:`GraphStore` (``UNWIND`` batches, the
    production path), timing wall time and nodes + relationships per second;
 4. empty the graph and write the first ``--baseline-n`` items of the same data (nodes in file

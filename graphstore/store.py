@@ -227,8 +227,16 @@ class GraphStore:
         self.run_auto(cypher.delete_all())
 
     def delete_corpus(self, corpus: str) -> None:
-        """Remove a corpus and everything in it."""
+        """Remove a corpus and everything in it, with the predicted relations that touch it.
+
+        Predicted relations with an end in the corpus go too, even when filed under another
+        corpus; a prediction run left without relations goes with them.
+        """
+        batches = [row["batch"] for row in self.run(cypher.corpus_prediction_batches(), corpus=corpus)]
+        self.run_auto(cypher.delete_corpus_predictions(), corpus=corpus)
         self.run_auto(cypher.delete_corpus(), corpus=corpus)
+        if batches:
+            self.run(cypher.delete_emptied_prediction_runs(), batches=batches)
 
     # -- reads -----------------------------------------------------------------------------
 

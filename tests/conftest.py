@@ -18,7 +18,7 @@ from rdflib import Graph
 from api.services.corpora import corpora_root
 from api.services.graph import embedded_server, open_driver, private_settings
 from api.settings import Settings, get_settings
-from graphstore.loaders.registry import CORPORA
+from graphstore.loaders.registry import CORPORA, SAMPLES
 from graphstore.runtime import EmbeddedNeo4j
 from graphstore.store import GraphStore
 from ontology.rdf import ONTOLOGY_FILE
@@ -26,7 +26,6 @@ from ontology.records import CorpusBundle
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
-SAMPLES = DATA / "corpora"
 BAD = DATA / "bad"
 PASSWORD = "argweb-test-password"
 INTEGRATION = Path(__file__).resolve().parent / "integration"

@@ -1,4 +1,4 @@
-"""ContextDeP loader on the shipped sample (``tests/data/corpora/contextdep``, real rows of train/dev).
+"""ContextDeP loader on the shipped sample (``graphstore/samples/contextdep``, real rows of train/dev).
 
 Expected values are recomputed here from the TSV files (``csv`` + ``ast``), never taken from the loader.
 """

@@ -1,4 +1,4 @@
-"""M-Arg loader on the shipped sample (``tests/data/corpora/m-arg``) and on broken files.
+"""M-Arg loader on the shipped sample (``graphstore/samples/m-arg``) and on broken files.
 
 Expected values are recomputed here from the CSV files with the ``csv`` module, never taken from
 the loader. The sentence, gold and timestamp files are real cuts; the crowd annotation files are

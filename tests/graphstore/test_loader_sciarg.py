@@ -1,4 +1,4 @@
-"""Sci-Arg loader on the shipped sample (``tests/data/corpora/sciarg``, real cuts of A01 and A10).
+"""Sci-Arg loader on the shipped sample (``graphstore/samples/sciarg``, real cuts of A01 and A10).
 
 Expected values are recomputed here from the brat files, never taken from the loader.
 """

@@ -1,7 +1,7 @@
-"""Molweni / STAC loader on the shipped samples (``tests/data/corpora``) and on broken files.
+"""Molweni / STAC loader on the shipped samples (``graphstore/samples``) and on broken files.
 
 Expected numbers are recomputed here from the raw JSON, never taken from the loader.
-The samples are real dialogues cut from ``shared/corpora`` (see ``tests/data/corpora/PROVENANCE.md``).
+The samples are real dialogues cut from ``shared/corpora`` (see ``graphstore/samples/PROVENANCE.md``).
 """
 
 from __future__ import annotations
@@ -14,15 +14,15 @@ from typing import Any
 import pytest
 
 from graphstore.loaders.dialogue_json import load_dialogue_json
-from graphstore.loaders.registry import CORPORA
+from graphstore.loaders.registry import CORPORA, SAMPLES
 from ontology.errors import LoaderError
 from ontology.records import DiscourseRecord, LocutionRecord, RelationRecord, SpeakerRecord
 from ontology.terms import Label, RelType, Sense
 from tests.conftest import of_type
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-MOLWENI = DATA / "corpora" / "molweni" / "DP" / "dev.json"
-STAC = DATA / "corpora" / "stac" / "train.json"
+MOLWENI = SAMPLES / "molweni" / "DP" / "dev.json"
+STAC = SAMPLES / "stac" / "train.json"
 BAD = DATA / "bad"
 
 
@@ -164,7 +164,7 @@ def test_stac_backward_link_is_kept() -> None:
 
 
 def test_registry_finds_the_samples() -> None:
-    root = DATA / "corpora"
+    root = SAMPLES
     assert CORPORA["molweni"].find(root) == [MOLWENI]
     assert CORPORA["stac"].find(root) == [STAC]
     bundle = CORPORA["stac"].load(CORPORA["stac"].find(root))
