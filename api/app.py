@@ -1,7 +1,9 @@
-"""The argweb HTTP API (FastAPI).
+"""The argweb HTTP API (FastAPI): REST graph endpoints, Cypher, SPARQL, AIF, Linked Data, pages.
 
-The driver is opened once per process from :class:`~api.settings.Settings` (an external Neo4j via
-``ARGWEB_NEO4J_URI`` in production); the embedded server is never started from here.
+The Neo4j driver is created once per process from :class:`~api.settings.Settings` (an external
+Neo4j via ``ARGWEB_NEO4J_URI`` in production, else the embedded server's port); the embedded server
+is never started from here. The driver connects lazily, so the API starts while Neo4j is down,
+answers 503 meanwhile and recovers by itself when Neo4j is back.
 """
 
 from __future__ import annotations
@@ -10,47 +12,114 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi import FastAPI, Request
+from fastapi.middleware.cors import CORSMiddleware
+from neo4j import GraphDatabase
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from api import problems
 from api.settings import Settings
-from graphstore.runtime import connect
-from graphstore.store import GraphStore
-from ontology.errors import ArgwebError
+
+DESCRIPTION = """
+Read the Argument Web graph of argweb: corpora, dialogues and documents, nodes and their
+neighbourhoods, gold and predicted relations, full-text search and annotator agreement; run
+read-only Cypher and SPARQL 1.1 queries; export and import AIF maps; dereference the IRIs of the
+RDF export. Writes need the `X-API-Key` header. Errors are `application/problem+json`.
+"""
+
+
+class BodyLimit:
+    """ASGI middleware refusing request bodies over ``limit`` bytes with 413 problem+json.
+
+    A declared ``Content-Length`` is checked up front; a chunked body is counted as it arrives.
+    """
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        detail = f"request body larger than {self.limit} bytes"
+        if declared is not None and declared.isdigit() and int(declared) > self.limit:
+            await problems.problem(413, detail, "too-large", scope.get("path"))(scope, receive, send)
+            return
+        seen = 0
+        started = False
+
+        async def limited() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise _TooLarge
+            return message
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, limited, tracked)
+        except _TooLarge:
+            if not started:
+                await problems.problem(413, detail, "too-large", scope.get("path"))(scope, receive, send)
+
+
+class _TooLarge(Exception):
+    pass
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
-    """Build the app; the Neo4j connection is opened at start-up, not at import."""
+    """Build the app; the Neo4j driver is created at start-up, not at import."""
+    from api.routes import aif, graph, linked, pages, predict, query
+
     cfg = settings or Settings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         uri = cfg.neo4j_uri or f"bolt://127.0.0.1:{cfg.neo4j_port}"
-        app.state.driver = connect(uri, cfg.neo4j_user, cfg.neo4j_password.get_secret_value())
+        app.state.driver = GraphDatabase.driver(
+            uri,
+            auth=(cfg.neo4j_user, cfg.neo4j_password.get_secret_value()),
+            notifications_min_severity="OFF",
+            connection_timeout=min(5.0, cfg.cypher_timeout),
+            connection_acquisition_timeout=cfg.cypher_timeout,
+            max_transaction_retry_time=min(5.0, cfg.cypher_timeout),
+        )
         try:
             yield
         finally:
             app.state.driver.close()
 
-    app = FastAPI(title="argweb", version="0.1.0", lifespan=lifespan)
+    app = FastAPI(title="argweb", version="0.1.0", description=DESCRIPTION, lifespan=lifespan)
+    app.state.settings = cfg
+    problems.install(app)
+    if cfg.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=cfg.cors_origins,
+            allow_methods=["GET", "POST", "OPTIONS"],
+            allow_headers=["Accept", "Content-Type", "X-API-Key"],
+        )
+    app.add_middleware(BodyLimit, limit=cfg.request_size_limit)
 
-    def store(request: Request) -> GraphStore:
-        return GraphStore(request.app.state.driver, cfg.neo4j_database)
+    @app.get("/stats", tags=["service"])
+    def stats(request: Request) -> dict[str, Any]:
+        """Counts per label, relationship type and corpus (as ``argweb stats --json``)."""
+        from api.routes import deps
+        from graphstore.readonly import ReadOnlyStore
 
-    @app.get("/health")
-    def health(gs: GraphStore = Depends(store)) -> dict[str, str]:  # noqa: B008
-        try:
-            gs.run("RETURN 1 AS ok")
-        except ArgwebError as e:
-            raise HTTPException(status_code=503, detail=str(e)) from e
-        return {"status": "ok"}
+        return ReadOnlyStore(deps.driver(request), cfg.neo4j_database, cfg.cypher_timeout).stats()
 
-    @app.get("/stats")
-    def stats(gs: GraphStore = Depends(store)) -> dict[str, Any]:  # noqa: B008
-        try:
-            return gs.stats()
-        except ArgwebError as e:
-            raise HTTPException(status_code=503, detail=str(e)) from e
-
+    for module in (graph, query, aif, linked, predict, pages):
+        app.include_router(module.router)
     return app
 
 

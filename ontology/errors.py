@@ -29,3 +29,23 @@ class ModelError(ArgwebError):
 
 class ApiError(ArgwebError):
     """The API or CLI was used with invalid arguments or settings."""
+
+
+class NotFoundError(ApiError):
+    """A named resource (node, dialogue, corpus, RDF resource) does not exist."""
+
+
+class QueryRefusedError(ApiError):
+    """A query was refused: it would write, change the schema, load files or call out."""
+
+
+class QueryLimitError(ApiError):
+    """A query ran past its time limit and was stopped."""
+
+
+class UnauthorizedError(ApiError):
+    """A write was attempted without the configured API key."""
+
+
+class UnavailableError(GraphStoreError):
+    """Neo4j or the SPARQL store cannot be reached right now (retry later)."""
