@@ -26,32 +26,45 @@ function color(kind) { return KIND_COLORS[kind] || "#777"; }
 function short(text, n) { return !text ? "" : text.length > n ? text.slice(0, n - 1) + "…" : text; }
 
 function relationLabel(r) {
-  const name = r.sense || (r.kind === "Relation" ? r.scheme_label : r.kind) || r.kind;
+  const name = r.sense || r.scheme_label || r.kind;
   return r.origin === "predicted" && r.score != null ? `${name} ${r.score.toFixed(2)}` : name;
 }
 
 // Elements of a discourse: one node per unit and relation, one edge per relation end.
 export function elements(discourse, withPredicted) {
   const nodes = []; const edges = []; const ids = new Set(); const y = {};
+  // Locutions on the left, propositions on the right, relations between them; with one kind of
+  // unit only, relations go to the left so that they do not cover the text.
+  const twoColumns = discourse.units.some((u) => u.kind === "Locution") && discourse.units.some((u) => u.kind !== "Locution");
   discourse.units.forEach((u, i) => {
     ids.add(u.id);
     const row = u.position != null ? u.position : i;
-    y[u.id] = row * 70;
-    const x = u.kind === "Locution" ? 0 : 420;
-    nodes.push({ data: { id: u.id, label: short(u.text, 70), kind: u.kind, color: color(u.kind), unit: u }, position: { x, y: y[u.id] } });
+    y[u.id] = row * 80;
+    const x = u.kind === "Locution" || !twoColumns ? 0 : 820;
+    nodes.push({ data: { id: u.id, label: short(u.text, 90), kind: u.kind, color: color(u.kind), unit: u }, position: { x, y: y[u.id] } });
   });
   const relations = discourse.relations.filter((r) => withPredicted || r.origin !== "predicted");
   relations.forEach((r) => ids.add(r.id));
+  // Relations sit at the mean height of their ends; relations between relations (AIF YA/TA
+  // chains) are placed after the ones they connect, hence a few passes.
+  for (let pass = 0; pass < 3; pass++) {
+    relations.forEach((r) => {
+      const ends = [...r.sources, ...r.targets].filter((e) => y[e] !== undefined && e !== r.id);
+      if (ends.length && (pass > 0 || ends.every((e) => !ids.has(e) || discourse.units.some((u) => u.id === e)))) {
+        y[r.id] = ends.reduce((a, e) => a + y[e], 0) / ends.length;
+      }
+    });
+  }
   const slot = {};
   relations.forEach((r) => {
-    const ends = [...r.sources, ...r.targets].filter((e) => y[e] !== undefined);
-    const mid = ends.length ? ends.reduce((a, e) => a + y[e], 0) / ends.length : 0;
-    const key = Math.round(mid / 35);
+    const mid = y[r.id] !== undefined ? y[r.id] : 0;
+    const key = Math.round(mid / 40);
     slot[key] = (slot[key] || 0) + 1;
-    const x = 140 + ((slot[key] - 1) % 4) * 60;
+    const step = ((slot[key] - 1) % 4) * 90;
+    const x = twoColumns ? 400 + step : -110 - step;
     nodes.push({
       data: { id: r.id, label: relationLabel(r), kind: r.kind, color: color(r.kind), predicted: r.origin === "predicted", relation: r },
-      position: { x, y: mid + 18 * Math.floor((slot[key] - 1) / 4) },
+      position: { x, y: mid + 22 * Math.floor((slot[key] - 1) / 4) },
       classes: "relation" + (r.origin === "predicted" ? " predicted" : ""),
     });
   });
@@ -65,7 +78,7 @@ export function elements(discourse, withPredicted) {
 }
 
 const style = [
-  { selector: "node", style: { "background-color": "data(color)", label: "data(label)", "font-size": 10, "text-wrap": "wrap", "text-max-width": 260, "text-valign": "center", "text-halign": "right", "text-margin-x": 6, width: 16, height: 16, color: "#222" } },
+  { selector: "node", style: { "background-color": "data(color)", label: "data(label)", "font-size": 11, "text-wrap": "wrap", "text-max-width": 300, "text-valign": "center", "text-halign": "right", "text-margin-x": 6, width: 16, height: 16, color: "#222" } },
   { selector: "node.relation", style: { shape: "diamond", width: 13, height: 13, "font-size": 9, color: "data(color)", "text-halign": "center", "text-valign": "top", "text-margin-x": 0, "text-margin-y": -3 } },
   { selector: "node.predicted", style: { "border-width": 2, "border-style": "dashed", "border-color": "#333", "background-opacity": 0.6 } },
   { selector: "node:selected", style: { "border-width": 3, "border-color": "#111", "border-style": "solid" } },
@@ -105,10 +118,16 @@ function draw(discourse, focus) {
   current = discourse;
   const { nodes, edges } = elements(discourse, $("predicted").checked);
   if (cy) cy.destroy();
-  cy = cytoscape({ container: $("graph"), elements: [...nodes, ...edges], style, layout: { name: "preset" }, wheelSensitivity: 0.3 });
+  cy = cytoscape({ container: $("graph"), elements: [...nodes, ...edges], style, layout: { name: "preset" }, minZoom: 0.1, maxZoom: 3 });
   window.argwebGraph = cy;
   cy.on("tap", "node", (evt) => showDetails(evt.target.data()));
   cy.fit(undefined, 30);
+  if (cy.zoom() < 0.8) {
+    // Long dialogues: keep the text readable and start at the top; the rest is a scroll away.
+    const bb = cy.elements().boundingBox();
+    cy.zoom(0.8);
+    cy.pan({ x: 30 - bb.x1 * 0.8, y: 30 - bb.y1 * 0.8 });
+  }
   $("node-count").textContent = String(cy.nodes().length);
   $("edge-count").textContent = String(cy.edges().length);
   legend(new Set(nodes.map((n) => n.data.kind)));
