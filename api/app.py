@@ -1,9 +1,10 @@
 """The argweb HTTP API (FastAPI): REST graph endpoints, Cypher, SPARQL, AIF, Linked Data, pages.
 
-The Neo4j driver is created once per process from :class:`~api.settings.Settings` (an external
-Neo4j via ``ARGWEB_NEO4J_URI`` in production, else the embedded server's port); the embedded server
-is never started from here. The driver connects lazily, so the API starts while Neo4j is down,
-answers 503 meanwhile and recovers by itself when Neo4j is back.
+The graph is reached through :class:`api.services.graph.Graph` with the same resolution as the
+CLI (``ARGWEB_NEO4J_URI``, else the embedded server of the data directory), except that the API
+never starts the embedded server: it connects on the first request that needs the graph, answers
+503 while the database is away and recovers by itself when it is back. Errors are mapped to
+``application/problem+json`` responses by :func:`api.errors.outcome` (see :mod:`api.problems`).
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
-from neo4j import GraphDatabase
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api import problems
-from api.settings import Settings
+from api.services.graph import Graph
+from api.settings import Settings, get_settings
 
 DESCRIPTION = """
 Read the Argument Web graph of argweb: corpora, dialogues and documents, nodes and their
@@ -77,26 +78,18 @@ class _TooLarge(Exception):
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
-    """Build the app; the Neo4j driver is created at start-up, not at import."""
+    """Build the app; nothing connects to Neo4j at import or build time."""
     from api.routes import aif, graph, linked, pages, predict, query
 
-    cfg = settings or Settings()
+    cfg = settings or get_settings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        uri = cfg.neo4j_uri or f"bolt://127.0.0.1:{cfg.neo4j_port}"
-        app.state.driver = GraphDatabase.driver(
-            uri,
-            auth=(cfg.neo4j_user, cfg.neo4j_password.get_secret_value()),
-            notifications_min_severity="OFF",
-            connection_timeout=min(5.0, cfg.cypher_timeout),
-            connection_acquisition_timeout=cfg.cypher_timeout,
-            max_transaction_retry_time=min(5.0, cfg.cypher_timeout),
-        )
+        app.state.graph = Graph(cfg, start=False)
         try:
             yield
         finally:
-            app.state.driver.close()
+            app.state.graph.close()
 
     app = FastAPI(title="argweb", version="0.1.0", description=DESCRIPTION, lifespan=lifespan)
     app.state.settings = cfg
@@ -113,10 +106,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/stats", tags=["service"])
     def stats(request: Request) -> dict[str, Any]:
         """Counts per label, relationship type and corpus (as ``argweb stats --json``)."""
-        from api.routes import deps
-        from graphstore.readonly import ReadOnlyStore
+        from api.services import corpora
 
-        return ReadOnlyStore(deps.driver(request), cfg.neo4j_database, cfg.cypher_timeout).stats()
+        return corpora.stats(request.app.state.graph)
 
     for module in (graph, query, aif, linked, predict, pages):
         app.include_router(module.router)

@@ -14,34 +14,31 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from api.errors import outcome
 from ontology.errors import (
-    ApiError,
     ArgwebError,
-    GraphStoreError,
+    DatabaseUnavailableError,
+    InvalidQueryError,
     LoaderError,
     NotFoundError,
-    OntologyError,
     QueryLimitError,
     QueryRefusedError,
     UnauthorizedError,
-    UnavailableError,
 )
 
 PROBLEM = "application/problem+json"
 PROBLEM_BASE = "https://w3id.org/argweb/problems/"
 log = logging.getLogger("argweb.api")
 
-# Most specific first.
-_STATUS: tuple[tuple[type[ArgwebError], int, str], ...] = (
-    (NotFoundError, 404, "not-found"),
-    (UnauthorizedError, 401, "unauthorized"),
-    (QueryRefusedError, 403, "query-refused"),
-    (QueryLimitError, 400, "query-limit"),
-    (UnavailableError, 503, "unavailable"),
-    (LoaderError, 400, "invalid-input"),
-    (ApiError, 400, "bad-request"),
-    (OntologyError, 400, "bad-request"),
-    (GraphStoreError, 503, "unavailable"),
+# The problem type named in the response; the status comes from api.errors.outcome.
+_KINDS: tuple[tuple[type[ArgwebError], str], ...] = (
+    (NotFoundError, "not-found"),
+    (UnauthorizedError, "unauthorized"),
+    (QueryRefusedError, "query-refused"),
+    (QueryLimitError, "query-limit"),
+    (InvalidQueryError, "invalid-query"),
+    (LoaderError, "invalid-input"),
+    (DatabaseUnavailableError, "unavailable"),
 )
 _TITLES = {
     400: "Bad request",
@@ -52,18 +49,18 @@ _TITLES = {
     406: "Not acceptable",
     413: "Request body too large",
     415: "Unsupported media type",
-    422: "Invalid request",
+    422: "Unprocessable content",
     500: "Internal server error",
     503: "Service unavailable",
 }
 
 
-def outcome(exc: ArgwebError) -> tuple[int, str]:
-    """HTTP status and problem type of an argweb error."""
-    for cls, status, kind in _STATUS:
+def kind_of(exc: ArgwebError) -> str:
+    """The problem type slug of an argweb error."""
+    for cls, kind in _KINDS:
         if isinstance(exc, cls):
-            return status, kind
-    return 500, "internal"
+            return kind
+    return "bad-request"
 
 
 def problem(status: int, detail: str, kind: str | None = None, instance: str | None = None) -> JSONResponse:
@@ -85,8 +82,11 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(ArgwebError)
     async def argweb_error(request: Request, exc: ArgwebError) -> JSONResponse:
-        status, kind = outcome(exc)
-        return problem(status, str(exc), kind, request.url.path)
+        result = outcome(exc)
+        if result.http_status >= 500 and not isinstance(exc, DatabaseUnavailableError):
+            log.error("argweb error on %s %s: %s", request.method, request.url.path, exc)
+            return problem(result.http_status, "internal error; see the server log", "internal", request.url.path)
+        return problem(result.http_status, result.message, kind_of(exc), request.url.path)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -8,7 +8,7 @@ guard for client queries: it asks the planner (``EXPLAIN``) what kind of stateme
 operators it would run, and refuses anything that is not a plain read.
 
 Neo4j failures are translated into the argweb error hierarchy: unreachable or overloaded ->
-:class:`~ontology.errors.UnavailableError`, a time limit -> :class:`~ontology.errors.QueryLimitError`,
+:class:`~ontology.errors.DatabaseUnavailableError`, a time limit -> :class:`~ontology.errors.QueryLimitError`,
 a refused write -> :class:`~ontology.errors.QueryRefusedError`, bad syntax -> :class:`~ontology.errors.ApiError`.
 """
 
@@ -32,7 +32,7 @@ from neo4j.exceptions import (
 from neo4j.graph import Node, Path, Relationship
 
 from graphstore.store import GraphStore
-from ontology.errors import ApiError, ArgwebError, QueryLimitError, QueryRefusedError, UnavailableError
+from ontology.errors import ApiError, ArgwebError, QueryLimitError, QueryRefusedError, DatabaseUnavailableError
 
 # Plan operators a read-only endpoint must not run even when the planner calls the query a read:
 # LOAD CSV reads server files and fetches URLs; SHOW/TERMINATE are administration commands.
@@ -50,23 +50,23 @@ _PROCEDURE_IN_DETAILS = re.compile(r"([A-Za-z_][\w.]*)\s*\(")
 def _translate(e: Exception, what: str) -> ArgwebError:
     """The argweb error for a driver exception."""
     if isinstance(e, ServiceUnavailable | SessionExpired | OSError):
-        return UnavailableError(f"Neo4j is not reachable: {type(e).__name__}")
+        return DatabaseUnavailableError(f"Neo4j is not reachable: {type(e).__name__}")
     if isinstance(e, Neo4jError):
         code = e.code or ""
         message = (e.message or "").strip()
         if "TransactionTimedOut" in code or "Terminated" in code or "TransactionMarkedAsFailed" in code:
             return QueryLimitError(f"{what} was stopped by the time limit")
         if isinstance(e, TransientError):
-            return UnavailableError(f"Neo4j is busy ({code}); retry later")
+            return DatabaseUnavailableError(f"Neo4j is busy ({code}); retry later")
         if "AccessMode" in code or "Forbidden" in code or "Security" in code:
             return QueryRefusedError(f"{what} refused: the graph is read-only here ({message.splitlines()[0]})")
         if isinstance(e, ClientError):
             first = message.splitlines()[0] if message else code
             return ApiError(f"{what} is invalid: {first}")
-        return UnavailableError(f"Neo4j failed ({code})")
+        return DatabaseUnavailableError(f"Neo4j failed ({code})")
     if isinstance(e, DriverError):
-        return UnavailableError(f"Neo4j driver error: {type(e).__name__}")
-    return UnavailableError(f"Neo4j failed: {type(e).__name__}")
+        return DatabaseUnavailableError(f"Neo4j driver error: {type(e).__name__}")
+    return DatabaseUnavailableError(f"Neo4j failed: {type(e).__name__}")
 
 
 def to_json(value: Any) -> Any:

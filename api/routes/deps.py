@@ -8,8 +8,9 @@ from fastapi import Request
 from neo4j import Driver
 
 from api.services.browse import BrowseService
+from api.services.graph import Graph
 from api.settings import Settings
-from ontology.errors import UnauthorizedError, UnavailableError
+from ontology.errors import UnauthorizedError
 
 
 def settings(request: Request) -> Settings:
@@ -18,15 +19,13 @@ def settings(request: Request) -> Settings:
 
 
 def driver(request: Request) -> Driver:
-    """The app's Neo4j driver.
+    """The app's Neo4j driver (connected on the first request that needs it).
 
     Raises:
-        UnavailableError: The driver could not be created at start-up.
+        DatabaseUnavailableError: Neo4j cannot be reached.
     """
-    drv = getattr(request.app.state, "driver", None)
-    if drv is None:
-        raise UnavailableError("Neo4j is not configured or not reachable")
-    return drv
+    graph: Graph = request.app.state.graph
+    return graph.driver()
 
 
 def browse(request: Request) -> BrowseService:

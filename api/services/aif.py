@@ -1,21 +1,68 @@
-"""AIF JSON in and out for the API (the same export as ``argweb export aif``)."""
+"""AIF JSON export of dialogues and documents, and import of a map (HTTP API)."""
 
 from __future__ import annotations
 
 import json
 import re
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from neo4j import Driver
 
-from graphstore.aif_export import export_discourse, validate_aif
+from api.services.graph import Graph
+from graphstore.aif_export import export_corpus, export_discourse, validate_aif, write_aif
 from graphstore.loaders.aif import load_aif
 from graphstore.readonly import ReadOnlyStore
 from graphstore.store import GraphStore, IngestReport
-from ontology.errors import ApiError, GraphStoreError, LoaderError, NotFoundError
+from ontology.errors import ApiError, GraphStoreError, LoaderError
 from ontology.records import make_id
+
+
+@dataclass
+class AifExport:
+    """What an AIF export wrote: one map (``--dialogue``) or one file per discourse (``--corpus``)."""
+
+    out: Path
+    aif: dict[str, Any] | None = None
+    files: list[Path] = field(default_factory=list)
+
+
+def discourse_aif(graph: Graph, ref: str, *, include_predicted: bool = False) -> dict[str, Any]:
+    """The validated AIF map of one dialogue/document (its id or local id).
+
+    Raises:
+        NotFoundError: Unknown discourse. ClientError: Ambiguous reference.
+    """
+    aif = export_discourse(graph.store(), ref, include_predicted=include_predicted)
+    validate_aif(aif, ref)
+    return aif
+
+
+def export_aif(
+    graph: Graph,
+    out: Path,
+    *,
+    dialogue: str | None = None,
+    corpus: str | None = None,
+    include_predicted: bool = False,
+) -> AifExport:
+    """Write the AIF JSON of one dialogue/document to the file ``out``, or of a whole corpus into the folder ``out``.
+
+    Raises:
+        ApiError: Not exactly one of ``dialogue`` and ``corpus``.
+        NotFoundError: Unknown discourse or corpus.
+    """
+    if (dialogue is None) == (corpus is None):
+        raise ApiError("give exactly one of --dialogue ID or --corpus NAME")
+    if dialogue is not None:
+        aif = discourse_aif(graph, dialogue, include_predicted=include_predicted)
+        write_aif(aif, out)
+        return AifExport(out, aif=aif)
+    assert corpus is not None
+    return AifExport(out, files=export_corpus(graph.store(), corpus, out, include_predicted=include_predicted))
+
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
@@ -30,14 +77,7 @@ def export_map(
         ApiError: The id names several discourses.
     """
     store = ReadOnlyStore(driver, database, timeout)
-    try:
-        aif = export_discourse(store, ref, include_predicted=include_predicted)
-    except GraphStoreError as e:
-        if "no dialogue or document" in str(e):
-            raise NotFoundError(str(e)) from e
-        if "names" in str(e) and "discourses" in str(e):
-            raise ApiError(str(e)) from e
-        raise
+    aif = export_discourse(store, ref, include_predicted=include_predicted)
     validate_aif(aif, ref)
     return aif
 
@@ -54,8 +94,8 @@ def import_map(driver: Driver, database: str, aif: dict[str, Any], corpus: str, 
             raise ApiError(f"{label} must be 1-100 letters, digits, '.', '_' or '-' (starting with a letter or digit)")
     try:
         validate_aif(aif, f"AIF map {name}")
-    except GraphStoreError as e:
-        raise LoaderError(str(e)) from e
+    except (GraphStoreError, AttributeError, TypeError) as e:
+        raise LoaderError(f"AIF map {name}: {e}") from e
     with tempfile.TemporaryDirectory(prefix="argweb-aif-") as tmp:
         path = Path(tmp) / f"{name}.json"
         path.write_text(json.dumps(aif, ensure_ascii=False), encoding="utf-8")

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ontology.errors import ApiError, UnavailableError
+from ontology.errors import ApiError, DatabaseUnavailableError
 
 TASKS = ("pair", "dialogue", "transcript")
 
@@ -59,7 +59,7 @@ def predict(request: PredictionRequest, driver: Any) -> dict[str, Any]:
 
     Raises:
         ApiError: The request does not fit its task.
-        UnavailableError: No model is installed for the task.
+        DatabaseUnavailableError: No model is installed for the task.
     """
     if request.task not in TASKS:
         raise ApiError(f"task must be one of {', '.join(TASKS)}")
@@ -71,5 +71,5 @@ def predict(request: PredictionRequest, driver: Any) -> dict[str, Any]:
         raise ApiError("a transcript prediction needs utterances")
     predictor = _PREDICTORS.get(request.task)
     if predictor is None:
-        raise UnavailableError(f"no model is installed for {request.task} prediction on this server")
+        raise DatabaseUnavailableError(f"no model is installed for {request.task} prediction on this server")
     return predictor(request, driver)

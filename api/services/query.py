@@ -27,7 +27,7 @@ from typing import Any
 from neo4j import Driver
 
 from graphstore.readonly import ReadRunner
-from ontology.errors import ApiError, QueryLimitError, QueryRefusedError, UnavailableError
+from ontology.errors import ApiError, QueryLimitError, QueryRefusedError, DatabaseUnavailableError
 from ontology.sparql import is_update, query_form
 
 MAX_QUERY_CHARS = 100_000
@@ -44,7 +44,7 @@ def cypher_stream(
     Raises:
         ApiError: Empty or oversized query, or invalid syntax.
         QueryRefusedError: Not a plain read.
-        QueryLimitError, UnavailableError: From the database.
+        QueryLimitError, DatabaseUnavailableError: From the database.
     """
     if not query.strip():
         raise ApiError("the Cypher query is empty")
@@ -80,7 +80,7 @@ def cypher_json(items: Iterator[tuple[str, Any]]) -> Iterator[bytes]:
             else:
                 buffer.append(b'],"truncated":' + json.dumps(value["truncated"]).encode())
                 buffer.append(b',"row_count":' + str(value["rows"]).encode() + b"}")
-    except (ApiError, UnavailableError) as e:
+    except (ApiError, DatabaseUnavailableError) as e:
         buffer.append(b'],"truncated":true,"error":' + json.dumps(str(e)).encode() + b"}")
     yield b"".join(buffer)
 
@@ -238,12 +238,12 @@ def run_sparql(
     Raises:
         ApiError, QueryRefusedError: From :func:`check_sparql` and Oxigraph's parser.
         QueryLimitError: No result started before the deadline.
-        UnavailableError: No store at ``store_dir``.
+        DatabaseUnavailableError: No store at ``store_dir``.
     """
     form = check_sparql(query, allow_service)
     chosen = negotiate(form, accept, fmt)
     if not (store_dir / "CURRENT").is_file():
-        raise UnavailableError("the SPARQL store is not there; run `argweb export rdf` or `argweb rdf load`")
+        raise DatabaseUnavailableError("the SPARQL store is not there; run `argweb export rdf` or `argweb rdf load`")
     deadline = time.monotonic() + timeout
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARGWEB_")}
     proc = subprocess.Popen(

@@ -5,9 +5,8 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.integration.conftest import ApiGraph
+from tests.integration.api.conftest import ApiGraph
 
-pytestmark = pytest.mark.integration
 
 
 def test_health_reports_both_backends(client: TestClient) -> None:
