@@ -32,7 +32,7 @@ from neo4j.exceptions import (
 from neo4j.graph import Node, Path, Relationship
 
 from graphstore.store import GraphStore
-from ontology.errors import ApiError, ArgwebError, QueryLimitError, QueryRefusedError, DatabaseUnavailableError
+from ontology.errors import ApiError, ArgwebError, DatabaseUnavailableError, QueryLimitError, QueryRefusedError
 
 # Plan operators a read-only endpoint must not run even when the planner calls the query a read:
 # LOAD CSV reads server files and fetches URLs; SHOW/TERMINATE are administration commands.

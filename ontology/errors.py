@@ -48,7 +48,6 @@ class ApiError(ClientError):
     """The API or CLI was used with invalid arguments or settings."""
 
 
-
 class QueryRefusedError(InvalidQueryError):
     """A query was refused: it would write, change the schema, load files or call out."""
 

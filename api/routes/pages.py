@@ -14,7 +14,7 @@ from fastapi.responses import FileResponse, HTMLResponse, Response
 from api.routes import deps
 from api.routes.schemas import Problem
 from api.services import report
-from ontology.errors import NotFoundError, DatabaseUnavailableError
+from ontology.errors import DatabaseUnavailableError, NotFoundError
 
 WEB = Path(__file__).resolve().parent.parent / "web"
 router = APIRouter(include_in_schema=True, tags=["pages"])
@@ -33,7 +33,9 @@ def static(name: Annotated[str, PathParam(pattern=r"^[A-Za-z0-9_.-]+$")]) -> Fil
     path = WEB / "static" / name
     if path.suffix not in _STATIC_TYPES or not path.is_file():
         if name == "graph.js":
-            raise DatabaseUnavailableError("the graph page is not built: run scripts/setup.sh (npm run build in api/web)")
+            raise DatabaseUnavailableError(
+                "the graph page is not built: run scripts/setup.sh (npm run build in api/web)"
+            )
         raise NotFoundError(f"no static file {name!r}")
     return FileResponse(path, media_type=_STATIC_TYPES[path.suffix], headers={"Cache-Control": "max-age=300"})
 

@@ -95,7 +95,7 @@ def import_map(driver: Driver, database: str, aif: dict[str, Any], corpus: str, 
     try:
         validate_aif(aif, f"AIF map {name}")
     except (GraphStoreError, AttributeError, TypeError) as e:
-        raise LoaderError(f"AIF map {name}: {e}") from e
+        raise LoaderError(str(e)) from e
     with tempfile.TemporaryDirectory(prefix="argweb-aif-") as tmp:
         path = Path(tmp) / f"{name}.json"
         path.write_text(json.dumps(aif, ensure_ascii=False), encoding="utf-8")

@@ -27,7 +27,7 @@ from typing import Any
 from neo4j import Driver
 
 from graphstore.readonly import ReadRunner
-from ontology.errors import ApiError, QueryLimitError, QueryRefusedError, DatabaseUnavailableError
+from ontology.errors import ApiError, DatabaseUnavailableError, QueryLimitError, QueryRefusedError
 from ontology.sparql import is_update, query_form
 
 MAX_QUERY_CHARS = 100_000
@@ -209,6 +209,12 @@ class SparqlRun:
     form: str
     fmt: str
     chunks: Iterator[bytes]
+    reader: _Reader | None = None
+
+    @property
+    def cut(self) -> bool:
+        """Whether the deadline ended the stream before the result was complete."""
+        return self.reader is not None and self.reader.cut
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
@@ -274,7 +280,7 @@ def run_sparql(
         _kill(proc)
         message = str(header.get("error"))
         raise QueryRefusedError(message) if header.get("refused") else ApiError(message)
-    return SparqlRun(form, chosen, reader.rest())
+    return SparqlRun(form, chosen, reader.rest(), reader)
 
 
 class _Reader:
@@ -284,6 +290,7 @@ class _Reader:
         self.proc = proc
         self.deadline = deadline
         self.buffer = b""
+        self.cut = False
         assert proc.stdout is not None
         self.fd = proc.stdout.fileno()
         self.selector = selectors.DefaultSelector()
@@ -312,6 +319,9 @@ class _Reader:
                 self.buffer = b""
             while True:
                 data = self._read()
+                if data is None:
+                    self.cut = True
+                    break
                 if not data:
                     break
                 yield data

@@ -25,6 +25,17 @@ PLOTS: dict[str, str] = {
     "gold-vs-predicted": "Gold and predicted relations per type",
 }
 THRESHOLDS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+# The graph page's colours, so a kind looks the same everywhere.
+KIND_COLORS = {
+    "Support": "#2e8b57",
+    "Attack": "#c0392b",
+    "Rephrase": "#8e44ad",
+    "DiscourseRelation": "#e67e22",
+    "Transition": "#7f8c8d",
+    "Illocution": "#95a5a6",
+    "NonRelation": "#bdc3c7",
+    "SameUnit": "#34495e",
+}
 
 
 @dataclass
@@ -118,7 +129,8 @@ def figure(plot: str, data: CorpusData) -> Any:
             names = sorted(data.topics, key=lambda t: -sum(data.topics[t].values()))[:15]
             kinds = sorted({k for t in names for k in data.topics[t]})
             left = [0] * len(names)
-            for k, color in zip(kinds, ("#4c72b0", "#c44e52", "#8172b2", "#ccb974", "#64b5cd"), strict=False):
+            for k in kinds:
+                color = KIND_COLORS.get(k, "#4c72b0")
                 values = [data.topics[t].get(k, 0) for t in names]
                 ax.barh(names, values, left=left, label=k, color=color)
                 left = [a + b for a, b in zip(left, values, strict=True)]

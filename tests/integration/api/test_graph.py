@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
 from fastapi.testclient import TestClient
 
 from tests.integration.api.conftest import ApiGraph
-
 
 
 def test_health_reports_both_backends(client: TestClient) -> None:
