@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Query, Request, Response
+from pydantic import BaseModel
 
 from api.routes import deps
 from api.routes.schemas import (
@@ -31,6 +32,17 @@ from ontology.sparql import SparqlStore
 from ontology.terms import Label, Prop
 
 router = APIRouter()
+
+
+def fast(model: BaseModel) -> Response:
+    """A response model serialised by pydantic in one step.
+
+    The route keeps ``response_model`` for the OpenAPI document; returning a ready response skips
+    FastAPI's second validation of what the service already built from typed views.
+    """
+    return Response(model.model_dump_json(), media_type="application/json")
+
+
 Browse = Annotated[BrowseService, Depends(deps.browse)]
 ERRORS: dict[int | str, dict[str, object]] = {
     400: {"model": Problem, "description": "Invalid parameter"},
@@ -102,9 +114,9 @@ def dialogues(
 
 
 @router.get("/dialogues/{dialogue_id:path}", response_model=Discourse, responses=ERRORS, tags=["graph"])
-def dialogue(dialogue_id: str, service: Browse) -> Discourse:
+def dialogue(dialogue_id: str, service: Browse) -> Response:
     """A dialogue: utterances in order, propositions, gold and predicted relations."""
-    return Discourse.of(service.discourse(dialogue_id, Label.Dialogue))
+    return fast(Discourse.of(service.discourse(dialogue_id, Label.Dialogue)))
 
 
 @router.get("/documents", response_model=DiscoursePage, responses=ERRORS, tags=["graph"])
@@ -120,15 +132,15 @@ def documents(
 
 
 @router.get("/documents/{document_id:path}", response_model=Discourse, responses=ERRORS, tags=["graph"])
-def document(document_id: str, service: Browse) -> Discourse:
+def document(document_id: str, service: Browse) -> Response:
     """A document: sentences or argument components in order, and its relations."""
-    return Discourse.of(service.discourse(document_id, Label.Document))
+    return fast(Discourse.of(service.discourse(document_id, Label.Document)))
 
 
 @router.get("/discourses/{discourse_id:path}", response_model=Discourse, responses=ERRORS, tags=["graph"])
-def discourse(discourse_id: str, service: Browse) -> Discourse:
+def discourse(discourse_id: str, service: Browse) -> Response:
     """A dialogue or a document, whichever the id names (used by the graph page)."""
-    return Discourse.of(service.discourse(discourse_id))
+    return fast(Discourse.of(service.discourse(discourse_id)))
 
 
 @router.get("/nodes/{node_id:path}/neighbors", response_model=Neighbors, responses=ERRORS, tags=["graph"])
@@ -139,9 +151,9 @@ def neighbors(
     direction: Annotated[str, Query(pattern="^(out|in|both)$")] = "both",
     depth: Annotated[int, Query(ge=1, le=3)] = 1,
     limit: Annotated[int, Query(ge=1, le=svc.MAX_PAGE, description="paths at most")] = 200,
-) -> Neighbors:
+) -> Response:
     """Nodes and relationships within ``depth`` hops (1-3) of a node."""
-    return Neighbors.of(service.neighbors(node_id, rel or (), direction, depth, limit))
+    return fast(Neighbors.of(service.neighbors(node_id, rel or (), direction, depth, limit)))
 
 
 @router.get("/nodes/{node_id:path}", response_model=NodeDetail, responses=ERRORS, tags=["graph"])
@@ -162,10 +174,10 @@ def relations(
     sense: Annotated[str | None, Query(description="discourse sense, e.g. QuestionAnswerPair")] = None,
     cursor: Cursor = None,
     limit: Annotated[int, Query(ge=1, le=svc.MAX_PAGE)] = 100,
-) -> RelationPage:
+) -> Response:
     """Relations (gold and predicted) by class, origin, model, score, corpus and sense, in id order."""
     page = service.relations(type, origin, model, min_score, corpus, sense, cursor, limit)
-    return RelationPage(items=[Relation.of(r) for r in page.items], next_cursor=page.next_cursor)
+    return fast(RelationPage(items=[Relation.of(r) for r in page.items], next_cursor=page.next_cursor))
 
 
 @router.get("/search", response_model=SearchPage, responses=ERRORS, tags=["graph"])
@@ -175,10 +187,10 @@ def search(
     corpus: Text = None,
     cursor: Cursor = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
-) -> SearchPage:
+) -> Response:
     """Full-text search over utterances, propositions and dialogue/document ids (Neo4j full-text index)."""
     page = service.search(q, corpus, cursor, limit)
-    return SearchPage(items=[Hit.of(h) for h in page.items], next_cursor=page.next_cursor)
+    return fast(SearchPage(items=[Hit.of(h) for h in page.items], next_cursor=page.next_cursor))
 
 
 @router.get("/agreement/{corpus}", response_model=Agreement, responses=ERRORS, tags=["graph"])
