@@ -51,6 +51,27 @@ def graph_counts(driver: Driver) -> tuple[int, int, tuple[str, ...], tuple[str, 
     return r["nodes"], r["rels"], tuple(sorted(r["labels"])), tuple(sorted(r["keys"]))
 
 
+PREDICTED = "qt30:nodeset21318:pred:1"
+
+
+def add_prediction(driver: Driver) -> None:
+    """One predicted Support between two propositions of qt30:nodeset21318, shaped as the prediction
+    write path stores them (origin, model, version, score, run id; AIF edges only, no gold touched)."""
+    records, _, _ = driver.execute_query(
+        "MATCH (p:Proposition)-[:PART_OF]->(:Discourse {id: 'qt30:nodeset21318'}) RETURN p.id AS id ORDER BY id LIMIT 2"
+    )
+    source, target = (r["id"] for r in records)
+    driver.execute_query(
+        "MATCH (a:Node {id: $source}), (b:Node {id: $target}) "
+        "CREATE (r:Node:Relation:SchemeNode:Support {id: $id, corpus: 'qt30', origin: 'predicted', "
+        "model: 'test-relations', model_version: '0.1', score: 0.87, run_id: 'run-test', scheme_label: 'support'}) "
+        "CREATE (a)-[:AIF_EDGE {corpus: 'qt30'}]->(r)-[:AIF_EDGE {corpus: 'qt30'}]->(b)",
+        source=source,
+        target=target,
+        id=PREDICTED,
+    )
+
+
 @pytest.fixture(scope="package")
 def api_graph(neo4j_server: EmbeddedNeo4j, driver: Driver, tmp_path_factory: pytest.TempPathFactory) -> ApiGraph:
     store = GraphStore(driver, batch_size=2000)
@@ -58,6 +79,7 @@ def api_graph(neo4j_server: EmbeddedNeo4j, driver: Driver, tmp_path_factory: pyt
     for name in LOADED:
         spec = CORPORA[name]
         store.ingest(spec.load(spec.find(SAMPLES)))
+    add_prediction(driver)
     tmp = tmp_path_factory.mktemp("api")
     reader = GraphReader(driver, "neo4j")
     out = tmp / "export.nt"

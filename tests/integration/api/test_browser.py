@@ -14,6 +14,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from tests.conftest import ROOT
+from tests.integration.api.conftest import PREDICTED
 
 SCREENSHOT = ROOT / "bench" / "out" / "graph-page.png"
 LOADED = "return document.body.dataset.loaded || ''"
@@ -62,10 +63,16 @@ def test_graph_page_renders_the_dialogue_the_api_serves(browser: webdriver.Chrom
         "return [window.argwebGraph.nodes().length, window.argwebGraph.edges().length]"
     )
     assert (nodes, edges) == _expected(live_url, "qt30:nodeset21318")
+    assert browser.execute_script(
+        "return window.argwebGraph.getElementById(arguments[0]).hasClass('predicted')", PREDICTED
+    )
+    assert "0.87" in browser.execute_script(
+        "return window.argwebGraph.getElementById(arguments[0]).data('label')", PREDICTED
+    )
     assert browser.find_element("id", "node-count").text == str(nodes)
     assert browser.find_element("id", "edge-count").text == str(edges)
     # Clicking a node shows its text, speaker and time.
-    browser.execute_script("window.argwebGraph.getElementById('qt30:nodeset21318:707848').emit('tap')")
+    browser.execute_script("window.argwebGraph.getElementById('qt30:nodeset21318:707848').select().emit('tap')")
     details = browser.find_element("id", "details").text
     assert "Lisa Nandy" in details and "2021-05-20" in details
     SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)

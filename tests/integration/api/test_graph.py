@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from tests.integration.api.conftest import ApiGraph
+from tests.integration.api.conftest import PREDICTED, ApiGraph
 
 
 def test_health_reports_both_backends(client: TestClient) -> None:
@@ -91,7 +91,13 @@ def test_relations_filters(client: TestClient) -> None:
     assert support and all(r["kind"] == "Support" and r["corpus"] == "m-arg" for r in support)
     qap = client.get("/relations", params={"sense": "QuestionAnswerPair", "limit": 5}).json()["items"]
     assert qap and all(r["sense"] == "QuestionAnswerPair" for r in qap)
-    assert client.get("/relations", params={"origin": "predicted"}).json()["items"] == []
+    predicted = client.get("/relations", params={"origin": "predicted"}).json()["items"]
+    assert [r["id"] for r in predicted] == [PREDICTED]
+    assert predicted[0]["score"] == 0.87 and predicted[0]["model"] == "test-relations"
+    assert client.get("/relations", params={"origin": "predicted", "min_score": 0.9}).json()["items"] == []
+    assert client.get("/relations", params={"model": "test-relations", "type": "Support"}).json()["items"] == predicted
+    dialogue = client.get("/dialogues/qt30:nodeset21318").json()
+    assert PREDICTED in [r["id"] for r in dialogue["relations"] if r["origin"] == "predicted"]
     assert client.get("/relations", params={"type": "Nonsense"}).status_code == 400
     assert client.get("/relations", params={"min_score": 2}).status_code == 422
 

@@ -7,6 +7,7 @@ import socket
 import threading
 import time
 from urllib.error import HTTPError
+from urllib.parse import quote
 
 import pytest
 import requests
@@ -107,8 +108,8 @@ def test_rest_parameters_are_data_not_code(client: TestClient, api_graph: ApiGra
             ("/dialogues", {"corpus": value, "speaker": value, "q": value}),
             ("/relations", {"corpus": value, "model": value}),
             ("/search", {"q": value}),
-            (f"/nodes/{value}", {}),
-            (f"/agreement/{value}", {}),
+            (f"/nodes/{quote(value, safe='')}", {}),
+            (f"/agreement/{quote(value, safe='')}", {}),
         ]:
             assert client.get(path, params=params).status_code < 500
     deep = client.get("/search", params={"q": "the", "cursor": "MTAwMDAwMDA"})  # offset 10,000,000
