@@ -64,12 +64,18 @@ def _sparql_response(request: Request, query: str, fmt: str | None) -> Streaming
         timeout=cfg.sparql_timeout,
         memory_mb=cfg.sparql_memory_mb,
         allow_service=cfg.allow_sparql_service,
+        strict_format=False,
     )
     return StreamingResponse(run.chunks, media_type=svc.media_type(run.form, run.fmt), headers={"Vary": "Accept"})
 
 
 _FORMAT = Annotated[
-    str | None, Query(description="json, csv, tsv, xml (SELECT/ASK); ttl, nt, jsonld (CONSTRUCT/DESCRIBE)")
+    str | None,
+    Query(
+        max_length=100,
+        description="json, csv, tsv, xml (SELECT/ASK); ttl, nt, jsonld (CONSTRUCT/DESCRIBE); "
+        "a name that does not fit the query is ignored and Accept decides",
+    ),
 ]
 
 

@@ -174,21 +174,44 @@ def _accepted(accept: str | None) -> list[str]:
     return [m for _, _, m in sorted(ranked)]
 
 
-def negotiate(form: str, accept: str | None, fmt: str | None = None) -> str:
+# Names clients put in a ``format`` / ``output`` parameter (SPARQLWrapper, Fuseki, Virtuoso).
+_FORMAT_ALIASES = {
+    "json": ("json", "jsonld"),
+    "application/sparql-results+json": ("json", None),
+    "csv": ("csv", None),
+    "tsv": ("tsv", None),
+    "xml": ("xml", None),
+    "ttl": (None, "ttl"),
+    "turtle": (None, "ttl"),
+    "n3": (None, "ttl"),
+    "nt": (None, "nt"),
+    "ntriples": (None, "nt"),
+    "n-triples": (None, "nt"),
+    "jsonld": (None, "jsonld"),
+    "json-ld": (None, "jsonld"),
+}
+
+
+def negotiate(form: str, accept: str | None, fmt: str | None = None, strict: bool = True) -> str:
     """The result format for a query form from an explicit ``fmt`` or the ``Accept`` header.
 
-    SELECT/ASK default to SPARQL JSON, CONSTRUCT/DESCRIBE to Turtle.
+    SELECT/ASK default to SPARQL JSON, CONSTRUCT/DESCRIBE to Turtle. ``fmt`` may be any name of
+    :data:`_FORMAT_ALIASES` (``turtle``, ``json-ld`` ...); with ``strict`` off, a name that does not
+    fit the form is ignored and ``Accept`` decides (clients send one ``format`` for every query).
 
     Raises:
-        ApiError: ``fmt`` does not fit the form (a 406 at the HTTP layer).
+        ApiError: With ``strict``, ``fmt`` does not fit the form.
     """
     graph = form in ("CONSTRUCT", "DESCRIBE")
     table = _ACCEPT_GRAPH if graph else _ACCEPT_RESULTS
     allowed = GRAPH_MEDIA if graph else RESULT_MEDIA
     if fmt is not None:
-        if fmt not in allowed:
+        results_name, graph_name = _FORMAT_ALIASES.get(fmt.strip().lower(), (None, None))
+        chosen = graph_name if graph else results_name
+        if chosen is not None:
+            return chosen
+        if strict:
             raise ApiError(f"format {fmt!r} does not fit a {form} query; use one of {', '.join(allowed)}")
-        return fmt
     for media in _accepted(accept):
         if media in table:
             return table[media]
@@ -234,6 +257,7 @@ def run_sparql(
     timeout: float = 30.0,
     memory_mb: int = 4096,
     allow_service: bool = False,
+    strict_format: bool = True,
 ) -> SparqlRun:
     """Start a SPARQL query under a deadline and return its result stream.
 
@@ -247,7 +271,7 @@ def run_sparql(
         DatabaseUnavailableError: No store at ``store_dir``.
     """
     form = check_sparql(query, allow_service)
-    chosen = negotiate(form, accept, fmt)
+    chosen = negotiate(form, accept, fmt, strict_format)
     if not (store_dir / "CURRENT").is_file():
         raise DatabaseUnavailableError("the SPARQL store is not there; run `argweb export rdf` or `argweb rdf load`")
     deadline = time.monotonic() + timeout

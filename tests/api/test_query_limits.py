@@ -69,6 +69,10 @@ def test_negotiation() -> None:
     assert negotiate("DESCRIBE", "*/*") == "ttl"
     with pytest.raises(ApiError):
         negotiate("SELECT", None, "ttl")
+    # What SPARQLWrapper and friends send as format=...: aliases, and a lenient mode for the endpoint.
+    assert negotiate("CONSTRUCT", None, "turtle") == "ttl"
+    assert negotiate("CONSTRUCT", None, "json") == "jsonld"
+    assert negotiate("SELECT", "text/csv", "turtle", strict=False) == "csv"
     assert wants_html("text/html,application/xhtml+xml,*/*;q=0.8")
     assert not wants_html("text/turtle, text/html;q=0.5")
     assert not wants_html(None)

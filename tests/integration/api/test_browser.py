@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 import requests
 from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -18,6 +19,18 @@ from tests.integration.api.conftest import PREDICTED
 
 SCREENSHOT = ROOT / "bench" / "out" / "graph-page.png"
 LOADED = "return document.body.dataset.loaded || ''"
+
+
+def wait_loaded(browser: webdriver.Chrome, check: Callable[[str], bool]) -> None:
+    """Wait until the page has drawn a discourse for which ``check`` holds; fail with what the page says."""
+    try:
+        WebDriverWait(browser, 120).until(lambda d: check(d.execute_script(LOADED)))
+    except TimeoutException as e:
+        status = browser.execute_script("return document.getElementById('status').textContent")
+        logs = browser.get_log("browser")
+        raise AssertionError(
+            f"page not drawn: loaded={browser.execute_script(LOADED)!r} status={status!r} log={logs}"
+        ) from e
 
 
 def _binary(*names: str) -> str:
@@ -53,12 +66,11 @@ def _expected(live_url: str, discourse: str) -> tuple[int, int]:
 
 def test_graph_page_renders_the_dialogue_the_api_serves(browser: webdriver.Chrome, live_url: str) -> None:
     browser.get(f"{live_url}/")
-    wait = WebDriverWait(browser, 120)
-    wait.until(lambda d: d.execute_script(LOADED))
+    wait_loaded(browser, bool)
     Select(browser.find_element("id", "corpus")).select_by_value("qt30")
-    wait.until(lambda d: d.execute_script(LOADED).startswith("qt30:"))
+    wait_loaded(browser, lambda loaded: loaded.startswith("qt30:"))
     Select(browser.find_element("id", "discourse")).select_by_value("qt30:nodeset21318")
-    wait.until(lambda d: d.execute_script(LOADED) == "qt30:nodeset21318")
+    wait_loaded(browser, lambda loaded: loaded == "qt30:nodeset21318")
     nodes, edges = browser.execute_script(
         "return [window.argwebGraph.nodes().length, window.argwebGraph.edges().length]"
     )
@@ -84,7 +96,7 @@ def test_graph_page_renders_the_dialogue_the_api_serves(browser: webdriver.Chrom
 
 def test_linked_data_html_focuses_the_node(browser: webdriver.Chrome, live_url: str) -> None:
     browser.get(f"{live_url}/data/molweni:1078:edu:2")
-    WebDriverWait(browser, 120).until(lambda d: d.execute_script(LOADED) == "molweni:1078")
+    wait_loaded(browser, lambda loaded: loaded == "molweni:1078")
     selected = browser.execute_script("return window.argwebGraph.$(':selected').map(n => n.id())")
     assert selected == ["molweni:1078:edu:2"]
     nodes, edges = browser.execute_script(
