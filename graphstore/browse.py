@@ -52,20 +52,30 @@ def corpus_relations() -> str:
     )
 
 
-def discourses(kind: Label | None) -> str:
+def discourses(kind: Label | None, speaker: bool = False, text: bool = False) -> str:
     """One page of discourses (dialogues, documents or both).
 
-    Parameters: ``$corpus``, ``$speaker`` (speaker id or name), ``$q`` (case-insensitive part of
-    the local id or of a unit's text), ``$after``, ``$limit``.
+    Parameters: ``$corpus`` (or null), ``$after``, ``$limit``; with ``speaker`` ``$speaker`` (speaker
+    id or name), with ``text`` ``$q`` (case-insensitive part of the local id or of a unit's text).
+    The filters are left out of the statement when not asked for: a null test in front of an
+    ``EXISTS`` subquery would still cost the subquery on every discourse.
     """
     label = _label(kind or Label.Discourse)
     part_of, spoken_by = _rel(RelType.PART_OF), _rel(RelType.SPOKEN_BY)
+    where = "d.id > $after AND ($corpus IS NULL OR d.corpus = $corpus)"
+    if speaker:
+        where += (
+            f" AND EXISTS {{ MATCH (u)-[:{part_of}]->(d) "
+            f"MATCH (u)-[:{spoken_by}]->(s:{_label(Label.Speaker)}) WHERE s.id = $speaker OR s.name = $speaker }}"
+        )
+    if text:
+        unit_text = f"{_is_unit('u')} AND toLower(u.text) CONTAINS toLower($q)"
+        where += (
+            " AND (toLower(d.local_id) CONTAINS toLower($q) "
+            f"OR EXISTS {{ MATCH (u)-[:{part_of}]->(d) WHERE {unit_text} }})"
+        )
     return (
-        f"MATCH (d:{label}) WHERE d.id > $after AND ($corpus IS NULL OR d.corpus = $corpus) "
-        f"AND ($speaker IS NULL OR EXISTS {{ MATCH (u)-[:{part_of}]->(d) "
-        f"MATCH (u)-[:{spoken_by}]->(s:{_label(Label.Speaker)}) WHERE s.id = $speaker OR s.name = $speaker }}) "
-        "AND ($q IS NULL OR toLower(d.local_id) CONTAINS toLower($q) "
-        f"OR EXISTS {{ MATCH (u)-[:{part_of}]->(d) WHERE {_is_unit('u')} AND toLower(u.text) CONTAINS toLower($q) }}) "
+        f"MATCH (d:{label}) WHERE {where} "
         "WITH d ORDER BY d.id LIMIT $limit "
         "RETURN d.id AS id, labels(d) AS labels, properties(d) AS props, "
         f"COUNT {{ MATCH (u)-[:{part_of}]->(d) WHERE {_is_unit('u')} }} AS units "

@@ -19,7 +19,7 @@ from graphstore import browse, cypher
 from graphstore.judgements import FIELDS
 from graphstore.readonly import ReadRunner
 from ontology.errors import ApiError, NotFoundError
-from ontology.terms import LABEL_ANCESTORS, Label, Prop, RelType, Sense
+from ontology.terms import LABEL_ANCESTORS, Label, RelType, Sense
 from ontology.views import DiscourseView, EdgeView, NodeView, RelationView, UnitView
 
 MAX_PAGE = 500
@@ -181,9 +181,12 @@ class BrowseService:
         """A page of dialogues/documents as ``(NodeView, unit count)`` pairs."""
         size = _page_size(limit)
         after = decode_cursor(cursor, str) or ""
-        rows = self._rows(
-            browse.discourses(kind), corpus=corpus, speaker=speaker, q=q or None, after=after, limit=size + 1
-        )
+        params: dict[str, Any] = {"corpus": corpus, "after": after, "limit": size + 1}
+        if speaker:
+            params["speaker"] = speaker
+        if q:
+            params["q"] = q
+        rows = self._rows(browse.discourses(kind, bool(speaker), bool(q)), **params)
         items = [(node_view(r), int(r["units"])) for r in rows[:size]]
         return Page(items, encode_cursor(items[-1][0].id) if len(rows) > size else None)
 
@@ -345,8 +348,3 @@ def agreement(
     overall = ag.agreement_row(judgements, None, None, False).as_dict()
     filtered = ag.agreement_row(judgements, min_trust, min_confidence, False).as_dict()
     return {"corpus": corpus, "overall": overall, "filtered": filtered}
-
-
-def prop(node: NodeView, key: Prop) -> Any:
-    """A property of a node view (helper for the response builders)."""
-    return node.get(key)

@@ -10,6 +10,7 @@ from urllib.error import HTTPError
 from urllib.parse import quote
 
 import pytest
+import rdflib
 import requests
 from fastapi.testclient import TestClient
 from SPARQLWrapper import CSV, JSON, N3, TSV, TURTLE, SPARQLWrapper
@@ -144,9 +145,9 @@ def test_sparqlwrapper_select_in_json_csv_tsv(live_url: str, method: str) -> Non
 def test_sparqlwrapper_ask_construct_describe(live_url: str) -> None:
     assert _wrapper(live_url, "ASK { ?s a aw:Support }", JSON).queryAndConvert()["boolean"] is True
     graph = _wrapper(live_url, "CONSTRUCT { ?s a aw:Support } WHERE { ?s a aw:Support } LIMIT 3", TURTLE)
-    assert len(graph.queryAndConvert()) == 3  # rdflib Graph parsed from Turtle
+    assert len(rdflib.Graph().parse(data=graph.queryAndConvert(), format="turtle")) == 3
     describe = _wrapper(live_url, "DESCRIBE <https://w3id.org/argweb/data/qt30:nodeset21318:707848>", N3)
-    assert len(describe.queryAndConvert()) > 3
+    assert len(rdflib.Graph().parse(data=describe.queryAndConvert(), format="n3")) > 3
     for accept, parse in (("application/n-triples", "nt"), ("application/ld+json", "json-ld")):
         r = requests.get(
             f"{live_url}/sparql",
