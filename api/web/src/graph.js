@@ -131,11 +131,12 @@ function draw(discourse, focus) {
   $("node-count").textContent = String(cy.nodes().length);
   $("edge-count").textContent = String(cy.edges().length);
   legend(new Set(nodes.map((n) => n.data.kind)));
-  document.body.dataset.loaded = discourse.id;
   if (focus) {
     const n = cy.getElementById(focus);
     if (n.nonempty()) { n.select(); showDetails(n.data()); cy.animate({ center: { eles: n }, zoom: 1.2 }, { duration: 300 }); }
   }
+  // Set last: tests and scripts wait for it to know the graph (and its focus) is drawn.
+  document.body.dataset.loaded = discourse.id;
   status("");
 }
 
@@ -144,7 +145,7 @@ async function loadDiscourse(id, focus) {
   try { draw(await api(`/discourses/${encodeURIComponent(id)}`), focus); } catch (e) { status(e.message); }
 }
 
-async function loadCorpus(corpus, selectId) {
+async function loadCorpus(corpus, selectId, focus) {
   const select = $("discourse");
   select.innerHTML = "";
   $("dashboard-link").href = `/dashboard/${encodeURIComponent(corpus)}`;
@@ -159,7 +160,7 @@ async function loadCorpus(corpus, selectId) {
     select.appendChild(opt);
   }
   if (selectId) select.value = selectId;
-  if (select.value) await loadDiscourse(select.value);
+  if (select.value) await loadDiscourse(select.value, focus);
 }
 
 async function main() {
@@ -181,8 +182,7 @@ async function main() {
       const target = node.kind === "Dialogue" || node.kind === "Document" ? node.id : node.discourses[0];
       if (target) {
         select.value = node.corpus;
-        await loadCorpus(node.corpus, target);
-        await loadDiscourse(target, focus);
+        await loadCorpus(node.corpus, target, focus);
         return;
       }
       showDetails({ id: node.id, kind: node.kind, unit: { text: node.text, speaker: node.speaker } });
