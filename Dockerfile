@@ -13,4 +13,4 @@ RUN pip install .
 RUN useradd --create-home argweb && mkdir -p /var/lib/argweb && chown argweb /var/lib/argweb
 USER argweb
 EXPOSE 8000
-CMD ["uvicorn", "api.app:app", "--host", "0.0.0.0", "--port", "8000"]
+CMD ["argweb", "serve", "--host", "0.0.0.0", "--port", "8000"]

@@ -19,6 +19,7 @@ lint: setup
 bench: setup
 	$(PY) bench/ingest.py
 	$(PY) bench/sparql.py
+	$(PY) bench/api.py --json bench/out/api.json
 
 stop:
 	-$(PY) -m api.cli db stop

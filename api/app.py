@@ -1,9 +1,10 @@
-"""The argweb HTTP API (FastAPI).
+"""The argweb HTTP API (FastAPI): REST graph endpoints, Cypher, SPARQL, AIF, Linked Data, pages.
 
 The graph is reached through :class:`api.services.graph.Graph` with the same resolution as the
 CLI (``ARGWEB_NEO4J_URI``, else the embedded server of the data directory), except that the API
-never starts the embedded server: it connects on the first request that needs the graph and
-answers 503 while the database is away. Errors are mapped to responses by :func:`api.errors.outcome`.
+never starts the embedded server: it connects on the first request that needs the graph, answers
+503 while the database is away and recovers by itself when it is back. Errors are mapped to
+``application/problem+json`` responses by :func:`api.errors.outcome` (see :mod:`api.problems`).
 """
 
 from __future__ import annotations
@@ -12,23 +13,74 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import Depends, FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi import FastAPI, Request
+from fastapi.middleware.cors import CORSMiddleware
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from api.errors import outcome
-from api.services import corpora
+from api import problems
 from api.services.graph import Graph
 from api.settings import Settings, get_settings
-from ontology.errors import ArgwebError
+
+DESCRIPTION = """
+Read the Argument Web graph of argweb: corpora, dialogues and documents, nodes and their
+neighbourhoods, gold and predicted relations, full-text search and annotator agreement; run
+read-only Cypher and SPARQL 1.1 queries; export and import AIF maps; dereference the IRIs of the
+RDF export. Writes need the `X-API-Key` header. Errors are `application/problem+json`.
+"""
 
 
-def graph(request: Request) -> Graph:
-    """The app's graph access (FastAPI dependency)."""
-    return request.app.state.graph
+class BodyLimit:
+    """ASGI middleware refusing request bodies over ``limit`` bytes with 413 problem+json.
+
+    A declared ``Content-Length`` is checked up front; a chunked body is counted as it arrives.
+    """
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        detail = f"request body larger than {self.limit} bytes"
+        if declared is not None and declared.isdigit() and int(declared) > self.limit:
+            await problems.problem(413, detail, "too-large", scope.get("path"))(scope, receive, send)
+            return
+        seen = 0
+        started = False
+
+        async def limited() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise _TooLarge
+            return message
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, limited, tracked)
+        except _TooLarge:
+            if not started:
+                await problems.problem(413, detail, "too-large", scope.get("path"))(scope, receive, send)
+
+
+class _TooLarge(Exception):
+    pass
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the app; nothing connects to Neo4j at import or build time."""
+    from api.routes import aif, graph, linked, pages, predict, query
+
     cfg = settings or get_settings()
 
     @asynccontextmanager
@@ -39,22 +91,27 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             app.state.graph.close()
 
-    app = FastAPI(title="argweb", version="0.1.0", lifespan=lifespan)
+    app = FastAPI(title="argweb", version="0.1.0", description=DESCRIPTION, lifespan=lifespan)
+    app.state.settings = cfg
+    problems.install(app)
+    if cfg.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=cfg.cors_origins,
+            allow_methods=["GET", "POST", "OPTIONS"],
+            allow_headers=["Accept", "Content-Type", "X-API-Key"],
+        )
+    app.add_middleware(BodyLimit, limit=cfg.request_size_limit)
 
-    @app.exception_handler(ArgwebError)
-    async def argweb_error(request: Request, exc: ArgwebError) -> JSONResponse:
-        result = outcome(exc)
-        return JSONResponse(status_code=result.http_status, content={"detail": result.message})
+    @app.get("/stats", tags=["service"])
+    def stats(request: Request) -> dict[str, Any]:
+        """Counts per label, relationship type and corpus (as ``argweb stats --json``)."""
+        from api.services import corpora
 
-    @app.get("/health")
-    def health(g: Graph = Depends(graph)) -> dict[str, str]:  # noqa: B008
-        g.store().read("RETURN 1 AS ok")
-        return {"status": "ok"}
+        return corpora.stats(request.app.state.graph)
 
-    @app.get("/stats")
-    def stats(g: Graph = Depends(graph)) -> dict[str, Any]:  # noqa: B008
-        return corpora.stats(g)
-
+    for module in (graph, query, aif, linked, predict, pages):
+        app.include_router(module.router)
     return app
 
 

@@ -17,6 +17,8 @@ from ontology.errors import (
     InvalidQueryError,
     LoaderError,
     NotFoundError,
+    QueryRefusedError,
+    UnauthorizedError,
 )
 
 EXIT_FAILURE = 1
@@ -25,6 +27,8 @@ EXIT_USAGE = 2
 # Most specific class first: the first match decides.
 _OUTCOMES: tuple[tuple[type[BaseException], int, int], ...] = (
     (NotFoundError, 404, EXIT_USAGE),
+    (UnauthorizedError, 401, EXIT_USAGE),
+    (QueryRefusedError, 403, EXIT_USAGE),
     (InvalidQueryError, 400, EXIT_USAGE),
     (LoaderError, 422, EXIT_USAGE),
     (ClientError, 400, EXIT_USAGE),

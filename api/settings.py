@@ -39,6 +39,17 @@ class Settings(BaseSettings):
         rdf_base: Base IRI of exported resources.
         batch_size: Rows per ingest transaction.
         page_size: Rows per read transaction of paged reads (RDF export).
+        api_key: Key every write request to the HTTP API must send in the ``X-API-Key`` header;
+            when unset, writes through the API are refused.
+        cors_origins: Origins allowed to call the API from a browser (``["*"]`` for any).
+        cypher_timeout: Seconds a ``/cypher`` query (and every API read) may run.
+        cypher_row_limit: Rows a ``/cypher`` query returns at most (the result is cut there).
+        sparql_timeout: Seconds a SPARQL query (API or CLI) may run before it is stopped.
+        sparql_memory_mb: Address-space limit of the process evaluating a SPARQL query.
+        request_size_limit: Largest request body the API accepts, in bytes.
+        oxigraph_store: The Oxigraph store SPARQL runs on (default ``<data_dir>/oxigraph``).
+        allow_sparql_service: Let SPARQL ``SERVICE`` clauses reach other endpoints (off: a public
+            endpoint must not make outbound requests for its clients).
     """
 
     model_config = SettingsConfigDict(env_prefix="ARGWEB_", env_file=".env", extra="ignore")
@@ -55,6 +66,15 @@ class Settings(BaseSettings):
     rdf_base: str = DEFAULT_BASE
     batch_size: int = DEFAULT_BATCH_SIZE
     page_size: int = DEFAULT_PAGE
+    api_key: SecretStr | None = None
+    cors_origins: list[str] = []
+    cypher_timeout: float = 10.0
+    cypher_row_limit: int = 10_000
+    sparql_timeout: float = 30.0
+    sparql_memory_mb: int = 4096
+    request_size_limit: int = 10 * 1024 * 1024
+    oxigraph_store: Path | None = None
+    allow_sparql_service: bool = False
 
     @property
     def neo4j_dir(self) -> Path:
@@ -64,7 +84,7 @@ class Settings(BaseSettings):
     @property
     def rdf_store_dir(self) -> Path:
         """Persistent Oxigraph store."""
-        return self.data_dir / "oxigraph"
+        return self.oxigraph_store or self.data_dir / "oxigraph"
 
     @property
     def features_dir(self) -> Path:

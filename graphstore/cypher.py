@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from graphstore.browse import fulltext_index
 from ontology.terms import Label, Prop, RelType
 
 
@@ -36,6 +37,7 @@ def constraints() -> list[str]:
         "CREATE INDEX prediction_run_model IF NOT EXISTS FOR (n:`PredictionRun`) ON (n.model)",
         "CREATE INDEX relation_scheme IF NOT EXISTS FOR (n:`Relation`) ON (n.scheme_label)",
         "CREATE INDEX discourse_relation_sense IF NOT EXISTS FOR (n:`DiscourseRelation`) ON (n.sense)",
+        fulltext_index(),
     ]
     return stmts
 

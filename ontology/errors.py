@@ -50,3 +50,15 @@ class ModelError(ArgwebError):
 
 class ApiError(ClientError):
     """The API or CLI was used with invalid arguments or settings."""
+
+
+class QueryRefusedError(InvalidQueryError):
+    """A query was refused: it would write, change the schema, load files or call out."""
+
+
+class QueryLimitError(InvalidQueryError):
+    """A query ran past its time limit (or memory cap) and was stopped."""
+
+
+class UnauthorizedError(ClientError):
+    """A write was attempted without the configured API key."""

@@ -29,6 +29,27 @@ if [ -L .venv ] || [ ! -e .venv ]; then
     ln -sfn "$VENV" .venv
 fi
 
+# The browser test of the graph page drives Debian's headless Chromium through chromedriver.
+if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+    if command -v apt-get >/dev/null 2>&1; then
+        echo "setup: installing chromium and chromium-driver (browser test of the graph page)"
+        SUDO=""
+        [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+        $SUDO apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver
+    else
+        echo "setup: warning: chromium/chromedriver are missing and there is no apt-get; the browser test will fail" >&2
+    fi
+fi
+
+# The graph page's script is committed built (api/web/static/graph.js, Cytoscape.js bundled with
+# esbuild), so no Node is needed to run argweb; rebuild it when npm is there and a source is newer.
+if command -v npm >/dev/null 2>&1 && { [ ! -f api/web/static/graph.js ] || [ api/web/src/graph.js -nt api/web/static/graph.js ]; }; then
+    echo "setup: building the graph page (npm ci && npm run build in api/web)"
+    (cd api/web && npm ci --no-audit --no-fund --loglevel=error && npm run build --silent) \
+        || echo "setup: warning: could not rebuild api/web/static/graph.js; the committed build is used" >&2
+fi
+
 "$VENV/bin/python" - <<'PY'
 from graphstore.runtime import build_launcher, launcher_built
 if not launcher_built():

@@ -16,10 +16,11 @@ from rich.table import Table
 
 from api.cli_common import REPORTER, console, group, settings
 from api.services import aif as aif_service
+from api.services import query as query_service
 from api.services import rdf as rdf_service
 from api.services import sparql as sparql_service
 from api.services.graph import Graph
-from ontology.errors import ApiError
+from ontology.errors import ApiError, QueryLimitError
 
 TABLE = "table"
 
@@ -97,6 +98,17 @@ def _query_text(query: str | None, file: Path | None) -> str:
         raise ApiError(f"{file}: cannot read the query: {e.strerror}") from e
 
 
+def _term(value: str) -> str:
+    """A term of a SPARQL TSV result as the table shows it (IRIs with known prefixes, bare literals)."""
+    if value.startswith("<") and value.endswith(">"):
+        return sparql_service.compact(value[1:-1])
+    if value.startswith('"'):
+        end = value.rfind('"')
+        text = value[1:end] if end > 0 else value
+        return text.replace('\\"', '"').replace("\\t", "\t").replace("\\n", "\n").replace("\\\\", "\\")
+    return value
+
+
 def sparql(
     query: Annotated[str | None, typer.Argument(help="SPARQL query text (or use --file).")] = None,
     file: Annotated[Path | None, typer.Option("--file", "-f", help="Read the query from a file.")] = None,
@@ -104,32 +116,77 @@ def sparql(
         str,
         typer.Option(
             "--format",
-            help="table, or W3C json/csv/tsv/xml for SELECT and ASK; nt/ttl for CONSTRUCT and DESCRIBE.",
+            help="table, or W3C json/csv/tsv/xml for SELECT and ASK; nt/ttl/jsonld for CONSTRUCT and DESCRIBE.",
         ),
     ] = TABLE,
     store_dir: Annotated[Path | None, typer.Option("--store", help="Oxigraph store (default: settings).")] = None,
+    timeout: Annotated[
+        float | None, typer.Option("--timeout", help="Seconds before the query is stopped (default: settings).")
+    ] = None,
+    max_rows: Annotated[int, typer.Option("--max-rows", help="Rows the table shows (the rest is counted).")] = 1000,
 ) -> None:
     """Run a read-only SPARQL query (SELECT, ASK, CONSTRUCT, DESCRIBE) on the RDF store.
 
     The prefixes aw:, aif:, sciarg:, marg:, molweni:, stac:, cdep:, qt30:, rdf:, rdfs:, owl: and
-    xsd: are predeclared. Updates are refused.
+    xsd: are predeclared. Updates are refused, and so is SERVICE unless ARGWEB_ALLOW_SPARQL_SERVICE
+    is set. The query runs under a time limit (ARGWEB_SPARQL_TIMEOUT or --timeout) and a memory cap,
+    and its result is streamed: nothing is held in memory, whatever its size.
     """
-    if fmt != TABLE and fmt not in sparql_service.SERIALIZED_FORMATS:
-        raise ApiError(f"--format must be one of {TABLE}, {', '.join(sparql_service.SERIALIZED_FORMATS)}, not {fmt!r}")
+    cfg = settings()
     text = _query_text(query, file)
-    answer = sparql_service.query(store_dir or settings().rdf_store_dir, text, None if fmt == TABLE else fmt)
-    if answer.body is not None:
-        body = answer.body
+    form = query_service.check_sparql(text, cfg.allow_sparql_service)
+    graph_form = form in ("CONSTRUCT", "DESCRIBE")
+    wire = fmt if fmt != TABLE else ("ttl" if graph_form else "tsv" if form == "SELECT" else "json")
+    run = query_service.run_sparql(
+        store_dir or cfg.rdf_store_dir,
+        text,
+        fmt=wire,
+        timeout=timeout if timeout is not None else cfg.sparql_timeout,
+        memory_mb=cfg.sparql_memory_mb,
+        allow_service=cfg.allow_sparql_service,
+    )
+    out = sys.stdout.buffer
+    if fmt != TABLE or graph_form:
+        last = b""
+        for chunk in run.chunks:
+            out.write(chunk)
+            last = chunk or last
         # A final newline keeps the shell prompt off the last line; JSON/CSV readers ignore it.
-        sys.stdout.buffer.write(body if body.endswith(b"\n") or fmt == TABLE else body + b"\n")
-        sys.stdout.buffer.flush()
-    elif answer.boolean is not None:
-        typer.echo("true" if answer.boolean else "false")
-    else:
-        table = Table(show_lines=False)
-        for name in answer.variables:
-            table.add_column(name)
-        for row in answer.rows:
-            table.add_row(*(sparql_service.compact(value) for value in row))
-        Console().print(table)
-        typer.echo(f"{len(answer.rows)} row(s)")
+        if last and not last.endswith(b"\n"):
+            out.write(b"\n")
+        out.flush()
+        _check_cut(run)
+        return
+    if form == "ASK":
+        typer.echo("true" if b"true" in b"".join(run.chunks) else "false")
+        return
+    table = Table(show_lines=False)
+    count = 0
+    pending = b""
+    header: list[str] | None = None
+    for chunk in run.chunks:
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        for line in lines:
+            cells = line.decode("utf-8").split("\t")
+            if header is None:
+                header = [c.lstrip("?$") for c in cells]
+                for name in header:
+                    table.add_column(name)
+                continue
+            if count < max_rows:
+                table.add_row(*(_term(c) for c in cells))
+            count += 1
+    if pending.strip() and header is not None:
+        if count < max_rows:
+            table.add_row(*(_term(c) for c in pending.decode("utf-8").split("\t")))
+        count += 1
+    Console().print(table)
+    more = f" ({count - max_rows} not shown; use --format csv for all)" if count > max_rows else ""
+    typer.echo(f"{count} row(s){more}")
+    _check_cut(run)
+
+
+def _check_cut(run: query_service.SparqlRun) -> None:
+    if run.cut:
+        raise QueryLimitError("SPARQL result cut by the time limit: the output above is incomplete")

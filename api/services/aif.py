@@ -1,14 +1,23 @@
-"""AIF JSON export of dialogues and documents."""
+"""AIF JSON export of dialogues and documents, and import of a map (HTTP API)."""
 
 from __future__ import annotations
 
+import json
+import re
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from neo4j import Driver
+
 from api.services.graph import Graph
 from graphstore.aif_export import export_corpus, export_discourse, validate_aif, write_aif
-from ontology.errors import ApiError
+from graphstore.loaders.aif import load_aif
+from graphstore.readonly import ReadOnlyStore
+from graphstore.store import GraphStore, IngestReport
+from ontology.errors import ApiError, GraphStoreError, LoaderError
+from ontology.records import make_id
 
 
 @dataclass
@@ -53,3 +62,43 @@ def export_aif(
         return AifExport(out, aif=aif)
     assert corpus is not None
     return AifExport(out, files=export_corpus(graph.store(), corpus, out, include_predicted=include_predicted))
+
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+
+def export_map(
+    driver: Driver, database: str, ref: str, timeout: float, include_predicted: bool = False
+) -> dict[str, Any]:
+    """The AIF map of a dialogue or document (read in READ access mode).
+
+    Raises:
+        NotFoundError: No such dialogue or document.
+        ApiError: The id names several discourses.
+    """
+    store = ReadOnlyStore(driver, database, timeout)
+    aif = export_discourse(store, ref, include_predicted=include_predicted)
+    validate_aif(aif, ref)
+    return aif
+
+
+def import_map(driver: Driver, database: str, aif: dict[str, Any], corpus: str, name: str) -> tuple[str, IngestReport]:
+    """Validate an AIF map and write it as the dialogue ``<corpus>:<name>`` (all or nothing).
+
+    Raises:
+        ApiError: Bad corpus or map name.
+        LoaderError: The map is malformed (names the node or edge); nothing is written.
+    """
+    for label, value in (("corpus", corpus), ("name", name)):
+        if not _NAME.match(value):
+            raise ApiError(f"{label} must be 1-100 letters, digits, '.', '_' or '-' (starting with a letter or digit)")
+    try:
+        validate_aif(aif, f"AIF map {name}")
+    except (GraphStoreError, AttributeError, TypeError) as e:
+        raise LoaderError(str(e)) from e
+    with tempfile.TemporaryDirectory(prefix="argweb-aif-") as tmp:
+        path = Path(tmp) / f"{name}.json"
+        path.write_text(json.dumps(aif, ensure_ascii=False), encoding="utf-8")
+        bundle = load_aif([path], corpus)
+    report = GraphStore(driver, database).ingest(bundle)
+    return make_id(corpus, name), report

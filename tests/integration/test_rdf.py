@@ -131,4 +131,4 @@ def test_cli_export_load_and_query(
     result = runner.invoke(app, ["sparql", "ASK { ?x aw:corpus 'molweni' }", "--format", "json"])
     assert json.loads(result.stdout) == {"head": {}, "boolean": False}
     result = runner.invoke(app, ["sparql", "INSERT DATA { <urn:a> <urn:b> <urn:c> }"])
-    assert result.exit_code == 2 and "refused" in result.output
+    assert result.exit_code == 2 and "refused" in result.output  # a client mistake

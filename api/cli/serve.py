@@ -1,0 +1,55 @@
+"""``argweb serve`` (the HTTP API and graph page) and ``argweb report`` (corpus dashboard plots)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from api.cli_common import console, settings
+
+
+def register(app: typer.Typer) -> None:
+    """Add the serve and report commands to the ``argweb`` app."""
+    app.command("serve")(serve)
+    app.command("report")(report)
+
+
+def serve(
+    host: Annotated[str, typer.Option(help="Interface to listen on (0.0.0.0 for every interface).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
+    workers: Annotated[int, typer.Option(help="Worker processes.")] = 1,
+) -> None:
+    """Serve the HTTP API, the SPARQL endpoint and the graph page (Neo4j must be running).
+
+    Configuration comes from the ARGWEB_ settings (Neo4j, SPARQL store, API key, CORS, limits).
+    """
+    import uvicorn
+
+    cfg = settings()
+    console.print(f"argweb API on http://{host}:{port}/ (docs: /docs, SPARQL: /sparql, data: {cfg.rdf_store_dir})")
+    if workers > 1:
+        uvicorn.run("api.app:app", host=host, port=port, workers=workers, log_level="info")
+    else:
+        from api.app import create_app
+
+        uvicorn.run(create_app(cfg), host=host, port=port, log_level="info")
+
+
+def report(
+    corpus: Annotated[str, typer.Argument(help="Corpus id (e.g. m-arg, molweni).")],
+    out: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("report"),
+) -> None:
+    """Write the corpus dashboard plots (relation types, speakers, topics, agreement, gold vs
+    predicted) as PNG and SVG."""
+    from api.services import report as report_service
+    from api.services.browse import BrowseService
+    from api.services.graph import Graph
+
+    cfg = settings()
+    with Graph(cfg) as graph:
+        service = BrowseService(graph.driver(), cfg.neo4j_database, cfg.cypher_timeout)
+        data = report_service.corpus_data(service, corpus)
+    written = report_service.write_report(data, out)
+    console.print(f"{out}: {len(written)} files, PNG and SVG of {', '.join(report_service.PLOTS)}")

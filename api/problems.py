@@ -1,0 +1,106 @@
+"""Errors as ``application/problem+json`` (RFC 9457), from the one error mapping.
+
+Every error response of the API is a problem document: argweb errors by their class, request
+validation errors as 422, unknown routes as 404, anything unexpected as a bare 500 whose detail
+says nothing about the code (the traceback goes to the server log only).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from api.errors import outcome
+from ontology.errors import (
+    ArgwebError,
+    DatabaseUnavailableError,
+    InvalidQueryError,
+    LoaderError,
+    NotFoundError,
+    QueryLimitError,
+    QueryRefusedError,
+    UnauthorizedError,
+)
+
+PROBLEM = "application/problem+json"
+PROBLEM_BASE = "https://w3id.org/argweb/problems/"
+log = logging.getLogger("argweb.api")
+
+# The problem type named in the response; the status comes from api.errors.outcome.
+_KINDS: tuple[tuple[type[ArgwebError], str], ...] = (
+    (NotFoundError, "not-found"),
+    (UnauthorizedError, "unauthorized"),
+    (QueryRefusedError, "query-refused"),
+    (QueryLimitError, "query-limit"),
+    (InvalidQueryError, "invalid-query"),
+    (LoaderError, "invalid-input"),
+    (DatabaseUnavailableError, "unavailable"),
+)
+_TITLES = {
+    400: "Bad request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not found",
+    405: "Method not allowed",
+    406: "Not acceptable",
+    413: "Request body too large",
+    415: "Unsupported media type",
+    422: "Unprocessable content",
+    500: "Internal server error",
+    503: "Service unavailable",
+}
+
+
+def kind_of(exc: ArgwebError) -> str:
+    """The problem type slug of an argweb error."""
+    for cls, kind in _KINDS:
+        if isinstance(exc, cls):
+            return kind
+    return "bad-request"
+
+
+def problem(status: int, detail: str, kind: str | None = None, instance: str | None = None) -> JSONResponse:
+    """A problem+json response."""
+    body = {
+        "type": PROBLEM_BASE + (kind or str(status)),
+        "title": _TITLES.get(status, "Error"),
+        "status": status,
+        "detail": detail,
+    }
+    if instance:
+        body["instance"] = instance
+    headers = {"WWW-Authenticate": 'ApiKey header="X-API-Key"'} if status == 401 else None
+    return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=headers)
+
+
+def install(app: FastAPI) -> None:
+    """Register the exception handlers on ``app``."""
+
+    @app.exception_handler(ArgwebError)
+    async def argweb_error(request: Request, exc: ArgwebError) -> JSONResponse:
+        result = outcome(exc)
+        if result.http_status >= 500 and not isinstance(exc, DatabaseUnavailableError):
+            log.error("argweb error on %s %s: %s", request.method, request.url.path, exc)
+            return problem(result.http_status, "internal error; see the server log", "internal", request.url.path)
+        return problem(result.http_status, result.message, kind_of(exc), request.url.path)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        parts = []
+        for err in exc.errors()[:5]:
+            where = ".".join(str(x) for x in err.get("loc", ()))
+            parts.append(f"{where}: {err.get('msg')}")
+        return problem(422, "; ".join(parts) or "invalid request", "invalid-request", request.url.path)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return problem(exc.status_code, str(exc.detail), None, request.url.path)
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return problem(500, "internal error; see the server log", "internal", request.url.path)

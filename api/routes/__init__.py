@@ -1,0 +1,1 @@
+"""HTTP routes of the argweb API; thin layers over :mod:`api.services`."""

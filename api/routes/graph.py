@@ -1,0 +1,205 @@
+"""REST graph endpoints: health, corpora, dialogues, documents, nodes, relations, search, agreement."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query, Request, Response
+from pydantic import BaseModel
+
+from api.routes import deps
+from api.routes.schemas import (
+    Agreement,
+    Corpus,
+    CorpusDetail,
+    Discourse,
+    DiscoursePage,
+    DiscourseSummary,
+    Health,
+    Hit,
+    Neighbors,
+    Node,
+    NodeDetail,
+    Problem,
+    Relation,
+    RelationPage,
+    SearchPage,
+)
+from api.services import browse as svc
+from api.services.browse import BrowseService
+from ontology.errors import ArgwebError
+from ontology.sparql import SparqlStore
+from ontology.terms import Label, Prop
+
+router = APIRouter()
+
+
+def fast(model: BaseModel) -> Response:
+    """A response model serialised by pydantic in one step.
+
+    The route keeps ``response_model`` for the OpenAPI document; returning a ready response skips
+    FastAPI's second validation of what the service already built from typed views.
+    """
+    return Response(model.model_dump_json(), media_type="application/json")
+
+
+Browse = Annotated[BrowseService, Depends(deps.browse)]
+ERRORS: dict[int | str, dict[str, object]] = {
+    400: {"model": Problem, "description": "Invalid parameter"},
+    404: {"model": Problem, "description": "Not in the graph"},
+    503: {"model": Problem, "description": "Neo4j unreachable"},
+}
+Cursor = Annotated[str | None, Query(description="next_cursor of the previous page", max_length=2000)]
+Text = Annotated[str | None, Query(max_length=500)]
+
+
+@router.get("/health", response_model=Health, tags=["service"])
+def health(request: Request) -> Health:
+    """Whether Neo4j and the SPARQL store answer (always 200; ``status`` says which is down)."""
+    cfg = deps.settings(request)
+    try:
+        deps.browse(request).ping()
+        neo4j = "ok"
+    except ArgwebError as e:
+        neo4j = f"unavailable: {e}"
+    try:
+        with SparqlStore(cfg.rdf_store_dir, read_only=True) as store:
+            store.ask("ASK { }")
+        sparql = "ok"
+    except ArgwebError as e:
+        sparql = f"unavailable: {e}"
+    return Health(status="ok" if neo4j == sparql == "ok" else "degraded", neo4j=neo4j, sparql=sparql)
+
+
+@router.get("/corpora", response_model=list[Corpus], responses=ERRORS, tags=["graph"])
+def corpora(service: Browse) -> list[Corpus]:
+    """Every corpus in the graph with its load status."""
+    return [Corpus.of(c) for c in service.corpora()]
+
+
+@router.get("/corpora/{name}", response_model=CorpusDetail, responses=ERRORS, tags=["graph"])
+def corpus(name: str, service: Browse) -> CorpusDetail:
+    """A corpus with node counts per label and relation counts per kind (and sense, origin)."""
+    info = service.corpus(name)
+    return CorpusDetail(**Corpus.of(info).model_dump(), labels=info.labels, relations=info.relations)
+
+
+def _discourse_page(page: svc.Page) -> DiscoursePage:
+    items = []
+    for node, units in page.items:
+        local = node.get(Prop.LOCAL_ID)
+        items.append(
+            DiscourseSummary(
+                id=node.id,
+                kind=node.kind,
+                corpus=node.corpus,
+                local_id=None if local is None else str(local),
+                units=units,
+            )
+        )
+    return DiscoursePage(items=items, next_cursor=page.next_cursor)
+
+
+@router.get("/dialogues", response_model=DiscoursePage, responses=ERRORS, tags=["graph"])
+def dialogues(
+    service: Browse,
+    corpus: Text = None,
+    speaker: Text = None,
+    q: Annotated[str | None, Query(max_length=500, description="part of the id or of an utterance")] = None,
+    cursor: Cursor = None,
+    limit: Annotated[int, Query(ge=1, le=svc.MAX_PAGE)] = 50,
+) -> DiscoursePage:
+    """Dialogues, filtered by corpus, speaker (id or name) and text, in id order."""
+    return _discourse_page(service.discourses(Label.Dialogue, corpus, speaker, q, cursor, limit))
+
+
+@router.get("/dialogues/{dialogue_id:path}", response_model=Discourse, responses=ERRORS, tags=["graph"])
+def dialogue(dialogue_id: str, service: Browse) -> Response:
+    """A dialogue: utterances in order, propositions, gold and predicted relations."""
+    return fast(Discourse.of(service.discourse(dialogue_id, Label.Dialogue)))
+
+
+@router.get("/documents", response_model=DiscoursePage, responses=ERRORS, tags=["graph"])
+def documents(
+    service: Browse,
+    corpus: Text = None,
+    q: Text = None,
+    cursor: Cursor = None,
+    limit: Annotated[int, Query(ge=1, le=svc.MAX_PAGE)] = 50,
+) -> DiscoursePage:
+    """Documents (e.g. Sci-Arg papers), filtered by corpus and text, in id order."""
+    return _discourse_page(service.discourses(Label.Document, corpus, None, q, cursor, limit))
+
+
+@router.get("/documents/{document_id:path}", response_model=Discourse, responses=ERRORS, tags=["graph"])
+def document(document_id: str, service: Browse) -> Response:
+    """A document: sentences or argument components in order, and its relations."""
+    return fast(Discourse.of(service.discourse(document_id, Label.Document)))
+
+
+@router.get("/discourses/{discourse_id:path}", response_model=Discourse, responses=ERRORS, tags=["graph"])
+def discourse(discourse_id: str, service: Browse) -> Response:
+    """A dialogue or a document, whichever the id names (used by the graph page)."""
+    return fast(Discourse.of(service.discourse(discourse_id)))
+
+
+@router.get("/nodes/{node_id:path}/neighbors", response_model=Neighbors, responses=ERRORS, tags=["graph"])
+def neighbors(
+    node_id: str,
+    service: Browse,
+    rel: Annotated[list[str] | None, Query(description="relationship types to follow (all when absent)")] = None,
+    direction: Annotated[str, Query(pattern="^(out|in|both)$")] = "both",
+    depth: Annotated[int, Query(ge=1, le=3)] = 1,
+    limit: Annotated[int, Query(ge=1, le=svc.MAX_PAGE, description="paths at most")] = 200,
+) -> Response:
+    """Nodes and relationships within ``depth`` hops (1-3) of a node."""
+    return fast(Neighbors.of(service.neighbors(node_id, rel or (), direction, depth, limit)))
+
+
+@router.get("/nodes/{node_id:path}", response_model=NodeDetail, responses=ERRORS, tags=["graph"])
+def node(node_id: str, service: Browse) -> NodeDetail:
+    """A node with its properties, speaker and dialogues/documents."""
+    view, speaker_id, speaker, discourses = service.node(node_id)
+    return NodeDetail(**Node.of(view).model_dump(), speaker_id=speaker_id, speaker=speaker, discourses=discourses)
+
+
+@router.get("/relations", response_model=RelationPage, responses=ERRORS, tags=["graph"])
+def relations(
+    service: Browse,
+    type: Annotated[str | None, Query(description="relation class: " + ", ".join(svc.RELATION_KINDS))] = None,
+    origin: Annotated[str | None, Query(pattern="^(gold|predicted)$")] = None,
+    model: Text = None,
+    min_score: Annotated[float | None, Query(ge=0.0, le=1.0)] = None,
+    corpus: Text = None,
+    sense: Annotated[str | None, Query(description="discourse sense, e.g. QuestionAnswerPair")] = None,
+    cursor: Cursor = None,
+    limit: Annotated[int, Query(ge=1, le=svc.MAX_PAGE)] = 100,
+) -> Response:
+    """Relations (gold and predicted) by class, origin, model, score, corpus and sense, in id order."""
+    page = service.relations(type, origin, model, min_score, corpus, sense, cursor, limit)
+    return fast(RelationPage(items=[Relation.of(r) for r in page.items], next_cursor=page.next_cursor))
+
+
+@router.get("/search", response_model=SearchPage, responses=ERRORS, tags=["graph"])
+def search(
+    service: Browse,
+    q: Annotated[str, Query(min_length=1, max_length=500, description="words to find (taken literally)")],
+    corpus: Text = None,
+    cursor: Cursor = None,
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+) -> Response:
+    """Full-text search over utterances, propositions and dialogue/document ids (Neo4j full-text index)."""
+    page = service.search(q, corpus, cursor, limit)
+    return fast(SearchPage(items=[Hit.of(h) for h in page.items], next_cursor=page.next_cursor))
+
+
+@router.get("/agreement/{corpus}", response_model=Agreement, responses=ERRORS, tags=["graph"])
+def agreement(
+    corpus: str,
+    service: Browse,
+    min_trust: Annotated[float | None, Query(ge=0.0, le=1.0)] = None,
+    min_confidence: Annotated[float | None, Query(ge=0.0, le=1.0)] = None,
+) -> Agreement:
+    """Krippendorff's alpha of the stored annotator judgements, overall and filtered."""
+    result = svc.agreement(service.judgement_rows(corpus), corpus, min_trust, min_confidence)
+    return Agreement.model_validate(result)

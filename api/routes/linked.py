@@ -1,0 +1,86 @@
+"""Linked Data: the IRIs of the RDF export dereference here, with content negotiation.
+
+``<rdf_base><node id>`` (default ``https://w3id.org/argweb/data/<node id>``) is served at
+``/data/<node id>``: Turtle, N-Triples or JSON-LD (the resource's description from the SPARQL
+store), or, for a browser asking for HTML, a redirect to the graph page focused on the node.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Annotated
+from urllib.parse import quote
+
+from fastapi import APIRouter, Header, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import RedirectResponse, Response
+
+from api.routes import deps
+from api.routes.schemas import Problem
+from api.services import query as svc
+from ontology.errors import NotFoundError
+from ontology.rdf import RdfMapper
+
+router = APIRouter(tags=["linked data"])
+_LD = {"text/turtle", "application/n-triples", "application/ld+json", "text/plain", "application/x-turtle"}
+MAX_DESCRIPTION = 8 * 1024 * 1024
+
+
+@lru_cache(maxsize=4)
+def _mapper(base: str) -> RdfMapper:
+    return RdfMapper(base)
+
+
+def wants_html(accept: str | None) -> bool:
+    """Whether a client prefers HTML to every RDF format it accepts."""
+    ranked = svc._accepted(accept)
+    for media in ranked:
+        if media in _LD:
+            return False
+        if media in ("text/html", "application/xhtml+xml"):
+            return True
+    return False
+
+
+def _describe(request: Request, iri: str, accept: str | None) -> tuple[bytes, str]:
+    cfg = deps.settings(request)
+    run = svc.run_sparql(
+        cfg.rdf_store_dir,
+        f"DESCRIBE <{iri}>",
+        accept=accept,
+        timeout=cfg.sparql_timeout,
+        memory_mb=cfg.sparql_memory_mb,
+    )
+    body = b""
+    for chunk in run.chunks:
+        body += chunk
+        if len(body) > MAX_DESCRIPTION:
+            break
+    return body, svc.media_type(run.form, run.fmt)
+
+
+@router.get(
+    "/data/{resource:path}",
+    responses={
+        200: {"content": {m: {"schema": {"type": "string"}} for m in sorted(_LD)}, "description": "RDF"},
+        303: {"description": "HTML requested: the graph page focused on the node"},
+        404: {"model": Problem},
+        503: {"model": Problem},
+    },
+    response_class=Response,
+)
+async def dereference(resource: str, request: Request, accept: Annotated[str | None, Header()] = None) -> Response:
+    """The RDF description of an exported resource, or the graph page for a browser."""
+    cfg = deps.settings(request)
+    if resource.startswith("graph/"):
+        iri = cfg.rdf_base + "graph/" + quote(resource[len("graph/") :], safe="")
+    else:
+        iri = _mapper(cfg.rdf_base).iri(resource)
+    if wants_html(accept):
+        return RedirectResponse(f"/?node={quote(resource, safe='')}", status_code=303)
+    if any(c in iri for c in '<>"{}|^`\\ '):
+        raise NotFoundError(f"no resource {iri} in the RDF export")
+    body, media = await run_in_threadpool(_describe, request, iri, accept)
+    if not body.strip() or body.strip() in (b"[]", b"{}"):
+        raise NotFoundError(f"no resource {iri} in the RDF export; run `argweb export rdf` after loading")
+    return Response(body, media_type=media, headers={"Vary": "Accept"})

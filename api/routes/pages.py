@@ -1,0 +1,80 @@
+"""HTML pages: the graph page at ``/`` and a dashboard per corpus; the built static bundle."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import APIRouter, Request
+from fastapi import Path as PathParam
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import FileResponse, HTMLResponse, Response
+
+from api.routes import deps
+from api.routes.schemas import Problem
+from api.services import report
+from ontology.errors import DatabaseUnavailableError, NotFoundError
+
+WEB = Path(__file__).resolve().parent.parent / "web"
+router = APIRouter(include_in_schema=True, tags=["pages"])
+_STATIC_TYPES = {".js": "text/javascript", ".css": "text/css", ".map": "application/json"}
+
+
+@router.get("/", response_class=HTMLResponse)
+def graph_page() -> FileResponse:
+    """The graph page: choose a corpus and a dialogue or document and see its graph."""
+    return FileResponse(WEB / "index.html", media_type="text/html")
+
+
+@router.get("/static/{name}", response_class=Response, responses={404: {"model": Problem}})
+def static(name: Annotated[str, PathParam(pattern=r"^[A-Za-z0-9_.-]+$")]) -> FileResponse:
+    """The page's built script and style (no CDN)."""
+    path = WEB / "static" / name
+    if path.suffix not in _STATIC_TYPES or not path.is_file():
+        if name == "graph.js":
+            raise DatabaseUnavailableError(
+                "the graph page is not built: run scripts/setup.sh (npm run build in api/web)"
+            )
+        raise NotFoundError(f"no static file {name!r}")
+    return FileResponse(path, media_type=_STATIC_TYPES[path.suffix], headers={"Cache-Control": "max-age=300"})
+
+
+@router.get("/dashboard/{corpus}", response_class=HTMLResponse, responses={404: {"model": Problem}})
+def dashboard(corpus: str, request: Request) -> HTMLResponse:
+    """Plots of a corpus: relation types, utterances per speaker, relations per topic, agreement
+    against trust and confidence thresholds, gold against predicted per type."""
+    deps.browse(request).corpus(corpus)  # 404 for an unknown corpus
+    name = html.escape(corpus)
+    figures = "".join(
+        f'<figure><img src="/dashboard/{name}/{plot}.svg" alt="{html.escape(title)}" loading="lazy">'
+        f'<figcaption>{html.escape(title)} · <a href="/dashboard/{name}/{plot}.png">PNG</a></figcaption></figure>'
+        for plot, title in report.PLOTS.items()
+    )
+    page = (
+        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        f"<title>argweb · {name}</title><link rel=stylesheet href=/static/page.css></head>"
+        f'<body class=dashboard><header><a href="/">argweb</a> <h1>corpus {name}</h1></header>'
+        f"<main class=plots>{figures}</main></body></html>"
+    )
+    return HTMLResponse(page)
+
+
+@router.get(
+    "/dashboard/{corpus}/{plot}.{ext}",
+    response_class=Response,
+    responses={200: {"content": {"image/svg+xml": {}, "image/png": {}}}, 404: {"model": Problem}},
+)
+async def dashboard_plot(
+    corpus: str,
+    plot: str,
+    ext: Annotated[str, PathParam(pattern="^(svg|png)$")],
+    request: Request,
+) -> Response:
+    """One dashboard plot as SVG or PNG."""
+    if plot not in report.PLOTS:
+        raise NotFoundError(f"no plot {plot!r}; plots: {', '.join(report.PLOTS)}")
+    service = deps.browse(request)
+    data = await run_in_threadpool(report.corpus_data, service, corpus)
+    body = await run_in_threadpool(report.render, plot, data, ext)
+    return Response(body, media_type="image/svg+xml" if ext == "svg" else "image/png")

@@ -1,0 +1,140 @@
+"""Query endpoints: read-only Cypher and the SPARQL 1.1 Protocol."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from urllib.parse import parse_qs
+
+from fastapi import APIRouter, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import StreamingResponse
+
+from api.routes import deps
+from api.routes.schemas import CypherRequest, CypherResult, Problem
+from api.services import query as svc
+from ontology.errors import ApiError, QueryRefusedError
+
+router = APIRouter(tags=["query"])
+
+_QUERY_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": Problem, "description": "Invalid query, or stopped by the time limit"},
+    403: {"model": Problem, "description": "Refused: the query would write or call out"},
+    503: {"model": Problem, "description": "Backend unreachable"},
+}
+_SPARQL_RESULTS = {
+    media: {"schema": {"type": "string"}}
+    for media in (
+        "application/sparql-results+json",
+        "text/csv",
+        "text/tab-separated-values",
+        "application/sparql-results+xml",
+        "text/turtle",
+        "application/n-triples",
+        "application/ld+json",
+    )
+}
+
+
+@router.post("/cypher", response_model=CypherResult, responses=_QUERY_ERRORS)
+def cypher(body: CypherRequest, request: Request) -> StreamingResponse:
+    """Run a read-only Cypher query (READ transaction, time limit, row limit); rows are streamed.
+
+    Writes, schema commands, LOAD CSV, administration commands and procedures outside a
+    read-only allow-list are refused (403) by a planner check and, failing that, by the database.
+    """
+    cfg = deps.settings(request)
+    items = svc.cypher_stream(
+        deps.driver(request),
+        cfg.neo4j_database,
+        body.query,
+        body.parameters,
+        cfg.cypher_timeout,
+        cfg.cypher_row_limit,
+    )
+    return StreamingResponse(svc.cypher_json(items), media_type="application/json")
+
+
+def _sparql_response(request: Request, query: str, fmt: str | None) -> StreamingResponse:
+    cfg = deps.settings(request)
+    run = svc.run_sparql(
+        cfg.rdf_store_dir,
+        query,
+        fmt=fmt,
+        accept=request.headers.get("accept"),
+        timeout=cfg.sparql_timeout,
+        memory_mb=cfg.sparql_memory_mb,
+        allow_service=cfg.allow_sparql_service,
+        strict_format=False,
+    )
+    return StreamingResponse(run.chunks, media_type=svc.media_type(run.form, run.fmt), headers={"Vary": "Accept"})
+
+
+_FORMAT = Annotated[
+    str | None,
+    Query(
+        max_length=100,
+        description="json, csv, tsv, xml (SELECT/ASK); ttl, nt, jsonld (CONSTRUCT/DESCRIBE); "
+        "a name that does not fit the query is ignored and Accept decides",
+    ),
+]
+
+
+@router.get(
+    "/sparql",
+    response_class=StreamingResponse,
+    responses={200: {"content": _SPARQL_RESULTS, "description": "Query results"}, **_QUERY_ERRORS},
+)
+async def sparql_get(
+    request: Request,
+    query: Annotated[str, Query(min_length=1, max_length=svc.MAX_QUERY_CHARS)],
+    format: _FORMAT = None,
+) -> StreamingResponse:
+    """SPARQL 1.1 Protocol query via GET; the result format follows ``Accept`` (or ``format``)."""
+    return await run_in_threadpool(_sparql_response, request, query, format)
+
+
+@router.post(
+    "/sparql",
+    response_class=StreamingResponse,
+    responses={200: {"content": _SPARQL_RESULTS, "description": "Query results"}, **_QUERY_ERRORS},
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/x-www-form-urlencoded": {
+                    "schema": {
+                        "type": "object",
+                        "properties": {"query": {"type": "string"}, "update": {"type": "string"}},
+                    }
+                },
+                "application/sparql-query": {"schema": {"type": "string"}},
+            },
+        }
+    },
+)
+async def sparql_post(request: Request, format: _FORMAT = None) -> StreamingResponse:
+    """SPARQL 1.1 Protocol query via POST (form-encoded ``query=`` or an ``application/sparql-query``
+    body). Updates (``update=`` or ``application/sparql-update``) are refused with 403."""
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    raw = await request.body()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ApiError("the request body is not UTF-8") from e
+    if ctype == "application/sparql-query":
+        query = text
+    elif ctype == "application/x-www-form-urlencoded":
+        form = parse_qs(text, keep_blank_values=True)
+        if "update" in form:
+            raise QueryRefusedError("SPARQL update refused: the endpoint is read-only")
+        values = form.get("query", [])
+        if len(values) != 1:
+            raise ApiError("give exactly one query= parameter")
+        query = values[0]
+    elif ctype == "application/sparql-update":
+        raise QueryRefusedError("SPARQL update refused: the endpoint is read-only")
+    else:
+        from starlette.exceptions import HTTPException
+
+        raise HTTPException(415, "send application/sparql-query or a form with query=")
+    return await run_in_threadpool(_sparql_response, request, query, format)

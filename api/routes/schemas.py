@@ -1,0 +1,289 @@
+"""Response models of the HTTP API, built from the read views of :mod:`ontology.views`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from api.services.browse import CorpusInfo, Neighbourhood, SearchHit
+from ontology.terms import Prop
+from ontology.views import DiscourseView, EdgeView, NodeView, RelationView, UnitView
+
+
+class Problem(BaseModel):
+    """An RFC 9457 problem detail (``application/problem+json``)."""
+
+    type: str = Field(description="URI naming the kind of problem.")
+    title: str
+    status: int
+    detail: str
+    instance: str | None = None
+
+
+class Node(BaseModel):
+    """A graph node."""
+
+    id: str
+    kind: str = Field(description="Most specific ontology class.")
+    labels: list[str]
+    corpus: str | None = None
+    text: str | None = None
+    properties: dict[str, Any] = Field(default_factory=dict)
+
+    @classmethod
+    def of(cls, view: NodeView) -> Node:
+        return cls(
+            id=view.id,
+            kind=view.kind,
+            labels=list(view.labels),
+            corpus=view.corpus,
+            text=view.text,
+            properties=dict(view.props),
+        )
+
+
+class NodeDetail(Node):
+    """A node with its speaker and the dialogues/documents it is part of."""
+
+    speaker_id: str | None = None
+    speaker: str | None = None
+    discourses: list[str] = Field(default_factory=list)
+
+
+class Edge(BaseModel):
+    """A stored relationship."""
+
+    source: str
+    type: str
+    target: str
+    corpus: str | None = None
+    id: str | None = None
+
+    @classmethod
+    def of(cls, view: EdgeView) -> Edge:
+        return cls(source=view.source, type=view.type, target=view.target, corpus=view.corpus, id=view.id)
+
+
+class Unit(BaseModel):
+    """A locution or proposition of a dialogue/document, in reading order."""
+
+    id: str
+    kind: str
+    text: str
+    position: int | None = None
+    speaker_id: str | None = None
+    speaker: str | None = None
+    timestamp: str | None = None
+    start_time: float | None = None
+    end_time: float | None = None
+    properties: dict[str, Any] = Field(default_factory=dict)
+
+    @classmethod
+    def of(cls, view: UnitView) -> Unit:
+        node = view.node
+        pos = view.position
+        start, end = node.get(Prop.START_TIME), node.get(Prop.END_TIME)
+        stamp = node.get(Prop.TIMESTAMP)
+        return cls(
+            id=view.id,
+            kind=node.kind,
+            text=view.text,
+            position=pos if isinstance(pos, int) else None,
+            speaker_id=view.speaker_id,
+            speaker=node.get(Prop.SPEAKER) or view.speaker,
+            timestamp=None if stamp is None else str(stamp),
+            start_time=float(start) if isinstance(start, int | float) else None,
+            end_time=float(end) if isinstance(end, int | float) else None,
+            properties=dict(node.props),
+        )
+
+
+class Relation(BaseModel):
+    """A reified relation (gold or predicted) with its sources and targets."""
+
+    id: str
+    kind: str
+    corpus: str | None = None
+    origin: str = Field(description="gold or predicted")
+    scheme_label: str | None = None
+    sense: str | None = None
+    score: float | None = Field(default=None, description="Model score of a predicted relation.")
+    model: str | None = None
+    model_version: str | None = None
+    run_id: str | None = None
+    sources: list[str]
+    targets: list[str]
+    text: str | None = None
+
+    @classmethod
+    def of(cls, view: RelationView) -> Relation:
+        score = view.score
+        return cls(
+            id=view.id,
+            kind=view.kind,
+            corpus=view.node.corpus,
+            origin=view.origin,
+            scheme_label=None if view.scheme_label is None else str(view.scheme_label),
+            sense=view.sense,
+            score=float(score) if isinstance(score, int | float) else None,
+            model=view.model,
+            model_version=None if view.model_version is None else str(view.model_version),
+            run_id=view.run_id,
+            sources=list(view.sources),
+            targets=list(view.targets),
+            text=view.node.text,
+        )
+
+
+class Discourse(BaseModel):
+    """A dialogue or document: its units in order and its gold and predicted relations."""
+
+    id: str
+    kind: str
+    corpus: str | None = None
+    local_id: str | None = None
+    properties: dict[str, Any] = Field(default_factory=dict)
+    units: list[Unit]
+    relations: list[Relation]
+
+    @classmethod
+    def of(cls, view: DiscourseView) -> Discourse:
+        return cls(
+            id=view.id,
+            kind=view.node.kind,
+            corpus=view.corpus,
+            local_id=None if view.local_id is None else str(view.local_id),
+            properties=dict(view.node.props),
+            units=[Unit.of(u) for u in view.units],
+            relations=[Relation.of(r) for r in view.relations],
+        )
+
+
+class DiscourseSummary(BaseModel):
+    """A dialogue or document in a list."""
+
+    id: str
+    kind: str
+    corpus: str | None = None
+    local_id: str | None = None
+    units: int
+
+
+class DiscoursePage(BaseModel):
+    """A page of dialogues or documents."""
+
+    items: list[DiscourseSummary]
+    next_cursor: str | None = None
+
+
+class RelationPage(BaseModel):
+    """A page of relations."""
+
+    items: list[Relation]
+    next_cursor: str | None = None
+
+
+class Corpus(BaseModel):
+    """A corpus and its load status."""
+
+    id: str
+    name: str | None = None
+    status: str | None = None
+    source: str | None = None
+
+    @classmethod
+    def of(cls, info: CorpusInfo) -> Corpus:
+        return cls(id=info.id, name=info.name, status=info.status, source=info.source)
+
+
+class CorpusDetail(Corpus):
+    """A corpus with node counts per label and relation counts per kind."""
+
+    labels: dict[str, int]
+    relations: dict[str, int]
+
+
+class Neighbors(BaseModel):
+    """The nodes and relationships around a node."""
+
+    center: str
+    nodes: list[Node]
+    edges: list[Edge]
+
+    @classmethod
+    def of(cls, hood: Neighbourhood) -> Neighbors:
+        return cls(center=hood.center, nodes=[Node.of(n) for n in hood.nodes], edges=[Edge.of(e) for e in hood.edges])
+
+
+class Hit(BaseModel):
+    """A full-text search hit."""
+
+    node: Node
+    score: float
+    discourses: list[str]
+
+    @classmethod
+    def of(cls, hit: SearchHit) -> Hit:
+        return cls(node=Node.of(hit.node), score=hit.score, discourses=hit.discourses)
+
+
+class SearchPage(BaseModel):
+    """A page of search hits, best first."""
+
+    items: list[Hit]
+    next_cursor: str | None = None
+
+
+class AgreementFigures(BaseModel):
+    """Krippendorff's alpha of one selection of judgements."""
+
+    min_trust: float | None = None
+    min_confidence: float | None = None
+    alpha: float | None = None
+    annotators: int
+    annotations: int
+    units: int
+    labels: dict[str, int]
+
+
+class Agreement(BaseModel):
+    """Agreement of a corpus overall and with the requested filters."""
+
+    corpus: str
+    overall: AgreementFigures
+    filtered: AgreementFigures
+
+
+class Health(BaseModel):
+    """Reachability of the backends."""
+
+    status: str = Field(description="ok when every backend answers, else degraded")
+    neo4j: str
+    sparql: str
+
+
+class CypherRequest(BaseModel):
+    """A read-only Cypher query."""
+
+    query: str = Field(max_length=100_000, examples=["MATCH (n:Locution) RETURN n.id, n.text LIMIT 5"])
+    parameters: dict[str, Any] = Field(default_factory=dict)
+
+
+class CypherResult(BaseModel):
+    """Rows of a Cypher query (cut at the row limit)."""
+
+    columns: list[str]
+    rows: list[list[Any]]
+    truncated: bool
+    row_count: int
+    error: str | None = None
+
+
+class AifImport(BaseModel):
+    """What an AIF import wrote."""
+
+    id: str = Field(description="Graph id of the imported dialogue.")
+    corpus: str
+    nodes: int
+    edges: int

@@ -1,0 +1,350 @@
+"""Browsing the graph: corpora, dialogues and documents, nodes, neighbourhoods, relations, search.
+
+Shared by the HTTP routes and any other reader. Every method reads in READ access mode through
+:class:`~graphstore.readonly.ReadRunner` and returns the read model of :mod:`ontology.views`.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from neo4j import Driver
+
+from graphstore import browse, cypher
+from graphstore.judgements import FIELDS
+from graphstore.readonly import ReadRunner
+from ontology.errors import ApiError, NotFoundError
+from ontology.terms import LABEL_ANCESTORS, Label, RelType, Sense
+from ontology.views import DiscourseView, EdgeView, NodeView, RelationView, UnitView
+
+MAX_PAGE = 500
+MAX_SEARCH_OFFSET = 10_000
+# Properties that are bookkeeping of the ingest, not data.
+_HIDDEN = frozenset({"batch"})
+RELATION_KINDS: tuple[str, ...] = (
+    *sorted(label.value for label, ancestors in LABEL_ANCESTORS.items() if Label.Relation in ancestors),
+    Label.Relation.value,
+)
+SENSES: tuple[str, ...] = tuple(sorted(s.value for s in Sense))
+_LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of a list and the cursor of the next one (None on the last page)."""
+
+    items: list[Any]
+    next_cursor: str | None = None
+
+
+@dataclass(frozen=True)
+class CorpusInfo:
+    """A corpus marker with its counts."""
+
+    id: str
+    name: str | None
+    status: str | None
+    source: str | None
+    labels: dict[str, int] = field(default_factory=dict)
+    relations: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Neighbourhood:
+    """Nodes and relationships around a node."""
+
+    center: str
+    nodes: list[NodeView]
+    edges: list[EdgeView]
+    truncated: bool
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """A full-text hit."""
+
+    node: NodeView
+    score: float
+    discourses: list[str]
+
+
+def encode_cursor(value: str | int) -> str:
+    """An opaque cursor for ``value`` (the last id of a page, or an offset)."""
+    return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str | None, kind: type) -> Any:
+    """The value of a cursor made by :func:`encode_cursor`.
+
+    Raises:
+        ApiError: The cursor was not made here.
+    """
+    if cursor is None:
+        return None
+    try:
+        value = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ApiError("invalid cursor: pass the next_cursor of the previous page unchanged") from e
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise ApiError("invalid cursor: pass the next_cursor of the previous page unchanged")
+    return value
+
+
+def node_view(row: dict[str, Any]) -> NodeView:
+    """A node view from a ``{id, labels, props}`` row."""
+    props = {k: v for k, v in (row.get("props") or {}).items() if k not in _HIDDEN}
+    return NodeView(id=str(row["id"]), labels=tuple(sorted(row.get("labels") or ())), props=props)
+
+
+def relation_view(row: dict[str, Any]) -> RelationView:
+    """A relation view from a ``{id, labels, props, sources, targets}`` row."""
+    return RelationView(
+        node=node_view(row), sources=tuple(sorted(row["sources"] or ())), targets=tuple(sorted(row["targets"] or ()))
+    )
+
+
+def _page_size(limit: int) -> int:
+    if not 1 <= limit <= MAX_PAGE:
+        raise ApiError(f"limit must be between 1 and {MAX_PAGE}, not {limit}")
+    return limit
+
+
+def lucene_terms(text: str) -> str:
+    """``text`` as literal Lucene terms (special characters escaped), so any input is a valid query."""
+    return _LUCENE_SPECIAL.sub(r"\\\1", text.strip())
+
+
+class BrowseService:
+    """Read-only access to the graph for the API.
+
+    Args:
+        driver: An open Neo4j driver.
+        database: Database name.
+        timeout: Seconds any one read may take.
+    """
+
+    def __init__(self, driver: Driver, database: str = "neo4j", timeout: float = 10.0) -> None:
+        self.reader = ReadRunner(driver, database, timeout)
+
+    def _rows(self, query: str, **params: Any) -> list[dict[str, Any]]:
+        return self.reader.rows(query, "read", **params)
+
+    def ping(self) -> None:
+        """Raise when Neo4j cannot answer."""
+        self._rows(cypher.ping())
+
+    # -- corpora ---------------------------------------------------------------------------------
+
+    def corpora(self) -> list[CorpusInfo]:
+        """Every corpus marker."""
+        return [
+            CorpusInfo(id=r["id"], name=r["name"], status=r["status"], source=r["source"])
+            for r in self._rows(cypher.corpora())
+        ]
+
+    def corpus(self, name: str) -> CorpusInfo:
+        """One corpus with node counts per label and relation counts per kind (and sense).
+
+        Raises:
+            NotFoundError: No such corpus.
+        """
+        found = [c for c in self.corpora() if c.id == name]
+        if not found:
+            raise NotFoundError(f"no corpus {name!r} in the graph")
+        labels = {r["label"]: r["n"] for r in self._rows(browse.corpus_summary(), corpus=name)}
+        relations: dict[str, int] = {}
+        for r in self._rows(browse.corpus_relations(), corpus=name):
+            kind = NodeView("", tuple(r["labels"])).kind
+            key = f"{kind}:{r['sense']}" if r["sense"] else kind
+            if r["origin"] != "gold":
+                key += f" ({r['origin']})"
+            relations[key] = relations.get(key, 0) + r["n"]
+        c = found[0]
+        return CorpusInfo(c.id, c.name, c.status, c.source, labels, dict(sorted(relations.items())))
+
+    # -- dialogues and documents ---------------------------------------------------------------------
+
+    def discourses(
+        self,
+        kind: Label | None = None,
+        corpus: str | None = None,
+        speaker: str | None = None,
+        q: str | None = None,
+        cursor: str | None = None,
+        limit: int = 50,
+    ) -> Page:
+        """A page of dialogues/documents as ``(NodeView, unit count)`` pairs."""
+        size = _page_size(limit)
+        after = decode_cursor(cursor, str) or ""
+        params: dict[str, Any] = {"corpus": corpus, "after": after, "limit": size + 1}
+        if speaker:
+            params["speaker"] = speaker
+        if q:
+            params["q"] = q
+        rows = self._rows(browse.discourses(kind, bool(speaker), bool(q)), **params)
+        items = [(node_view(r), int(r["units"])) for r in rows[:size]]
+        return Page(items, encode_cursor(items[-1][0].id) if len(rows) > size else None)
+
+    def discourse(self, ref: str, kind: Label | None = None) -> DiscourseView:
+        """A dialogue or document with its units in order and its gold and predicted relations.
+
+        Raises:
+            NotFoundError: No such discourse (of that kind).
+        """
+        found = self._rows(browse.discourse_node(), id=ref)
+        nodes = [node_view(r) for r in found]
+        if kind is not None:
+            nodes = [n for n in nodes if n.has(kind)]
+        if not nodes:
+            what = {Label.Dialogue: "dialogue", Label.Document: "document"}.get(kind, "dialogue or document")  # type: ignore[arg-type]
+            raise NotFoundError(f"no {what} {ref!r} in the graph")
+        head = nodes[0]
+        units = [
+            UnitView(node_view(r), r["speaker_id"], r["speaker"])
+            for r in self._rows(browse.discourse_units(), id=head.id)
+        ]
+        units.sort(key=lambda u: (u.position is None, u.position if isinstance(u.position, int) else 0, u.id))
+        relations = sorted(
+            (relation_view(r) for r in self._rows(browse.discourse_relations(), id=head.id)), key=lambda r: r.id
+        )
+        return DiscourseView(head, tuple(units), tuple(relations))
+
+    # -- nodes -------------------------------------------------------------------------------------
+
+    def node(self, node_id: str) -> tuple[NodeView, str | None, str | None, list[str]]:
+        """A node with its speaker id, speaker name and discourses.
+
+        Raises:
+            NotFoundError: No such node.
+        """
+        rows = self._rows(browse.node(), id=node_id)
+        if not rows:
+            raise NotFoundError(f"no node {node_id!r} in the graph")
+        r = rows[0]
+        return node_view(r), r["speaker_id"], r["speaker"], sorted(r["discourses"] or [])
+
+    def neighbors(
+        self, node_id: str, rel: Sequence[str] = (), direction: str = "both", depth: int = 1, limit: int = 200
+    ) -> Neighbourhood:
+        """Nodes and relationships within ``depth`` hops (at most ``limit`` paths).
+
+        Raises:
+            ApiError: Unknown relationship type, direction, or depth outside 1..3.
+            NotFoundError: No such node.
+        """
+        if direction not in ("out", "in", "both"):
+            raise ApiError(f"direction must be out, in or both, not {direction!r}")
+        if not 1 <= depth <= 3:
+            raise ApiError(f"depth must be 1, 2 or 3, not {depth}")
+        size = _page_size(limit)
+        known = {t.value: t for t in RelType}
+        types = []
+        for name in rel:
+            if name not in known:
+                raise ApiError(f"unknown relationship type {name!r}; expected one of {', '.join(sorted(known))}")
+            types.append(known[name])
+        rows = self._rows(browse.neighbors(types, direction, depth), id=node_id, limit=size + 1)
+        if not rows:
+            center, *_ = self.node(node_id)  # raises NotFoundError when the node is missing
+            return Neighbourhood(node_id, [center], [], False)
+        nodes = sorted((node_view(n) for n in rows[0]["nodes"]), key=lambda n: n.id)
+        edges = sorted(
+            (EdgeView(e["source"], e["type"], e["target"], e.get("corpus"), e.get("id")) for e in rows[0]["edges"]),
+            key=lambda e: (e.source, e.type, e.target),
+        )
+        return Neighbourhood(node_id, nodes, edges, truncated=False)
+
+    # -- relations ---------------------------------------------------------------------------------
+
+    def relations(
+        self,
+        kind: str | None = None,
+        origin: str | None = None,
+        model: str | None = None,
+        min_score: float | None = None,
+        corpus: str | None = None,
+        sense: str | None = None,
+        cursor: str | None = None,
+        limit: int = 100,
+    ) -> Page:
+        """A page of relations (gold and predicted) with their ends.
+
+        Raises:
+            ApiError: Unknown relation kind, origin or sense, or a score outside [0, 1].
+        """
+        size = _page_size(limit)
+        label = Label(kind) if kind in RELATION_KINDS else None
+        if kind is not None and label is None:
+            raise ApiError(f"unknown relation type {kind!r}; expected one of {', '.join(RELATION_KINDS)}")
+        if origin not in (None, "gold", "predicted"):
+            raise ApiError(f"origin must be gold or predicted, not {origin!r}")
+        if sense is not None and sense not in SENSES:
+            raise ApiError(f"unknown discourse sense {sense!r}; expected one of {', '.join(SENSES)}")
+        if min_score is not None and not 0.0 <= min_score <= 1.0:
+            raise ApiError(f"min_score must lie in [0, 1], not {min_score}")
+        after = decode_cursor(cursor, str) or ""
+        rows = self._rows(
+            browse.relations(label or Label.Relation),
+            origin=origin,
+            model=model,
+            min_score=min_score,
+            corpus=corpus,
+            sense=sense,
+            after=after,
+            limit=size + 1,
+        )
+        items = [relation_view(r) for r in rows[:size]]
+        return Page(items, encode_cursor(items[-1].id) if len(rows) > size else None)
+
+    # -- search ------------------------------------------------------------------------------------
+
+    def search(self, q: str, corpus: str | None = None, cursor: str | None = None, limit: int = 20) -> Page:
+        """Full-text search over unit and discourse texts (words of ``q``, all literal).
+
+        Raises:
+            ApiError: Empty query, or paging deeper than the search allows.
+        """
+        size = _page_size(limit)
+        terms = lucene_terms(q)
+        if not terms:
+            raise ApiError("q must contain at least one word")
+        offset = decode_cursor(cursor, int) or 0
+        if not 0 <= offset <= MAX_SEARCH_OFFSET:
+            raise ApiError(f"search pages stop at {MAX_SEARCH_OFFSET} hits; refine the query")
+        rows = self._rows(browse.search(), q=terms, corpus=corpus, skip=offset, limit=size + 1)
+        items = [SearchHit(node_view(r), float(r["score"]), sorted(r["discourses"] or [])) for r in rows[:size]]
+        more = len(rows) > size and offset + size <= MAX_SEARCH_OFFSET
+        return Page(items, encode_cursor(offset + size) if more else None)
+
+    # -- agreement ---------------------------------------------------------------------------------
+
+    def judgement_rows(self, corpus: str) -> list[dict[str, Any]]:
+        """Every judgement of ``corpus``, shaped as :func:`graphstore.judgements.judgement_rows` shapes it."""
+        out = []
+        for row in self._rows(cypher.judgement_rows(), corpus=corpus):
+            props = row.pop("props")
+            out.append({**row, **{key: props.get(key) for key in FIELDS}})
+        return out
+
+
+def agreement(
+    rows: list[dict[str, Any]], corpus: str, min_trust: float | None, min_confidence: float | None
+) -> dict[str, Any]:
+    """Krippendorff's alpha of stored judgements, overall and with the given filters.
+
+    Raises:
+        NotFoundError: No judgements stored for the corpus.
+    """
+    from gnn import agreement as ag
+
+    if not rows:
+        raise NotFoundError(f"no judgements stored for corpus {corpus!r}")
+    judgements = ag.judgements_from_rows(rows)
+    overall = ag.agreement_row(judgements, None, None, False).as_dict()
+    filtered = ag.agreement_row(judgements, min_trust, min_confidence, False).as_dict()
+    return {"corpus": corpus, "overall": overall, "filtered": filtered}

@@ -1,0 +1,354 @@
+"""Client queries: read-only Cypher and SPARQL under a time limit, results streamed.
+
+Shared by the ``/cypher`` and ``/sparql`` routes and ``argweb sparql``.
+
+* Cypher runs through :class:`~graphstore.readonly.ReadRunner`: an ``EXPLAIN`` check first, then
+  a READ-mode transaction with a server-side timeout and a row limit; the database refuses any
+  write that slips past the check.
+* SPARQL runs in a child process (:mod:`api.services.sparql_worker`) killed at the deadline and
+  capped in memory, because Oxigraph cannot interrupt a query; updates are refused, and
+  ``SERVICE`` clauses (outbound requests on a client's behalf) are refused unless allowed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import selectors
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from neo4j import Driver
+
+from graphstore.readonly import ReadRunner
+from ontology.errors import ApiError, DatabaseUnavailableError, QueryLimitError, QueryRefusedError
+from ontology.sparql import is_update, query_form
+
+MAX_QUERY_CHARS = 100_000
+CHUNK = 64 * 1024
+
+# -- Cypher ----------------------------------------------------------------------------------------
+
+
+def cypher_stream(
+    driver: Driver, database: str, query: str, parameters: dict[str, Any], timeout: float, row_limit: int
+) -> Iterator[tuple[str, Any]]:
+    """Check and start a client Cypher query; see :meth:`ReadRunner.stream` for the items.
+
+    Raises:
+        ApiError: Empty or oversized query, or invalid syntax.
+        QueryRefusedError: Not a plain read.
+        QueryLimitError, DatabaseUnavailableError: From the database.
+    """
+    if not query.strip():
+        raise ApiError("the Cypher query is empty")
+    if len(query) > MAX_QUERY_CHARS:
+        raise ApiError(f"the Cypher query is longer than {MAX_QUERY_CHARS} characters")
+    runner = ReadRunner(driver, database, timeout)
+    runner.check(query)
+    return runner.stream(query, parameters, row_limit)
+
+
+def cypher_json(items: Iterator[tuple[str, Any]]) -> Iterator[bytes]:
+    """Serialise :func:`cypher_stream` items as one JSON document, written as rows arrive.
+
+    ``{"columns": [...], "rows": [[...], ...], "truncated": bool, "row_count": n}``; when the query
+    fails after the first row was sent, the document ends with an ``"error"`` member instead.
+    """
+    first = True
+    buffer: list[bytes] = []
+    size = 0
+    try:
+        for kind, value in items:
+            if kind == "columns":
+                buffer.append(b'{"columns":' + json.dumps(value).encode() + b',"rows":[')
+            elif kind == "row":
+                piece = (b"" if first else b",") + json.dumps(value, default=str).encode()
+                buffer.append(piece)
+                size += len(piece)
+                first = False
+                if size >= CHUNK:
+                    # Rows go out in chunks: one write per row would cost a thread hop each.
+                    yield b"".join(buffer)
+                    buffer, size = [], 0
+            else:
+                buffer.append(b'],"truncated":' + json.dumps(value["truncated"]).encode())
+                buffer.append(b',"row_count":' + str(value["rows"]).encode() + b"}")
+    except (ApiError, DatabaseUnavailableError) as e:
+        buffer.append(b'],"truncated":true,"error":' + json.dumps(str(e)).encode() + b"}")
+    yield b"".join(buffer)
+
+
+# -- SPARQL ----------------------------------------------------------------------------------------
+
+# Strings, IRIs and comments, which may contain anything; what is left is SPARQL syntax.
+_LEXEMES = re.compile(
+    r'"""(?:[^"\\]|\\.|"(?!""))*"""'
+    r"|'''(?:[^'\\]|\\.|'(?!''))*'''"
+    r'|"(?:[^"\\\n]|\\.)*"'
+    r"|'(?:[^'\\\n]|\\.)*'"
+    r"|<[^<>\"{}|^`\\\s]*>"
+    r"|#[^\n]*",
+    re.DOTALL,
+)
+_SERVICE = re.compile(r"(?<![\w:?$])SERVICE\b", re.IGNORECASE)
+
+RESULT_MEDIA = {
+    "json": "application/sparql-results+json",
+    "csv": "text/csv; charset=utf-8",
+    "tsv": "text/tab-separated-values; charset=utf-8",
+    "xml": "application/sparql-results+xml",
+}
+GRAPH_MEDIA = {
+    "ttl": "text/turtle; charset=utf-8",
+    "nt": "application/n-triples",
+    "jsonld": "application/ld+json",
+}
+_ACCEPT_RESULTS = {
+    "application/sparql-results+json": "json",
+    "application/json": "json",
+    "text/csv": "csv",
+    "text/tab-separated-values": "tsv",
+    "application/sparql-results+xml": "xml",
+    "application/xml": "xml",
+}
+_ACCEPT_GRAPH = {
+    "text/turtle": "ttl",
+    "application/x-turtle": "ttl",
+    "application/n-triples": "nt",
+    "text/plain": "nt",
+    "application/ld+json": "jsonld",
+    "application/json": "jsonld",
+}
+
+
+def syntax_only(query: str) -> str:
+    """``query`` with strings, IRIs and comments blanked out."""
+    return _LEXEMES.sub(" ", query)
+
+
+def check_sparql(query: str, allow_service: bool = False) -> str:
+    """The form (``SELECT``, ``ASK``, ``CONSTRUCT``, ``DESCRIBE``) of a query a client may run.
+
+    Raises:
+        ApiError: Empty or oversized, or not a query.
+        QueryRefusedError: An update, a ``SERVICE`` clause (unless allowed), or codepoint escapes
+            outside literals (which could spell a keyword the check cannot see).
+    """
+    if not query.strip():
+        raise ApiError("the SPARQL query is empty")
+    if len(query) > MAX_QUERY_CHARS:
+        raise ApiError(f"the SPARQL query is longer than {MAX_QUERY_CHARS} characters")
+    if is_update(query):
+        raise QueryRefusedError(f"SPARQL {query_form(query)} refused: the endpoint is read-only")
+    syntax = syntax_only(query)
+    if "\\" in syntax:
+        raise QueryRefusedError("SPARQL refused: codepoint escapes are only accepted inside literals and IRIs")
+    if not allow_service and _SERVICE.search(syntax):
+        raise QueryRefusedError("SPARQL SERVICE refused: federated queries are disabled on this endpoint")
+    form = query_form(query)
+    if form not in ("SELECT", "ASK", "CONSTRUCT", "DESCRIBE"):
+        raise ApiError(f"not a SPARQL query (starts with {form or 'nothing'!r})")
+    return form
+
+
+def _accepted(accept: str | None) -> list[str]:
+    ranked = []
+    for i, part in enumerate((accept or "").split(",")):
+        media, *params = (p.strip() for p in part.split(";"))
+        q = 1.0
+        for p in params:
+            if p.startswith("q="):
+                try:
+                    q = float(p[2:])
+                except ValueError:
+                    q = 0.0
+        if media:
+            ranked.append((-q, i, media.lower()))
+    return [m for _, _, m in sorted(ranked)]
+
+
+# Names clients put in a ``format`` / ``output`` parameter (SPARQLWrapper, Fuseki, Virtuoso).
+_FORMAT_ALIASES = {
+    "json": ("json", "jsonld"),
+    "application/sparql-results+json": ("json", None),
+    "csv": ("csv", None),
+    "tsv": ("tsv", None),
+    "xml": ("xml", None),
+    "ttl": (None, "ttl"),
+    "turtle": (None, "ttl"),
+    "n3": (None, "ttl"),
+    "nt": (None, "nt"),
+    "ntriples": (None, "nt"),
+    "n-triples": (None, "nt"),
+    "jsonld": (None, "jsonld"),
+    "json-ld": (None, "jsonld"),
+}
+
+
+def negotiate(form: str, accept: str | None, fmt: str | None = None, strict: bool = True) -> str:
+    """The result format for a query form from an explicit ``fmt`` or the ``Accept`` header.
+
+    SELECT/ASK default to SPARQL JSON, CONSTRUCT/DESCRIBE to Turtle. ``fmt`` may be any name of
+    :data:`_FORMAT_ALIASES` (``turtle``, ``json-ld`` ...); with ``strict`` off, a name that does not
+    fit the form is ignored and ``Accept`` decides (clients send one ``format`` for every query).
+
+    Raises:
+        ApiError: With ``strict``, ``fmt`` does not fit the form.
+    """
+    graph = form in ("CONSTRUCT", "DESCRIBE")
+    table = _ACCEPT_GRAPH if graph else _ACCEPT_RESULTS
+    allowed = GRAPH_MEDIA if graph else RESULT_MEDIA
+    if fmt is not None:
+        results_name, graph_name = _FORMAT_ALIASES.get(fmt.strip().lower(), (None, None))
+        chosen = graph_name if graph else results_name
+        if chosen is not None:
+            return chosen
+        if strict:
+            raise ApiError(f"format {fmt!r} does not fit a {form} query; use one of {', '.join(allowed)}")
+    for media in _accepted(accept):
+        if media in table:
+            return table[media]
+        if media in ("*/*", "application/*", "text/*"):
+            break
+    return "ttl" if graph else "json"
+
+
+def media_type(form: str, fmt: str) -> str:
+    """The Content-Type of a result."""
+    return GRAPH_MEDIA[fmt] if form in ("CONSTRUCT", "DESCRIBE") else RESULT_MEDIA[fmt]
+
+
+@dataclass
+class SparqlRun:
+    """A running SPARQL query: its form, format and the stream of result bytes."""
+
+    form: str
+    fmt: str
+    chunks: Iterator[bytes]
+    reader: _Reader | None = None
+
+    @property
+    def cut(self) -> bool:
+        """Whether the deadline ended the stream before the result was complete."""
+        return self.reader is not None and self.reader.cut
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait()
+    for stream in (proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()
+
+
+def run_sparql(
+    store_dir: Path,
+    query: str,
+    fmt: str | None = None,
+    accept: str | None = None,
+    timeout: float = 30.0,
+    memory_mb: int = 4096,
+    allow_service: bool = False,
+    strict_format: bool = True,
+) -> SparqlRun:
+    """Start a SPARQL query under a deadline and return its result stream.
+
+    The query is checked (:func:`check_sparql`) and evaluated in a child process. Errors found
+    before the first result byte are raised; after that, reaching the deadline ends the stream
+    (the result is cut) and kills the child.
+
+    Raises:
+        ApiError, QueryRefusedError: From :func:`check_sparql` and Oxigraph's parser.
+        QueryLimitError: No result started before the deadline.
+        DatabaseUnavailableError: No store at ``store_dir``.
+    """
+    form = check_sparql(query, allow_service)
+    chosen = negotiate(form, accept, fmt, strict_format)
+    if not (store_dir / "CURRENT").is_file():
+        raise DatabaseUnavailableError("the SPARQL store is not there; run `argweb export rdf` or `argweb rdf load`")
+    deadline = time.monotonic() + timeout
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARGWEB_")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "api.services.sparql_worker", str(store_dir), chosen, str(memory_mb)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=str(Path(__file__).resolve().parents[2]),
+        env=env,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write(query.encode("utf-8"))
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass
+    reader = _Reader(proc, deadline)
+    try:
+        line = reader.line()
+    except BaseException:
+        _kill(proc)
+        raise
+    if line is None:
+        _kill(proc)
+        raise QueryLimitError(f"SPARQL query stopped: no result within {timeout:g} s (or out of memory)")
+    header = json.loads(line)
+    if not header.get("ok"):
+        _kill(proc)
+        message = str(header.get("error"))
+        raise QueryRefusedError(message) if header.get("refused") else ApiError(message)
+    return SparqlRun(form, chosen, reader.rest(), reader)
+
+
+class _Reader:
+    """Reads a child's stdout with a deadline, without threads."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], deadline: float) -> None:
+        self.proc = proc
+        self.deadline = deadline
+        self.buffer = b""
+        self.cut = False
+        assert proc.stdout is not None
+        self.fd = proc.stdout.fileno()
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(self.fd, selectors.EVENT_READ)
+
+    def _read(self) -> bytes | None:
+        """Next bytes (b"" at end of stream), or None at the deadline."""
+        left = self.deadline - time.monotonic()
+        if left <= 0 or not self.selector.select(timeout=left):
+            return None
+        return os.read(self.fd, CHUNK)
+
+    def line(self) -> bytes | None:
+        while b"\n" not in self.buffer:
+            data = self._read()
+            if not data:
+                return None
+            self.buffer += data
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line
+
+    def rest(self) -> Iterator[bytes]:
+        try:
+            if self.buffer:
+                yield self.buffer
+                self.buffer = b""
+            while True:
+                data = self._read()
+                if data is None:
+                    self.cut = True
+                    break
+                if not data:
+                    break
+                yield data
+        finally:
+            self.selector.close()
+            _kill(self.proc)

@@ -1,0 +1,196 @@
+// The argweb graph page: a dialogue or document as an argument graph (Cytoscape.js).
+// Units (locutions, propositions) sit in reading order; reified relations are small nodes
+// between them, as in AIF, coloured by kind; predicted relations are dashed and show their score.
+import cytoscape from "cytoscape";
+
+const KIND_COLORS = {
+  Locution: "#6c8ebf", Proposition: "#82b366", Claim: "#b5739d", Premise: "#d6b656", Sentence: "#9aa5b1",
+  Support: "#2e8b57", Attack: "#c0392b", Rephrase: "#8e44ad", DiscourseRelation: "#e67e22",
+  Transition: "#7f8c8d", Illocution: "#95a5a6", NonRelation: "#bdc3c7", SameUnit: "#34495e", Relation: "#555",
+};
+const UNIT_KINDS = new Set(["Locution", "Proposition", "Claim", "Premise", "Sentence"]);
+const $ = (id) => document.getElementById(id);
+
+async function api(path) {
+  const res = await fetch(path, { headers: { Accept: "application/json" } });
+  if (!res.ok) {
+    let detail = res.statusText;
+    try { detail = (await res.json()).detail; } catch (e) { /* not JSON */ }
+    throw new Error(`${res.status}: ${detail}`);
+  }
+  return res.json();
+}
+
+function status(text) { $("status").textContent = text || ""; }
+function color(kind) { return KIND_COLORS[kind] || "#777"; }
+function short(text, n) { return !text ? "" : text.length > n ? text.slice(0, n - 1) + "…" : text; }
+
+function relationLabel(r) {
+  const name = r.sense || r.scheme_label || r.kind;
+  return r.origin === "predicted" && r.score != null ? `${name} ${r.score.toFixed(2)}` : name;
+}
+
+// Elements of a discourse: one node per unit and relation, one edge per relation end.
+export function elements(discourse, withPredicted) {
+  const nodes = []; const edges = []; const ids = new Set(); const y = {};
+  // Locutions on the left, propositions on the right, relations between them; with one kind of
+  // unit only, relations go to the left so that they do not cover the text.
+  const twoColumns = discourse.units.some((u) => u.kind === "Locution") && discourse.units.some((u) => u.kind !== "Locution");
+  discourse.units.forEach((u, i) => {
+    ids.add(u.id);
+    const row = u.position != null ? u.position : i;
+    y[u.id] = row * 80;
+    const x = u.kind === "Locution" || !twoColumns ? 0 : 820;
+    nodes.push({ data: { id: u.id, label: short(u.text, 90), kind: u.kind, color: color(u.kind), unit: u }, position: { x, y: y[u.id] } });
+  });
+  const relations = discourse.relations.filter((r) => withPredicted || r.origin !== "predicted");
+  relations.forEach((r) => ids.add(r.id));
+  // Relations sit at the mean height of their ends; relations between relations (AIF YA/TA
+  // chains) are placed after the ones they connect, hence a few passes.
+  for (let pass = 0; pass < 3; pass++) {
+    relations.forEach((r) => {
+      const ends = [...r.sources, ...r.targets].filter((e) => y[e] !== undefined && e !== r.id);
+      if (ends.length && (pass > 0 || ends.every((e) => !ids.has(e) || discourse.units.some((u) => u.id === e)))) {
+        y[r.id] = ends.reduce((a, e) => a + y[e], 0) / ends.length;
+      }
+    });
+  }
+  const slot = {};
+  relations.forEach((r) => {
+    const mid = y[r.id] !== undefined ? y[r.id] : 0;
+    const key = Math.round(mid / 40);
+    slot[key] = (slot[key] || 0) + 1;
+    const step = ((slot[key] - 1) % 4) * 90;
+    const x = twoColumns ? 400 + step : -110 - step;
+    nodes.push({
+      data: { id: r.id, label: relationLabel(r), kind: r.kind, color: color(r.kind), predicted: r.origin === "predicted", relation: r },
+      position: { x, y: mid + 22 * Math.floor((slot[key] - 1) / 4) },
+      classes: "relation" + (r.origin === "predicted" ? " predicted" : ""),
+    });
+  });
+  let k = 0;
+  relations.forEach((r) => {
+    const cls = r.origin === "predicted" ? "predicted" : "gold";
+    r.sources.filter((s) => ids.has(s)).forEach((s) => edges.push({ data: { id: `e${k++}`, source: s, target: r.id, color: color(r.kind) }, classes: cls }));
+    r.targets.filter((t) => ids.has(t)).forEach((t) => edges.push({ data: { id: `e${k++}`, source: r.id, target: t, color: color(r.kind) }, classes: cls }));
+  });
+  return { nodes, edges };
+}
+
+const style = [
+  { selector: "node", style: { "background-color": "data(color)", label: "data(label)", "font-size": 11, "text-wrap": "wrap", "text-max-width": 300, "text-valign": "center", "text-halign": "right", "text-margin-x": 6, width: 16, height: 16, color: "#222" } },
+  { selector: "node.relation", style: { shape: "diamond", width: 13, height: 13, "font-size": 9, color: "data(color)", "text-halign": "center", "text-valign": "top", "text-margin-x": 0, "text-margin-y": -3 } },
+  { selector: "node.predicted", style: { "border-width": 2, "border-style": "dashed", "border-color": "#333", "background-opacity": 0.6 } },
+  { selector: "node:selected", style: { "border-width": 3, "border-color": "#111", "border-style": "solid" } },
+  { selector: "edge", style: { width: 1.6, "line-color": "data(color)", "target-arrow-color": "data(color)", "target-arrow-shape": "triangle", "arrow-scale": 0.8, "curve-style": "bezier", opacity: 0.85 } },
+  { selector: "edge.predicted", style: { "line-style": "dashed" } },
+];
+
+let cy = null;
+let current = null;
+
+function showDetails(data) {
+  const box = $("details");
+  const u = data.unit; const r = data.relation;
+  const rows = [];
+  const add = (k, v) => { if (v !== null && v !== undefined && v !== "") rows.push(`<dt>${k}</dt><dd>${String(v).replace(/</g, "&lt;")}</dd>`); };
+  add("kind", data.kind); add("id", data.id);
+  let text = "";
+  if (u) {
+    text = u.text; add("speaker", u.speaker); add("position", u.position);
+    add("time", u.timestamp || (u.start_time != null ? `${u.start_time.toFixed(1)}–${(u.end_time || 0).toFixed(1)} s` : ""));
+  } else if (r) {
+    text = r.text || ""; add("origin", r.origin); add("label", r.scheme_label); add("sense", r.sense);
+    add("score", r.score != null ? r.score.toFixed(3) : ""); add("model", r.model ? `${r.model} ${r.model_version || ""}` : "");
+    add("run", r.run_id); add("from", r.sources.join(", ")); add("to", r.targets.join(", "));
+  }
+  box.innerHTML = `<h2>${data.kind}</h2>${text ? `<div class="text">${text.replace(/</g, "&lt;")}</div>` : ""}<dl>${rows.join("")}</dl>` +
+    `<p><a href="/nodes/${encodeURIComponent(data.id)}">JSON</a> · <a href="/nodes/${encodeURIComponent(data.id)}/neighbors">neighbours</a></p>`;
+}
+
+function legend(kinds) {
+  $("legend-items").innerHTML = [...kinds].sort().map((k) =>
+    `<div class="legend-row"><span class="swatch ${UNIT_KINDS.has(k) ? "round" : ""}" style="background:${color(k)}"></span>${k}</div>`
+  ).join("") + '<div class="legend-row"><span class="swatch dash"></span>predicted (score shown)</div>';
+}
+
+function draw(discourse, focus) {
+  current = discourse;
+  const { nodes, edges } = elements(discourse, $("predicted").checked);
+  if (cy) cy.destroy();
+  cy = cytoscape({ container: $("graph"), elements: [...nodes, ...edges], style, layout: { name: "preset" }, minZoom: 0.1, maxZoom: 3 });
+  window.argwebGraph = cy;
+  cy.on("tap", "node", (evt) => showDetails(evt.target.data()));
+  cy.fit(undefined, 30);
+  if (cy.zoom() < 0.8) {
+    // Long dialogues: keep the text readable and start at the top; the rest is a scroll away.
+    const bb = cy.elements().boundingBox();
+    cy.zoom(0.8);
+    cy.pan({ x: 30 - bb.x1 * 0.8, y: 30 - bb.y1 * 0.8 });
+  }
+  $("node-count").textContent = String(cy.nodes().length);
+  $("edge-count").textContent = String(cy.edges().length);
+  legend(new Set(nodes.map((n) => n.data.kind)));
+  if (focus) {
+    const n = cy.getElementById(focus);
+    if (n.nonempty()) { n.select(); showDetails(n.data()); cy.animate({ center: { eles: n }, zoom: 1.2 }, { duration: 300 }); }
+  }
+  // Set last: tests and scripts wait for it to know the graph (and its focus) is drawn.
+  document.body.dataset.loaded = discourse.id;
+  status("");
+}
+
+async function loadDiscourse(id, focus) {
+  status("loading…");
+  try { draw(await api(`/discourses/${encodeURIComponent(id)}`), focus); } catch (e) { status(e.message); }
+}
+
+async function loadCorpus(corpus, selectId, focus) {
+  const select = $("discourse");
+  select.innerHTML = "";
+  $("dashboard-link").href = `/dashboard/${encodeURIComponent(corpus)}`;
+  const pages = await Promise.all([
+    api(`/dialogues?corpus=${encodeURIComponent(corpus)}&limit=500`),
+    api(`/documents?corpus=${encodeURIComponent(corpus)}&limit=500`),
+  ]);
+  const items = [...pages[0].items, ...pages[1].items].sort((a, b) => a.id.localeCompare(b.id));
+  for (const d of items) {
+    const opt = document.createElement("option");
+    opt.value = d.id; opt.textContent = `${d.local_id || d.id} (${d.units} units)`;
+    select.appendChild(opt);
+  }
+  if (selectId) select.value = selectId;
+  if (select.value) await loadDiscourse(select.value, focus);
+}
+
+async function main() {
+  const params = new URLSearchParams(location.search);
+  const corpora = await api("/corpora");
+  const select = $("corpus");
+  for (const c of corpora) {
+    const opt = document.createElement("option");
+    opt.value = c.id; opt.textContent = c.status === "complete" ? c.id : `${c.id} (${c.status})`;
+    select.appendChild(opt);
+  }
+  select.addEventListener("change", () => loadCorpus(select.value));
+  $("discourse").addEventListener("change", () => loadDiscourse($("discourse").value));
+  $("predicted").addEventListener("change", () => current && draw(current));
+  const focus = params.get("node");
+  if (focus) {
+    try {
+      const node = await api(`/nodes/${encodeURIComponent(focus)}`);
+      const target = node.kind === "Dialogue" || node.kind === "Document" ? node.id : node.discourses[0];
+      if (target) {
+        select.value = node.corpus;
+        await loadCorpus(node.corpus, target, focus);
+        return;
+      }
+      showDetails({ id: node.id, kind: node.kind, unit: { text: node.text, speaker: node.speaker } });
+    } catch (e) { status(e.message); }
+  }
+  const wanted = params.get("corpus");
+  if (wanted) select.value = wanted;
+  if (select.value) await loadCorpus(select.value, params.get("discourse"));
+}
+
+main().catch((e) => status(e.message));

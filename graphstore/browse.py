@@ -1,0 +1,217 @@
+"""Read queries of the HTTP API (browse, search, neighbourhoods), as pure Cypher builders.
+
+Like :mod:`graphstore.cypher`, labels and relationship types are spliced in only from
+:class:`~ontology.terms.Label` / :class:`~ontology.terms.RelType` members; every value a client
+sends is a parameter. Lists are paged by id (``$after`` is the last id of the previous page,
+``$limit`` the page size), so a page costs the same however deep the cursor is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ontology.terms import Label, RelType
+
+FULLTEXT_INDEX = "node_text"
+"""Name of the full-text index over the text of locutions, propositions and discourses."""
+
+_UNIT_LABELS = (Label.Locution, Label.Proposition)
+
+
+def _rel(rel_type: RelType) -> str:
+    return f"`{RelType(rel_type).value}`"
+
+
+def _label(label: Label) -> str:
+    return f"`{Label(label).value}`"
+
+
+def _is_unit(var: str) -> str:
+    return "(" + " OR ".join(f"{var}:{_label(label)}" for label in _UNIT_LABELS) + ")"
+
+
+def fulltext_index() -> str:
+    """Schema statement of the full-text index searched by ``/search``."""
+    labels = "|".join(_label(label) for label in (*_UNIT_LABELS, Label.Discourse))
+    return f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS FOR (n:{labels}) ON EACH [n.text, n.local_id]"
+
+
+def corpus_summary() -> str:
+    """Node count per label in ``$corpus``."""
+    return (
+        f"MATCH (n:{_label(Label.Node)}) WHERE n.corpus = $corpus "
+        "UNWIND labels(n) AS label RETURN label, count(*) AS n ORDER BY label"
+    )
+
+
+def corpus_relations() -> str:
+    """Relations of ``$corpus`` by labels, sense, scheme label and origin."""
+    return (
+        f"MATCH (r:{_label(Label.Relation)}) WHERE r.corpus = $corpus "
+        "RETURN labels(r) AS labels, r.sense AS sense, coalesce(r.origin, 'gold') AS origin, count(*) AS n"
+    )
+
+
+def discourses(kind: Label | None, speaker: bool = False, text: bool = False) -> str:
+    """One page of discourses (dialogues, documents or both).
+
+    Parameters: ``$corpus`` (or null), ``$after``, ``$limit``; with ``speaker`` ``$speaker`` (speaker
+    id or name), with ``text`` ``$q`` (case-insensitive part of the local id or of a unit's text).
+    The filters are left out of the statement when not asked for: a null test in front of an
+    ``EXISTS`` subquery would still cost the subquery on every discourse.
+    """
+    label = _label(kind or Label.Discourse)
+    part_of, spoken_by = _rel(RelType.PART_OF), _rel(RelType.SPOKEN_BY)
+    where = "d.id > $after AND ($corpus IS NULL OR d.corpus = $corpus)"
+    if speaker:
+        where += (
+            f" AND EXISTS {{ MATCH (u)-[:{part_of}]->(d) "
+            f"MATCH (u)-[:{spoken_by}]->(s:{_label(Label.Speaker)}) WHERE s.id = $speaker OR s.name = $speaker }}"
+        )
+    if text:
+        unit_text = f"{_is_unit('u')} AND toLower(u.text) CONTAINS toLower($q)"
+        where += (
+            " AND (toLower(d.local_id) CONTAINS toLower($q) "
+            f"OR EXISTS {{ MATCH (u)-[:{part_of}]->(d) WHERE {unit_text} }})"
+        )
+    return (
+        f"MATCH (d:{label}) WHERE {where} "
+        "WITH d ORDER BY d.id LIMIT $limit "
+        "RETURN d.id AS id, labels(d) AS labels, properties(d) AS props, "
+        f"COUNT {{ MATCH (u)-[:{part_of}]->(d) WHERE {_is_unit('u')} }} AS units "
+        "ORDER BY id"
+    )
+
+
+def discourse_node() -> str:
+    """The discourse ``$id`` (or, failing that, the one whose local id is ``$id``)."""
+    return (
+        f"MATCH (d:{_label(Label.Discourse)}) WHERE d.id = $id OR d.local_id = $id "
+        "RETURN d.id AS id, labels(d) AS labels, properties(d) AS props ORDER BY d.id = $id DESC, id LIMIT 2"
+    )
+
+
+def discourse_units() -> str:
+    """Locutions and propositions PART_OF the discourse ``$id`` with their speaker."""
+    return (
+        f"MATCH (n:{_label(Label.Node)})-[:{_rel(RelType.PART_OF)}]->(:{_label(Label.Discourse)} {{id: $id}}) "
+        f"WHERE {_is_unit('n')} "
+        f"OPTIONAL MATCH (n)-[:{_rel(RelType.SPOKEN_BY)}]->(s:{_label(Label.Speaker)}) "
+        "WITH n, collect(s)[0] AS s "
+        "RETURN n.id AS id, labels(n) AS labels, properties(n) AS props, s.id AS speaker_id, s.name AS speaker"
+    )
+
+
+def _relation_row(var: str) -> str:
+    edge = _rel(RelType.AIF_EDGE)
+    return (
+        f"RETURN {var}.id AS id, labels({var}) AS labels, properties({var}) AS props, "
+        f"[(s:{_label(Label.Node)})-[:{edge}]->({var}) | s.id] AS sources, "
+        f"[({var})-[:{edge}]->(t:{_label(Label.Node)}) | t.id] AS targets"
+    )
+
+
+def discourse_relations() -> str:
+    """Relations of the discourse ``$id``: those PART_OF it and those touching one of its units.
+
+    Predicted relations need not be PART_OF a discourse; they are found through their ends.
+    """
+    part_of = _rel(RelType.PART_OF)
+    rel = _label(Label.Relation)
+    return (
+        f"MATCH (d:{_label(Label.Discourse)} {{id: $id}}) "
+        "CALL (d) { "
+        f"MATCH (r:{rel})-[:{part_of}]->(d) RETURN r "
+        "UNION "
+        f"MATCH (u)-[:{part_of}]->(d) WHERE {_is_unit('u')} "
+        f"MATCH (u)-[:{_rel(RelType.AIF_EDGE)}]-(r:{rel}) RETURN r "
+        "} "
+        "WITH DISTINCT r " + _relation_row("r")
+    )
+
+
+def node() -> str:
+    """The node ``$id`` with its speaker and the discourses it is part of."""
+    return (
+        f"MATCH (n:{_label(Label.Node)} {{id: $id}}) "
+        f"OPTIONAL MATCH (n)-[:{_rel(RelType.SPOKEN_BY)}]->(s:{_label(Label.Speaker)}) "
+        f"OPTIONAL MATCH (n)-[:{_rel(RelType.PART_OF)}]->(d:{_label(Label.Discourse)}) "
+        "RETURN n.id AS id, labels(n) AS labels, properties(n) AS props, "
+        "collect(DISTINCT s.id)[0] AS speaker_id, collect(DISTINCT s.name)[0] AS speaker, "
+        "collect(DISTINCT d.id) AS discourses"
+    )
+
+
+def neighbors(rel_types: Sequence[RelType], direction: str, depth: int) -> str:
+    """Nodes and relationships on paths of 1..``depth`` hops from ``$id`` (at most ``$limit`` paths).
+
+    Args:
+        rel_types: Relationship types to follow (all when empty).
+        direction: ``out``, ``in`` or ``both``.
+        depth: Maximum number of hops, 1 to 3.
+
+    Returns one row ``{nodes, edges}`` (no row when there is no path).
+    """
+    if not 1 <= depth <= 3:
+        raise ValueError(f"depth must be 1..3, not {depth}")
+    types = "|".join(_rel(t) for t in rel_types)
+    pattern = f"[:{types}*1..{depth}]" if types else f"[*1..{depth}]"
+    left, right = {"out": ("-", "->"), "in": ("<-", "-"), "both": ("-", "-")}[direction]
+    node_ = _label(Label.Node)
+    return (
+        f"MATCH p = (n:{node_} {{id: $id}}){left}{pattern}{right}(m:{node_}) "
+        "WITH p LIMIT $limit "
+        "WITH collect(p) AS ps "
+        "UNWIND ps AS p UNWIND nodes(p) AS x WITH ps, collect(DISTINCT x) AS ns "
+        "UNWIND ps AS p UNWIND relationships(p) AS r WITH ns, collect(DISTINCT r) AS rs "
+        "RETURN [x IN ns | {id: x.id, labels: labels(x), props: properties(x)}] AS nodes, "
+        "[r IN rs | {source: startNode(r).id, type: type(r), target: endNode(r).id, id: r.id, corpus: r.corpus}] "
+        "AS edges"
+    )
+
+
+def relations(kind: Label) -> str:
+    """One page of relations of class ``kind`` in id order.
+
+    Parameters: ``$origin`` (``gold``/``predicted``), ``$model``, ``$min_score``, ``$corpus``,
+    ``$sense``, ``$after``, ``$limit`` (any filter may be null).
+    """
+    return (
+        f"MATCH (r:{_label(kind)}) WHERE r.id > $after "
+        "AND ($corpus IS NULL OR r.corpus = $corpus) "
+        "AND ($origin IS NULL OR coalesce(r.origin, 'gold') = $origin) "
+        "AND ($model IS NULL OR r.model = $model) "
+        "AND ($min_score IS NULL OR r.score >= $min_score) "
+        "AND ($sense IS NULL OR r.sense = $sense) "
+        "WITH r ORDER BY r.id LIMIT $limit " + _relation_row("r") + " ORDER BY id"
+    )
+
+
+def search() -> str:
+    """Full-text search: ``$q`` (Lucene syntax), ``$corpus`` (or null), ``$skip``, ``$limit``."""
+    return (
+        f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $q) YIELD node, score "
+        "WHERE $corpus IS NULL OR node.corpus = $corpus "
+        "WITH node, score ORDER BY score DESC, node.id SKIP $skip LIMIT $limit "
+        f"OPTIONAL MATCH (node)-[:{_rel(RelType.PART_OF)}]->(d:{_label(Label.Discourse)}) "
+        "RETURN node.id AS id, labels(node) AS labels, properties(node) AS props, score, "
+        "collect(DISTINCT d.id) AS discourses ORDER BY score DESC, id"
+    )
+
+
+def speaker_units() -> str:
+    """Units per speaker in ``$corpus`` (speaker node name, else the unit's speaker property)."""
+    return (
+        f"MATCH (u:{_label(Label.Locution)}) WHERE u.corpus = $corpus "
+        f"OPTIONAL MATCH (u)-[:{_rel(RelType.SPOKEN_BY)}]->(s:{_label(Label.Speaker)}) "
+        "WITH coalesce(s.name, u.speaker, '(unknown)') AS speaker, count(DISTINCT u) AS n "
+        "RETURN speaker, n ORDER BY n DESC, speaker LIMIT $limit"
+    )
+
+
+def topic_relations() -> str:
+    """Relations per topic and class in ``$corpus`` (relations without a topic are left out)."""
+    return (
+        f"MATCH (r:{_label(Label.Relation)}) WHERE r.corpus = $corpus AND r.topic IS NOT NULL "
+        "RETURN r.topic AS topic, labels(r) AS labels, count(*) AS n"
+    )

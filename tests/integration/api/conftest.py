@@ -1,0 +1,135 @@
+"""Fixtures of the API tests: the shipped samples in the session's Neo4j, their RDF export in an
+Oxigraph store, the app in-process and served on a loopback port."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import uvicorn
+from fastapi.testclient import TestClient
+from neo4j import Driver
+from pydantic import SecretStr
+
+from api.app import create_app
+from api.settings import Settings
+from graphstore.export import GraphReader
+from graphstore.loaders.registry import CORPORA
+from graphstore.runtime import EmbeddedNeo4j, free_port
+from graphstore.store import GraphStore
+from ontology.rdf import RdfMapper, write_export
+from ontology.sparql import load_store
+from tests.conftest import PASSWORD, SAMPLES
+
+API_KEY = "test-api-key-0123456789"
+LOADED = ("molweni", "qt30", "m-arg", "sciarg")
+
+
+@dataclass(frozen=True)
+class ApiGraph:
+    """The loaded graph and the settings of an app serving it."""
+
+    settings: Settings
+    driver: Driver
+
+
+def graph_counts(driver: Driver) -> tuple[int, int, tuple[str, ...], tuple[str, ...]]:
+    """Nodes, relationships, labels and property keys: what a write would change."""
+    records, _, _ = driver.execute_query(
+        "MATCH (n) WITH count(n) AS nodes "
+        "OPTIONAL MATCH ()-[r]->() WITH nodes, count(r) AS rels "
+        "CALL db.labels() YIELD label WITH nodes, rels, collect(label) AS labels "
+        "CALL db.propertyKeys() YIELD propertyKey "
+        "RETURN nodes, rels, labels, collect(propertyKey) AS keys"
+    )
+    r = records[0]
+    return r["nodes"], r["rels"], tuple(sorted(r["labels"])), tuple(sorted(r["keys"]))
+
+
+PREDICTED = "qt30:nodeset21318:pred:1"
+
+
+def add_prediction(driver: Driver) -> None:
+    """One predicted Support between two propositions of qt30:nodeset21318, shaped as the prediction
+    write path stores them (origin, model, version, score, run id; AIF edges only, no gold touched)."""
+    records, _, _ = driver.execute_query(
+        "MATCH (p:Proposition)-[:PART_OF]->(:Discourse {id: 'qt30:nodeset21318'}) RETURN p.id AS id ORDER BY id LIMIT 2"
+    )
+    source, target = (r["id"] for r in records)
+    driver.execute_query(
+        "MATCH (a:Node {id: $source}), (b:Node {id: $target}) "
+        "CREATE (r:Node:Relation:SchemeNode:Support {id: $id, corpus: 'qt30', origin: 'predicted', "
+        "model: 'test-relations', model_version: '0.1', score: 0.87, run_id: 'run-test', scheme_label: 'support'}) "
+        "CREATE (a)-[:AIF_EDGE {corpus: 'qt30'}]->(r)-[:AIF_EDGE {corpus: 'qt30'}]->(b)",
+        source=source,
+        target=target,
+        id=PREDICTED,
+    )
+
+
+@pytest.fixture(scope="package")
+def api_graph(neo4j_server: EmbeddedNeo4j, driver: Driver, tmp_path_factory: pytest.TempPathFactory) -> ApiGraph:
+    store = GraphStore(driver, batch_size=2000)
+    store.clear()
+    for name in LOADED:
+        spec = CORPORA[name]
+        store.ingest(spec.load(spec.find(SAMPLES)))
+    add_prediction(driver)
+    tmp = tmp_path_factory.mktemp("api")
+    reader = GraphReader(driver, "neo4j")
+    out = tmp / "export.nt"
+    write_export(out, reader.nodes(), reader.relationships(), fmt="nt", mapper=RdfMapper())
+    load_store(tmp / "oxigraph", out, "nt")
+    info = neo4j_server.info()
+    assert info is not None
+    settings = Settings(
+        neo4j_uri=info.uri,
+        neo4j_password=SecretStr(PASSWORD),
+        data_dir=tmp,
+        oxigraph_store=tmp / "oxigraph",
+        api_key=SecretStr(API_KEY),
+        cypher_timeout=15.0,
+        cypher_row_limit=1000,
+        sparql_timeout=10.0,
+        sparql_memory_mb=2048,
+        request_size_limit=2 * 1024 * 1024,
+        cors_origins=["http://example.org"],
+    )
+    return ApiGraph(settings, driver)
+
+
+@pytest.fixture(scope="package")
+def client(api_graph: ApiGraph) -> Iterator[TestClient]:
+    with TestClient(create_app(api_graph.settings)) as c:
+        yield c
+
+
+@pytest.fixture(scope="package")
+def live_url(api_graph: ApiGraph) -> Iterator[str]:
+    """The app served by uvicorn on a loopback port, in a thread of the test process."""
+    port = free_port()
+    config = uvicorn.Config(create_app(api_graph.settings), host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    with socket.create_connection(("127.0.0.1", port), timeout=5):
+        pass
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=15)
+
+
+def samples() -> Path:
+    """The shipped sample corpora."""
+    return SAMPLES

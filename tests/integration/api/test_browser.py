@@ -1,0 +1,112 @@
+"""The graph page in a real browser: headless Chromium (Debian's chromium + chromium-driver) via Selenium."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import requests
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from tests.conftest import ROOT
+from tests.integration.api.conftest import PREDICTED
+
+SCREENSHOT = ROOT / "bench" / "out" / "graph-page.png"
+LOADED = "return document.body.dataset.loaded || ''"
+
+
+def wait_loaded(browser: webdriver.Chrome, check: Callable[[str], bool]) -> None:
+    """Wait until the page has drawn a discourse for which ``check`` holds; fail with what the page says."""
+    try:
+        WebDriverWait(browser, 120).until(lambda d: check(d.execute_script(LOADED)))
+    except TimeoutException as e:
+        status = browser.execute_script("return document.getElementById('status').textContent")
+        logs = browser.get_log("browser")
+        raise AssertionError(
+            f"page not drawn: loaded={browser.execute_script(LOADED)!r} status={status!r} log={logs}"
+        ) from e
+
+
+def _binary(*names: str) -> str:
+    for name in names:
+        found = shutil.which(name)
+        if found:
+            return found
+    raise AssertionError(f"none of {names} is installed; scripts/setup.sh installs chromium and chromium-driver")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[webdriver.Chrome]:
+    options = Options()
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--window-size=1400,900"):
+        options.add_argument(flag)
+    options.binary_location = _binary("chromium", "chromium-browser")
+    driver = webdriver.Chrome(options=options, service=Service(_binary("chromedriver")))
+    driver.set_page_load_timeout(120)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _expected(live_url: str, discourse: str) -> tuple[int, int]:
+    """Node and edge counts of the page's graph, from the API: every unit and relation is a node,
+    every relation end that is drawn is an edge."""
+    body = requests.get(f"{live_url}/discourses/{discourse}", timeout=60).json()
+    ids = {u["id"] for u in body["units"]} | {r["id"] for r in body["relations"]}
+    edges = sum(len([e for e in r["sources"] + r["targets"] if e in ids]) for r in body["relations"])
+    return len(ids), edges
+
+
+def test_graph_page_renders_the_dialogue_the_api_serves(browser: webdriver.Chrome, live_url: str) -> None:
+    browser.get(f"{live_url}/")
+    wait_loaded(browser, bool)
+    Select(browser.find_element("id", "corpus")).select_by_value("qt30")
+    wait_loaded(browser, lambda loaded: loaded.startswith("qt30:"))
+    Select(browser.find_element("id", "discourse")).select_by_value("qt30:nodeset21318")
+    wait_loaded(browser, lambda loaded: loaded == "qt30:nodeset21318")
+    nodes, edges = browser.execute_script(
+        "return [window.argwebGraph.nodes().length, window.argwebGraph.edges().length]"
+    )
+    assert (nodes, edges) == _expected(live_url, "qt30:nodeset21318")
+    assert browser.execute_script(
+        "return window.argwebGraph.getElementById(arguments[0]).hasClass('predicted')", PREDICTED
+    )
+    assert "0.87" in browser.execute_script(
+        "return window.argwebGraph.getElementById(arguments[0]).data('label')", PREDICTED
+    )
+    assert browser.find_element("id", "node-count").text == str(nodes)
+    assert browser.find_element("id", "edge-count").text == str(edges)
+    # Clicking a node shows its text, speaker and time.
+    browser.execute_script("window.argwebGraph.getElementById('qt30:nodeset21318:707848').select().emit('tap')")
+    details = browser.find_element("id", "details").text
+    assert "Lisa Nandy" in details and "2021-05-20" in details
+    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    assert browser.save_screenshot(str(SCREENSHOT))
+    assert SCREENSHOT.stat().st_size > 10_000
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert errors == []
+
+
+def test_linked_data_html_focuses_the_node(browser: webdriver.Chrome, live_url: str) -> None:
+    browser.get(f"{live_url}/data/molweni:1078:edu:2")
+    wait_loaded(browser, lambda loaded: loaded == "molweni:1078")
+    selected = browser.execute_script("return window.argwebGraph.$(':selected').map(n => n.id())")
+    assert selected == ["molweni:1078:edu:2"]
+    nodes, edges = browser.execute_script(
+        "return [window.argwebGraph.nodes().length, window.argwebGraph.edges().length]"
+    )
+    assert (nodes, edges) == _expected(live_url, "molweni:1078")
+
+
+def test_page_has_no_external_resources(live_url: str) -> None:
+    html = requests.get(f"{live_url}/", timeout=30).text
+    assert "http://" not in html and "https://" not in html
+    bundle = Path(ROOT / "api" / "web" / "static" / "graph.js")
+    assert bundle.is_file()
