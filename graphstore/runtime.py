@@ -27,6 +27,11 @@ MAIN_CLASS = "org.argweb.neo4j.EmbeddedNeo4j"
 PID_FILE = "argweb-neo4j.pid"
 LOG_FILE = "argweb-neo4j.log"
 READY_MARKER = "argweb-neo4j ready"
+# The launcher reads the password from its environment: a command line is visible to every local
+# user (``ps``), the environment of a process only to its owner (``/proc/<pid>/environ`` is 0400).
+PASSWORD_ENV = "ARGWEB_NEO4J_LAUNCH_PASSWORD"
+TX_LOG_RETENTION = "256M size"
+TX_LOG_ROTATION = 64 * 1024 * 1024
 
 
 def launcher_built(java_dir: Path = JAVA_DIR) -> bool:
@@ -85,6 +90,31 @@ def _alive(pid: int) -> bool:
         return True
 
 
+def _cmdline(pid: int) -> list[str] | None:
+    """The argument vector of ``pid`` (None where ``/proc`` cannot tell)."""
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return None
+    return [part.decode(errors="replace") for part in raw.split(b"\0") if part]
+
+
+def is_launcher(pid: int, data_dir: Path) -> bool:
+    """Whether ``pid`` is alive and is the embedded-Neo4j launcher of ``data_dir``.
+
+    A pid file outlives a killed JVM, and the kernel reuses pids: before a pid from the file is
+    reported or signalled, its command line must name the launcher class and this data directory.
+    Where ``/proc`` is missing (not Linux) only liveness is checked.
+    """
+    if not _alive(pid):
+        return False
+    argv = _cmdline(pid)
+    if argv is None:
+        return not Path("/proc/self").exists()
+    home = str(Path(data_dir).resolve())
+    return MAIN_CLASS in argv and any(a == "--home" and b == home for a, b in zip(argv, argv[1:], strict=False))
+
+
 @dataclass
 class ServerInfo:
     """Where a running embedded server listens."""
@@ -108,6 +138,9 @@ class EmbeddedNeo4j:
         port: Bolt port on 127.0.0.1.
         heap: JVM ``-Xmx`` value.
         pagecache: Page cache size in bytes.
+        java_dir: The Maven launcher project.
+        tx_log_retention: Neo4j transaction-log retention policy (``db.tx_log.rotation.retention_policy``).
+        tx_log_rotation: Size in bytes at which a transaction log file is rotated.
     """
 
     def __init__(
@@ -118,6 +151,8 @@ class EmbeddedNeo4j:
         heap: str = "2g",
         pagecache: int = 512 * 1024 * 1024,
         java_dir: Path = JAVA_DIR,
+        tx_log_retention: str = TX_LOG_RETENTION,
+        tx_log_rotation: int = TX_LOG_ROTATION,
     ) -> None:
         self.data_dir = Path(data_dir)
         self.password = password
@@ -125,6 +160,8 @@ class EmbeddedNeo4j:
         self.heap = heap
         self.pagecache = pagecache
         self.java_dir = java_dir
+        self.tx_log_retention = tx_log_retention
+        self.tx_log_rotation = tx_log_rotation
 
     @property
     def pid_file(self) -> Path:
@@ -137,13 +174,21 @@ class EmbeddedNeo4j:
         return self.data_dir / LOG_FILE
 
     def info(self) -> ServerInfo | None:
-        """The running server of this data directory, or None."""
+        """The running server of this data directory, or None.
+
+        A pid file whose process is gone, or is now some other program (pids are reused), is stale:
+        it is removed and None returned, so that nothing unrelated is reported or signalled.
+        """
         try:
             pid_s, port_s = self.pid_file.read_text().split()
             pid, port = int(pid_s), int(port_s)
-        except (OSError, ValueError):
+        except FileNotFoundError:
             return None
-        if not _alive(pid):
+        except (OSError, ValueError):
+            self.pid_file.unlink(missing_ok=True)
+            return None
+        if not is_launcher(pid, self.data_dir):
+            self.pid_file.unlink(missing_ok=True)
             return None
         return ServerInfo(pid=pid, port=port, data_dir=self.data_dir)
 
@@ -153,7 +198,11 @@ class EmbeddedNeo4j:
                 driver.verify_connectivity()
             return True
         except AuthError as e:
-            raise GraphStoreError(f"Neo4j at {uri} rejected the configured password: {e}") from e
+            raise GraphStoreError(
+                f"Neo4j at {uri} (data {self.data_dir}) rejected the configured password: the store was created "
+                "with another one and keeps it. Set ARGWEB_NEO4J_PASSWORD to the password of this store, or use "
+                f"another data directory (removing {self.data_dir} deletes the graph)"
+            ) from e
         except (DriverError, Neo4jError, OSError):
             return False
 
@@ -177,7 +226,10 @@ class EmbeddedNeo4j:
             build_launcher(self.java_dir)
         with socket.socket() as s:
             if s.connect_ex(("127.0.0.1", self.port)) == 0:
-                raise GraphStoreError(f"port {self.port} is already in use; choose another with --port")
+                raise GraphStoreError(
+                    f"port {self.port} is already in use by another program; set ARGWEB_NEO4J_PORT to a free port "
+                    "(or stop the program using it)"
+                )
         self.data_dir.mkdir(parents=True, exist_ok=True)
         target = self.java_dir / "target"
         classpath = os.pathsep.join([str(target / "classes"), str(target / "lib" / "*")])
@@ -192,14 +244,18 @@ class EmbeddedNeo4j:
             str(self.data_dir.resolve()),
             "--port",
             str(self.port),
-            "--password",
-            self.password,
             "--pagecache",
             str(self.pagecache),
+            "--tx-log-retention",
+            self.tx_log_retention,
+            "--tx-log-rotation",
+            str(self.tx_log_rotation),
         ]
+        # The child inherits this environment plus the password (Popen takes a whole mapping).
+        env = {**os.environ, PASSWORD_ENV: self.password}
         with open(self.log_file, "wb") as log:
             proc = subprocess.Popen(
-                cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
+                cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True, env=env
             )
         self.pid_file.write_text(f"{proc.pid} {self.port}\n")
         info = ServerInfo(pid=proc.pid, port=self.port, data_dir=self.data_dir)
@@ -209,8 +265,13 @@ class EmbeddedNeo4j:
                 self.pid_file.unlink(missing_ok=True)
                 raise GraphStoreError(f"embedded Neo4j exited with {proc.returncode}:\n{self._log_tail()}")
             # Bolt listens before the launcher has set the password: wait for its ready line.
-            if self._ready_logged() and self._bolt_ok(info.uri):
-                return info
+            try:
+                if self._ready_logged() and self._bolt_ok(info.uri):
+                    return info
+            except GraphStoreError:
+                # Wrong password for an existing store: do not leave a server behind that nobody can use.
+                self.stop()
+                raise
             time.sleep(0.5)
         self.stop()
         raise GraphStoreError(f"embedded Neo4j did not answer on {info.uri} within {timeout:.0f}s:\n{self._log_tail()}")
