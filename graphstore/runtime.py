@@ -8,6 +8,7 @@ Python only ever talks to it over Bolt through the official driver.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import shutil
 import signal
@@ -112,7 +113,7 @@ def is_launcher(pid: int, data_dir: Path) -> bool:
     if argv is None:
         return not Path("/proc/self").exists()
     home = str(Path(data_dir).resolve())
-    return MAIN_CLASS in argv and any(a == "--home" and b == home for a, b in zip(argv, argv[1:], strict=False))
+    return MAIN_CLASS in argv and any(a == "--home" and b == home for a, b in itertools.pairwise(argv))
 
 
 @dataclass
