@@ -125,7 +125,8 @@ def claim_corpus() -> str:
         "coalesce(status = 'loading' AND run <> $batch AND run <> $stale AND lease > timestamp(), false) AS held "
         "CALL (c, held, run, status) { WITH c, held, run, status WHERE NOT held "
         "SET c.status = 'loading', c.ingest_run = $batch, c.ingest_owner = $owner, "
-        "c.ingest_lease = timestamp() + $ttl, c.batch = CASE WHEN status = 'loading' AND c.batch = run THEN $batch ELSE c.batch END } "
+        "c.ingest_lease = timestamp() + $ttl, "
+        "c.batch = CASE WHEN status = 'loading' AND c.batch = run THEN $batch ELSE c.batch END } "
         "RETURN held, status, run, owner, counts"
     )
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from neo4j import Driver, GraphDatabase
 from neo4j.exceptions import AuthError, DriverError, Neo4jError
 
-from ontology.errors import GraphStoreError
+from ontology.errors import DatabaseUnavailableError
 
 JAVA_DIR = Path(__file__).with_name("java")
 MAIN_CLASS = "org.argweb.neo4j.EmbeddedNeo4j"
@@ -33,6 +33,8 @@ READY_MARKER = "argweb-neo4j ready"
 PASSWORD_ENV = "ARGWEB_NEO4J_LAUNCH_PASSWORD"
 TX_LOG_RETENTION = "256M size"
 TX_LOG_ROTATION = 64 * 1024 * 1024
+# The administrator every new Neo4j database has; the launcher sets its password.
+BUILTIN_USER = "neo4j"
 
 
 def launcher_built(java_dir: Path = JAVA_DIR) -> bool:
@@ -58,15 +60,17 @@ def build_launcher(java_dir: Path = JAVA_DIR, quiet: bool = True) -> None:
     """Compile the launcher with Maven (jars come from Maven Central, cached in ``~/.m2``).
 
     Raises:
-        GraphStoreError: Maven is missing or the build failed.
+        DatabaseUnavailableError: Maven is missing or the build failed.
     """
     mvn = shutil.which("mvn")
     if mvn is None:
-        raise GraphStoreError("Maven (mvn) is not on PATH; it is needed to build the embedded Neo4j launcher")
+        raise DatabaseUnavailableError("Maven (mvn) is not on PATH; it is needed to build the embedded Neo4j launcher")
     cmd = [mvn, "-B", "package", "-DskipTests"] + (["-q"] if quiet else [])
     proc = subprocess.run(cmd, cwd=java_dir, capture_output=True, text=True, check=False)
     if proc.returncode != 0 or not launcher_built(java_dir):
-        raise GraphStoreError(f"Maven build of {java_dir} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+        raise DatabaseUnavailableError(
+            f"Maven build of {java_dir} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        )
 
 
 def free_port() -> int:
@@ -135,13 +139,14 @@ class EmbeddedNeo4j:
 
     Args:
         data_dir: Neo4j home (databases, transaction logs, pid and log files).
-        password: Password set for the ``neo4j`` user at every start.
+        password: Password of the built-in user (set when the store is new; checked at every start).
         port: Bolt port on 127.0.0.1.
         heap: JVM ``-Xmx`` value.
         pagecache: Page cache size in bytes.
         java_dir: The Maven launcher project.
         tx_log_retention: Neo4j transaction-log retention policy (``db.tx_log.rotation.retention_policy``).
         tx_log_rotation: Size in bytes at which a transaction log file is rotated.
+        user: User the driver logs in as (the server's built-in administrator is ``neo4j``).
     """
 
     def __init__(
@@ -154,6 +159,7 @@ class EmbeddedNeo4j:
         java_dir: Path = JAVA_DIR,
         tx_log_retention: str = TX_LOG_RETENTION,
         tx_log_rotation: int = TX_LOG_ROTATION,
+        user: str = BUILTIN_USER,
     ) -> None:
         self.data_dir = Path(data_dir)
         self.password = password
@@ -163,6 +169,7 @@ class EmbeddedNeo4j:
         self.java_dir = java_dir
         self.tx_log_retention = tx_log_retention
         self.tx_log_rotation = tx_log_rotation
+        self.user = user
 
     @property
     def pid_file(self) -> Path:
@@ -195,11 +202,11 @@ class EmbeddedNeo4j:
 
     def _bolt_ok(self, uri: str) -> bool:
         try:
-            with GraphDatabase.driver(uri, auth=("neo4j", self.password)) as driver:
+            with GraphDatabase.driver(uri, auth=(self.user, self.password)) as driver:
                 driver.verify_connectivity()
             return True
         except AuthError as e:
-            raise GraphStoreError(
+            raise DatabaseUnavailableError(
                 f"Neo4j at {uri} (data {self.data_dir}) rejected the configured password: the store was created "
                 "with another one and keeps it. Set ARGWEB_NEO4J_PASSWORD to the password of this store, or use "
                 f"another data directory (removing {self.data_dir} deletes the graph)"
@@ -211,7 +218,7 @@ class EmbeddedNeo4j:
         """Start the server in the background and wait until Bolt answers; no-op if running.
 
         Raises:
-            GraphStoreError: Java or the launcher is missing, the port is taken, or the server did
+            DatabaseUnavailableError: Java or the launcher is missing, the port is taken, or the server did
                 not come up in time (the message includes the end of its log).
         """
         running = self.info()
@@ -221,13 +228,13 @@ class EmbeddedNeo4j:
             self.stop()
         java = shutil.which("java")
         if java is None:
-            raise GraphStoreError("java is not on PATH; Java 17 is needed for the embedded Neo4j")
+            raise DatabaseUnavailableError("java is not on PATH; Java 17 is needed for the embedded Neo4j")
         # A checkout with an older build in target/ must not run a launcher its sources no longer match.
         if not launcher_built(self.java_dir) or launcher_stale(self.java_dir):
             build_launcher(self.java_dir)
         with socket.socket() as s:
             if s.connect_ex(("127.0.0.1", self.port)) == 0:
-                raise GraphStoreError(
+                raise DatabaseUnavailableError(
                     f"port {self.port} is already in use by another program; set ARGWEB_NEO4J_PORT to a free port "
                     "(or stop the program using it)"
                 )
@@ -264,18 +271,20 @@ class EmbeddedNeo4j:
         while time.monotonic() < deadline:
             if proc.poll() is not None:
                 self.pid_file.unlink(missing_ok=True)
-                raise GraphStoreError(f"embedded Neo4j exited with {proc.returncode}:\n{self._log_tail()}")
+                raise DatabaseUnavailableError(f"embedded Neo4j exited with {proc.returncode}:\n{self._log_tail()}")
             # Bolt listens before the launcher has set the password: wait for its ready line.
             try:
                 if self._ready_logged() and self._bolt_ok(info.uri):
                     return info
-            except GraphStoreError:
+            except DatabaseUnavailableError:
                 # Wrong password for an existing store: do not leave a server behind that nobody can use.
                 self.stop()
                 raise
             time.sleep(0.5)
         self.stop()
-        raise GraphStoreError(f"embedded Neo4j did not answer on {info.uri} within {timeout:.0f}s:\n{self._log_tail()}")
+        raise DatabaseUnavailableError(
+            f"embedded Neo4j did not answer on {info.uri} within {timeout:.0f}s:\n{self._log_tail()}"
+        )
 
     def stop(self, timeout: float = 60.0) -> bool:
         """Stop the server (SIGTERM, then SIGKILL after ``timeout``); False if none was running."""
@@ -298,8 +307,8 @@ class EmbeddedNeo4j:
         """A driver for the running server."""
         info = self.info()
         if info is None:
-            raise GraphStoreError(f"no embedded Neo4j is running for {self.data_dir}; run `argweb db start`")
-        return connect(info.uri, "neo4j", self.password)
+            raise DatabaseUnavailableError(f"no embedded Neo4j is running for {self.data_dir}; run `argweb db start`")
+        return connect(info.uri, self.user, self.password)
 
     def _ready_logged(self) -> bool:
         marker = READY_MARKER.encode()
@@ -320,7 +329,7 @@ def connect(uri: str, user: str, password: str) -> Driver:
     """Open and verify a driver for any Neo4j (``bolt://``, ``neo4j://``, ``neo4j+s://``).
 
     Raises:
-        GraphStoreError: The server cannot be reached or refuses the credentials.
+        DatabaseUnavailableError: The server cannot be reached or refuses the credentials.
     """
     # argweb's own statements are checked by its tests; server notifications (e.g. "property key
     # not in the graph yet" on an empty database) would only flood the CLI output.
@@ -329,5 +338,5 @@ def connect(uri: str, user: str, password: str) -> Driver:
         driver.verify_connectivity()
     except (DriverError, Neo4jError, OSError) as e:
         driver.close()
-        raise GraphStoreError(f"cannot connect to Neo4j at {uri}: {e}") from e
+        raise DatabaseUnavailableError(f"cannot connect to Neo4j at {uri}: {e}") from e
     return driver

@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from neo4j import Driver
+from neo4j import Driver, RoutingControl
 from neo4j.exceptions import DriverError, Neo4jError
 
 from graphstore import cypher
+from graphstore.errors import database_error
 from ontology.errors import GraphStoreError, NotFoundError
 from ontology.records import CorpusBundle, EdgeRecord, NodeRecord
 from ontology.terms import LABEL_ANCESTORS, Label, RelType
@@ -78,6 +79,9 @@ def owner_gone(owner: str | None, run: str | None = None) -> bool:
     except PermissionError:
         pass
     return process_token(int(pid_text)) != owner
+
+
+DEFAULT_BATCH_SIZE = 5000
 
 
 @dataclass
@@ -142,7 +146,7 @@ class GraphStore:
         self,
         driver: Driver,
         database: str = "neo4j",
-        batch_size: int = 5000,
+        batch_size: int = DEFAULT_BATCH_SIZE,
         lease_ms: int = DEFAULT_LEASE_MS,
         claim_wait: float = DEFAULT_CLAIM_WAIT,
     ) -> None:
@@ -155,11 +159,29 @@ class GraphStore:
     # -- low level -------------------------------------------------------------------------
 
     def run(self, query: str, **params: Any) -> list[dict[str, Any]]:
-        """Run one statement in its own transaction and return the records as dicts."""
+        """Run one statement in its own write transaction and return the records as dicts.
+
+        Raises:
+            InvalidQueryError: The statement is malformed.
+            DatabaseUnavailableError: Neo4j cannot be reached.
+            GraphStoreError: Neo4j failed otherwise.
+        """
+        return self._execute(query, params, RoutingControl.WRITE)
+
+    def read(self, query: str, **params: Any) -> list[dict[str, Any]]:
+        """Run one statement in a read transaction (READ access mode: a write in it is refused).
+
+        On a cluster the statement goes to a reader. Raises as :meth:`run`.
+        """
+        return self._execute(query, params, RoutingControl.READ)
+
+    def _execute(self, query: str, params: dict[str, Any], routing: RoutingControl) -> list[dict[str, Any]]:
         try:
-            records, _, _ = retrying(lambda: self.driver.execute_query(query, params, database_=self.database))
+            records, _, _ = retrying(
+                lambda: self.driver.execute_query(query, params, database_=self.database, routing_=routing)
+            )
         except (Neo4jError, DriverError, OSError) as e:
-            raise GraphStoreError(f"Neo4j query failed: {e}") from e
+            raise database_error(e, "Neo4j query failed") from e
         return [r.data() for r in records]
 
     def run_auto(self, query: str, **params: Any) -> None:
@@ -168,7 +190,7 @@ class GraphStore:
             with self.driver.session(database=self.database) as session:
                 session.run(query, params).consume()
         except (Neo4jError, DriverError, OSError) as e:
-            raise GraphStoreError(f"Neo4j query failed: {e}") from e
+            raise database_error(e, "Neo4j query failed") from e
 
     def _write(self, query: str, rows: Sequence[dict[str, Any]], batch: str, corpus: str) -> None:
         """One batch, in a managed transaction that also renews this run's claim on the corpus.
@@ -242,11 +264,11 @@ class GraphStore:
             counts = self.graph_counts(corpus)
             self.run(cypher.mark_corpus("complete"), corpus=corpus, batch=batch, counts=json.dumps(counts))
         except (Neo4jError, DriverError, OSError, GraphStoreError) as e:
+            # Keep the class (database away vs. failed statement): it decides what the caller is told.
+            cls = type(e) if isinstance(e, GraphStoreError) else type(database_error(e, ""))
             if self._undo(corpus, batch, previous):
-                raise GraphStoreError(f"ingest of {corpus} ({bundle.origin}) failed, nothing kept: {e}") from e
-            raise GraphStoreError(
-                f"ingest of {corpus} ({bundle.origin}) failed: {e}. {self._kept(corpus, written)}"
-            ) from e
+                raise cls(f"ingest of {corpus} ({bundle.origin}) failed, nothing kept: {e}") from e
+            raise cls(f"ingest of {corpus} ({bundle.origin}) failed: {e}. {self._kept(corpus, written)}") from e
         except BaseException:
             self._undo(corpus, batch, previous)
             raise
@@ -305,26 +327,26 @@ class GraphStore:
     def graph_counts(self, corpus: str) -> dict[str, int]:
         """Nodes of ``corpus`` per most specific label and relationships per type, as stored."""
         out: dict[str, int] = {}
-        for row in self.run(cypher.corpus_label_counts(), corpus=corpus):
+        for row in self.read(cypher.corpus_label_counts(), corpus=corpus):
             key = most_specific(row["labels"])
             out[key] = out.get(key, 0) + row["n"]
-        for row in self.run(cypher.corpus_rel_counts(), corpus=corpus):
+        for row in self.read(cypher.corpus_rel_counts(), corpus=corpus):
             out[row["type"]] = out.get(row["type"], 0) + row["n"]
         return dict(sorted(out.items()))
 
     def _marker(self, corpus: str) -> dict[str, Any] | None:
         """Status, ingest run (``batch``) and counts of the corpus marker, or None."""
-        rows = self.run(cypher.corpus_status(), corpus=corpus)
+        rows = self.read(cypher.corpus_status(), corpus=corpus)
         if not rows:
             return None
-        counts = next((row["counts"] for row in self.run(cypher.corpora()) if row["id"] == corpus), None)
+        counts = next((row["counts"] for row in self.read(cypher.corpora()) if row["id"] == corpus), None)
         return {"status": rows[0]["status"], "batch": rows[0]["batch"], "counts": counts}
 
     def _undo(self, corpus: str, batch: str, previous: dict[str, Any] | None) -> bool:
         """Delete this run's batch and put the marker back; False when the database could not be reached."""
         try:
             self.delete_batch(batch)
-            if self.run(cypher.corpus_status(), corpus=corpus):
+            if self.read(cypher.corpus_status(), corpus=corpus):
                 # The marker predates this run: put it back as the last complete load left it.
                 counts = previous["counts"] if previous else None
                 self.run(cypher.mark_corpus("complete"), corpus=corpus, batch=batch, counts=counts)
@@ -346,7 +368,7 @@ class GraphStore:
         marker = self._marker(corpus)
         if marker is None or marker["status"] != "loading":
             return False
-        rows = self.run(cypher.incomplete_corpora(), corpus=corpus)
+        rows = self.read(cypher.incomplete_corpora(), corpus=corpus)
         owner = rows[0]["owner"] if rows else None
         batch = uuid.uuid4().hex
         try:
@@ -368,14 +390,14 @@ class GraphStore:
         Raises:
             NotFoundError: The graph has no such corpus.
         """
-        if not self.run(cypher.corpus_exists(), corpus=corpus)[0]["found"]:
-            known = [row["id"] for row in self.run(cypher.corpora())]
+        if not self.read(cypher.corpus_exists(), corpus=corpus)[0]["found"]:
+            known = [row["id"] for row in self.read(cypher.corpora())]
             raise NotFoundError(f"no corpus {corpus!r} in the graph; corpora: {', '.join(known) or 'none'}")
         self.run_auto(cypher.delete_corpus(), corpus=corpus)
 
     def incomplete(self, corpus: str | None = None) -> list[str]:
         """Corpora (``corpus`` only, or all) whose last ingest did not complete."""
-        return [row["id"] for row in self.run(cypher.incomplete_corpora(), corpus=corpus)]
+        return [row["id"] for row in self.read(cypher.incomplete_corpora(), corpus=corpus)]
 
     def require_complete(self, corpus: str | None = None) -> None:
         """Refuse to read a half-loaded corpus (an ingest running, or one that was interrupted).
@@ -395,10 +417,10 @@ class GraphStore:
 
     def stats(self) -> dict[str, Any]:
         """Counts per label and relationship type, overall and per corpus."""
-        labels = self.run(cypher.label_counts())
-        rels = self.run(cypher.rel_type_counts())
-        kinds = self.run(cypher.relation_kind_counts())
-        corpora = self.run(cypher.corpora())
+        labels = self.read(cypher.label_counts())
+        rels = self.read(cypher.rel_type_counts())
+        kinds = self.read(cypher.relation_kind_counts())
+        corpora = self.read(cypher.corpora())
         out: dict[str, Any] = {"labels": {}, "relationships": {}, "corpora": {}}
         per: dict[str, dict[str, Any]] = {}
 
