@@ -18,7 +18,7 @@ from neo4j.exceptions import DriverError, Neo4jError
 
 from graphstore import cypher
 from graphstore.errors import database_error
-from ontology.errors import GraphStoreError, NotFoundError
+from ontology.errors import CorpusIncompleteError, GraphStoreError, NotFoundError
 from ontology.records import CorpusBundle, EdgeRecord, NodeRecord
 from ontology.terms import LABEL_ANCESTORS, Label, RelType
 
@@ -399,15 +399,19 @@ class GraphStore:
         """Corpora (``corpus`` only, or all) whose last ingest did not complete."""
         return [row["id"] for row in self.read(cypher.incomplete_corpora(), corpus=corpus)]
 
+    def corpora_of(self, ref: str) -> list[str]:
+        """Corpora holding a discourse whose id or local id is ``ref``."""
+        return sorted({row["corpus"] for row in self.read(cypher.discourse_refs(), ref=ref, corpus=None)})
+
     def require_complete(self, corpus: str | None = None) -> None:
         """Refuse to read a half-loaded corpus (an ingest running, or one that was interrupted).
 
         Raises:
-            GraphStoreError: Naming the corpora marked ``loading``.
+            CorpusIncompleteError: Naming the corpora marked ``loading``.
         """
         loading = self.incomplete(corpus)
         if loading:
-            raise GraphStoreError(
+            raise CorpusIncompleteError(
                 f"corpus {', '.join(loading)} is half-loaded (status 'loading': an ingest is running or was "
                 "interrupted); refusing to export it. Finish or re-run the ingest of "
                 f"{', '.join(loading)} first"
