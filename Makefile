@@ -17,8 +17,7 @@ lint: setup
 	.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/mypy
 
 bench: setup
-	$(PY) bench/ingest.py
-	$(PY) bench/sparql.py
+	$(PY) -m bench.all
 
 stop:
 	-$(PY) -m api.cli db stop

@@ -39,13 +39,21 @@ def oversized(value: Any) -> int | None:
     return None
 
 
-def check_field_sizes(fields: Iterable[tuple[str, Any]], where: str) -> None:
-    """Refuse a string field over :data:`MAX_FIELD_BYTES`.
+def check_fields(fields: Iterable[tuple[str, Any]], where: str) -> None:
+    """Refuse a string field over :data:`MAX_FIELD_BYTES` or holding a NUL character.
+
+    NUL never belongs to a text: it comes from a binary or mis-decoded file, and tools downstream
+    (C libraries, XML, some RDF parsers) truncate or reject strings holding it.
 
     Raises:
-        LoaderError: Naming ``where``, the field and its size.
+        LoaderError: Naming ``where``, the field and what is wrong with it.
     """
     for name, value in fields:
+        if isinstance(value, str) and "\0" in value:
+            raise LoaderError(
+                f"{where}: field {name!r} holds a NUL character at offset {value.index(chr(0))} "
+                "(a binary or mis-decoded file?)"
+            )
         size = oversized(value)
         if size is not None:
             raise LoaderError(
@@ -370,7 +378,7 @@ class CorpusBundle:
         if dupes:
             raise LoaderError(f"{self.origin}: duplicate edge id(s) {dupes[:5]}")
         for node in self.nodes:
-            check_field_sizes(vars(node).items(), f"{self.origin}: node {node.id}")
+            check_fields(vars(node).items(), f"{self.origin}: node {node.id}")
         for edge in self.edges:
             for end in (edge.source, edge.target):
                 if end not in ids:
@@ -393,7 +401,7 @@ def build(model: type[Record], where: str, **fields: Any) -> Any:
     Raises:
         LoaderError: A field is invalid or over :data:`MAX_FIELD_BYTES`.
     """
-    check_field_sizes(fields.items(), where)
+    check_fields(fields.items(), where)
     try:
         return model(**fields)
     except (ValidationError, OntologyError) as e:
