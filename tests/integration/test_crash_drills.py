@@ -10,6 +10,7 @@ the shipped samples with a small batch size (so that the kill lands between batc
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -63,8 +64,10 @@ def clean_counts(files: list[Path], corpus: str) -> dict[str, int]:
     return CORPORA[corpus].load(files).counts()
 
 
-def kill_mid_ingest(server: DrillServer, corpus: str, files: list[Path], tmp_path: Path, kill_jvm: bool) -> int:
-    """Start an ingest, SIGKILL the JVM or the client once some batches committed; rows committed by then."""
+def kill_mid_ingest(
+    server: DrillServer, corpus: str, files: list[Path], tmp_path: Path, kill_jvm: bool, at_rows: int
+) -> int:
+    """Start an ingest, SIGKILL the JVM or the client once ``at_rows`` rows committed; rows committed by then."""
     command = CORPORA[corpus].command_name
     client = server.spawn(tmp_path / "ingest.log", "ingest", command, *map(str, files))
     driver = server.driver()
@@ -78,9 +81,9 @@ def kill_mid_ingest(server: DrillServer, corpus: str, files: list[Path], tmp_pat
                 return False
             state["run"] = m["run"]
             state["rows"] = rows_of_batch(store, m["run"])
-            return int(state["rows"]) > 0
+            return int(state["rows"]) >= at_rows
 
-        wait_for(some_batches_committed, 600, f"the first committed batch of {corpus}", interval=0.02)
+        wait_for(some_batches_committed, 900, f"{at_rows} committed rows of {corpus}", interval=0.02)
         if kill_jvm:
             kill9(server.jvm_pid())
         else:
@@ -106,7 +109,8 @@ def test_kill_mid_ingest_then_rerun_equals_a_clean_ingest(
     files = corpus_files(root, corpus)
     want = clean_counts(files, corpus)
 
-    written = kill_mid_ingest(drill_server, corpus, files, tmp_path, kill_jvm)
+    # A quarter of the way through: several batches are in, most are still to come.
+    written = kill_mid_ingest(drill_server, corpus, files, tmp_path, kill_jvm, at_rows=sum(want.values()) // 4)
     started = time.perf_counter()
     if kill_jvm:
         drill_server.start()  # the stale pid file of the killed JVM is no obstacle
@@ -125,6 +129,7 @@ def test_kill_mid_ingest_then_rerun_equals_a_clean_ingest(
     assert got == want
     assert defects == dict.fromkeys(defects, 0)
     assert m is not None and m["status"] == "complete"
+    assert json.loads(m["counts"]) == got  # the marker describes the graph
     record(
         f"ingest-{'jvm' if kill_jvm else 'client'}-killed-{'samples' if root == SAMPLES else 'shared'}",
         corpus=corpus,
