@@ -27,8 +27,13 @@ T = TypeVar("T")
 DEFAULT_LEASE_MS = 120_000
 DEFAULT_CLAIM_WAIT = 900.0
 # Raised by a statement that meets a node another transaction deleted under it (read committed
-# isolation); like a deadlock, running the statement again is the remedy.
-_RETRY_CODES = ("Neo.ClientError.Statement.EntityNotFound", "Neo.TransientError.")
+# isolation), or by `CREATE ... IF NOT EXISTS` racing the same statement of a concurrent ingest;
+# like a deadlock, running the statement again is the remedy.
+_RETRY_CODES = (
+    "Neo.ClientError.Statement.EntityNotFound",
+    "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
+    "Neo.TransientError.",
+)
 
 
 def retrying(work: Callable[[], T], attempts: int = 5, delay: float = 0.2) -> T:
