@@ -17,9 +17,7 @@ lint: setup
 	.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/mypy && .venv/bin/lint-imports
 
 bench: setup
-	$(PY) bench/ingest.py
-	$(PY) bench/sparql.py
-	$(PY) bench/api.py --json bench/out/api.json
+	$(PY) -m bench.all
 
 stop:
 	-$(PY) -m api.cli db stop

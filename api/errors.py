@@ -13,6 +13,7 @@ from typing import NamedTuple
 from ontology.errors import (
     ArgwebError,
     ClientError,
+    CorpusIncompleteError,
     DatabaseUnavailableError,
     InvalidQueryError,
     LoaderError,
@@ -33,6 +34,7 @@ _OUTCOMES: tuple[tuple[type[BaseException], int, int], ...] = (
     (LoaderError, 422, EXIT_USAGE),
     (ClientError, 400, EXIT_USAGE),
     (DatabaseUnavailableError, 503, EXIT_FAILURE),
+    (CorpusIncompleteError, 409, EXIT_FAILURE),
     (ArgwebError, 500, EXIT_FAILURE),
 )
 

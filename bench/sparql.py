@@ -13,7 +13,7 @@ then:
    the three answers agree, and prints per-query times and the rdflib/Oxigraph ratio;
 4. counts ``?x a aw:Attack`` per corpus (the end-to-end check of the issue).
 
-Usage: ``python bench/sparql.py [--corpora DIR] [--repeat 3] [--rdflib-timeout 1800] [--keep DIR]``
+Usage: ``python -m bench.sparql [--corpora DIR] [--repeat 3] [--rdflib-timeout 1800] [--keep DIR]``
 """
 
 from __future__ import annotations
@@ -145,7 +145,12 @@ def _rdflib_value(term: Any) -> Any:
 
 def _run_child(args: list[str], timeout: float | None = None) -> list[dict[str, Any]]:
     proc = subprocess.run(
-        [sys.executable, __file__, *args], capture_output=True, text=True, timeout=timeout, check=False
+        [sys.executable, "-m", "bench.sparql", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
     )
     if proc.returncode != 0:
         raise RuntimeError(f"child {args[0]} failed:\n{proc.stderr[-3000:]}")
@@ -246,7 +251,8 @@ def main() -> int:
         rdflib_rows: dict[str, dict[str, Any]] = {}
         rdflib_load: dict[str, Any] = {}
         proc = subprocess.Popen(
-            [sys.executable, __file__, "--child-rdflib", str(export), queries, str(args.repeat)],
+            [sys.executable, "-m", "bench.sparql", "--child-rdflib", str(export), queries, str(args.repeat)],
+            cwd=ROOT,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -294,6 +300,35 @@ def main() -> int:
                 f"{q.name:<36} {len(ox_rows):>5} {cy_t * 1000:>9.1f} {ox_t * 1000:>12.1f} {rd_text:>11} "
                 f"{ratio_text:>8}  {agree}"
             )
+        from bench.harness import record
+
+        if ratios:
+            record("sparql: rdflib / oxigraph, slowest query", min(ratios), "x", 10, "higher", f"{len(ratios)} queries")
+        else:
+            record("sparql: rdflib / oxigraph, slowest query", 0, "x", 10, "higher", "rdflib gave no answer")
+        record(
+            "sparql: competency questions where Cypher and SPARQL differ",
+            sum(1 for q in questions if cypher_answers[q.name][1] != ox_answers[q.name][1]),
+            "",
+            0,
+            "lower",
+        )
+        record(
+            "export: N-Triples throughput, whole graph",
+            whole["triples"] / whole["seconds"],
+            "triples/s",
+            20_000,
+            "higher",
+            f"{whole['triples']:,} triples; goal set by the harness",
+        )
+        record(
+            "export: peak RSS whole graph / smallest corpus",
+            whole["rss_peak_mb"] / max(smallest["rss_peak_mb"], 1e-9),
+            "x",
+            1.5,
+            "lower",
+            f"{smallest['rss_peak_mb']:.0f} -> {whole['rss_peak_mb']:.0f} MB; memory must not grow with the graph",
+        )
         if ratios:
             print(
                 f"rdflib / oxigraph: min {min(ratios):.0f}x, median {statistics.median(ratios):.0f}x, "

@@ -94,13 +94,80 @@ def corpus_status() -> str:
 
 
 def mark_corpus(status: str) -> str:
-    """Create or update the corpus marker with a status and the current batch."""
+    """Create or update the corpus marker with a status and the current batch.
+
+    Marking it ``complete`` also drops the ingest claim (owner and lease).
+    """
     if status not in ("loading", "complete"):
         raise ValueError(status)
+    release = ", c.ingest_owner = null, c.ingest_lease = null" if status == "complete" else ""
     return (
         "MERGE (c:`Node` {id: $corpus}) "
         "ON CREATE SET c:`Corpus`, c.corpus = $corpus, c.name = $corpus, c.batch = $batch "
-        f"SET c.status = '{status}', c.ingest_run = $batch, c.counts = $counts"
+        f"SET c.status = '{status}', c.ingest_run = $batch, c.counts = $counts{release}"
+    )
+
+
+def claim_corpus() -> str:
+    """Claim a corpus for one ingest run, atomically (the marker node is locked by the MERGE).
+
+    The claim is granted unless another run holds it: status ``loading`` under another run id
+    whose lease (``$now``-independent: server ``timestamp()``) has not expired, and which is not
+    ``$stale`` (a run the caller knows to be dead). Granted, the marker says ``loading`` under
+    ``$batch`` with ``$owner`` and a lease of ``$ttl`` ms; a marker created by the run taken over
+    becomes this run's, so that it goes with this run's batch if this run fails too.
+
+    Returns one row: ``held`` (not granted), and the marker's previous ``status``, ``run``,
+    ``owner`` and ``counts``.
+    """
+    return (
+        "MERGE (c:`Node` {id: $corpus}) "
+        "ON CREATE SET c:`Corpus`, c.corpus = $corpus, c.name = $corpus, c.batch = $batch "
+        "WITH c, c.status AS status, c.ingest_run AS run, c.ingest_owner AS owner, c.counts AS counts, "
+        "c.ingest_lease AS lease "
+        "WITH c, status, run, owner, counts, "
+        "coalesce(status = 'loading' AND run <> $batch AND run <> $stale AND lease > timestamp(), false) AS held "
+        "CALL (c, held, run, status) { WITH c, held, run, status WHERE NOT held "
+        "SET c.status = 'loading', c.ingest_run = $batch, c.ingest_owner = $owner, "
+        "c.ingest_lease = timestamp() + $ttl, "
+        "c.batch = CASE WHEN status = 'loading' AND c.batch = run THEN $batch ELSE c.batch END } "
+        "RETURN held, status, run, owner, counts"
+    )
+
+
+def renew_claim() -> str:
+    """Extend the lease of ``$batch`` on ``$corpus`` by ``$ttl`` ms; no row when the run lost its claim."""
+    return (
+        "MATCH (c:`Corpus` {id: $corpus}) WHERE c.ingest_run = $batch "
+        "SET c.ingest_lease = timestamp() + $ttl RETURN c.id AS id"
+    )
+
+
+def corpus_label_counts() -> str:
+    """Nodes of ``$corpus`` per label set (callers reduce a set to its most specific label)."""
+    return "MATCH (n:`Node`) WHERE n.corpus = $corpus RETURN labels(n) AS labels, count(*) AS n"
+
+
+def corpus_rel_counts() -> str:
+    """Relationships of ``$corpus`` per type (both ends are nodes of the corpus)."""
+    return (
+        "MATCH (n:`Node`)-[r]->() WHERE n.corpus = $corpus AND r.corpus = $corpus RETURN type(r) AS type, count(*) AS n"
+    )
+
+
+def corpus_exists() -> str:
+    """Whether ``$corpus`` has a marker or any node."""
+    return (
+        "OPTIONAL MATCH (c:`Corpus` {id: $corpus}) "
+        "RETURN c IS NOT NULL OR EXISTS { MATCH (n:`Node`) WHERE n.corpus = $corpus } AS found"
+    )
+
+
+def incomplete_corpora() -> str:
+    """Corpus markers (of ``$corpus``, or all when null) whose status is not ``complete``."""
+    return (
+        "MATCH (c:`Corpus`) WHERE ($corpus IS NULL OR c.id = $corpus) AND c.status <> 'complete' "
+        "RETURN c.id AS id, c.status AS status, c.ingest_owner AS owner ORDER BY id"
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import os
 import shutil
 import signal
@@ -63,6 +64,14 @@ def launcher_dir(java_dir: Path = JAVA_DIR, cache: Path = BUILD_CACHE) -> Path:
             shutil.rmtree(tmp, ignore_errors=True)  # another process got there first
     return work
 
+
+# The launcher reads the password from its environment: a command line is visible to every local
+# user (``ps``), the environment of a process only to its owner (``/proc/<pid>/environ`` is 0400).
+PASSWORD_ENV = "ARGWEB_NEO4J_LAUNCH_PASSWORD"
+TX_LOG_RETENTION = "256M size"
+TX_LOG_ROTATION = 64 * 1024 * 1024
+# The administrator every new Neo4j database has; the launcher sets its password.
+BUILTIN_USER = "neo4j"
 
 
 def launcher_built(java_dir: Path = JAVA_DIR) -> bool:
@@ -128,8 +137,29 @@ def _alive(pid: int) -> bool:
         return True
 
 
-# The administrator every new Neo4j database has; the launcher sets its password.
-BUILTIN_USER = "neo4j"
+def _cmdline(pid: int) -> list[str] | None:
+    """The argument vector of ``pid`` (None where ``/proc`` cannot tell)."""
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return None
+    return [part.decode(errors="replace") for part in raw.split(b"\0") if part]
+
+
+def is_launcher(pid: int, data_dir: Path) -> bool:
+    """Whether ``pid`` is alive and is the embedded-Neo4j launcher of ``data_dir``.
+
+    A pid file outlives a killed JVM, and the kernel reuses pids: before a pid from the file is
+    reported or signalled, its command line must name the launcher class and this data directory.
+    Where ``/proc`` is missing (not Linux) only liveness is checked.
+    """
+    if not _alive(pid):
+        return False
+    argv = _cmdline(pid)
+    if argv is None:
+        return not Path("/proc/self").exists()
+    home = str(Path(data_dir).resolve())
+    return MAIN_CLASS in argv and any(a == "--home" and b == home for a, b in itertools.pairwise(argv))
 
 
 @dataclass
@@ -151,11 +181,13 @@ class EmbeddedNeo4j:
 
     Args:
         data_dir: Neo4j home (databases, transaction logs, pid and log files).
-        password: Password set for the built-in user at every start.
+        password: Password of the built-in user (set when the store is new; checked at every start).
         port: Bolt port on 127.0.0.1.
         heap: JVM ``-Xmx`` value.
         pagecache: Page cache size in bytes.
         java_dir: The Maven launcher project.
+        tx_log_retention: Neo4j transaction-log retention policy (``db.tx_log.rotation.retention_policy``).
+        tx_log_rotation: Size in bytes at which a transaction log file is rotated.
         user: User the driver logs in as (the server's built-in administrator is ``neo4j``).
     """
 
@@ -167,6 +199,8 @@ class EmbeddedNeo4j:
         heap: str = "2g",
         pagecache: int = 512 * 1024 * 1024,
         java_dir: Path = JAVA_DIR,
+        tx_log_retention: str = TX_LOG_RETENTION,
+        tx_log_rotation: int = TX_LOG_ROTATION,
         user: str = BUILTIN_USER,
     ) -> None:
         self.data_dir = Path(data_dir)
@@ -175,6 +209,8 @@ class EmbeddedNeo4j:
         self.heap = heap
         self.pagecache = pagecache
         self.java_dir = java_dir
+        self.tx_log_retention = tx_log_retention
+        self.tx_log_rotation = tx_log_rotation
         self.user = user
 
     @property
@@ -188,13 +224,21 @@ class EmbeddedNeo4j:
         return self.data_dir / LOG_FILE
 
     def info(self) -> ServerInfo | None:
-        """The running server of this data directory, or None."""
+        """The running server of this data directory, or None.
+
+        A pid file whose process is gone, or is now some other program (pids are reused), is stale:
+        it is removed and None returned, so that nothing unrelated is reported or signalled.
+        """
         try:
             pid_s, port_s = self.pid_file.read_text().split()
             pid, port = int(pid_s), int(port_s)
-        except (OSError, ValueError):
+        except FileNotFoundError:
             return None
-        if not _alive(pid):
+        except (OSError, ValueError):
+            self.pid_file.unlink(missing_ok=True)
+            return None
+        if not is_launcher(pid, self.data_dir):
+            self.pid_file.unlink(missing_ok=True)
             return None
         return ServerInfo(pid=pid, port=port, data_dir=self.data_dir)
 
@@ -204,7 +248,11 @@ class EmbeddedNeo4j:
                 driver.verify_connectivity()
             return True
         except AuthError as e:
-            raise DatabaseUnavailableError(f"Neo4j at {uri} rejected the configured password: {e}") from e
+            raise DatabaseUnavailableError(
+                f"Neo4j at {uri} (data {self.data_dir}) rejected the configured password: the store was created "
+                "with another one and keeps it. Set ARGWEB_NEO4J_PASSWORD to the password of this store, or use "
+                f"another data directory (removing {self.data_dir} deletes the graph)"
+            ) from e
         except (DriverError, Neo4jError, OSError):
             return False
 
@@ -228,7 +276,10 @@ class EmbeddedNeo4j:
             build_launcher(self.java_dir)
         with socket.socket() as s:
             if s.connect_ex(("127.0.0.1", self.port)) == 0:
-                raise DatabaseUnavailableError(f"port {self.port} is already in use; choose another with --port")
+                raise DatabaseUnavailableError(
+                    f"port {self.port} is already in use by another program; set ARGWEB_NEO4J_PORT to a free port "
+                    "(or stop the program using it)"
+                )
         self.data_dir.mkdir(parents=True, exist_ok=True)
         target = launcher_dir(self.java_dir) / "target"
         classpath = os.pathsep.join([str(target / "classes"), str(target / "lib" / "*")])
@@ -243,14 +294,18 @@ class EmbeddedNeo4j:
             str(self.data_dir.resolve()),
             "--port",
             str(self.port),
-            "--password",
-            self.password,
             "--pagecache",
             str(self.pagecache),
+            "--tx-log-retention",
+            self.tx_log_retention,
+            "--tx-log-rotation",
+            str(self.tx_log_rotation),
         ]
+        # The child inherits this environment plus the password (Popen takes a whole mapping).
+        env = {**os.environ, PASSWORD_ENV: self.password}
         with open(self.log_file, "wb") as log:
             proc = subprocess.Popen(
-                cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
+                cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True, env=env
             )
         self.pid_file.write_text(f"{proc.pid} {self.port}\n")
         info = ServerInfo(pid=proc.pid, port=self.port, data_dir=self.data_dir)
@@ -260,8 +315,13 @@ class EmbeddedNeo4j:
                 self.pid_file.unlink(missing_ok=True)
                 raise DatabaseUnavailableError(f"embedded Neo4j exited with {proc.returncode}:\n{self._log_tail()}")
             # Bolt listens before the launcher has set the password: wait for its ready line.
-            if self._ready_logged() and self._bolt_ok(info.uri):
-                return info
+            try:
+                if self._ready_logged() and self._bolt_ok(info.uri):
+                    return info
+            except DatabaseUnavailableError:
+                # Wrong password for an existing store: do not leave a server behind that nobody can use.
+                self.stop()
+                raise
             time.sleep(0.5)
         self.stop()
         raise DatabaseUnavailableError(

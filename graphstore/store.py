@@ -3,23 +3,90 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
+import time
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, TypeVar
 
 from neo4j import Driver, RoutingControl
 from neo4j.exceptions import DriverError, Neo4jError
 
 from graphstore import cypher
 from graphstore.errors import database_error
-from ontology.errors import GraphStoreError
+from ontology.errors import CorpusIncompleteError, GraphStoreError, NotFoundError
 from ontology.records import CorpusBundle, EdgeRecord, NodeRecord
 from ontology.terms import Label, RelType
 from ontology.views import most_specific
 
 Progress = Callable[[int], None]
+T = TypeVar("T")
+DEFAULT_LEASE_MS = 120_000
+DEFAULT_CLAIM_WAIT = 900.0
+# Raised by a statement that meets a node another transaction deleted under it (read committed
+# isolation), or by `CREATE ... IF NOT EXISTS` racing the same statement of a concurrent ingest;
+# like a deadlock, running the statement again is the remedy.
+_RETRY_CODES = (
+    "Neo.ClientError.Statement.EntityNotFound",
+    "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
+    "Neo.TransientError.",
+)
+
+
+def retrying(work: Callable[[], T], attempts: int = 5, delay: float = 0.2) -> T:
+    """Run ``work``, again with backoff when Neo4j reports a transient conflict.
+
+    The driver's managed transactions already retry transient errors; this adds
+    ``EntityNotFound`` (a node deleted by a concurrent transaction) for reads and writes.
+    """
+    for attempt in range(attempts):
+        try:
+            return work()
+        except Neo4jError as e:
+            if attempt == attempts - 1 or not (e.code or "").startswith(_RETRY_CODES):
+                raise
+            time.sleep(delay * 2**attempt)
+    raise AssertionError("unreachable")
+
+
+def process_token(pid: int | None = None) -> str:
+    """``host:pid:start`` of a process (this one by default); the start time tells a reused pid apart."""
+    pid = os.getpid() if pid is None else pid
+    try:
+        start = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        start = "?"
+    return f"{socket.gethostname()}:{pid}:{start}"
+
+
+# Ingest runs of this process still in progress: a run of this process that is not among them
+# was interrupted (its error handling could not reach the database) and is dead like a killed one.
+_ACTIVE_RUNS: set[str] = set()
+
+
+def owner_gone(owner: str | None, run: str | None = None) -> bool:
+    """Whether the owner of ingest ``run`` is a process of this host that no longer runs it."""
+    if not owner:
+        return True
+    if owner == process_token():
+        return run not in _ACTIVE_RUNS
+    host, _, rest = owner.partition(":")
+    pid_text = rest.split(":", 1)[0]
+    if host != socket.gethostname() or not pid_text.isdigit():
+        return False  # another machine: only its lease can tell
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        pass
+    return process_token(int(pid_text)) != owner
+
+
 DEFAULT_BATCH_SIZE = 5000
 
 
@@ -69,12 +136,23 @@ class GraphStore:
         driver: An open ``neo4j`` driver (embedded server, standalone, cluster or Aura).
         database: Database name.
         batch_size: Rows per ``UNWIND`` transaction.
+        lease_ms: How long an ingest's claim on its corpus lasts without a batch renewing it.
+        claim_wait: Seconds an ingest waits for another ingest of the same corpus to finish.
     """
 
-    def __init__(self, driver: Driver, database: str = "neo4j", batch_size: int = DEFAULT_BATCH_SIZE) -> None:
+    def __init__(
+        self,
+        driver: Driver,
+        database: str = "neo4j",
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        lease_ms: int = DEFAULT_LEASE_MS,
+        claim_wait: float = DEFAULT_CLAIM_WAIT,
+    ) -> None:
         self.driver = driver
         self.database = database
         self.batch_size = batch_size
+        self.lease_ms = lease_ms
+        self.claim_wait = claim_wait
 
     # -- low level -------------------------------------------------------------------------
 
@@ -97,7 +175,9 @@ class GraphStore:
 
     def _execute(self, query: str, params: dict[str, Any], routing: RoutingControl) -> list[dict[str, Any]]:
         try:
-            records, _, _ = self.driver.execute_query(query, params, database_=self.database, routing_=routing)
+            records, _, _ = retrying(
+                lambda: self.driver.execute_query(query, params, database_=self.database, routing_=routing)
+            )
         except (Neo4jError, DriverError, OSError) as e:
             raise database_error(e, "Neo4j query failed") from e
         return [r.data() for r in records]
@@ -110,12 +190,20 @@ class GraphStore:
         except (Neo4jError, DriverError, OSError) as e:
             raise database_error(e, "Neo4j query failed") from e
 
-    def _write(self, query: str, rows: Sequence[dict[str, Any]], batch: str) -> None:
+    def _write(self, query: str, rows: Sequence[dict[str, Any]], batch: str, corpus: str) -> None:
+        """One batch, in a managed transaction that also renews this run's claim on the corpus.
+
+        The driver retries transient failures (deadlocks, leader changes); a batch that finds its
+        claim taken over (its lease ran out) rolls back instead of writing into another run's load.
+        """
+
         def work(tx: Any) -> None:
             tx.run(query, rows=list(rows), batch=batch).consume()
+            if tx.run(cypher.renew_claim(), corpus=corpus, batch=batch, ttl=self.lease_ms).single() is None:
+                raise GraphStoreError(f"the ingest of {corpus} lost its claim (lease expired); another run took over")
 
         with self.driver.session(database=self.database) as session:
-            session.execute_write(work)
+            retrying(lambda: session.execute_write(work))
 
     # -- schema ----------------------------------------------------------------------------
 
@@ -130,53 +218,60 @@ class GraphStore:
     def ingest(self, bundle: CorpusBundle, progress: Progress | None = None) -> IngestReport:
         """Write a corpus bundle: all of it, or (on any failure) nothing new.
 
-        Every node and relationship the run creates is stamped with a fresh batch id; the corpus
-        marker says ``loading`` until the last batch commits. On failure the batch is deleted and
-        the error re-raised; if even that fails (connection gone), the marker stays ``loading``
-        and the next ingest of the corpus removes the leftovers first.
+        The run first claims the corpus (its marker says ``loading`` under this run's batch id, with
+        this process as owner and a lease renewed by every batch); another ingest of the same
+        corpus waits until the claim is released, or takes it over at once when its owner process
+        is gone (killed) and otherwise when its lease ran out, removing the leftovers of that run.
+        Every node and relationship the run creates is stamped with its batch id. On failure the
+        batch is deleted and the error re-raised; if even that fails (connection gone), the marker
+        stays ``loading`` and the next ingest of the corpus removes the leftovers first. At the end
+        the marker's counts are those of the corpus in the graph.
 
         Raises:
             LoaderError: The bundle is inconsistent (nothing written).
-            GraphStoreError: Neo4j failed (nothing of this run left behind).
+            GraphStoreError: Neo4j failed, or the corpus stayed claimed by another run for longer
+                than ``claim_wait``.
         """
-        import time
-
         bundle.validate()
         corpus = bundle.corpus.id
         started = time.perf_counter()
         self.ensure_schema()
-        self.recover(corpus)
-        previous = self._marker(corpus)
         batch = uuid.uuid4().hex
-        counts = bundle.counts()
+        _ACTIVE_RUNS.add(batch)
         try:
-            # The counts of the last complete load stay on the marker until this run completes.
-            old_counts = previous["counts"] if previous else None
-            self.run(cypher.mark_corpus("loading"), corpus=corpus, batch=batch, counts=old_counts)
-            written = 0
+            previous = self._claim(corpus, batch)
+        except BaseException:
+            _ACTIVE_RUNS.discard(batch)
+            raise
+        written = 0
+        try:
             for labels, rows in node_groups(bundle.nodes).items():
                 query = cypher.merge_nodes(labels)
                 for chunk in _chunks(rows, self.batch_size):
-                    self._write(query, chunk, batch)
+                    self._write(query, chunk, batch, corpus)
                     written += len(chunk)
                     if progress:
                         progress(len(chunk))
             for (rel_type, with_id), rows in edge_groups(bundle.edges).items():
                 query = cypher.merge_edges(rel_type, with_id)
                 for chunk in _chunks(rows, self.batch_size):
-                    self._write(query, chunk, batch)
+                    self._write(query, chunk, batch, corpus)
                     written += len(chunk)
                     if progress:
                         progress(len(chunk))
+            counts = self.graph_counts(corpus)
             self.run(cypher.mark_corpus("complete"), corpus=corpus, batch=batch, counts=json.dumps(counts))
         except (Neo4jError, DriverError, OSError, GraphStoreError) as e:
-            self._undo(corpus, batch, previous)
             # Keep the class (database away vs. failed statement): it decides what the caller is told.
             cls = type(e) if isinstance(e, GraphStoreError) else type(database_error(e, ""))
-            raise cls(f"ingest of {corpus} ({bundle.origin}) failed, nothing kept: {e}") from e
+            if self._undo(corpus, batch, previous):
+                raise cls(f"ingest of {corpus} ({bundle.origin}) failed, nothing kept: {e}") from e
+            raise cls(f"ingest of {corpus} ({bundle.origin}) failed: {e}. {self._kept(corpus, written)}") from e
         except BaseException:
             self._undo(corpus, batch, previous)
             raise
+        finally:
+            _ACTIVE_RUNS.discard(batch)
         return IngestReport(
             corpus=corpus,
             nodes=len(bundle.nodes),
@@ -184,6 +279,58 @@ class GraphStore:
             seconds=time.perf_counter() - started,
             counts=counts,
         )
+
+    @staticmethod
+    def _kept(corpus: str, written: int) -> str:
+        """What a failed ingest whose undo failed left in the graph, for its error message."""
+        return (
+            f"The database could not be reached to undo it: the {written:,} row(s) committed so far stay in the "
+            f"graph, with corpus {corpus!r} marked 'loading' (exports refuse it), until the next ingest of "
+            f"{corpus} removes them."
+        )
+
+    def _claim(self, corpus: str, batch: str) -> dict[str, Any] | None:
+        """Claim ``corpus`` for ``batch`` (waiting for a live claim), clean up a dead run's leftovers.
+
+        Returns:
+            The state of the last complete load (``counts``), or None when there was none.
+        """
+        deadline = time.monotonic() + self.claim_wait
+        stale = ""
+        delay = 0.2
+        while True:
+            rows = self.run(
+                cypher.claim_corpus(), corpus=corpus, batch=batch, owner=process_token(), ttl=self.lease_ms, stale=stale
+            )
+            row = rows[0]
+            if not row["held"]:
+                break
+            if owner_gone(row["owner"], row["run"]):
+                stale = row["run"]  # its process is gone: take over now, do not wait for the lease
+                continue
+            if time.monotonic() > deadline:
+                raise GraphStoreError(
+                    f"corpus {corpus} is being loaded by another ingest ({row['owner']}); "
+                    f"gave up waiting after {self.claim_wait:.0f}s"
+                )
+            time.sleep(delay)
+            delay = min(delay * 2, 5.0)
+        if row["status"] == "loading" and row["run"]:
+            # Leftovers of a run that died (or whose lease ran out): this run's claim replaced its.
+            self.delete_batch(row["run"])
+        if row["status"] is None:
+            return None
+        return {"counts": row["counts"]}
+
+    def graph_counts(self, corpus: str) -> dict[str, int]:
+        """Nodes of ``corpus`` per most specific label and relationships per type, as stored."""
+        out: dict[str, int] = {}
+        for row in self.read(cypher.corpus_label_counts(), corpus=corpus):
+            key = most_specific(row["labels"])
+            out[key] = out.get(key, 0) + row["n"]
+        for row in self.read(cypher.corpus_rel_counts(), corpus=corpus):
+            out[row["type"]] = out.get(row["type"], 0) + row["n"]
+        return dict(sorted(out.items()))
 
     def _marker(self, corpus: str) -> dict[str, Any] | None:
         """Status, ingest run (``batch``) and counts of the corpus marker, or None."""
@@ -193,17 +340,18 @@ class GraphStore:
         counts = next((row["counts"] for row in self.read(cypher.corpora()) if row["id"] == corpus), None)
         return {"status": rows[0]["status"], "batch": rows[0]["batch"], "counts": counts}
 
-    def _undo(self, corpus: str, batch: str, previous: dict[str, Any] | None) -> None:
+    def _undo(self, corpus: str, batch: str, previous: dict[str, Any] | None) -> bool:
+        """Delete this run's batch and put the marker back; False when the database could not be reached."""
         try:
             self.delete_batch(batch)
-            if previous is not None:
-                # Put the marker back as the last complete load left it.
-                self.run(
-                    cypher.mark_corpus("complete"), corpus=corpus, batch=previous["batch"], counts=previous["counts"]
-                )
+            if self.read(cypher.corpus_status(), corpus=corpus):
+                # The marker predates this run: put it back as the last complete load left it.
+                counts = previous["counts"] if previous else None
+                self.run(cypher.mark_corpus("complete"), corpus=corpus, batch=batch, counts=counts)
         except GraphStoreError:
-            # The marker stays "loading"; recover() finishes the clean-up on the next ingest.
-            pass
+            # The marker stays "loading"; the next ingest finishes the clean-up.
+            return False
+        return True
 
     def delete_batch(self, batch: str) -> None:
         """Delete everything one ingest run created."""
@@ -211,16 +359,24 @@ class GraphStore:
         self.run_auto(cypher.delete_batch_nodes(), batch=batch)
 
     def recover(self, corpus: str) -> bool:
-        """Remove the leftovers of an interrupted ingest of ``corpus``; True if there were any."""
+        """Remove the leftovers of an interrupted ingest of ``corpus``; True if there were any.
+
+        An ingest that is still running (its owner alive and its lease current) is left alone.
+        """
         marker = self._marker(corpus)
         if marker is None or marker["status"] != "loading":
             return False
-        self.delete_batch(marker["batch"])
-        # A marker created by the interrupted run went with its batch: the corpus was never loaded.
-        # Only a marker of an earlier complete load is left, and it is complete again.
-        if self.run(cypher.corpus_status(), corpus=corpus):
-            self.run(cypher.mark_corpus("complete"), corpus=corpus, batch=marker["batch"], counts=marker["counts"])
-        return True
+        rows = self.read(cypher.incomplete_corpora(), corpus=corpus)
+        owner = rows[0]["owner"] if rows else None
+        batch = uuid.uuid4().hex
+        try:
+            previous = self._claim(corpus, batch) if owner_gone(owner, marker["batch"]) else None
+        except GraphStoreError:
+            return False
+        if owner_gone(owner, marker["batch"]):
+            self._undo(corpus, batch, previous)
+            return True
+        return False
 
     def clear(self) -> None:
         """Delete the whole graph (schema stays)."""
@@ -231,12 +387,40 @@ class GraphStore:
 
         Predicted relations with an end in the corpus go too, even when filed under another
         corpus; a prediction run left without relations goes with them.
+
+        Raises:
+            NotFoundError: The graph has no such corpus.
         """
+        if not self.read(cypher.corpus_exists(), corpus=corpus)[0]["found"]:
+            known = [row["id"] for row in self.read(cypher.corpora())]
+            raise NotFoundError(f"no corpus {corpus!r} in the graph; corpora: {', '.join(known) or 'none'}")
         batches = [row["batch"] for row in self.run(cypher.corpus_prediction_batches(), corpus=corpus)]
         self.run_auto(cypher.delete_corpus_predictions(), corpus=corpus)
         self.run_auto(cypher.delete_corpus(), corpus=corpus)
         if batches:
             self.run(cypher.delete_emptied_prediction_runs(), batches=batches)
+
+    def incomplete(self, corpus: str | None = None) -> list[str]:
+        """Corpora (``corpus`` only, or all) whose last ingest did not complete."""
+        return [row["id"] for row in self.read(cypher.incomplete_corpora(), corpus=corpus)]
+
+    def corpora_of(self, ref: str) -> list[str]:
+        """Corpora holding a discourse whose id or local id is ``ref``."""
+        return sorted({row["corpus"] for row in self.read(cypher.discourse_refs(), ref=ref, corpus=None)})
+
+    def require_complete(self, corpus: str | None = None) -> None:
+        """Refuse to read a half-loaded corpus (an ingest running, or one that was interrupted).
+
+        Raises:
+            CorpusIncompleteError: Naming the corpora marked ``loading``.
+        """
+        loading = self.incomplete(corpus)
+        if loading:
+            raise CorpusIncompleteError(
+                f"corpus {', '.join(loading)} is half-loaded (status 'loading': an ingest is running or was "
+                "interrupted); refusing to export it. Finish or re-run the ingest of "
+                f"{', '.join(loading)} first"
+            )
 
     # -- reads -----------------------------------------------------------------------------
 

@@ -36,6 +36,10 @@ class DatabaseUnavailableError(GraphStoreError):
     """Neo4j cannot be started or reached, or refuses the configured credentials."""
 
 
+class CorpusIncompleteError(GraphStoreError):
+    """A corpus is half-loaded (an ingest is running or was interrupted): reading it would give partial data."""
+
+
 class LoaderError(GraphStoreError, ClientError):
     """A corpus file is malformed; the message names the file and the record."""
 

@@ -33,6 +33,7 @@ from urllib.parse import quote, unquote, urlsplit
 import pyoxigraph as ox
 
 from ontology.errors import OntologyError
+from ontology.records import MAX_FIELD_BYTES, oversized
 from ontology.terms import LABEL_IRI, NAMESPACE, PROP_IRI, REL_TYPE_IRI, SENSE_IRI, Prop
 from ontology.views import EdgeView, NodeView, RelationView
 
@@ -305,6 +306,12 @@ class RdfMapper:
             dt = datatype[len(XSD) :] if datatype.startswith(XSD) else datatype
             spec = self._literal_specs[key] = (self._named(prop), dt, self._named(datatype))
         prop_node, dt, datatype_node = spec
+        size = oversized(value)
+        if size is not None:
+            raise OntologyError(
+                f"{where}: property {key!r} holds {size:,} bytes, over the {MAX_FIELD_BYTES:,}-byte limit of a text "
+                "field; the RDF store could not load it (remove or shorten it in the graph, then export again)"
+            )
         try:
             if dt == "string":
                 if isinstance(value, str):
@@ -388,11 +395,52 @@ def ontology_triples(ontology_file: Path = ONTOLOGY_FILE) -> Iterator[ox.Triple]
     Raises:
         OntologyError: The file cannot be parsed.
     """
+    # The parser gives blank nodes (OWL restrictions, lists) random labels; numbering them in
+    # document order makes two exports of the same graph byte-identical.
+    labels: dict[str, ox.BlankNode] = {}
+
+    def stable(term: Any) -> Any:
+        if isinstance(term, ox.BlankNode):
+            node = labels.get(term.value)
+            if node is None:
+                node = labels[term.value] = ox.BlankNode(f"o{len(labels)}")
+            return node
+        return term
+
     try:
         for quad in ox.parse(path=ontology_file, format=ox.RdfFormat.TURTLE):
-            yield ox.Triple(quad.subject, quad.predicate, quad.object)
+            yield ox.Triple(stable(quad.subject), quad.predicate, stable(quad.object))
     except SyntaxError as e:
         raise OntologyError(f"{ontology_file}: {e}") from e
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale_parts(out: Path) -> list[Path]:
+    """Remove ``.OUT.<pid>.part`` files of exports whose process is gone (killed mid-write).
+
+    A running export's file (its pid alive) is left alone.
+
+    Returns:
+        The files removed.
+    """
+    removed: list[Path] = []
+    prefix = f".{out.name}."
+    for part in out.parent.glob(f".{out.name}.*.part"):
+        pid_text = part.name[len(prefix) : -len(".part")]
+        if not pid_text.isdigit() or (int(pid_text) != os.getpid() and _pid_alive(int(pid_text))):
+            continue
+        part.unlink(missing_ok=True)
+        removed.append(part)
+    return removed
 
 
 @dataclass
@@ -471,6 +519,7 @@ def write_export(
 
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_parts(out)
     tmp = out.with_name(f".{out.name}.{os.getpid()}.part")
     try:
         with open(tmp, "wb") as fh:

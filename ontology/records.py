@@ -30,6 +30,44 @@ ROLE_LABELS: frozenset[Label] = frozenset({Label.Claim, Label.Premise})
 
 _SCHEMES: dict[tuple[str, str], SchemeTerm] = {(t.corpus, t.raw): t for t in SCHEME_TERMS}
 
+#: Largest text field a record may carry, in UTF-8 bytes. The longest field of any supported
+#: corpus is a few KiB (ContextDeP HTML contexts, M-Arg token lists); a megabyte-sized "text" is a
+#: broken file, and past 16 MiB the RDF store cannot even parse the exported literal. Loaders refuse
+#: larger fields with the file and the record named; the RDF export refuses them too.
+MAX_FIELD_BYTES = 1 << 20
+
+
+def oversized(value: Any) -> int | None:
+    """The UTF-8 size of ``value`` when it is a string over :data:`MAX_FIELD_BYTES`, else None."""
+    # len() is a lower bound of the byte length: only long strings are encoded.
+    if isinstance(value, str) and len(value) * 4 > MAX_FIELD_BYTES:
+        size = len(value.encode("utf-8", "surrogatepass"))
+        return size if size > MAX_FIELD_BYTES else None
+    return None
+
+
+def check_fields(fields: Iterable[tuple[str, Any]], where: str) -> None:
+    """Refuse a string field over :data:`MAX_FIELD_BYTES` or holding a NUL character.
+
+    NUL never belongs to a text: it comes from a binary or mis-decoded file, and tools downstream
+    (C libraries, XML, some RDF parsers) truncate or reject strings holding it.
+
+    Raises:
+        LoaderError: Naming ``where``, the field and what is wrong with it.
+    """
+    for name, value in fields:
+        if isinstance(value, str) and "\0" in value:
+            raise LoaderError(
+                f"{where}: field {name!r} holds a NUL character at offset {value.index(chr(0))} "
+                "(a binary or mis-decoded file?)"
+            )
+        size = oversized(value)
+        if size is not None:
+            raise LoaderError(
+                f"{where}: field {name!r} holds {size:,} bytes, over the limit of {MAX_FIELD_BYTES:,} bytes "
+                "for one text field (ontology.records.MAX_FIELD_BYTES)"
+            )
+
 
 def scheme_term(corpus: str, raw: str) -> SchemeTerm:
     """Look up the ontology mapping of a corpus-scheme label.
@@ -375,10 +413,22 @@ class CorpusBundle:
         self.edges: list[EdgeRecord] = list(edges)
         for node in self.nodes:
             self.edges.extend(node.links())
+        # An edge without id is identified by (type, source, target): Neo4j MERGEs repeats into one,
+        # so they are dropped here and the counts describe what the graph will hold.
+        seen: set[tuple[RelType, str, str]] = set()
+        unique: list[EdgeRecord] = []
+        for edge in self.edges:
+            if edge.id is None:
+                key = (edge.type, edge.source, edge.target)
+                if key in seen:
+                    continue
+                seen.add(key)
+            unique.append(edge)
+        self.edges = unique
         self.origin = origin
 
     def validate(self) -> None:
-        """Check ids are unique and every edge ends at a node of the bundle.
+        """Check node and edge ids are unique, text fields fit and every edge ends at a bundle node.
 
         Raises:
             LoaderError: Naming the offending record.
@@ -387,6 +437,12 @@ class CorpusBundle:
         dupes = [i for i, c in ids.items() if c > 1]
         if dupes:
             raise LoaderError(f"{self.origin}: duplicate node id(s) {dupes[:5]}")
+        edge_ids = Counter(e.id for e in self.edges if e.id is not None)
+        dupes = [i for i, c in edge_ids.items() if c > 1]
+        if dupes:
+            raise LoaderError(f"{self.origin}: duplicate edge id(s) {dupes[:5]}")
+        for node in self.nodes:
+            check_fields(vars(node).items(), f"{self.origin}: node {node.id}")
         for edge in self.edges:
             for end in (edge.source, edge.target):
                 if end not in ids:
@@ -410,7 +466,12 @@ class CorpusBundle:
 
 
 def build(model: type[Record], where: str, **fields: Any) -> Any:
-    """Construct a record, turning a validation error into a :class:`LoaderError` naming ``where``."""
+    """Construct a record, turning a validation error into a :class:`LoaderError` naming ``where``.
+
+    Raises:
+        LoaderError: A field is invalid or over :data:`MAX_FIELD_BYTES`.
+    """
+    check_fields(fields.items(), where)
     try:
         return model(**fields)
     except (ValidationError, OntologyError) as e:

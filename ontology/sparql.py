@@ -149,6 +149,10 @@ class SparqlStore:
             if path is None:
                 self._store = ox.Store()
             elif read_only:
+                old = path.with_name(path.name + ".old")
+                if not path.is_dir() and old.is_dir():
+                    # A load was killed between its two renames: the previous store still answers.
+                    path = old
                 if not path.is_dir():
                     raise NotFoundError(f"{path}: no RDF store; run `argweb export rdf` or `argweb rdf load` first")
                 self._store = ox.Store.read_only(str(path))
@@ -289,18 +293,40 @@ def load_store(store_dir: Path, file: Path, fmt: str | None = None, append: bool
     store_dir.parent.mkdir(parents=True, exist_ok=True)
     fresh = store_dir.with_name(store_dir.name + ".loading")
     old = store_dir.with_name(store_dir.name + ".old")
-    for leftover in (fresh, old):
-        shutil.rmtree(leftover, ignore_errors=True)
+    recover_store(store_dir)
+    shutil.rmtree(fresh, ignore_errors=True)
+    quads = -1
     try:
         quads = _bulk_load(fresh, file, rdf_format)
     except SyntaxError as e:
-        shutil.rmtree(fresh, ignore_errors=True)
         raise ClientError(f"{file}: {e} (store left unchanged)") from e
+    except MemoryError as e:
+        # Oxigraph reports a token (a literal) over its 16 MiB parse buffer as MemoryError.
+        raise ClientError(
+            f"{file}: a literal is too large for the RDF store ({e}); nothing loaded, store left unchanged"
+        ) from e
     except OSError as e:
-        shutil.rmtree(fresh, ignore_errors=True)
         raise OntologyError(f"{file}: load failed: {e} (store left unchanged)") from e
+    finally:
+        # Whatever happened (KeyboardInterrupt included), a failed load leaves no directory behind.
+        if quads < 0:
+            shutil.rmtree(fresh, ignore_errors=True)
     if store_dir.exists():
         store_dir.rename(old)
     fresh.rename(store_dir)
     shutil.rmtree(old, ignore_errors=True)
     return LoadReport(file, quads, time.perf_counter() - started)
+
+
+def recover_store(store_dir: Path) -> bool:
+    """Finish a store swap that a killed load interrupted; True if there was one.
+
+    The swap is two renames (``store`` -> ``store.old``, ``store.loading`` -> ``store``); killed
+    between them, the previous store only exists as ``store.old``: it is put back.
+    """
+    old = store_dir.with_name(store_dir.name + ".old")
+    if old.is_dir() and not store_dir.exists():
+        old.rename(store_dir)
+        return True
+    shutil.rmtree(old, ignore_errors=True)
+    return False

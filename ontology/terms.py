@@ -71,6 +71,8 @@ class Prop(StrEnum):
     GOLDEN = "golden"
     HIGHLIGHTS = "highlights"
     ID = "id"
+    INGEST_LEASE = "ingest_lease"
+    INGEST_OWNER = "ingest_owner"
     INGEST_RUN = "ingest_run"
     IS_REFERRING = "is_referring"
     LABEL = "label"
@@ -184,6 +186,8 @@ PROP_IRI: dict[Prop, str] = {
     Prop.GOLDEN: "https://w3id.org/argweb/ontology#golden",
     Prop.HIGHLIGHTS: "https://w3id.org/argweb/ontology#highlights",
     Prop.ID: "https://w3id.org/argweb/ontology#id",
+    Prop.INGEST_LEASE: "https://w3id.org/argweb/ontology#ingestLease",
+    Prop.INGEST_OWNER: "https://w3id.org/argweb/ontology#ingestOwner",
     Prop.INGEST_RUN: "https://w3id.org/argweb/ontology#ingestRun",
     Prop.IS_REFERRING: "https://w3id.org/argweb/ontology#isReferring",
     Prop.LABEL: "https://w3id.org/argweb/ontology#label",

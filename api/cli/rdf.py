@@ -96,6 +96,8 @@ def _query_text(query: str | None, file: Path | None) -> str:
         return file.read_text(encoding="utf-8")
     except OSError as e:
         raise ApiError(f"{file}: cannot read the query: {e.strerror}") from e
+    except UnicodeDecodeError as e:
+        raise ApiError(f"{file}: byte {e.start}: not UTF-8 ({e.reason}); save the query as UTF-8") from e
 
 
 def _term(value: str) -> str:

@@ -33,9 +33,13 @@ def discourse_aif(graph: Graph, ref: str, *, include_predicted: bool = False) ->
     """The validated AIF map of one dialogue/document (its id or local id).
 
     Raises:
-        NotFoundError: Unknown discourse. ClientError: Ambiguous reference.
+        NotFoundError: Unknown discourse. ClientError: Ambiguous reference. CorpusIncompleteError:
+        Its corpus is still marked ``loading``.
     """
-    aif = export_discourse(graph.store(), ref, include_predicted=include_predicted)
+    store = graph.store()
+    for corpus in store.corpora_of(ref):
+        store.require_complete(corpus)  # a half-loaded corpus is not served as if whole
+    aif = export_discourse(store, ref, include_predicted=include_predicted)
     validate_aif(aif, ref)
     return aif
 
@@ -61,6 +65,7 @@ def export_aif(
         write_aif(aif, out)
         return AifExport(out, aif=aif)
     assert corpus is not None
+    graph.store().require_complete(corpus)
     return AifExport(out, files=export_corpus(graph.store(), corpus, out, include_predicted=include_predicted))
 
 

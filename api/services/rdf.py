@@ -63,11 +63,14 @@ def export_rdf(
         reporter: Receives the progress and a warning for an empty corpus.
 
     Raises:
-        ApiError: Bad format. OntologyError: Bad base IRI. GraphStoreError: Neo4j failed.
+        ApiError: Bad format. OntologyError: Bad base IRI. CorpusIncompleteError: The corpus (or, for
+        the whole graph, any corpus) is still marked ``loading``. GraphStoreError: Neo4j failed.
     """
     settings = graph.settings
     chosen = rdf_format(out, fmt)
     mapper = RdfMapper(base or settings.rdf_base)
+    # A half-loaded corpus would be exported as if it were whole.
+    graph.store().require_complete(corpus)
     reader = GraphReader(
         graph.driver(), settings.neo4j_database, page_size=page_size or settings.page_size, corpus=corpus
     )

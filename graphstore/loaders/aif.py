@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from graphstore.loaders.common import read_json, require
+from graphstore.loaders.common import describe_sources, read_json, require
 from ontology.errors import LoaderError
 from ontology.records import (
     CorpusBundle,
@@ -114,10 +114,14 @@ def load_aif_map(
     if missing_locs:
         raise LoaderError(f"{path}: locution for missing node {sorted(missing_locs)[0]!r}")
 
+    edge_ids: dict[str, int] = {}
     for k, edge in enumerate(raw_edges):
         ewhere = f"{path}: edge #{k}"
         eid = str(require(edge, "edgeID", (str, int), ewhere))
         ewhere = f"{path}: edge {eid}"
+        if eid in edge_ids:
+            raise LoaderError(f"{ewhere}: duplicate edgeID (edges #{edge_ids[eid]} and #{k})")
+        edge_ids[eid] = k
         src = str(require(edge, "fromID", (str, int), ewhere))
         dst = str(require(edge, "toID", (str, int), ewhere))
         for end in (src, dst):
@@ -155,6 +159,6 @@ def load_aif(paths: list[Path], corpus: str = AIF_SCHEME) -> CorpusBundle:
         id=corpus,
         corpus=corpus,
         name="AIF argument maps (QT30 / DialAM-2024)",
-        source=str(paths[0].parent) if paths else None,
+        source=describe_sources(paths),
     )
     return CorpusBundle(record, nodes, edges, origin=origin)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -148,3 +149,37 @@ def parse_float(value: str, where: str, column: str) -> float:
         return float(value)
     except ValueError as e:
         raise LoaderError(f"{where}: column {column!r} is not a number: {value!r}") from e
+
+
+def mismatch(found: str, expected: str, context: int = 30) -> str:
+    """Where two strings first differ, as a phrase for an error message.
+
+    Both strings are shown from a few characters before the first difference (cutting both at the
+    start would print two identical prefixes).
+    """
+    pos = next((i for i, (a, b) in enumerate(zip(found, expected, strict=False)) if a != b), None)
+    if pos is None:
+        pos = min(len(found), len(expected))
+    start = max(0, pos - context)
+
+    def excerpt(text: str) -> str:
+        cut = text[start : pos + context]
+        return ("…" if start else "") + repr(cut) + ("…" if pos + context < len(text) else "")
+
+    return (
+        f"differ from character {pos} on ({len(found)} vs {len(expected)} characters): "
+        f"the text has {excerpt(found)}, the annotation says {excerpt(expected)}"
+    )
+
+
+def describe_sources(paths: Sequence[Path]) -> str:
+    """The files of one load as one phrase: the file, or their common directory and how many."""
+    if not paths:
+        return "no files"
+    if len(paths) == 1:
+        return str(paths[0])
+    try:
+        common = Path(os.path.commonpath([str(p.resolve()) for p in paths]))
+    except ValueError:
+        common = paths[0].parent
+    return f"{common} ({len(paths)} files)"

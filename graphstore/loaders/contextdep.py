@@ -29,7 +29,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from graphstore.loaders.common import Row, decode_utf8, parse_delimited, read_bytes, require_columns
+from graphstore.loaders.common import Row, decode_utf8, describe_sources, parse_delimited, read_bytes, require_columns
 from ontology.errors import LoaderError
 from ontology.records import (
     AnnotatorRecord,
@@ -311,5 +311,5 @@ def load_contextdep(paths: list[Path]) -> CorpusBundle:
         _read_annotations(path, pairs, relations, nodes, annotators, judged)
     nodes.extend(annotators.values())
     origin = ", ".join(str(p) for p in paths)
-    corpus = CorpusRecord(id=CORPUS, corpus=CORPUS, name=NAME, source=str(tokens[0].parent))
+    corpus = CorpusRecord(id=CORPUS, corpus=CORPUS, name=NAME, source=describe_sources(paths))
     return CorpusBundle(corpus, nodes, edges, origin=origin)

@@ -38,6 +38,7 @@ from pathlib import Path
 from graphstore.loaders.common import (
     Row,
     decode_utf8,
+    describe_sources,
     parse_bool,
     parse_delimited,
     parse_float,
@@ -468,7 +469,7 @@ def load_marg(paths: list[Path]) -> CorpusBundle:
             raise LoaderError(f"{where}: sentence ids contradict {pair.where}")
     origin = ", ".join(str(p) for p in paths)
     nodes, edges = _records(reader)
-    corpus = CorpusRecord(id=CORPUS, corpus=CORPUS, name=NAME, source=str(paths[0].parent))
+    corpus = CorpusRecord(id=CORPUS, corpus=CORPUS, name=NAME, source=describe_sources(paths))
     return CorpusBundle(corpus, nodes, edges, origin=origin)
 
 

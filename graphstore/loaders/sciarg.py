@@ -21,7 +21,7 @@ import itertools
 import re
 from pathlib import Path
 
-from graphstore.loaders.common import decode_utf8, read_bytes
+from graphstore.loaders.common import decode_utf8, describe_sources, mismatch, read_bytes
 from ontology.errors import LoaderError, OntologyError
 from ontology.records import (
     CorpusBundle,
@@ -218,10 +218,7 @@ def load_paper(
             spans = _parse_spans(raw_spans, where, len(text))
             sliced = " ".join(text[s:e] for s, e in spans)
             if sliced != fields[2]:
-                raise LoaderError(
-                    f"{where}: offsets {raw_spans} slice {sliced[:60]!r} from {txt.name}, "
-                    f"but the annotation says {fields[2][:60]!r}"
-                )
+                raise LoaderError(f"{where}: offsets {raw_spans} of {txt.name} {mismatch(sliced, fields[2])}")
             if key in components:
                 raise LoaderError(f"{where}: duplicate span id")
             comp_id = make_id(CORPUS, stem, key)
@@ -295,5 +292,7 @@ def load_sciarg(paths: list[Path]) -> CorpusBundle:
     for stem, ann, txt in papers:
         load_paper(stem, ann, txt, nodes, edges)
     origin = f"{len(papers)} Sci-Arg paper(s) from {papers[0][1].parent}"
-    corpus = CorpusRecord(id=CORPUS, corpus=CORPUS, name=NAME, source=str(papers[0][1].parent))
+    corpus = CorpusRecord(
+        id=CORPUS, corpus=CORPUS, name=NAME, source=describe_sources([p for _, ann, txt in papers for p in (ann, txt)])
+    )
     return CorpusBundle(corpus, nodes, edges, origin=origin)

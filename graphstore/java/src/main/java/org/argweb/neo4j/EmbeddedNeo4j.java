@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.configuration.connectors.BoltConnector;
@@ -16,29 +17,42 @@ import org.neo4j.io.ByteUnit;
 /**
  * Runs Neo4j Community embedded with only a Bolt connector on localhost.
  *
- * <p>Arguments: {@code --home DIR --port PORT --password PW [--pagecache BYTES]}. The process
- * keeps running until it receives SIGTERM/SIGINT, then shuts the DBMS down cleanly. Clients talk to
- * it exclusively over Bolt, exactly as they would to a standalone server or a cluster.
+ * <p>Arguments: {@code --home DIR --port PORT [--pagecache BYTES] [--tx-log-retention POLICY]
+ * [--tx-log-rotation BYTES]}. The password of the built-in user comes from the environment variable
+ * {@value #PASSWORD_ENV}, never from the command line, which every local user can read in the
+ * process list. It is set only while the user still has its factory password (a new store); an
+ * existing store keeps the password it was created with, so a different one is refused at login
+ * instead of silently replacing it. The process keeps running until it receives SIGTERM/SIGINT, then
+ * shuts the DBMS down cleanly. Clients talk to it exclusively over Bolt, exactly as they would to a
+ * standalone server or a cluster.
  */
 public final class EmbeddedNeo4j {
+    /** Environment variable holding the password (the child's environment is private to its owner). */
+    public static final String PASSWORD_ENV = "ARGWEB_NEO4J_LAUNCH_PASSWORD";
+
     private EmbeddedNeo4j() {}
 
     public static void main(String[] args) throws Exception {
         Path home = null;
         int port = 7687;
-        String password = null;
         long pagecache = ByteUnit.mebiBytes(512);
+        // Without a retention policy transaction logs grew to eight times the store during a full
+        // load; argweb needs none for recovery beyond the last checkpoint (ingests are re-runnable).
+        String retention = "256M size";
+        long rotation = ByteUnit.mebiBytes(64);
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--home" -> home = Path.of(args[++i]).toAbsolutePath();
                 case "--port" -> port = Integer.parseInt(args[++i]);
-                case "--password" -> password = args[++i];
                 case "--pagecache" -> pagecache = Long.parseLong(args[++i]);
+                case "--tx-log-retention" -> retention = args[++i];
+                case "--tx-log-rotation" -> rotation = Long.parseLong(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument: " + args[i]);
             }
         }
-        if (home == null || password == null) {
-            throw new IllegalArgumentException("--home and --password are required");
+        String password = System.getenv(PASSWORD_ENV);
+        if (home == null || password == null || password.isEmpty()) {
+            throw new IllegalArgumentException("--home and the environment variable " + PASSWORD_ENV + " are required");
         }
         Files.createDirectories(home);
 
@@ -48,10 +62,14 @@ public final class EmbeddedNeo4j {
                 .setConfig(HttpConnector.enabled, false)
                 .setConfig(GraphDatabaseSettings.auth_enabled, true)
                 .setConfig(GraphDatabaseSettings.pagecache_memory, pagecache)
+                .setConfig(GraphDatabaseSettings.keep_logical_logs, retention)
+                .setConfig(GraphDatabaseSettings.logical_log_rotation_threshold, rotation)
                 .build();
 
         try {
-            setPassword(dbms, password);
+            if (setInitialPassword(dbms, password)) {
+                System.out.println("argweb-neo4j password set on a new store");
+            }
         } catch (RuntimeException e) {
             // Without this the DBMS threads keep the JVM alive and the caller waits for a ready line
             // that never comes.
@@ -71,22 +89,41 @@ public final class EmbeddedNeo4j {
     }
 
     /**
-     * The built-in user starts with a must-change password; set ours without forcing a change so
-     * that drivers can log in directly. Running against "system" from inside the JVM is trusted.
+     * The built-in user starts with a must-change password; set ours (without forcing a change, so
+     * that drivers can log in directly) only then. A store whose password was already set keeps it:
+     * a client with another password is refused at login and told so, rather than the store being
+     * silently re-keyed by whoever starts it. Running against "system" from inside the JVM is
+     * trusted.
+     *
+     * @return whether the password was set (a new store)
      */
-    private static void setPassword(DatabaseManagementService dbms, String password) {
+    private static boolean setInitialPassword(DatabaseManagementService dbms, String password) {
+        var system = dbms.database(GraphDatabaseSettings.SYSTEM_DATABASE_NAME);
+        AtomicBoolean factory = new AtomicBoolean(false);
+        system.executeTransactionally(
+                "SHOW USERS YIELD user, passwordChangeRequired WHERE user = 'neo4j' RETURN passwordChangeRequired",
+                Map.of(),
+                result -> {
+                    while (result.hasNext()) {
+                        factory.set(Boolean.TRUE.equals(result.next().get("passwordChangeRequired")));
+                    }
+                    return null;
+                });
+        if (!factory.get()) {
+            return false;
+        }
         try {
-            dbms.database(GraphDatabaseSettings.SYSTEM_DATABASE_NAME).executeTransactionally(
+            system.executeTransactionally(
                     "ALTER USER neo4j SET PASSWORD $pw CHANGE NOT REQUIRED", Map.of("pw", password));
         } catch (RuntimeException e) {
-            // Neo4j refuses to "change" a password to its current value, which is what every restart
-            // of an existing data directory with the same password asks for: nothing to do then.
+            // The factory password is "neo4j": asking for that very value is "no change".
             for (Throwable t = e; t != null; t = t.getCause()) {
                 if (String.valueOf(t.getMessage()).contains("Old password and new password cannot be the same")) {
-                    return;
+                    return false;
                 }
             }
             throw e;
         }
+        return true;
     }
 }

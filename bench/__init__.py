@@ -1,0 +1,1 @@
+"""argweb benchmarks: run ``make bench`` (``python -m bench.all``); see :mod:`bench.harness`."""

@@ -1,0 +1,146 @@
+"""The shared harness of argweb's benchmarks: every figure recorded beside its goal.
+
+A benchmark is a script ``bench/<name>.py`` that measures what it measures, prints its own detail,
+and reports each headline figure with one call::
+
+    from bench.harness import record
+
+    record("ingest: three corpora, batched", 41.2, "s", goal=60, better="lower")
+    record("ingest: batched / one tx per record", 27.5, "x", goal=20, better="higher")
+
+``record`` prints the figure with its goal, ratio and verdict, and appends it to
+``bench/out/records.jsonl``. ``make bench`` runs ``bench/all.py``, which empties that file, runs
+every ``bench/*.py`` (except this module and itself) in its own process, one after the other, and
+prints ONE table of every recorded figure (figure, goal, ratio, pass/miss), also written to
+``bench/results.json``. A script that exits non-zero or records nothing shows up in the table as a
+failed row, so a broken benchmark cannot pass silently.
+
+To plug in a new benchmark: add ``bench/<name>.py`` with a ``main()`` run under
+``if __name__ == "__main__"``, runnable without arguments (bounded in count and time, load
+generators on loopback only), and call :func:`record` for each figure that has a goal. Arguments
+for ``make bench`` go in a module constant ``BENCH_ARGS = ["--flag", "value"]`` (read by
+``bench/all.py`` without importing the script). The ratio is always "goal met" when >= 1:
+``figure / goal`` for ``better="higher"``, ``goal / figure`` for ``better="lower"``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Literal
+
+BENCH_DIR = Path(__file__).resolve().parent
+OUT_DIR = BENCH_DIR / "out"
+RECORDS = OUT_DIR / "records.jsonl"
+RESULTS = BENCH_DIR / "results.json"
+Better = Literal["higher", "lower"]
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One measured figure and its goal.
+
+    Attributes:
+        bench: The benchmark script that measured it.
+        name: What was measured.
+        figure: The measured value.
+        unit: Its unit (``s``, ``items/s``, ``MB``, ``x``...).
+        goal: The value to reach.
+        better: ``higher`` when larger figures are better, else ``lower``.
+        note: Optional context (data size, machine...).
+    """
+
+    bench: str
+    name: str
+    figure: float
+    unit: str
+    goal: float
+    better: Better
+    note: str = ""
+
+    @property
+    def ratio(self) -> float:
+        """Figure against goal, >= 1 when the goal is met."""
+        if self.better == "higher":
+            return self.figure / self.goal if self.goal else math.inf
+        return self.goal / self.figure if self.figure else math.inf
+
+    @property
+    def passed(self) -> bool:
+        """Whether the goal is met."""
+        return self.ratio >= 1.0 and math.isfinite(self.figure)
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON form, with ratio and verdict."""
+        ratio = self.ratio
+        return asdict(self) | {"ratio": ratio if math.isfinite(ratio) else None, "pass": self.passed}
+
+
+def _bench_name() -> str:
+    return Path(sys.argv[0]).stem if sys.argv and sys.argv[0] else "interactive"
+
+
+def record(name: str, figure: float, unit: str, goal: float, better: Better = "higher", note: str = "") -> Figure:
+    """Record one figure against its goal: print it and append it to :data:`RECORDS`.
+
+    Args:
+        name: What was measured (unique within the benchmark).
+        figure: The measured value.
+        unit: Its unit.
+        goal: The value to reach.
+        better: ``"higher"`` or ``"lower"``.
+        note: Optional context shown in the table.
+
+    Returns:
+        The recorded figure.
+    """
+    if better not in ("higher", "lower"):
+        raise ValueError(f"better must be 'higher' or 'lower', not {better!r}")
+    item = Figure(_bench_name(), name, float(figure), unit, float(goal), better, note)
+    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    with open(RECORDS, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(item.as_dict()) + "\n")
+    verdict = "pass" if item.passed else "MISS"
+    sign = ">=" if better == "higher" else "<="
+    print(f"[bench] {name}: {figure:,.4g} {unit} (goal {sign} {goal:,.4g} {unit}, ratio {item.ratio:.2f}: {verdict})")
+    return item
+
+
+def read_records(path: Path = RECORDS) -> list[Figure]:
+    """The figures recorded so far."""
+    if not path.exists():
+        return []
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            data = json.loads(line)
+            out.append(Figure(**{k: data[k] for k in Figure.__dataclass_fields__}))
+    return out
+
+
+def table(rows: list[Figure], failures: dict[str, str] | None = None) -> str:
+    """The plain-text table of ``rows`` (and of benchmarks that failed or recorded nothing)."""
+    head = ("benchmark", "figure", "value", "goal", "ratio", "result")
+    lines = [head]
+    for f in rows:
+        sign = ">=" if f.better == "higher" else "<="
+        ratio = f"{f.ratio:.2f}" if math.isfinite(f.ratio) else "inf"
+        lines.append(
+            (
+                f.bench,
+                f.name + (f" ({f.note})" if f.note else ""),
+                f"{f.figure:,.4g} {f.unit}",
+                f"{sign} {f.goal:,.4g} {f.unit}",
+                ratio,
+                "pass" if f.passed else "MISS",
+            )
+        )
+    for bench, why in (failures or {}).items():
+        lines.append((bench, why, "-", "-", "-", "FAIL"))
+    widths = [max(len(row[i]) for row in lines) for i in range(len(head))]
+    rule = "-+-".join("-" * w for w in widths)
+    text = [" | ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in lines]
+    return "\n".join([text[0], rule, *text[1:]])

@@ -1,0 +1,54 @@
+"""The benchmark harness: figures against goals, one table, failed scripts visible."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench import all as bench_all
+from bench import harness
+
+
+@pytest.fixture
+def records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "out" / "records.jsonl"
+    monkeypatch.setattr(harness, "OUT_DIR", path.parent)
+    monkeypatch.setattr(harness, "RECORDS", path)
+    return path
+
+
+def test_ratio_and_verdict_follow_the_direction_of_better(records: Path) -> None:
+    fast = harness.record("wall", 30.0, "s", 60.0, "lower")
+    slow = harness.record("wall 2", 90.0, "s", 60.0, "lower")
+    many = harness.record("rate", 25.0, "x", 20.0, "higher")
+    few = harness.record("rate 2", 10.0, "x", 20.0, "higher")
+    none = harness.record("mismatches", 0, "", 0, "lower")
+    some = harness.record("mismatches 2", 3, "", 0, "lower")
+    assert (fast.ratio, fast.passed) == (2.0, True)
+    assert (round(slow.ratio, 3), slow.passed) == (0.667, False)
+    assert (many.ratio, many.passed) == (1.25, True)
+    assert (few.ratio, few.passed) == (0.5, False)
+    assert none.passed and not some.passed
+    stored = [json.loads(line) for line in records.read_text().splitlines()]
+    assert [row["pass"] for row in stored] == [True, False, True, False, True, False]
+    assert harness.read_records(records) == [fast, slow, many, few, none, some]
+    with pytest.raises(ValueError):
+        harness.record("x", 1, "s", 1, "faster")  # type: ignore[arg-type]
+
+
+def test_table_has_one_row_per_figure_and_a_fail_row_per_broken_script(records: Path) -> None:
+    harness.record("wall", 30.0, "s", 60.0, "lower", note="3 corpora")
+    text = harness.table(harness.read_records(records), {"broken": "exited with 1 after 3s"})
+    lines = text.splitlines()
+    assert lines[0].split(" | ")[0].strip() == "benchmark"
+    assert "wall (3 corpora)" in lines[2] and "<= 60 s" in lines[2] and lines[2].rstrip().endswith("pass")
+    assert lines[3].startswith("broken") and lines[3].rstrip().endswith("FAIL")
+
+
+def test_bench_args_are_read_without_importing_the_script(tmp_path: Path) -> None:
+    script = tmp_path / "fake.py"
+    script.write_text('raise SystemExit("imported!")\nBENCH_ARGS = ["--repeat", 1]\n')
+    assert bench_all.bench_args(script) == ["--repeat", "1"]
+    assert bench_all.bench_args(Path(bench_all.__file__)) == []

@@ -1,0 +1,73 @@
+"""Drill findings (issue 11) checked against the real Neo4j through the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from api.cli.main import app
+from api.services.corpora import SAMPLES
+from api.settings import Settings
+from graphstore import cypher
+from graphstore.loaders.registry import CORPORA
+from graphstore.store import GraphStore
+
+
+@pytest.fixture
+def env(neo4j_settings: Settings, tmp_path: Path) -> dict[str, str]:
+    return {
+        "ARGWEB_NEO4J_URI": "",
+        "ARGWEB_NEO4J_PORT": str(neo4j_settings.neo4j_port),
+        "ARGWEB_NEO4J_PASSWORD": neo4j_settings.neo4j_password.get_secret_value(),
+        "ARGWEB_DATA_DIR": str(tmp_path / "data"),
+        "COLUMNS": "2000",
+    }
+
+
+def cli(args: list[str], env: dict[str, str]) -> tuple[int, str]:
+    result = CliRunner().invoke(app, args, env=env, catch_exceptions=False)
+    return result.exit_code, " ".join(result.output.split())
+
+
+def test_deleting_an_unknown_corpus_is_a_client_error(store: GraphStore, env: dict[str, str]) -> None:
+    code, out = cli(["delete", "no-such-corpus"], env)
+    assert code == 2
+    assert "no corpus 'no-such-corpus' in the graph" in out
+
+
+def test_exports_refuse_a_half_loaded_corpus(store: GraphStore, env: dict[str, str], tmp_path: Path) -> None:
+    spec = CORPORA["molweni"]
+    store.ingest(spec.load(spec.find(SAMPLES)))
+    # What an ingest killed mid-way leaves: the marker says loading.
+    store.run(cypher.mark_corpus("loading"), corpus="molweni", batch="killed-run", counts=None)
+    for args in (
+        ["export", "rdf", str(tmp_path / "m.nt"), "--corpus", "molweni", "--no-load"],
+        ["export", "rdf", str(tmp_path / "all.nt"), "--no-load"],
+        ["export", "aif", "--corpus", "molweni", str(tmp_path / "aif")],
+        [
+            "export",
+            "aif",
+            "--dialogue",
+            store.read("MATCH (d:Dialogue) RETURN d.id AS id LIMIT 1")[0]["id"],
+            str(tmp_path / "d.json"),
+        ],
+    ):
+        code, out = cli(args, env)
+        assert code == 1, (args, out)
+        assert "molweni is half-loaded" in out and "refusing to export" in out, out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data"]  # nothing written
+
+
+def test_marker_counts_equal_the_graph_and_source_names_the_whole_load(store: GraphStore) -> None:
+    for name in ("molweni", "qt30", "sciarg"):
+        spec = CORPORA[name]
+        files = spec.find(SAMPLES)
+        bundle = spec.load(files)
+        store.ingest(bundle)
+        marker = next(r for r in store.read(cypher.corpora()) if r["id"] == name)
+        assert json.loads(marker["counts"]) == store.graph_counts(name) == bundle.counts()
+        if len(files) > 1:
+            assert f"({len(files)} files)" in marker["source"] or all(str(f) in marker["source"] for f in files)
