@@ -150,6 +150,11 @@ def corpora() -> str:
     )
 
 
+def any_node() -> str:
+    """One node, if the database has any (the emptiness check of a bulk first load)."""
+    return "MATCH (n) RETURN elementId(n) AS id LIMIT 1"
+
+
 def ping() -> str:
     """Cheapest possible round trip."""
     return "RETURN 1 AS ok"
