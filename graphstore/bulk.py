@@ -198,7 +198,7 @@ class CsvWriter:
                     row["props"].update(marker)
             for columns, part in split_by_types(rows):
                 self._write_nodes(labels, columns, part)
-        for (rel_type, with_id), rows in edge_groups(bundle.edges).items():
+        for (rel_type, _with_id), rows in edge_groups(bundle.edges).items():
             # MERGE keeps one relationship per (ends, id) and the last SET wins: do the same.
             unique: dict[tuple[str, str, str | None], dict[str, Any]] = {}
             for row in rows:

@@ -155,6 +155,30 @@ def any_node() -> str:
     return "MATCH (n) RETURN elementId(n) AS id LIMIT 1"
 
 
+def neighbours(depth: int) -> str:
+    """Distinct ids of the nodes within ``depth`` (1 or 2) relationships of node ``$id``, any direction."""
+    if depth not in (1, 2):
+        raise ValueError(f"neighbour depth must be 1 or 2, not {depth}")
+    return f"MATCH (n:`Node` {{id: $id}})-[*1..{depth}]-(m:`Node`) WHERE m <> n RETURN DISTINCT m.id AS id"
+
+
+def relations_of_node(kinds: Sequence[Label]) -> str:
+    """Reified relations of the given classes with ``origin = $origin`` that node ``$id`` takes part
+    in, with the node at the other end (what supports or attacks this proposition?)."""
+    edge = _rel(RelType.AIF_EDGE)
+    kind = " OR ".join(f"r:`{Label(k).value}`" for k in kinds)
+    return (
+        f"MATCH (n:`Node` {{id: $id}})-[:{edge}]-(r:`{Label.Relation.value}`)-[:{edge}]-(o:`Node`) "
+        f"WHERE o <> n AND r.origin = $origin AND ({kind}) "
+        "RETURN r.id AS relation, labels(r) AS kinds, r.scheme_label AS scheme, o.id AS other"
+    )
+
+
+def sample_node_ids() -> str:
+    """``$n`` node ids drawn uniformly at random (one scan of the node index)."""
+    return "MATCH (n:`Node`) WITH n.id AS id, rand() AS r ORDER BY r LIMIT $n RETURN id"
+
+
 def ping() -> str:
     """Cheapest possible round trip."""
     return "RETURN 1 AS ok"
