@@ -327,7 +327,7 @@ class BulkLoader:
 
     def _store(self) -> tuple[GraphStore, Any]:
         info = self.server.start()
-        driver = connect(info.uri, "neo4j", self.server.password)
+        driver = connect(info.uri, self.server.user, self.server.password)
         return GraphStore(driver, self.database), driver
 
     def check_empty(self) -> None:
