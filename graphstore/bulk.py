@@ -124,19 +124,25 @@ def _multiline(value: Any) -> bool:
     return False
 
 
-def split_by_types(rows: Sequence[dict[str, Any]]) -> list[tuple[dict[str, str], list[dict[str, Any]]]]:
+def split_by_types(
+    rows: Sequence[dict[str, Any]], skip: frozenset[str] = frozenset()
+) -> list[tuple[dict[str, str], list[dict[str, Any]]]]:
     """Partition rows so that within a part every property key has one CSV type.
 
     A file has one header, hence one type per column; rows whose value types clash with the
     first part's (an ``int`` where others hold ``float``, say) go to a further part, so that every
     value is stored with the type a transactional write would give it.
 
+    Args:
+        rows: ``{"props": {...}, ...}`` rows.
+        skip: Keys written in a column of their own (a node's ``id`` is its ``:ID`` column).
+
     Returns:
         ``(column types, rows)`` per part.
     """
     parts: list[tuple[dict[str, str], list[dict[str, Any]]]] = []
     for row in rows:
-        types = {key: csv_type(value) for key, value in row["props"].items() if key != "id"}
+        types = {key: csv_type(value) for key, value in row["props"].items() if key not in skip}
         for columns, members in parts:
             if all(columns.get(key, kind) == kind for key, kind in types.items()):
                 columns.update(types)
@@ -196,7 +202,7 @@ class CsvWriter:
                 row["props"]["batch"] = batch
                 if row["id"] == corpus and Label.Corpus in labels:
                     row["props"].update(marker)
-            for columns, part in split_by_types(rows):
+            for columns, part in split_by_types(rows, skip=frozenset({"id"})):
                 self._write_nodes(labels, columns, part)
         for (rel_type, _with_id), rows in edge_groups(bundle.edges).items():
             # MERGE keeps one relationship per (ends, id) and the last SET wins: do the same.

@@ -179,6 +179,18 @@ def sample_node_ids() -> str:
     return "MATCH (n:`Node`) WITH n.id AS id, rand() AS r ORDER BY r LIMIT $n RETURN id"
 
 
+def dump_nodes(ordered: bool = True) -> str:
+    """Every node with its labels and properties (whole-graph comparisons), by id when ``ordered``."""
+    order = " ORDER BY id" if ordered else ""
+    return f"MATCH (n) RETURN n.id AS id, labels(n) AS labels, properties(n) AS props{order}"
+
+
+def dump_relationships(ordered: bool = True) -> str:
+    """Every relationship with its type, end ids and properties, in a total order when ``ordered``."""
+    order = " ORDER BY source, type, target, r.id" if ordered else ""
+    return "MATCH (a)-[r]->(b) RETURN a.id AS source, type(r) AS type, b.id AS target, properties(r) AS props" + order
+
+
 def ping() -> str:
     """Cheapest possible round trip."""
     return "RETURN 1 AS ok"
