@@ -37,6 +37,8 @@ from ontology.records import CorpusBundle
 from ontology.terms import Label, RelType
 
 ADMIN_MAIN_CLASS = "org.neo4j.cli.AdminTool"
+# The Maven artifacts of `neo4j-admin database import full` (declared in graphstore/java/pom.xml).
+IMPORTER_ARTIFACTS = ("neo4j-command-line", "neo4j-import-tool")
 # Unit separator: no corpus text uses it, unlike ";" (the importer's default) in token lists.
 ARRAY_DELIMITER = "\x1f"
 BundleSource = CorpusBundle | Callable[[], CorpusBundle]
@@ -261,6 +263,11 @@ def import_command(
     if java is None:
         raise GraphStoreError("java is not on PATH; Java 17 is needed for the Neo4j importer")
     target = java_dir / "target"
+    for artifact in IMPORTER_ARTIFACTS:
+        if not any((target / "lib").glob(f"{artifact}-*.jar")):
+            raise GraphStoreError(
+                f"{artifact} is not in {target / 'lib'}; rebuild the launcher (graphstore/java, `mvn package`)"
+            )
     classpath = os.pathsep.join([str(target / "classes"), str(target / "lib" / "*")])
     # The database name goes first: the file options take several values and would swallow it.
     cmd = [java, f"-Xmx{heap}", "-cp", classpath, ADMIN_MAIN_CLASS, "database", "import", "full", database]
