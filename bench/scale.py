@@ -243,8 +243,11 @@ def latencies(driver: Any, ids: list[str]) -> dict[str, list[float]]:
 # -- one size --------------------------------------------------------------------------------------
 
 
-def run_size(items: int, args: argparse.Namespace) -> dict[str, Any]:
-    """Every measurement for one size; servers and stores are removed afterwards unless ``--keep``."""
+def run_size(items: int, args: argparse.Namespace, save: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    """Every measurement for one size; servers and stores are removed afterwards unless ``--keep``.
+
+    ``save`` is called with the figures so far after each step (partial results survive a stop).
+    """
     from bench.synth import generate
     from graphstore import cypher
     from graphstore.runtime import EmbeddedNeo4j, connect
@@ -286,7 +289,8 @@ def run_size(items: int, args: argparse.Namespace) -> dict[str, Any]:
         shutil.rmtree(size_dir / "tx", ignore_errors=True)
 
     # 2. bulk
-    bulk = server("bulk", args.port + 1)
+    save(row)
+    bulk = server("bulk", args.port)
     bulk.start()
     r = in_child(step_bulk, str(bulk.data_dir), bulk.port, str(synth_dir), args.heap, args.pagecache)
     row["bulk_items_per_s"] = r["items"] / r["seconds"]
@@ -319,6 +323,8 @@ def run_size(items: int, args: argparse.Namespace) -> dict[str, Any]:
     finally:
         driver.close()
 
+    save(row)
+
     # 4. export
     row["cq_cypher_total_ms"] = sum(row["cq_cypher_ms"].values())
     if "export" not in args.skip:
@@ -330,6 +336,7 @@ def run_size(items: int, args: argparse.Namespace) -> dict[str, Any]:
         row["export_peak_rss_mb"] = r["peak_rss_mb"]
         print(f"[{items:,}] export: {r['triples']:,} triples in {r['seconds']:.1f}s", flush=True)
     bulk.stop()
+    save(row)
 
     # 5. Oxigraph
     if "export" not in args.skip and "oxigraph" not in args.skip:
@@ -417,7 +424,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="write the figures as JSON")
     ap.add_argument("--work", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "argweb-scale")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--port", type=int, default=7717, help="Bolt port (the bulk database uses port+1)")
+    ap.add_argument("--port", type=int, default=7717, help="Bolt port (one database runs at a time)")
     ap.add_argument("--heap", default="2g", help="Neo4j JVM heap")
     ap.add_argument("--pagecache", type=int, default=1024 * 2**20, help="Neo4j page cache, bytes")
     ap.add_argument("--batch-size", type=int, default=5000)
@@ -434,8 +441,13 @@ def main(argv: list[str] | None = None) -> int:
     args.skip = {s.strip() for s in args.skip.split(",") if s.strip()}
     args.work.mkdir(parents=True, exist_ok=True)
     rows: list[dict[str, Any]] = []
+
+    def save(partial: dict[str, Any]) -> None:
+        if args.json:
+            args.json.write_text(json.dumps({"sizes": [*rows, partial]}, indent=1))
+
     for items in sizes:
-        row = run_size(items, args)
+        row = run_size(items, args, save)
         if "tx_items_per_s" in row:
             row["bulk_speedup"] = row["bulk_items_per_s"] / row["tx_items_per_s"]
         rows.append(row)
