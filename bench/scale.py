@@ -314,7 +314,7 @@ def run_size(items: int, args: argparse.Namespace, save: Callable[[dict[str, Any
         row["cq_cypher_ms"] = {k: round(v * 1000, 2) for k, v in cq_cypher.items()}
 
         # 3. latency
-        ids = [rec["id"] for rec in store.run(cypher.sample_node_ids(), n=args.nodes)]
+        ids = [rec["id"] for rec in store.read(cypher.sample_node_ids(), n=args.nodes)]
         lat = latencies(driver, ids)
         for name, values in lat.items():
             row[f"{name}_p50_ms"] = statistics.median(values)

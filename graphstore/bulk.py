@@ -180,6 +180,9 @@ class CsvWriter:
     def __init__(self, directory: Path) -> None:
         self.directory = Path(directory)
         self.files: list[ImportFile] = []
+        # The importer cannot store an empty array (an empty field means "no property"): node ids
+        # per property key whose value is [] are set through Cypher after the import.
+        self.empty_lists: dict[str, list[str]] = {}
 
     def _open(self, stem: str) -> tuple[Path, TextIO]:
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -201,6 +204,9 @@ class CsvWriter:
         marker = {"batch": batch, "status": "complete", "ingest_run": batch, "counts": json.dumps(counts)}
         for labels, rows in node_groups(bundle.nodes).items():
             for row in rows:
+                for key in [k for k, v in row["props"].items() if isinstance(v, list) and not v]:
+                    del row["props"][key]
+                    self.empty_lists.setdefault(key, []).append(row["id"])
                 row["props"]["batch"] = batch
                 if row["id"] == corpus and Label.Corpus in labels:
                     row["props"].update(marker)
@@ -424,6 +430,11 @@ class BulkLoader:
                 t = time.perf_counter()
                 store.ensure_schema()
                 report.phases["schema"] = time.perf_counter() - t
+                t = time.perf_counter()
+                for key, ids in writer.empty_lists.items():
+                    for start in range(0, len(ids), 10_000):
+                        store.run(cypher.set_empty_list(key), ids=ids[start : start + 10_000])
+                report.phases["empty_lists"] = time.perf_counter() - t
             finally:
                 driver.close()
         report.seconds = time.perf_counter() - started

@@ -150,6 +150,17 @@ def corpora() -> str:
     )
 
 
+def set_empty_list(key: str) -> str:
+    """Set property ``key`` to an empty list on the nodes ``$ids`` (after a bulk import, which cannot).
+
+    ``key`` is a record field name (an ontology property key), never user input; it is checked to be
+    a plain identifier all the same.
+    """
+    if not key.isidentifier():
+        raise ValueError(f"not a property key: {key!r}")
+    return f"UNWIND $ids AS id MATCH (n:`Node` {{id: id}}) SET n.`{key}` = []"
+
+
 def any_node() -> str:
     """One node, if the database has any (the emptiness check of a bulk first load)."""
     return "MATCH (n) RETURN elementId(n) AS id LIMIT 1"
