@@ -326,6 +326,8 @@ class BulkLoader:
         threads: Importer worker threads (default: the JVM's processor count).
         heap: Importer JVM heap.
         max_off_heap: Importer off-heap memory cap (the machine may be shared).
+        start_timeout: Seconds to wait for the server to answer after a (re)start; the first start
+            on a freshly imported store can take longer than a routine one.
     """
 
     def __init__(
@@ -336,8 +338,10 @@ class BulkLoader:
         threads: int | None = None,
         heap: str = "1g",
         max_off_heap: str = "2G",
+        start_timeout: float = 600.0,
     ) -> None:
         self.server = server
+        self.start_timeout = start_timeout
         self.database = database
         self.work_dir = work_dir
         self.threads = threads
@@ -345,7 +349,7 @@ class BulkLoader:
         self.max_off_heap = max_off_heap
 
     def _store(self) -> tuple[GraphStore, Any]:
-        info = self.server.start()
+        info = self.server.start(timeout=self.start_timeout)
         driver = connect(info.uri, self.server.user, self.server.password)
         return GraphStore(driver, self.database), driver
 
