@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 from api.cli.main import app
 from api.services.graph import Graph, private_settings
 from api.services.ingest import bulk_load
+from graphstore.loaders.registry import SAMPLES
 from ontology.errors import ApiError
 
 
@@ -29,7 +30,7 @@ def test_cli_bulk_ingest_on_an_external_server_exits_2(tmp_path: Path, monkeypat
     monkeypatch.setenv("ARGWEB_DATA_DIR", str(tmp_path))
     get_settings.cache_clear()
     try:
-        sample = Path(__file__).resolve().parents[1] / "data" / "corpora" / "molweni"
+        sample = SAMPLES / "molweni"
         result = CliRunner().invoke(app, ["ingest", "molweni", str(sample), "--bulk"])
     finally:
         get_settings.cache_clear()

@@ -20,11 +20,11 @@ from api.services.graph import Graph, embedded_server
 from api.services.ingest import bulk_load, write_bundle
 from bench.synth import bundle_sources, generate
 from graphstore import cypher
-from graphstore.loaders.registry import CORPORA
+from graphstore.loaders.registry import CORPORA, SAMPLES
 from graphstore.store import GraphStore
 from ontology.competency import load_questions, normalise
 from ontology.errors import ApiError
-from tests.conftest import SAMPLES, embedded_settings
+from tests.conftest import embedded_settings
 
 
 def dump(store: GraphStore) -> tuple[list[Any], list[Any]]:
