@@ -242,6 +242,58 @@ def corpora() -> str:
     )
 
 
+def set_empty_list(key: str) -> str:
+    """Set property ``key`` to an empty list on the nodes ``$ids`` (after a bulk import, which cannot).
+
+    ``key`` is a record field name (an ontology property key), never user input; it is checked to be
+    a plain identifier all the same.
+    """
+    if not key.isidentifier():
+        raise ValueError(f"not a property key: {key!r}")
+    return f"UNWIND $ids AS id MATCH (n:`Node` {{id: id}}) SET n.`{key}` = []"
+
+
+def any_node() -> str:
+    """One node, if the database has any (the emptiness check of a bulk first load)."""
+    return "MATCH (n) RETURN elementId(n) AS id LIMIT 1"
+
+
+def neighbours(depth: int) -> str:
+    """Distinct ids of the nodes within ``depth`` (1 or 2) relationships of node ``$id``, any direction."""
+    if depth not in (1, 2):
+        raise ValueError(f"neighbour depth must be 1 or 2, not {depth}")
+    return f"MATCH (n:`Node` {{id: $id}})-[*1..{depth}]-(m:`Node`) WHERE m <> n RETURN DISTINCT m.id AS id"
+
+
+def relations_of_node(kinds: Sequence[Label]) -> str:
+    """Reified relations of the given classes with ``origin = $origin`` that node ``$id`` takes part
+    in, with the node at the other end (what supports or attacks this proposition?)."""
+    edge = _rel(RelType.AIF_EDGE)
+    kind = " OR ".join(f"r:`{Label(k).value}`" for k in kinds)
+    return (
+        f"MATCH (n:`Node` {{id: $id}})-[:{edge}]-(r:`{Label.Relation.value}`)-[:{edge}]-(o:`Node`) "
+        f"WHERE o <> n AND r.origin = $origin AND ({kind}) "
+        "RETURN r.id AS relation, labels(r) AS kinds, r.scheme_label AS scheme, o.id AS other"
+    )
+
+
+def sample_node_ids() -> str:
+    """``$n`` node ids drawn uniformly at random (one scan of the node index)."""
+    return "MATCH (n:`Node`) WITH n.id AS id, rand() AS r ORDER BY r LIMIT $n RETURN id"
+
+
+def dump_nodes(ordered: bool = True) -> str:
+    """Every node with its labels and properties (whole-graph comparisons), by id when ``ordered``."""
+    order = " ORDER BY id" if ordered else ""
+    return f"MATCH (n) RETURN n.id AS id, labels(n) AS labels, properties(n) AS props{order}"
+
+
+def dump_relationships(ordered: bool = True) -> str:
+    """Every relationship with its type, end ids and properties, in a total order when ``ordered``."""
+    order = " ORDER BY source, type, target, r.id" if ordered else ""
+    return "MATCH (a)-[r]->(b) RETURN a.id AS source, type(r) AS type, b.id AS target, properties(r) AS props" + order
+
+
 def ping() -> str:
     """Cheapest possible round trip."""
     return "RETURN 1 AS ok"

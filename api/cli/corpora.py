@@ -80,12 +80,20 @@ def delete(
     typer.echo(f"deleted corpus {corpus}")
 
 
-def run() -> None:
+def run(
+    bulk: Annotated[
+        bool | None,
+        typer.Option(
+            "--bulk/--no-bulk",
+            help="Offline importer for the first load (default: when the embedded database is empty).",
+        ),
+    ] = None,
+) -> None:
     """Main job: start Neo4j, load every corpus found, print stats."""
     cfg = settings()
     root = corpora.corpora_root(cfg)
     console.print(f"corpora: {root}")
     with Graph(cfg) as graph:
-        report = corpora.run_all(graph, root, REPORTER)
+        report = corpora.run_all(graph, root, REPORTER, bulk=bulk)
     print_stats(report.stats)
     console.print(f"done in {report.seconds:.1f}s")

@@ -10,16 +10,27 @@ import typer
 
 from api.cli_common import REPORTER, group, settings
 from api.services.graph import Graph
-from api.services.ingest import ingest_files
+from api.services.ingest import bulk_ingest_files, ingest_files
 from graphstore.loaders.registry import CORPORA, CorpusSpec
 
 PathsArg = Annotated[list[Path], typer.Argument(help="Files or directories.")]
+BulkOpt = Annotated[
+    bool,
+    typer.Option(
+        "--bulk",
+        help="First load of an empty embedded database through Neo4j's offline importer "
+        "(same graph, much faster); refused on a non-empty or external database.",
+    ),
+]
 
 
 def _command(spec: CorpusSpec) -> Callable[[list[Path]], None]:
-    def ingest(paths: PathsArg) -> None:
+    def ingest(paths: PathsArg, bulk: BulkOpt = False) -> None:
         with Graph(settings()) as graph:
-            ingest_files(graph, spec.name, paths, REPORTER)
+            if bulk:
+                bulk_ingest_files(graph, spec.name, paths, REPORTER)
+            else:
+                ingest_files(graph, spec.name, paths, REPORTER)
 
     ingest.__doc__ = spec.summary or f"{spec.name} files."
     return ingest

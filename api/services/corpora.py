@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from api.services.graph import Graph
-from api.services.ingest import write_bundle
+from api.services.ingest import bulk_load, graph_empty, write_bundle
 from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
+from graphstore.bulk import BulkReport
 from graphstore.loaders.registry import CORPORA, SAMPLES
 from graphstore.store import IngestReport
 
@@ -35,7 +37,8 @@ class RunReport:
 
     Attributes:
         root: The corpora directory used.
-        ingested: One report per corpus loaded.
+        ingested: One report per corpus loaded transactionally.
+        bulk: The report of a bulk first load (then ``ingested`` is empty).
         skipped: Corpora without files under ``root``.
         stats: Graph counts afterwards (as :func:`stats`).
         seconds: Wall time.
@@ -43,13 +46,18 @@ class RunReport:
 
     root: Path
     ingested: list[IngestReport] = field(default_factory=list)
+    bulk: BulkReport | None = None
     skipped: list[str] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
 
 
-def run_all(graph: Graph, root: Path, reporter: Reporter = SILENT) -> RunReport:
+def run_all(graph: Graph, root: Path, reporter: Reporter = SILENT, bulk: bool | None = None) -> RunReport:
     """Load every corpus found under ``root`` (idempotent: ingest merges on stable ids).
+
+    A first load into an empty embedded database goes through the offline importer (same graph,
+    several times faster); ``bulk=False`` forces transactional ingest, ``bulk=True`` insists on the
+    importer (refused on a non-empty or external database).
 
     Raises:
         LoaderError: A corpus file is malformed (that corpus is not written; earlier ones stay).
@@ -57,15 +65,23 @@ def run_all(graph: Graph, root: Path, reporter: Reporter = SILENT) -> RunReport:
     """
     started = time.perf_counter()
     report = RunReport(root=root)
-    store = graph.store()
+    found = []
     for spec in CORPORA.values():
         files = spec.find(root)
         if not files:
             reporter.log(f"{spec.name}: no files under {root / spec.folder}, skipped")
             report.skipped.append(spec.name)
             continue
-        report.ingested.append(write_bundle(store, spec.load(files), reporter))
-    report.stats = store.stats()
+        found.append((spec, files))
+    if bulk is None:
+        bulk = bool(found) and not graph.settings.neo4j_uri and graph_empty(graph)
+    if bulk:
+        report.bulk = bulk_load(graph, [partial(spec.load, files) for spec, files in found], reporter)
+    else:
+        store = graph.store()
+        for spec, files in found:
+            report.ingested.append(write_bundle(store, spec.load(files), reporter))
+    report.stats = graph.store().stats()
     report.seconds = time.perf_counter() - started
     return report
 

@@ -1,0 +1,445 @@
+"""Bulk first load: corpus bundles -> importer CSV -> Neo4j's offline importer -> the same graph.
+
+Batched ``UNWIND ... MERGE`` transactions (:class:`~graphstore.store.GraphStore`) are right for
+incremental loads, but a large *empty* database fills an order of magnitude faster with Neo4j's
+offline importer (``neo4j-admin database import full``). :class:`BulkLoader` writes the parsed
+bundles in the importer's CSV format, stops the embedded server, runs the importer's command class
+from the project's own Maven-built classpath (``graphstore/java/target/lib``), starts the server
+again and creates the same constraints and indexes.
+
+The resulting graph is the one a transactional load of the same bundles leaves: same labels,
+properties (types included: ``long``, ``double``, ``boolean``, ``string`` and their arrays), ids,
+batch ids, corpus markers (``status: complete``, ``ingest_run``, ``counts``) and relationships,
+with the same de-duplication ``MERGE`` applies (structural relationships are unique per type and
+ends; AIF edges per type, ends and id). Only an empty embedded database is loaded this way; anything
+else is refused, because the importer replaces the whole store.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from graphstore import cypher
+from graphstore.runtime import EmbeddedNeo4j, connect
+from graphstore.store import GraphStore, edge_groups, node_groups
+from ontology.errors import ApiError, GraphStoreError
+from ontology.records import CorpusBundle
+from ontology.terms import Label, RelType
+
+ADMIN_MAIN_CLASS = "org.neo4j.cli.AdminTool"
+# The Maven artifacts of `neo4j-admin database import full` (declared in graphstore/java/pom.xml).
+IMPORTER_ARTIFACTS = ("neo4j-command-line", "neo4j-import-tool")
+# Unit separator: no corpus text uses it, unlike ";" (the importer's default) in token lists.
+ARRAY_DELIMITER = "\x1f"
+BundleSource = CorpusBundle | Callable[[], CorpusBundle]
+Progress = Callable[[str], None]
+
+
+@dataclass
+class BulkReport:
+    """What one bulk load wrote and where the time went (seconds per phase)."""
+
+    corpora: list[str] = field(default_factory=list)
+    nodes: int = 0
+    edges: int = 0
+    seconds: float = 0.0
+    phases: dict[str, float] = field(default_factory=dict)
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    @property
+    def items(self) -> int:
+        """Nodes plus relationships."""
+        return self.nodes + self.edges
+
+
+# -- CSV -------------------------------------------------------------------------------------------
+
+
+def _scalar_type(value: Any) -> str:
+    # bool before int: bool is an int subclass.
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "long"
+    if isinstance(value, float):
+        return "double"
+    if isinstance(value, str):
+        return "string"
+    raise GraphStoreError(f"bulk load: property value {value!r} of type {type(value).__name__} has no CSV type")
+
+
+def csv_type(value: Any) -> str:
+    """The importer header type of a property value (``string``, ``long[]``, ...)."""
+    if isinstance(value, list | tuple):
+        kinds = {_scalar_type(v) for v in value}
+        if len(kinds) > 1:
+            raise GraphStoreError(f"bulk load: list {value!r} mixes element types {sorted(kinds)}")
+        # An empty list has no element type; Neo4j stores it as an empty string array.
+        return f"{kinds.pop() if kinds else 'string'}[]"
+    return _scalar_type(value)
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+def _scalar_cell(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        # repr is the shortest text that parses back to the same double.
+        return repr(value)
+    return str(value)
+
+
+def csv_cell(value: Any) -> str:
+    """One CSV field: strings always quoted (so ``""`` stays an empty string), absent = empty."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return _quote(value)
+    if isinstance(value, list | tuple):
+        parts = [_scalar_cell(v) for v in value]
+        if any(ARRAY_DELIMITER in p for p in parts):
+            raise GraphStoreError("bulk load: a list element contains the array delimiter U+001F")
+        return _quote(ARRAY_DELIMITER.join(parts))
+    return _scalar_cell(value)
+
+
+def _multiline(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\n" in value or "\r" in value
+    if isinstance(value, list | tuple):
+        return any(isinstance(v, str) and ("\n" in v or "\r" in v) for v in value)
+    return False
+
+
+def split_by_types(
+    rows: Sequence[dict[str, Any]], skip: frozenset[str] = frozenset()
+) -> list[tuple[dict[str, str], list[dict[str, Any]]]]:
+    """Partition rows so that within a part every property key has one CSV type.
+
+    A file has one header, hence one type per column; rows whose value types clash with the
+    first part's (an ``int`` where others hold ``float``, say) go to a further part, so that every
+    value is stored with the type a transactional write would give it.
+
+    Args:
+        rows: ``{"props": {...}, ...}`` rows.
+        skip: Keys written in a column of their own (a node's ``id`` is its ``:ID`` column).
+
+    Returns:
+        ``(column types, rows)`` per part.
+    """
+    parts: list[tuple[dict[str, str], list[dict[str, Any]]]] = []
+    for row in rows:
+        types = {key: csv_type(value) for key, value in row["props"].items() if key not in skip}
+        for columns, members in parts:
+            if all(columns.get(key, kind) == kind for key, kind in types.items()):
+                columns.update(types)
+                members.append(row)
+                break
+        else:
+            parts.append((dict(types), [row]))
+    return parts
+
+
+@dataclass
+class ImportFile:
+    """One importer input: a CSV file and the labels or relationship type of its rows."""
+
+    path: Path
+    kind: str  # "nodes" or "relationships"
+    tag: str  # "Label:Label" for nodes, the type for relationships
+    rows: int
+    multiline: bool
+
+    def argument(self) -> str:
+        """The importer command-line option for this file."""
+        return f"--{self.kind}={self.tag}={self.path}"
+
+
+class CsvWriter:
+    """Writes bundles as importer CSV files into ``directory`` (one file per label set / type part).
+
+    Args:
+        directory: Where the CSV files go (created).
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = Path(directory)
+        self.files: list[ImportFile] = []
+        # The importer cannot store an empty array (an empty field means "no property"): node ids
+        # per property key whose value is [] are set through Cypher after the import.
+        self.empty_lists: dict[str, list[str]] = {}
+
+    def _open(self, stem: str) -> tuple[Path, TextIO]:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        path = self.directory / f"{len(self.files):04d}-{stem}.csv"
+        return path, open(path, "w", encoding="utf-8", newline="")
+
+    def write_bundle(self, bundle: CorpusBundle, batch: str) -> dict[str, int]:
+        """Validate ``bundle`` and write it with ingest run ``batch``; returns its counts.
+
+        The rows and their properties are those :meth:`GraphStore.ingest` sends, including the
+        corpus marker's ``status``, ``ingest_run`` and ``counts`` as a completed load leaves them.
+
+        Raises:
+            LoaderError: The bundle is inconsistent (nothing of it written).
+        """
+        bundle.validate()
+        counts = bundle.counts()
+        corpus = bundle.corpus.id
+        marker = {"batch": batch, "status": "complete", "ingest_run": batch, "counts": json.dumps(counts)}
+        for labels, rows in node_groups(bundle.nodes).items():
+            for row in rows:
+                for key in [k for k, v in row["props"].items() if isinstance(v, list) and not v]:
+                    del row["props"][key]
+                    self.empty_lists.setdefault(key, []).append(row["id"])
+                row["props"]["batch"] = batch
+                if row["id"] == corpus and Label.Corpus in labels:
+                    row["props"].update(marker)
+            for columns, part in split_by_types(rows, skip=frozenset({"id"})):
+                self._write_nodes(labels, columns, part)
+        for (rel_type, _with_id), rows in edge_groups(bundle.edges).items():
+            # MERGE keeps one relationship per (ends, id) and the last SET wins: do the same.
+            unique: dict[tuple[str, str, str | None], dict[str, Any]] = {}
+            for row in rows:
+                unique[(row["source"], row["target"], row["id"])] = row
+            for row in unique.values():
+                row["props"]["batch"] = batch
+            for columns, part in split_by_types(list(unique.values())):
+                self._write_edges(rel_type, columns, part)
+        return counts
+
+    def _write_nodes(self, labels: Sequence[Label], columns: dict[str, str], rows: list[dict[str, Any]]) -> None:
+        keys = sorted(columns)
+        tag = ":".join(label.value for label in labels)
+        path, fh = self._open("nodes-" + labels[0].value)
+        multiline = False
+        with fh:
+            fh.write(",".join(["id:ID", *(f"{key}:{columns[key]}" for key in keys)]) + "\n")
+            for row in rows:
+                props = row["props"]
+                values = [props.get(key) for key in keys]
+                multiline = multiline or any(_multiline(v) for v in values) or _multiline(row["id"])
+                fh.write(",".join([_quote(row["id"]), *(csv_cell(v) for v in values)]) + "\n")
+        self.files.append(ImportFile(path, "nodes", tag, len(rows), multiline))
+
+    def _write_edges(self, rel_type: RelType, columns: dict[str, str], rows: list[dict[str, Any]]) -> None:
+        keys = sorted(columns)
+        path, fh = self._open("rels-" + rel_type.value)
+        multiline = False
+        with fh:
+            fh.write(",".join([":START_ID", ":END_ID", *(f"{key}:{columns[key]}" for key in keys)]) + "\n")
+            for row in rows:
+                props = row["props"]
+                values = [props.get(key) for key in keys]
+                multiline = multiline or any(_multiline(v) for v in values)
+                fh.write(",".join([_quote(row["source"]), _quote(row["target"]), *(csv_cell(v) for v in values)]))
+                fh.write("\n")
+        self.files.append(ImportFile(path, "relationships", rel_type.value, len(rows), multiline))
+
+
+# -- importer --------------------------------------------------------------------------------------
+
+
+def import_command(
+    files: Sequence[ImportFile],
+    database: str,
+    java_dir: Path,
+    heap: str = "1g",
+    threads: int | None = None,
+    max_off_heap: str = "2G",
+    report_file: Path | None = None,
+) -> list[str]:
+    """The ``java ... AdminTool database import full`` command line for ``files``."""
+    java = shutil.which("java")
+    if java is None:
+        raise GraphStoreError("java is not on PATH; Java 17 is needed for the Neo4j importer")
+    target = java_dir / "target"
+    for artifact in IMPORTER_ARTIFACTS:
+        if not any((target / "lib").glob(f"{artifact}-*.jar")):
+            raise GraphStoreError(
+                f"{artifact} is not in {target / 'lib'}; rebuild the launcher (graphstore/java, `mvn package`)"
+            )
+    classpath = os.pathsep.join([str(target / "classes"), str(target / "lib" / "*")])
+    # The database name goes first: the file options take several values and would swallow it.
+    cmd = [java, f"-Xmx{heap}", "-cp", classpath, ADMIN_MAIN_CLASS, "database", "import", "full", database]
+    cmd += [
+        "--overwrite-destination=true",
+        "--id-type=string",
+        "--array-delimiter=U+001F",
+        f"--max-off-heap-memory={max_off_heap}",
+        "--skip-bad-relationships=false",
+        "--skip-duplicate-nodes=false",
+        "--strict=true",
+    ]
+    if threads:
+        cmd.append(f"--threads={threads}")
+    if report_file is not None:
+        cmd.append(f"--report-file={report_file}")
+    multiline = [str(f.path) for f in files if f.multiline]
+    if multiline:
+        cmd += ["--multiline-fields-format=v2", f"--multiline-fields={','.join(multiline)}"]
+    cmd += [f.argument() for f in files if f.rows]
+    return cmd
+
+
+def run_importer(cmd: list[str], home: Path, log_file: Path) -> None:
+    """Run the importer with ``home`` as ``NEO4J_HOME`` (the embedded server's data directory).
+
+    Raises:
+        GraphStoreError: The importer failed; the message ends with its output.
+    """
+    conf = home / "conf"
+    conf.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "NEO4J_HOME": str(home.resolve()), "NEO4J_CONF": str(conf.resolve())}
+    with open(log_file, "wb") as log:
+        proc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, check=False)
+    if proc.returncode != 0:
+        tail = log_file.read_text(errors="replace")[-4000:]
+        raise GraphStoreError(f"Neo4j importer exited with {proc.returncode}:\n{tail}")
+
+
+# -- the load --------------------------------------------------------------------------------------
+
+
+class BulkLoader:
+    """Bulk first load of an empty embedded database.
+
+    Args:
+        server: The embedded server whose database is loaded (started if needed, restarted after).
+        database: Database name.
+        work_dir: Where the CSV files go (a temporary directory by default; removed afterwards).
+        threads: Importer worker threads (default: the JVM's processor count).
+        heap: Importer JVM heap.
+        max_off_heap: Importer off-heap memory cap (the machine may be shared).
+        start_timeout: Seconds to wait for the server to answer after a (re)start; the first start
+            on a freshly imported store can take longer than a routine one.
+    """
+
+    def __init__(
+        self,
+        server: EmbeddedNeo4j,
+        database: str = "neo4j",
+        work_dir: Path | None = None,
+        threads: int | None = None,
+        heap: str = "1g",
+        max_off_heap: str = "2G",
+        start_timeout: float = 600.0,
+    ) -> None:
+        self.server = server
+        self.start_timeout = start_timeout
+        self.database = database
+        self.work_dir = work_dir
+        self.threads = threads
+        self.heap = heap
+        self.max_off_heap = max_off_heap
+
+    def _store(self) -> tuple[GraphStore, Any]:
+        info = self.server.start(timeout=self.start_timeout)
+        driver = connect(info.uri, self.server.user, self.server.password)
+        return GraphStore(driver, self.database), driver
+
+    def check_empty(self) -> None:
+        """Refuse unless the database holds no node at all.
+
+        Raises:
+            ApiError: The database has data (use the transactional ``ingest`` instead).
+        """
+        store, driver = self._store()
+        try:
+            rows = store.run(cypher.any_node())
+        finally:
+            driver.close()
+        if rows:
+            raise ApiError(
+                f"bulk load refused: database {self.database!r} of {self.server.data_dir} is not empty; "
+                "the offline importer replaces the whole store. Load into an empty database, or ingest "
+                "without --bulk (transactional, merges into the existing graph)."
+            )
+
+    def load(self, bundles: Iterable[BundleSource], progress: Progress | None = None) -> BulkReport:
+        """Load ``bundles`` (or callables returning them, parsed one at a time) into the empty database.
+
+        Each bundle gets its own ingest run id, as one transactional ingest per corpus would.
+
+        Raises:
+            ApiError: The database is not empty.
+            LoaderError: A bundle is inconsistent (the database is left as it was).
+            GraphStoreError: The importer or the server failed.
+        """
+        say = progress or (lambda _msg: None)
+        report = BulkReport()
+        started = time.perf_counter()
+        self.check_empty()
+        report.phases["check"] = time.perf_counter() - started
+        with tempfile.TemporaryDirectory(prefix="argweb-bulk-", dir=self.work_dir) as tmp:
+            writer = CsvWriter(Path(tmp) / "csv")
+            t = time.perf_counter()
+            parse_s = 0.0
+            corpora: set[str] = set()
+            for source in bundles:
+                p = time.perf_counter()
+                bundle = source() if callable(source) else source
+                parse_s += time.perf_counter() - p
+                if bundle.corpus.id in corpora:
+                    raise ApiError(f"bulk load: corpus {bundle.corpus.id!r} given twice")
+                corpora.add(bundle.corpus.id)
+                counts = writer.write_bundle(bundle, uuid.uuid4().hex)
+                report.corpora.append(bundle.corpus.id)
+                report.counts[bundle.corpus.id] = counts
+                say(f"{bundle.corpus.id}: {len(bundle.nodes)} nodes, {len(bundle.edges)} relationships written as CSV")
+                del bundle
+            report.phases["parse"] = parse_s
+            report.phases["csv"] = time.perf_counter() - t - parse_s
+            report.nodes = sum(f.rows for f in writer.files if f.kind == "nodes")
+            report.edges = sum(f.rows for f in writer.files if f.kind == "relationships")
+
+            t = time.perf_counter()
+            self.server.stop()
+            report.phases["stop"] = time.perf_counter() - t
+            t = time.perf_counter()
+            cmd = import_command(
+                writer.files,
+                self.database,
+                self.server.java_dir,
+                heap=self.heap,
+                threads=self.threads,
+                max_off_heap=self.max_off_heap,
+                report_file=Path(tmp) / "import.report",
+            )
+            say(f"importing {report.nodes} nodes and {report.edges} relationships")
+            self.server.data_dir.mkdir(parents=True, exist_ok=True)
+            try:
+                run_importer(cmd, self.server.data_dir, self.server.data_dir / "argweb-import.log")
+            finally:
+                report.phases["import"] = time.perf_counter() - t
+                t = time.perf_counter()
+                store, driver = self._store()
+                report.phases["start"] = time.perf_counter() - t
+            try:
+                t = time.perf_counter()
+                store.ensure_schema()
+                report.phases["schema"] = time.perf_counter() - t
+                t = time.perf_counter()
+                for key, ids in writer.empty_lists.items():
+                    for start in range(0, len(ids), 10_000):
+                        store.run(cypher.set_empty_list(key), ids=ids[start : start + 10_000])
+                report.phases["empty_lists"] = time.perf_counter() - t
+            finally:
+                driver.close()
+        report.seconds = time.perf_counter() - started
+        return report
