@@ -7,10 +7,10 @@ instead. Nothing is downloaded: transformers is always called with ``local_files
 Sentence embeddings are the attention-masked mean of the last hidden states, L2-normalised (the
 sentence-transformers recipe of MiniLM; a directory whose ``1_Pooling/config.json`` asks for CLS
 pooling gets CLS pooling). Embeddings are cached per (model fingerprint, sha1(text)) under a cache
-directory: each :meth:`TextEncoder.encode` call that computes new vectors writes them as one new
-shard file (temporary file + rename), so concurrent runs never corrupt the cache and never need a
-lock. The fingerprint hashes the model's config and weights, so a fine-tuned copy of a model never
-reads the vectors of the original.
+directory: each :meth:`TextEncoder.encode` call that computes new vectors writes them as new shard
+files of up to ``SHARD_TEXTS`` vectors (temporary file + rename), so concurrent runs never corrupt
+the cache and never need a lock. The fingerprint hashes the model's config and weights, so a
+fine-tuned copy of a model never reads the vectors of the original.
 
 torch and transformers are imported inside functions: the CLI imports this module eagerly.
 """
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     import torch
 
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
+SHARD_TEXTS = 2048  # texts per cache shard file
 
 
 def default_model_dir() -> Path:
@@ -242,16 +243,29 @@ class TextEncoder:
             if k not in self._cache and k not in todo:
                 todo[k] = t
         if todo:
-            new_keys = list(todo)
-            vecs = self._compute([todo[k] for k in new_keys], progress)
-            for k, v in zip(new_keys, vecs, strict=True):
-                self._cache[k] = v
-            self._write_shard(new_keys, vecs)
+            # Longest texts last (cheap ones first), one shard per chunk: an interrupted run keeps
+            # what it computed.
+            pending = sorted(todo, key=lambda k: len(todo[k]))
+            bar = None
+            if progress:
+                from tqdm.auto import tqdm
+
+                bar = tqdm(total=len(pending), desc=f"encoding with {self.name}", unit="text")
+            try:
+                for s in range(0, len(pending), SHARD_TEXTS):
+                    chunk = pending[s : s + SHARD_TEXTS]
+                    vecs = self._compute([todo[k] for k in chunk], bar)
+                    for k, v in zip(chunk, vecs, strict=True):
+                        self._cache[k] = v
+                    self._write_shard(chunk, vecs)
+            finally:
+                if bar is not None:
+                    bar.close()
         if not keys:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([self._cache[k] for k in keys]).astype(np.float32, copy=False)
 
-    def _compute(self, texts: list[str], progress: bool) -> np.ndarray:
+    def _compute(self, texts: list[str], bar: Any = None) -> np.ndarray:
         import torch
 
         _tokenizer, model = self.load_transformer()
@@ -260,23 +274,14 @@ class TextEncoder:
         # Sorting by length keeps padding low: a large speed-up on CPU.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        starts = range(0, len(order), self.batch_size)
-        bar = None
-        if progress:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(total=len(texts), desc=f"encoding with {self.name}", unit="text")
         try:
             with torch.inference_mode():
-                for s in starts:
+                for s in range(0, len(order), self.batch_size):
                     idx = order[s : s + self.batch_size]
-                    vecs = self.embed([texts[i] for i in idx])
-                    out[idx] = vecs.float().cpu().numpy()
+                    out[idx] = self.embed([texts[i] for i in idx]).float().cpu().numpy()
                     if bar is not None:
                         bar.update(len(idx))
         finally:
-            if bar is not None:
-                bar.close()
             if was_training:
                 model.train()
         return out

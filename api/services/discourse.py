@@ -1,0 +1,232 @@
+"""Discourse parsing services: train, evaluate and parse Molweni/STAC JSON files.
+
+Shared by the CLI (``argweb train|evaluate|parse discourse``) and the HTTP API. Files are read with
+the corpus loader (``graphstore.loaders.dialogue_json``) into ontology records, turned into plain
+dialogues for the model, and predictions are written back in the file's own format. torch is
+imported lazily (inside the functions): the CLI imports this module at start.
+
+Held-out splits are made per file over groups of dialogues that share text or (STAC) an id, so no
+session or game is on both sides: Molweni dev dialogues are overlapping windows of chat sessions.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from api.services.corpora import corpora_root
+from api.services.reporting import SILENT, Reporter
+from api.settings import Settings
+from graphstore.loaders.dialogue_json import detect_scheme, load_dialogue_json, scheme_label, write_dialogue_json
+from ontology.errors import ApiError, NotFoundError
+
+if TYPE_CHECKING:
+    from gnn.discourse.data import Dialogue
+    from gnn.discourse.train import DiscourseModel
+
+PACKAGED_MODEL = Path(__file__).resolve().parents[2] / "gnn" / "pretrained" / "discourse"
+# Default training data inside a corpora directory, and the held-out share per file.
+DEFAULT_DATA = ("molweni/DP/dev.json", "stac/train.json")
+TUNE_SHARE = 0.1
+TEST_SHARE = {"molweni": 0.2, "stac": 0.15}
+SCHEMES = ("molweni", "stac")
+
+
+@dataclass
+class TrainResult:
+    """What ``train discourse`` did."""
+
+    model_dir: Path
+    metrics: dict[str, Any]
+    seconds: float
+    history: list[dict[str, Any]] = field(default_factory=list)
+
+
+def read_dialogues(path: Path, scheme: str | None = None, source: str | None = None) -> tuple[list[Dialogue], str]:
+    """The dialogues of one Molweni/STAC JSON file and the scheme it is written in.
+
+    Args:
+        path: The file.
+        scheme: ``molweni`` or ``stac``; default: detected from the relation labels (a file
+            without relations counts as Molweni).
+        source: Prefix of the dialogue keys (default: the file name).
+
+    Raises:
+        NotFoundError: No such file.
+        LoaderError: Malformed file (the message names file, dialogue and record).
+        ApiError: Unknown scheme.
+    """
+    from gnn.discourse.data import dialogues_from_bundle
+
+    if not path.is_file():
+        raise NotFoundError(f"{path}: no such file")
+    if scheme is not None and scheme not in SCHEMES:
+        raise ApiError(f"unknown scheme {scheme!r}; expected one of {SCHEMES}")
+    scheme = scheme or detect_scheme(path)
+    bundle = load_dialogue_json([path], scheme, scheme=scheme)
+    return dialogues_from_bundle(bundle, domain=scheme, source=source or path.name), scheme
+
+
+def default_model() -> Path:
+    """The model shipped inside the package.
+
+    Raises:
+        NotFoundError: None is shipped (train one with ``argweb train discourse``).
+    """
+    if not (PACKAGED_MODEL / "model_card.json").is_file():
+        raise NotFoundError(f"no packaged discourse model in {PACKAGED_MODEL}; train one with `argweb train discourse`")
+    return PACKAGED_MODEL
+
+
+def _encoder(settings: Settings) -> Any:
+    from gnn.encoder import TextEncoder
+
+    return TextEncoder(cache_dir=settings.embeddings_dir)
+
+
+def load(settings: Settings, model_dir: Path | None = None) -> DiscourseModel:
+    """Load a discourse model (default: the packaged one) with the cached encoder.
+
+    Raises:
+        NotFoundError: No such model directory.
+        ModelError: Not a discourse model.
+    """
+    from gnn.discourse.train import load_model
+
+    path = model_dir or default_model()
+    if not path.is_dir():
+        raise NotFoundError(f"{path}: no such model directory")
+    return load_model(path, encoder=_encoder(settings))
+
+
+def train(
+    settings: Settings,
+    data: list[Path] | None = None,
+    out: Path | None = None,
+    *,
+    profile: str = "full",
+    seed: int = 13,
+    reporter: Reporter = SILENT,
+) -> TrainResult:
+    """Train the discourse parser and write a model directory with its card.
+
+    Each file is split by session / game groups into train, tune (early stopping, extra-parent
+    thresholds) and held-out test parts; the card records the held-out scores per file and the
+    positions of the held-out dialogues.
+
+    Args:
+        settings: Settings (embedding cache, corpora directory, models directory).
+        data: Molweni/STAC JSON files; default: Molweni dev and STAC train of the corpora directory.
+        out: Model directory; default ``<models dir>/discourse``.
+        profile: ``quick``, ``full`` (or ``tiny``, for tests).
+        seed: Random seed (model and splits).
+        reporter: Progress and log lines.
+
+    Raises:
+        NotFoundError: No data file found.
+        ApiError: Unknown profile.
+    """
+    from gnn.discourse.data import split_by_groups
+    from gnn.discourse.train import MODEL_NAME, PROFILES, TASK, ParserConfig, save_model, train_parser
+    from gnn.modelcard import ModelCard
+
+    if profile not in PROFILES:
+        raise ApiError(f"unknown profile {profile!r}; expected one of {sorted(PROFILES)}")
+    if not data:
+        root = corpora_root(settings)
+        data = [root / rel for rel in DEFAULT_DATA if (root / rel).is_file()]
+        if not data:
+            raise NotFoundError(f"no Molweni/STAC files under {root} ({', '.join(DEFAULT_DATA)})")
+    started = time.perf_counter()
+    train_d: list[Dialogue] = []
+    tune_d: list[Dialogue] = []
+    tests: dict[str, list[Dialogue]] = {}
+    split_info: dict[str, Any] = {}
+    for path in data:
+        dialogues, scheme = read_dialogues(path)
+        parts = split_by_groups(dialogues, [TUNE_SHARE, TEST_SHARE[scheme]], seed=seed)
+        train_d += [dialogues[i] for i in parts[0]]
+        tune_d += [dialogues[i] for i in parts[1]]
+        tests[path.name] = [dialogues[i] for i in parts[2]]
+        split_info[path.name] = {
+            "path": str(path),
+            "scheme": scheme,
+            "dialogues": len(dialogues),
+            "train": len(parts[0]),
+            "tune": len(parts[1]),
+            "test": len(parts[2]),
+            "test_positions": parts[2],
+            "tune_positions": parts[1],
+        }
+        reporter.log(f"{path.name}: {len(parts[0])} train / {len(parts[1])} tune / {len(parts[2])} test dialogues")
+    config = ParserConfig(seed=seed, **PROFILES[profile])
+    model, history = train_parser(train_d, tune_d, _encoder(settings), config, progress=True, log=reporter.log)
+    seconds = time.perf_counter() - started
+    metrics: dict[str, Any] = {}
+    for name, dialogues in tests.items():
+        t0 = time.perf_counter()
+        scores = model.evaluate(dialogues)
+        elapsed = time.perf_counter() - t0
+        metrics[f"{name}:held-out"] = {
+            **scores.as_dict(),
+            "edus_per_second": round(sum(len(d) for d in dialogues) / max(elapsed, 1e-9), 1),
+        }
+        reporter.log(f"{name} held-out: link F1 {100 * scores.link.f1:.1f}, link&rel F1 {100 * scores.link_rel.f1:.1f}")
+    out = out or settings.models_dir / TASK
+    card = ModelCard(
+        task=TASK,
+        model=MODEL_NAME,
+        version=f"{time.strftime('%Y%m%d')}-{profile}-s{seed}",
+        weights=[],
+        data={"files": split_info, "split": "per file, by session groups (shared EDU text; STAC: same id)"},
+        metrics={**metrics, "history": history},
+        training_seconds=round(seconds, 1),
+        notes=(
+            "Frozen all-MiniLM-L6-v2 EDU embeddings + trainable word bag, BiGRU over the dialogue, relational "
+            "message passing over speaker/turn/mention edges, pairwise link scorer over the previous K EDUs and a "
+            "sense classifier; a second structure-aware pass over the predicted links typed by sense. "
+            f"Profile {profile}; per-epoch tuning scores in metrics.history."
+        ),
+    )
+    save_model(model, out, card)
+    return TrainResult(out, metrics, seconds, history)
+
+
+def evaluate(
+    settings: Settings, data: Path, model_dir: Path | None = None, scheme: str | None = None
+) -> dict[str, Any]:
+    """Micro link and link & relation F1 of a model on every dialogue of a Molweni/STAC file."""
+    model = load(settings, model_dir)
+    dialogues, scheme = read_dialogues(data, scheme)
+    t0 = time.perf_counter()
+    scores = model.evaluate(dialogues, progress=True)
+    elapsed = time.perf_counter() - t0
+    return {
+        "file": str(data),
+        "scheme": scheme,
+        "model": str(model_dir or PACKAGED_MODEL),
+        **scores.as_dict(),
+        "edus_per_second": round(sum(len(d) for d in dialogues) / max(elapsed, 1e-9), 1),
+    }
+
+
+def parse(
+    settings: Settings,
+    source: Path,
+    out: Path,
+    model_dir: Path | None = None,
+    scheme: str | None = None,
+) -> dict[str, Any]:
+    """Predict the relations of every dialogue of ``source`` and write them to ``out`` in its format.
+
+    Dialogues stay in order with every field but ``relations`` unchanged; labels are spelled as
+    the file's scheme spells them.
+    """
+    model = load(settings, model_dir)
+    dialogues, scheme = read_dialogues(source, scheme)
+    predicted = model.predict(dialogues, progress=True)
+    rows = [[(p.x, p.y, scheme_label(scheme, p.sense)) for p in ps] for ps in predicted]
+    write_dialogue_json(source, out, rows)
+    return {"file": str(out), "scheme": scheme, "dialogues": len(rows), "relations": sum(len(r) for r in rows)}
