@@ -75,8 +75,8 @@ class ParserConfig:
 
 
 PROFILES: dict[str, dict[str, Any]] = {
-    "quick": {"epochs": 6, "patience": 3},
-    "full": {"epochs": 40, "patience": 8},
+    "quick": {"epochs": 4, "patience": 2},
+    "full": {"epochs": 14, "patience": 4},
     "tiny": {"epochs": 2, "patience": 2, "dim": 32, "word_dim": 16, "vocab_size": 200},
 }
 

@@ -44,7 +44,7 @@ def test_relations_replaced_everything_else_kept(tmp_path: Path) -> None:
 def test_labels_and_bad_input(tmp_path: Path) -> None:
     assert scheme_label("molweni", Sense.QuestionAnswerPair) == "QAP"
     assert scheme_label("stac", "QuestionElaboration") == "Q-Elab"
-    with pytest.raises(LoaderError, match="2 predictions|predictions for 1"):
+    with pytest.raises(LoaderError, match="predictions for 1"):
         write_dialogue_json(FILES["molweni"], tmp_path / "o.json", [[]])
     n = len(json.loads(FILES["molweni"].read_text()))
     with pytest.raises(LoaderError, match="out of range"):
