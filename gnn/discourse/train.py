@@ -288,7 +288,12 @@ def train_parser(
         row["seconds"] = round(time.perf_counter() - t0, 2)
         history.append(row)
         if log is not None:
-            log(json.dumps(row))
+            tuned = (
+                f", tune link F1 {row['tune_link_f1']:.2f}, link&rel F1 {row['tune_link_rel_f1']:.2f}"
+                if "tune_link_f1" in row
+                else ""
+            )
+            log(f"epoch {epoch}: loss {row['loss']:.4f}{tuned} ({row['seconds']:.0f} s)")
         if tune_g is not None and stale >= config.patience:
             break
     if best_state is not None:

@@ -76,3 +76,25 @@ def test_errors(trained: tuple[Settings, Path], tmp_path: Path) -> None:
     with pytest.raises(LoaderError, match="speaker"):
         discourse.parse(settings, bad, tmp_path / "o.json", model_dir)
     assert not (tmp_path / "o.json").exists()
+
+
+def test_shipped_model_and_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from api.cli.main import app
+
+    model_dir = discourse.default_model()
+    card = read_card(model_dir, task="discourse")
+    assert sum(f.stat().st_size for f in model_dir.iterdir()) < 20 * 2**20
+    assert {"dev.json:held-out", "train.json:held-out"} <= set(card.metrics)
+    monkeypatch.setenv("ARGWEB_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "pred.json"
+    runner = CliRunner()
+    result = runner.invoke(app, ["parse", "discourse", "--in", str(MOLWENI), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert len(json.loads(out.read_text())) == len(json.loads(MOLWENI.read_text()))
+    result = runner.invoke(app, ["evaluate", "discourse", "--data", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout[result.stdout.index("{") :])["link_f1"] == 100.0
+    missing = runner.invoke(app, ["parse", "discourse", "--in", str(tmp_path / "nope.json"), "--out", str(out)])
+    assert missing.exit_code == 2
