@@ -4,7 +4,7 @@ Sections (one per task; ``--task`` picks, default all that are available):
 
 - ``discourse``: training time of a model directory (from its card, as measured by ``argweb train
   discourse``, or measured now with ``--train PROFILE``) and parsing throughput in EDUs/s on a
-  Molweni/STAC file (``--data``, default: the Molweni fixture shipped in ``tests/data``), once with
+  Molweni/STAC file (``--data``, default: the Molweni sample shipped in ``graphstore/samples``), once with
   a cold embedding cache (encoder included) and once warm (parser only).
 
 Usage: ``python bench/models.py [--task discourse] [--model DIR] [--data FILE] [--train quick|full]
@@ -32,8 +32,9 @@ from api.services import discourse  # noqa: E402
 from api.settings import get_settings  # noqa: E402
 from gnn.encoder import TextEncoder  # noqa: E402
 from gnn.modelcard import read_card  # noqa: E402
+from graphstore.loaders.registry import SAMPLES  # noqa: E402
 
-FIXTURE = ROOT / "tests" / "data" / "corpora" / "molweni" / "DP" / "dev.json"
+FIXTURE = SAMPLES / "molweni" / "DP" / "dev.json"
 
 
 def bench_discourse(args: argparse.Namespace) -> dict[str, Any]:

@@ -10,9 +10,10 @@ import pytest
 from api.services import discourse
 from api.settings import Settings
 from gnn.modelcard import read_card
+from graphstore.loaders.registry import SAMPLES
 from ontology.errors import LoaderError, NotFoundError
 
-CORPORA = Path(__file__).resolve().parents[1] / "data" / "corpora"
+CORPORA = SAMPLES
 MOLWENI = CORPORA / "molweni" / "DP" / "dev.json"
 STAC = CORPORA / "stac" / "train.json"
 
@@ -39,7 +40,7 @@ def test_train_writes_a_model_directory(trained: tuple[Settings, Path]) -> None:
     sides = [set(stac["test_positions"]), set(stac["tune_positions"])]
     assert all(pilot <= s or not (pilot & s) for s in sides)
     # The embedding cache was filled.
-    assert list((_settings.embeddings_dir).rglob("*.npz"))
+    assert list((_settings.cache_dir / "embeddings").rglob("*.npz"))
 
 
 @pytest.mark.parametrize(("src", "label"), [(MOLWENI, "QAP"), (STAC, "Question-answer_pair")])

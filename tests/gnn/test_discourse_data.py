@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from gnn.discourse.data import Dialogue, dialogues_from_bundle, session_groups, split_by_groups
 from graphstore.loaders.dialogue_json import load_dialogue_json
+from graphstore.loaders.registry import SAMPLES
 from ontology.terms import Sense
 
-CORPORA = Path(__file__).resolve().parents[1] / "data" / "corpora"
+CORPORA = SAMPLES
 
 
 def test_dialogues_from_stac_records_keep_position_and_relations() -> None:

@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from graphstore.loaders.dialogue_json import detect_scheme, scheme_label, write_dialogue_json
+from graphstore.loaders.registry import SAMPLES
 from ontology.errors import LoaderError
 from ontology.terms import Sense
 
-CORPORA = Path(__file__).resolve().parents[1] / "data" / "corpora"
+CORPORA = SAMPLES
 FILES = {"molweni": CORPORA / "molweni" / "DP" / "dev.json", "stac": CORPORA / "stac" / "train.json"}
 
 
