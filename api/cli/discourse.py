@@ -12,6 +12,7 @@ from rich.table import Table
 
 from api.cli_common import REPORTER, group, settings
 from api.services import discourse
+from api.services.graph import Graph
 
 SchemeOpt = Annotated[
     str | None,
@@ -27,6 +28,9 @@ def register(app: typer.Typer) -> None:
     group(app, "train", "Train a model and write a model directory with its card.").command("discourse")(train)
     group(app, "evaluate", "Score a model on a corpus file.").command("discourse")(evaluate)
     group(app, "parse", "Predict relations of a corpus file, written in its own format.").command("discourse")(parse)
+    group(app, "predict", "Predict relations of graph dialogues and write them as predicted edges.").command(
+        "discourse"
+    )(predict)
 
 
 def _scores_table(title: str, rows: dict[str, dict[str, Any]]) -> None:
@@ -82,3 +86,34 @@ def parse(
     result = discourse.parse(settings(), source, out, model, scheme)
     REPORTER.log(f"{result['relations']} relations predicted for {result['dialogues']} dialogues ({result['scheme']})")
     typer.echo(result["file"])
+
+
+def predict(
+    corpus: Annotated[str | None, typer.Option("--corpus", help="Parse every dialogue of this corpus.")] = None,
+    dialogue: Annotated[
+        str | None, typer.Option("--dialogue", help="Parse one dialogue (graph id or local id).")
+    ] = None,
+    write: Annotated[
+        bool, typer.Option("--write/--dry-run", help="Write the predicted edges (default: dry run).")
+    ] = False,
+    model: ModelOpt = None,
+    scheme: SchemeOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Parse dialogues of the graph; with --write, store the links as predicted relations (gold untouched)."""
+    if corpus is None and dialogue is None:
+        raise typer.BadParameter("give --corpus or --dialogue")
+    with Graph(settings()) as graph:
+        result = discourse.predict(
+            graph, corpus=corpus, dialogue=dialogue, model_dir=model, scheme=scheme, write=write, reporter=REPORTER
+        )
+    if as_json:
+        typer.echo(json.dumps(result, indent=2))
+        return
+    scores = result["scores_against_gold"]
+    against = f"; against gold: link F1 {scores['link_f1']}, link&rel F1 {scores['link_rel_f1']}" if scores else ""
+    state = "written" if result["written"] else "dry run, nothing written"
+    typer.echo(
+        f"{result['predicted']} predicted / {result['gold']} gold relations in {result['dialogues']} dialogues "
+        f"(run {result['run_id']}, {state}){against}"
+    )

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from api.services.corpora import corpora_root
+from api.services.graph import Graph
 from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
 from graphstore.loaders.dialogue_json import detect_scheme, load_dialogue_json, scheme_label, write_dialogue_json
@@ -230,3 +231,123 @@ def parse(
     rows = [[(p.x, p.y, scheme_label(scheme, p.sense)) for p in ps] for ps in predicted]
     write_dialogue_json(source, out, rows)
     return {"file": str(out), "scheme": scheme, "dialogues": len(rows), "relations": sum(len(r) for r in rows)}
+
+
+def _graph_dialogues(graph: Graph, corpus: str | None, dialogue: str | None, scheme: str | None) -> list[Dialogue]:
+    """Dialogues read from the graph (read views), each with its gold relations."""
+    from gnn.discourse.data import dialogue_from_view
+    from graphstore import cypher
+    from graphstore.aif_export import read_discourses, resolve_discourse
+    from ontology.terms import Label
+    from ontology.views import DiscourseView, NodeView, RelationView
+
+    store = graph.store()
+    if dialogue is not None:
+        rows = [{"id": resolve_discourse(store, dialogue, corpus)}]
+    elif corpus is not None:
+        rows = store.read(cypher.corpus_discourses(), corpus=corpus)
+        if not rows:
+            raise NotFoundError(f"no dialogues of corpus {corpus!r} in the graph")
+    else:
+        raise ApiError("give --corpus or --dialogue")
+    ids = [str(r["id"]) for r in rows]
+    units, edges = read_discourses(store, ids)
+    into: dict[str, list[str]] = {}
+    out_of: dict[str, list[str]] = {}
+    for e in edges:
+        into.setdefault(e.target, []).append(e.source)
+        out_of.setdefault(e.source, []).append(e.target)
+    dialogues: list[Dialogue] = []
+    for k, did in enumerate(ids):
+        mine = [u for u in units.values() if u.discourse == did]
+        locutions = sorted(
+            (u for u in mine if u.node.has(Label.Locution)),
+            key=lambda u: (u.position if u.position is not None else 0, u.id),
+        )
+        relations = tuple(
+            RelationView(u.node, tuple(sorted(into.get(u.id, ()))), tuple(sorted(out_of.get(u.id, ()))))
+            for u in mine
+            if u.node.has(Label.DiscourseRelation)
+        )
+        corpus_id = locutions[0].node.corpus if locutions else corpus
+        domain = scheme or corpus_id
+        if domain not in SCHEMES:
+            raise ApiError(f"dialogue {did} is from corpus {corpus_id!r}; give --scheme molweni or stac to parse it")
+        view = DiscourseView(NodeView(did, (Label.Dialogue.value,), {}), tuple(locutions), relations)
+        dialogues.append(dialogue_from_view(view, domain, key=f"{did}#{k}"))
+    return dialogues
+
+
+def predict(
+    graph: Graph,
+    *,
+    corpus: str | None = None,
+    dialogue: str | None = None,
+    model_dir: Path | None = None,
+    scheme: str | None = None,
+    write: bool = False,
+    reporter: Reporter = SILENT,
+) -> dict[str, Any]:
+    """Parse dialogues read from the graph; with ``write``, store the links as a prediction run.
+
+    Predicted relations carry origin ``predicted``, the model name and version, the score
+    (link probability times sense probability) and the run id; gold relations are untouched.
+
+    Raises:
+        ApiError: Neither corpus nor dialogue, or a dialogue of another corpus without ``scheme``.
+        NotFoundError: Unknown dialogue or corpus.
+    """
+    from api.services.predictions import write_run
+    from gnn.modelcard import read_card
+    from ontology.labels import RelationLabel
+    from ontology.records import PredictedRelation, PredictionRun
+
+    settings = graph.settings
+    path = model_dir or default_model()
+    model = load(settings, path)
+    card = read_card(path, task="discourse")
+    dialogues = _graph_dialogues(graph, corpus, dialogue, scheme)
+    predicted = model.predict(dialogues, progress=True)
+    rows = []
+    for d, links in zip(dialogues, predicted, strict=True):
+        assert d.unit_ids is not None
+        for p in links:
+            rows.append(
+                PredictedRelation(
+                    source=d.unit_ids[p.x],
+                    target=d.unit_ids[p.y],
+                    label=RelationLabel(p.sense.value),
+                    score=min(1.0, max(0.0, p.score)),
+                    scheme_label=scheme_label(d.domain, p.sense),
+                )
+            )
+    run = PredictionRun(
+        model=card.model,
+        model_version=card.version,
+        task="discourse",
+        parameters={"model_dir": str(path), "corpus": corpus, "dialogue": dialogue},
+    )
+    gold = model_scores = None
+    if any(d.relations for d in dialogues):
+        from gnn.metrics import discourse_scores
+
+        model_scores = discourse_scores(
+            [d.links() for d in dialogues], [{(p.x, p.y, p.sense.value) for p in ps} for ps in predicted]
+        ).as_dict()
+        gold = sum(len(d.relations) for d in dialogues)
+    result: dict[str, Any] = {
+        "run_id": run.run_id,
+        "model": run.model,
+        "model_version": run.model_version,
+        "dialogues": len(dialogues),
+        "predicted": len(rows),
+        "gold": gold,
+        "scores_against_gold": model_scores,
+        "written": False,
+    }
+    if write:
+        report = write_run(graph, run, rows)
+        result["written"] = True
+        result["report"] = {"written": report.written, "counts": report.counts, "seconds": round(report.seconds, 2)}
+        reporter.log(f"run {run.run_id}: {len(rows)} predicted discourse relations written")
+    return result
