@@ -8,6 +8,9 @@ labels of the corpus scheme. Each EDU becomes a Locution, each relation a Discou
 
 from __future__ import annotations
 
+import json
+import os
+import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -26,8 +29,18 @@ from ontology.records import (
     make_id,
     relation_from_scheme,
 )
+from ontology.terms import SCHEME_TERMS, Sense
 
 SCHEMES = {"molweni": "Molweni DP (Li et al. 2020)", "stac": "STAC (Asher et al. 2016)"}
+# Labels only one of the two schemes spells that way (how a file reveals its scheme).
+_DISTINCT = {
+    scheme: [
+        t
+        for t in SCHEME_TERMS
+        if t.corpus == scheme and not any(o.raw == t.raw for o in SCHEME_TERMS if o.corpus == other)
+    ]
+    for scheme, other in (("molweni", "stac"), ("stac", "molweni"))
+}
 
 
 def load_dialogue_json(
@@ -127,3 +140,91 @@ def load_dialogue_json(
     )
     nodes.extend(speakers.values())
     return CorpusBundle(corpus_record, nodes, edges, origin=", ".join(str(p) for p in paths))
+
+
+# -- writing predictions back -----------------------------------------------------------------------
+
+
+def scheme_label(scheme: str, sense: Sense | str) -> str:
+    """The label ``scheme`` spells ``sense`` with (``QuestionAnswerPair`` -> ``QAP`` in Molweni).
+
+    Raises:
+        LoaderError: The scheme has no label for that sense.
+    """
+    for term in SCHEME_TERMS:
+        if term.corpus == scheme and term.sense is not None and term.sense.value == str(sense):
+            return term.raw
+    raise LoaderError(f"the {scheme} scheme has no label for sense {sense!r}")
+
+
+def detect_scheme(path: Path, default: str = "molweni") -> str:
+    """Which scheme's spelling a Molweni/STAC file uses, from its relation labels.
+
+    The two schemes differ only in the question-answer label (``QAP`` vs ``Question-answer_pair``);
+    a file without that label gets ``default``.
+
+    Raises:
+        LoaderError: The file mixes the two spellings or is malformed.
+    """
+    data = read_json(path)
+    if not isinstance(data, list):
+        raise LoaderError(f"{path}: expected a JSON array of dialogues, got {type(data).__name__}")
+    labels = {
+        rel.get("type")
+        for dlg in data
+        if isinstance(dlg, dict)
+        for rel in dlg.get("relations", [])
+        if isinstance(rel, dict)
+    }
+    found = {scheme for scheme in SCHEMES if any(t.corpus == scheme and t.raw in labels for t in _DISTINCT[scheme])}
+    if len(found) > 1:
+        raise LoaderError(f"{path}: mixes Molweni and STAC relation labels")
+    return found.pop() if found else default
+
+
+def write_dialogue_json(source: Path, out: Path, relations: list[list[tuple[int, int, str]]]) -> Path:
+    """Write ``source`` again to ``out`` with each dialogue's ``relations`` replaced.
+
+    Dialogues keep their order and every other field (ids, EDUs and any extra keys) unchanged;
+    new relation objects use the key order of the file's first relation (``x, y, type`` when it has
+    none). The file is written to a temporary name and renamed, so a failure leaves nothing.
+
+    Args:
+        source: The Molweni/STAC JSON file the predictions were made for.
+        out: Where to write.
+        relations: Per dialogue (by position), ``(x, y, label)`` with the label as the file spells it.
+
+    Raises:
+        LoaderError: The number of dialogues differs, or an index is out of range.
+    """
+    data = read_json(source)
+    if not isinstance(data, list):
+        raise LoaderError(f"{source}: expected a JSON array of dialogues, got {type(data).__name__}")
+    if len(data) != len(relations):
+        raise LoaderError(f"{source}: {len(data)} dialogues but predictions for {len(relations)}")
+    order = ["x", "y", "type"]
+    for dlg in data:
+        rels = dlg.get("relations") if isinstance(dlg, dict) else None
+        if rels and isinstance(rels[0], dict) and set(rels[0]) >= set(order):
+            order = [k for k in rels[0] if k in order]
+            break
+    for k, (dlg, predicted) in enumerate(zip(data, relations, strict=True)):
+        n = len(require(dlg, "edus", list, f"{source}: dialogue #{k}"))
+        new = []
+        for x, y, label in predicted:
+            if not (0 <= x < n and 0 <= y < n):
+                raise LoaderError(f"{source}: dialogue #{k}: predicted relation {x} -> {y} out of range ({n} EDUs)")
+            values = {"x": x, "y": y, "type": label}
+            new.append({key: values[key] for key in order})
+        dlg["relations"] = new
+    text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, out)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return out

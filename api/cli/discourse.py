@@ -1,0 +1,119 @@
+"""``argweb train|evaluate|parse discourse``: the discourse parser on Molweni/STAC JSON files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from api.cli_common import REPORTER, group, settings
+from api.services import discourse
+from api.services.graph import Graph
+
+SchemeOpt = Annotated[
+    str | None,
+    typer.Option("--scheme", help="Label spelling of the file: molweni or stac (default: detected from its labels)."),
+]
+ModelOpt = Annotated[
+    Path | None, typer.Option("--model", help="Model directory (default: the model shipped with argweb).")
+]
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``discourse`` commands to the ``train``, ``evaluate`` and ``parse`` groups."""
+    group(app, "train", "Train a model and write a model directory with its card.").command("discourse")(train)
+    group(app, "evaluate", "Score a model on a corpus file.").command("discourse")(evaluate)
+    group(app, "parse", "Predict relations of a corpus file, written in its own format.").command("discourse")(parse)
+    group(app, "predict", "Predict relations of graph dialogues and write them as predicted edges.").command(
+        "discourse"
+    )(predict)
+
+
+def _scores_table(title: str, rows: dict[str, dict[str, Any]]) -> None:
+    table = Table(title=title)
+    for col in ("split", "dialogues", "link F1", "link&rel F1", "EDUs/s"):
+        table.add_column(col, justify="left" if col == "split" else "right")
+    for name, m in rows.items():
+        table.add_row(
+            name, str(m["dialogues"]), f"{m['link_f1']:.2f}", f"{m['link_rel_f1']:.2f}", str(m["edus_per_second"])
+        )
+    Console().print(table)
+
+
+def train(
+    data: Annotated[
+        list[Path] | None,
+        typer.Option("--data", help="Molweni/STAC JSON file (repeatable; default: Molweni dev + STAC train)."),
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Model directory (default: <cache>/models/discourse).")
+    ] = None,
+    profile: Annotated[str, typer.Option("--profile", help="quick (a few minutes) or full.")] = "full",
+    seed: Annotated[int, typer.Option("--seed", help="Random seed of the model and the splits.")] = 13,
+) -> None:
+    """Train the discourse parser; held-out scores per file go into the model card."""
+    result = discourse.train(settings(), data, out, profile=profile, seed=seed, reporter=REPORTER)
+    held_out = {k: v for k, v in result.metrics.items() if isinstance(v, dict) and "link_f1" in v}
+    _scores_table(f"held-out scores ({result.seconds:.0f} s of training)", held_out)
+    typer.echo(str(result.model_dir))
+
+
+def evaluate(
+    data: Annotated[Path, typer.Option("--data", help="Molweni/STAC JSON file with gold relations.")],
+    model: ModelOpt = None,
+    scheme: SchemeOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Micro link F1 and link & relation F1 of a model on every dialogue of a file."""
+    result = discourse.evaluate(settings(), data, model, scheme)
+    if as_json:
+        typer.echo(json.dumps(result, indent=2))
+    else:
+        _scores_table(f"{result['file']} ({result['scheme']})", {Path(result["file"]).name: result})
+
+
+def parse(
+    source: Annotated[Path, typer.Option("--in", help="Molweni/STAC JSON file of dialogues.")],
+    out: Annotated[Path, typer.Option("--out", help="Where to write the predictions (same format).")],
+    model: ModelOpt = None,
+    scheme: SchemeOpt = None,
+) -> None:
+    """Write the dialogues of a file again with their relations predicted (labels as the file spells them)."""
+    result = discourse.parse(settings(), source, out, model, scheme)
+    REPORTER.log(f"{result['relations']} relations predicted for {result['dialogues']} dialogues ({result['scheme']})")
+    typer.echo(result["file"])
+
+
+def predict(
+    corpus: Annotated[str | None, typer.Option("--corpus", help="Parse every dialogue of this corpus.")] = None,
+    dialogue: Annotated[
+        str | None, typer.Option("--dialogue", help="Parse one dialogue (graph id or local id).")
+    ] = None,
+    write: Annotated[
+        bool, typer.Option("--write/--dry-run", help="Write the predicted edges (default: dry run).")
+    ] = False,
+    model: ModelOpt = None,
+    scheme: SchemeOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Parse dialogues of the graph; with --write, store the links as predicted relations (gold untouched)."""
+    if corpus is None and dialogue is None:
+        raise typer.BadParameter("give --corpus or --dialogue")
+    with Graph(settings()) as graph:
+        result = discourse.predict(
+            graph, corpus=corpus, dialogue=dialogue, model_dir=model, scheme=scheme, write=write, reporter=REPORTER
+        )
+    if as_json:
+        typer.echo(json.dumps(result, indent=2))
+        return
+    scores = result["scores_against_gold"]
+    against = f"; against gold: link F1 {scores['link_f1']}, link&rel F1 {scores['link_rel_f1']}" if scores else ""
+    state = "written" if result["written"] else "dry run, nothing written"
+    typer.echo(
+        f"{result['predicted']} predicted / {result['gold']} gold relations in {result['dialogues']} dialogues "
+        f"(run {result['run_id']}, {state}){against}"
+    )

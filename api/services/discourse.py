@@ -1,0 +1,353 @@
+"""Discourse parsing services: train, evaluate and parse Molweni/STAC JSON files.
+
+Shared by the CLI (``argweb train|evaluate|parse discourse``) and the HTTP API. Files are read with
+the corpus loader (``graphstore.loaders.dialogue_json``) into ontology records, turned into plain
+dialogues for the model, and predictions are written back in the file's own format. torch is
+imported lazily (inside the functions): the CLI imports this module at start.
+
+Held-out splits are made per file over groups of dialogues that share text or (STAC) an id, so no
+session or game is on both sides: Molweni dev dialogues are overlapping windows of chat sessions.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from api.services.corpora import corpora_root
+from api.services.graph import Graph
+from api.services.reporting import SILENT, Reporter
+from api.settings import Settings
+from graphstore.loaders.dialogue_json import detect_scheme, load_dialogue_json, scheme_label, write_dialogue_json
+from ontology.errors import ApiError, NotFoundError
+
+if TYPE_CHECKING:
+    from gnn.discourse.data import Dialogue
+    from gnn.discourse.train import DiscourseModel
+
+PACKAGED_MODEL = Path(__file__).resolve().parents[2] / "gnn" / "pretrained" / "discourse"
+# Default training data inside a corpora directory, and the held-out share per file.
+DEFAULT_DATA = ("molweni/DP/dev.json", "stac/train.json")
+TUNE_SHARE = 0.1
+TEST_SHARE = {"molweni": 0.2, "stac": 0.15}
+SCHEMES = ("molweni", "stac")
+
+
+@dataclass
+class TrainResult:
+    """What ``train discourse`` did."""
+
+    model_dir: Path
+    metrics: dict[str, Any]
+    seconds: float
+    history: list[dict[str, Any]] = field(default_factory=list)
+
+
+def read_dialogues(path: Path, scheme: str | None = None, source: str | None = None) -> tuple[list[Dialogue], str]:
+    """The dialogues of one Molweni/STAC JSON file and the scheme it is written in.
+
+    Args:
+        path: The file.
+        scheme: ``molweni`` or ``stac``; default: detected from the relation labels (a file
+            without relations counts as Molweni).
+        source: Prefix of the dialogue keys (default: the file name).
+
+    Raises:
+        NotFoundError: No such file.
+        LoaderError: Malformed file (the message names file, dialogue and record).
+        ApiError: Unknown scheme.
+    """
+    from gnn.discourse.data import dialogues_from_bundle
+
+    if not path.is_file():
+        raise NotFoundError(f"{path}: no such file")
+    if scheme is not None and scheme not in SCHEMES:
+        raise ApiError(f"unknown scheme {scheme!r}; expected one of {SCHEMES}")
+    scheme = scheme or detect_scheme(path)
+    bundle = load_dialogue_json([path], scheme, scheme=scheme)
+    return dialogues_from_bundle(bundle, domain=scheme, source=source or path.name), scheme
+
+
+def default_model() -> Path:
+    """The model shipped inside the package.
+
+    Raises:
+        NotFoundError: None is shipped (train one with ``argweb train discourse``).
+    """
+    if not (PACKAGED_MODEL / "model_card.json").is_file():
+        raise NotFoundError(f"no packaged discourse model in {PACKAGED_MODEL}; train one with `argweb train discourse`")
+    return PACKAGED_MODEL
+
+
+def _encoder(settings: Settings) -> Any:
+    from gnn.encoder import TextEncoder
+
+    return TextEncoder(cache_dir=settings.cache_dir / "embeddings")
+
+
+def load(settings: Settings, model_dir: Path | None = None) -> DiscourseModel:
+    """Load a discourse model (default: the packaged one) with the cached encoder.
+
+    Raises:
+        NotFoundError: No such model directory.
+        ModelError: Not a discourse model.
+    """
+    from gnn.discourse.train import load_model
+
+    path = model_dir or default_model()
+    if not path.is_dir():
+        raise NotFoundError(f"{path}: no such model directory")
+    return load_model(path, encoder=_encoder(settings))
+
+
+def train(
+    settings: Settings,
+    data: list[Path] | None = None,
+    out: Path | None = None,
+    *,
+    profile: str = "full",
+    seed: int = 13,
+    reporter: Reporter = SILENT,
+) -> TrainResult:
+    """Train the discourse parser and write a model directory with its card.
+
+    Each file is split by session / game groups into train, tune (early stopping, extra-parent
+    thresholds) and held-out test parts; the card records the held-out scores per file and the
+    positions of the held-out dialogues.
+
+    Args:
+        settings: Settings (embedding cache, corpora directory, models directory).
+        data: Molweni/STAC JSON files; default: Molweni dev and STAC train of the corpora directory.
+        out: Model directory; default ``<models dir>/discourse``.
+        profile: ``quick``, ``full`` (or ``tiny``, for tests).
+        seed: Random seed (model and splits).
+        reporter: Progress and log lines.
+
+    Raises:
+        NotFoundError: No data file found.
+        ApiError: Unknown profile.
+    """
+    from gnn.discourse.data import split_by_groups
+    from gnn.discourse.train import MODEL_NAME, PROFILES, TASK, ParserConfig, save_model, train_parser
+    from gnn.modelcard import ModelCard
+
+    if profile not in PROFILES:
+        raise ApiError(f"unknown profile {profile!r}; expected one of {sorted(PROFILES)}")
+    if not data:
+        root = corpora_root(settings)
+        data = [root / rel for rel in DEFAULT_DATA if (root / rel).is_file()]
+        if not data:
+            raise NotFoundError(f"no Molweni/STAC files under {root} ({', '.join(DEFAULT_DATA)})")
+    started = time.perf_counter()
+    train_d: list[Dialogue] = []
+    tune_d: list[Dialogue] = []
+    tests: dict[str, list[Dialogue]] = {}
+    split_info: dict[str, Any] = {}
+    for path in data:
+        dialogues, scheme = read_dialogues(path)
+        parts = split_by_groups(dialogues, [TUNE_SHARE, TEST_SHARE[scheme]], seed=seed)
+        train_d += [dialogues[i] for i in parts[0]]
+        tune_d += [dialogues[i] for i in parts[1]]
+        tests[path.name] = [dialogues[i] for i in parts[2]]
+        split_info[path.name] = {
+            "path": str(path),
+            "scheme": scheme,
+            "dialogues": len(dialogues),
+            "train": len(parts[0]),
+            "tune": len(parts[1]),
+            "test": len(parts[2]),
+            "test_positions": parts[2],
+            "tune_positions": parts[1],
+        }
+        reporter.log(f"{path.name}: {len(parts[0])} train / {len(parts[1])} tune / {len(parts[2])} test dialogues")
+    config = ParserConfig(seed=seed, **PROFILES[profile])
+    model, history = train_parser(train_d, tune_d, _encoder(settings), config, progress=True, log=reporter.log)
+    seconds = time.perf_counter() - started
+    metrics: dict[str, Any] = {}
+    for name, dialogues in tests.items():
+        t0 = time.perf_counter()
+        scores = model.evaluate(dialogues)
+        elapsed = time.perf_counter() - t0
+        metrics[f"{name}:held-out"] = {
+            **scores.as_dict(),
+            "edus_per_second": round(sum(len(d) for d in dialogues) / max(elapsed, 1e-9), 1),
+        }
+        reporter.log(f"{name} held-out: link F1 {100 * scores.link.f1:.1f}, link&rel F1 {100 * scores.link_rel.f1:.1f}")
+    out = out or settings.cache_dir / "models" / TASK
+    card = ModelCard(
+        task=TASK,
+        model=MODEL_NAME,
+        version=f"{time.strftime('%Y%m%d')}-{profile}-s{seed}",
+        weights=[],
+        data={"files": split_info, "split": "per file, by session groups (shared EDU text; STAC: same id)"},
+        metrics={**metrics, "history": history},
+        training_seconds=round(seconds, 1),
+        notes=(
+            "Frozen all-MiniLM-L6-v2 EDU embeddings + trainable word bag, BiGRU over the dialogue, relational "
+            "message passing over speaker/turn/mention edges, pairwise link scorer over the previous K EDUs and a "
+            "sense classifier; a second structure-aware pass over the predicted links typed by sense. "
+            f"Profile {profile}; per-epoch tuning scores in metrics.history."
+        ),
+    )
+    save_model(model, out, card)
+    return TrainResult(out, metrics, seconds, history)
+
+
+def evaluate(
+    settings: Settings, data: Path, model_dir: Path | None = None, scheme: str | None = None
+) -> dict[str, Any]:
+    """Micro link and link & relation F1 of a model on every dialogue of a Molweni/STAC file."""
+    model = load(settings, model_dir)
+    dialogues, scheme = read_dialogues(data, scheme)
+    t0 = time.perf_counter()
+    scores = model.evaluate(dialogues, progress=True)
+    elapsed = time.perf_counter() - t0
+    return {
+        "file": str(data),
+        "scheme": scheme,
+        "model": str(model_dir or PACKAGED_MODEL),
+        **scores.as_dict(),
+        "edus_per_second": round(sum(len(d) for d in dialogues) / max(elapsed, 1e-9), 1),
+    }
+
+
+def parse(
+    settings: Settings,
+    source: Path,
+    out: Path,
+    model_dir: Path | None = None,
+    scheme: str | None = None,
+) -> dict[str, Any]:
+    """Predict the relations of every dialogue of ``source`` and write them to ``out`` in its format.
+
+    Dialogues stay in order with every field but ``relations`` unchanged; labels are spelled as
+    the file's scheme spells them.
+    """
+    model = load(settings, model_dir)
+    dialogues, scheme = read_dialogues(source, scheme)
+    predicted = model.predict(dialogues, progress=True)
+    rows = [[(p.x, p.y, scheme_label(scheme, p.sense)) for p in ps] for ps in predicted]
+    write_dialogue_json(source, out, rows)
+    return {"file": str(out), "scheme": scheme, "dialogues": len(rows), "relations": sum(len(r) for r in rows)}
+
+
+def _graph_dialogues(graph: Graph, corpus: str | None, dialogue: str | None, scheme: str | None) -> list[Dialogue]:
+    """Dialogues read from the graph (read views), each with its gold relations."""
+    from gnn.discourse.data import dialogue_from_view
+    from graphstore import cypher
+    from graphstore.aif_export import read_discourses, resolve_discourse
+    from ontology.terms import Label
+    from ontology.views import DiscourseView, NodeView, RelationView
+
+    store = graph.store()
+    if dialogue is not None:
+        rows = [{"id": resolve_discourse(store, dialogue, corpus)}]
+    elif corpus is not None:
+        rows = store.read(cypher.corpus_discourses(), corpus=corpus)
+        if not rows:
+            raise NotFoundError(f"no dialogues of corpus {corpus!r} in the graph")
+    else:
+        raise ApiError("give --corpus or --dialogue")
+    ids = [str(r["id"]) for r in rows]
+    units, edges = read_discourses(store, ids)
+    into: dict[str, list[str]] = {}
+    out_of: dict[str, list[str]] = {}
+    for e in edges:
+        into.setdefault(e.target, []).append(e.source)
+        out_of.setdefault(e.source, []).append(e.target)
+    dialogues: list[Dialogue] = []
+    for k, did in enumerate(ids):
+        mine = [u for u in units.values() if u.discourse == did]
+        locutions = sorted(
+            (u for u in mine if u.node.has(Label.Locution)),
+            key=lambda u: (u.position if u.position is not None else 0, u.id),
+        )
+        relations = tuple(
+            RelationView(u.node, tuple(sorted(into.get(u.id, ()))), tuple(sorted(out_of.get(u.id, ()))))
+            for u in mine
+            if u.node.has(Label.DiscourseRelation)
+        )
+        corpus_id = locutions[0].node.corpus if locutions else corpus
+        domain = scheme or corpus_id
+        if domain not in SCHEMES:
+            raise ApiError(f"dialogue {did} is from corpus {corpus_id!r}; give --scheme molweni or stac to parse it")
+        view = DiscourseView(NodeView(did, (Label.Dialogue.value,), {}), tuple(locutions), relations)
+        dialogues.append(dialogue_from_view(view, domain, key=f"{did}#{k}"))
+    return dialogues
+
+
+def predict(
+    graph: Graph,
+    *,
+    corpus: str | None = None,
+    dialogue: str | None = None,
+    model_dir: Path | None = None,
+    scheme: str | None = None,
+    write: bool = False,
+    reporter: Reporter = SILENT,
+) -> dict[str, Any]:
+    """Parse dialogues read from the graph; with ``write``, store the links as a prediction run.
+
+    Predicted relations carry origin ``predicted``, the model name and version, the score
+    (link probability times sense probability) and the run id; gold relations are untouched.
+
+    Raises:
+        ApiError: Neither corpus nor dialogue, or a dialogue of another corpus without ``scheme``.
+        NotFoundError: Unknown dialogue or corpus.
+    """
+    from api.services.predictions import write_run
+    from gnn.modelcard import read_card
+    from ontology.labels import RelationLabel
+    from ontology.records import PredictedRelation, PredictionRun
+
+    settings = graph.settings
+    path = model_dir or default_model()
+    model = load(settings, path)
+    card = read_card(path, task="discourse")
+    dialogues = _graph_dialogues(graph, corpus, dialogue, scheme)
+    predicted = model.predict(dialogues, progress=True)
+    rows = []
+    for d, links in zip(dialogues, predicted, strict=True):
+        assert d.unit_ids is not None
+        for p in links:
+            rows.append(
+                PredictedRelation(
+                    source=d.unit_ids[p.x],
+                    target=d.unit_ids[p.y],
+                    label=RelationLabel(p.sense.value),
+                    score=min(1.0, max(0.0, p.score)),
+                    scheme_label=scheme_label(d.domain, p.sense),
+                )
+            )
+    run = PredictionRun(
+        model=card.model,
+        model_version=card.version,
+        task="discourse",
+        parameters={"model_dir": str(path), "corpus": corpus, "dialogue": dialogue},
+    )
+    gold = model_scores = None
+    if any(d.relations for d in dialogues):
+        from gnn.metrics import discourse_scores
+
+        model_scores = discourse_scores(
+            [d.links() for d in dialogues], [{(p.x, p.y, p.sense.value) for p in ps} for ps in predicted]
+        ).as_dict()
+        gold = sum(len(d.relations) for d in dialogues)
+    result: dict[str, Any] = {
+        "run_id": run.run_id,
+        "model": run.model,
+        "model_version": run.model_version,
+        "dialogues": len(dialogues),
+        "predicted": len(rows),
+        "gold": gold,
+        "scores_against_gold": model_scores,
+        "written": False,
+    }
+    if write:
+        report = write_run(graph, run, rows)
+        result["written"] = True
+        result["report"] = {"written": report.written, "counts": report.counts, "seconds": round(report.seconds, 2)}
+        reporter.log(f"run {run.run_id}: {len(rows)} predicted discourse relations written")
+    return result

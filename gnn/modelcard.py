@@ -1,0 +1,145 @@
+"""Model directories: weights file(s) plus a ``model_card.json`` describing them.
+
+A model directory is what ``argweb train`` writes and what ``--model DIR`` reads. The card records
+what a researcher needs to judge or reproduce the model: the task, the model name and version, the
+encoder, the data and split, the hyper-parameters, the metrics, the training time, the git commit
+and the creation time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ontology.errors import ModelError
+
+CARD_FILE = "model_card.json"
+REQUIRED = ("task", "model", "version", "weights")
+
+
+@dataclass
+class ModelCard:
+    """What a trained model is and how it was made.
+
+    Attributes:
+        task: Task name (``discourse``, ``relations`` ...).
+        model: Model name (architecture family).
+        version: Model version; predictions carry it as ``model_version``.
+        weights: File names of the weights, relative to the model directory.
+        encoder: Text encoder name (and its fingerprint) the model was trained on.
+        data: Training / evaluation data: files, splits, counts.
+        hyperparameters: Everything needed to rebuild and retrain the model.
+        metrics: Held-out metrics, keyed by split.
+        training_seconds: Wall time of training.
+        git_commit: Commit of the code that trained it (``None`` outside a checkout).
+        created_at: ISO-8601 UTC creation time.
+        notes: Free text (what the model is, caveats).
+    """
+
+    task: str
+    model: str
+    version: str
+    weights: list[str]
+    encoder: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+    hyperparameters: dict[str, Any] = field(default_factory=dict)
+    metrics: dict[str, Any] = field(default_factory=dict)
+    training_seconds: float | None = None
+    git_commit: str | None = None
+    created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    notes: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return asdict(self)
+
+
+def git_commit(cwd: Path | None = None) -> str | None:
+    """The current git commit of ``cwd`` (default: this package's checkout), or ``None``."""
+    where = cwd or Path(__file__).resolve().parent
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=where, capture_output=True, text=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = out.stdout.strip()
+    return commit if out.returncode == 0 and commit else None
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename, so readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        # mkstemp creates 0600; give the file the mode a plain open() would have.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_card(model_dir: Path, card: ModelCard) -> Path:
+    """Write ``model_card.json`` into ``model_dir`` (created if needed).
+
+    Raises:
+        ModelError: A weights file named by the card is missing.
+    """
+    model_dir.mkdir(parents=True, exist_ok=True)
+    missing = [w for w in card.weights if not (model_dir / w).is_file()]
+    if missing:
+        raise ModelError(f"{model_dir}: weights {missing} named by the model card do not exist")
+    path = model_dir / CARD_FILE
+    atomic_write_bytes(path, (json.dumps(card.as_dict(), indent=2, sort_keys=True) + "\n").encode())
+    return path
+
+
+def read_card(model_dir: Path, task: str | None = None) -> ModelCard:
+    """Read and check the model card of ``model_dir``.
+
+    Args:
+        model_dir: A directory written by :func:`write_card`.
+        task: When given, the task the model must be for.
+
+    Raises:
+        ModelError: The directory or its card is missing or invalid, a weights file is missing, or
+            the model is for another task; the message names the file.
+    """
+    path = Path(model_dir) / CARD_FILE
+    if not Path(model_dir).is_dir():
+        raise ModelError(f"{model_dir}: not a model directory (no such directory)")
+    if not path.is_file():
+        raise ModelError(f"{model_dir}: not a model directory ({CARD_FILE} is missing)")
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ModelError(f"{path}: unreadable model card: {e}") from e
+    if not isinstance(raw, dict):
+        raise ModelError(f"{path}: a model card is a JSON object, got {type(raw).__name__}")
+    lacking = [k for k in REQUIRED if k not in raw]
+    if lacking:
+        raise ModelError(f"{path}: model card lacks {lacking}")
+    known = set(ModelCard.__dataclass_fields__)
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise ModelError(f"{path}: unknown model card field(s) {unknown}")
+    if not isinstance(raw["weights"], list) or not all(isinstance(w, str) for w in raw["weights"]):
+        raise ModelError(f"{path}: 'weights' must be a list of file names")
+    card = ModelCard(**raw)
+    missing = [w for w in card.weights if not (Path(model_dir) / w).is_file()]
+    if missing:
+        raise ModelError(f"{path}: weights file(s) {missing} are missing from {model_dir}")
+    if task is not None and card.task != task:
+        raise ModelError(f"{path}: a {card.task!r} model, not a {task!r} model")
+    return card

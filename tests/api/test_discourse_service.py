@@ -1,0 +1,101 @@
+"""A tiny train -> parse -> evaluate run of the discourse parser on the shipped fixtures (CPU, no network)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from api.services import discourse
+from api.settings import Settings
+from gnn.modelcard import read_card
+from graphstore.loaders.registry import SAMPLES
+from ontology.errors import LoaderError, NotFoundError
+
+CORPORA = SAMPLES
+MOLWENI = CORPORA / "molweni" / "DP" / "dev.json"
+STAC = CORPORA / "stac" / "train.json"
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, Path]:
+    root = tmp_path_factory.mktemp("discourse")
+    settings = Settings(cache_dir=root / "cache", data_dir=root / "data")
+    result = discourse.train(settings, [MOLWENI, STAC], root / "model", profile="tiny", seed=1)
+    return settings, result.model_dir
+
+
+def test_train_writes_a_model_directory(trained: tuple[Settings, Path]) -> None:
+    _settings, model_dir = trained
+    card = read_card(model_dir, task="discourse")
+    assert card.training_seconds is not None and card.git_commit
+    assert set(card.data["files"]) == {"dev.json", "train.json"}
+    for name in ("dev.json:held-out", "train.json:held-out"):
+        m = card.metrics[name]
+        assert 0 <= m["link_f1"] <= 100 and m["dialogues"] == card.data["files"][name.split(":")[0]]["test"]
+    # Held-out dialogues are never training dialogues: the STAC fixture's five pilot01 games stay together.
+    stac = card.data["files"]["train.json"]
+    pilot = {0, 1, 2, 3, 4}
+    sides = [set(stac["test_positions"]), set(stac["tune_positions"])]
+    assert all(pilot <= s or not (pilot & s) for s in sides)
+    # The embedding cache was filled.
+    assert list((_settings.cache_dir / "embeddings").rglob("*.npz"))
+
+
+@pytest.mark.parametrize(("src", "label"), [(MOLWENI, "QAP"), (STAC, "Question-answer_pair")])
+def test_parse_then_evaluate(trained: tuple[Settings, Path], tmp_path: Path, src: Path, label: str) -> None:
+    settings, model_dir = trained
+    out = tmp_path / "pred.json"
+    result = discourse.parse(settings, src, out, model_dir)
+    raw, pred = json.loads(src.read_text()), json.loads(out.read_text())
+    assert result["dialogues"] == len(raw) == len(pred)
+    for r, p in zip(raw, pred, strict=True):
+        assert {k: v for k, v in r.items() if k != "relations"} == {k: v for k, v in p.items() if k != "relations"}
+        # Every EDU but the first gets at least one earlier parent.
+        children = {rel["y"] for rel in p["relations"]}
+        assert children == set(range(1, len(r["edus"])))
+        assert all(0 <= rel["x"] < rel["y"] for rel in p["relations"])
+    labels = {rel["type"] for d in pred for rel in d["relations"]}
+    other = "Question-answer_pair" if label == "QAP" else "QAP"
+    assert other not in labels, "labels are spelled as the input file spells them"
+    # Scoring the predictions against themselves is perfect; against gold it is what evaluate says.
+    self_score = discourse.evaluate(settings, out, model_dir)
+    assert self_score["link_f1"] == 100.0 and self_score["link_rel_f1"] == 100.0
+    gold_score = discourse.evaluate(settings, src, model_dir)
+    assert 0 <= gold_score["link_rel_f1"] <= gold_score["link_f1"] <= 100
+
+
+def test_errors(trained: tuple[Settings, Path], tmp_path: Path) -> None:
+    settings, model_dir = trained
+    with pytest.raises(NotFoundError, match="no such file"):
+        discourse.parse(settings, tmp_path / "missing.json", tmp_path / "o.json", model_dir)
+    with pytest.raises(NotFoundError, match="no such model directory"):
+        discourse.evaluate(settings, MOLWENI, tmp_path / "nomodel")
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"id": "1", "edus": [{"text": "hi"}], "relations": []}]))
+    with pytest.raises(LoaderError, match="speaker"):
+        discourse.parse(settings, bad, tmp_path / "o.json", model_dir)
+    assert not (tmp_path / "o.json").exists()
+
+
+def test_shipped_model_and_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from api.cli.main import app
+
+    model_dir = discourse.default_model()
+    card = read_card(model_dir, task="discourse")
+    assert sum(f.stat().st_size for f in model_dir.iterdir()) < 20 * 2**20
+    assert {"dev.json:held-out", "train.json:held-out"} <= set(card.metrics)
+    monkeypatch.setenv("ARGWEB_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "pred.json"
+    runner = CliRunner()
+    result = runner.invoke(app, ["parse", "discourse", "--in", str(MOLWENI), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert len(json.loads(out.read_text())) == len(json.loads(MOLWENI.read_text()))
+    result = runner.invoke(app, ["evaluate", "discourse", "--data", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout[result.stdout.index("{") :])["link_f1"] == 100.0
+    missing = runner.invoke(app, ["parse", "discourse", "--in", str(tmp_path / "nope.json"), "--out", str(out)])
+    assert missing.exit_code == 2
