@@ -41,13 +41,16 @@ def item(t: MapTensors, emb: np.ndarray) -> tuple[np.ndarray, ...]:
     return (emb, t.prop_feats, t.loc_feats, t.edges, t.pairs, t.pair_feats, t.labels)
 
 
-def decode(pairs: np.ndarray, probs: np.ndarray, bias: Sequence[float]) -> dict[tuple[int, int], tuple[str, float]]:
-    """Relations of one map: (source, target) -> (label, probability).
+def decode(
+    pairs: np.ndarray, probs: np.ndarray, bias: Sequence[float], labels: Sequence[str] = LABELS
+) -> dict[tuple[int, int], tuple[str, float]]:
+    """Relations of one map or document: (source, target) -> (label, probability).
 
     Args:
         pairs: ``(P, 2)`` candidate ordered pairs.
-        probs: ``(P, 4)`` probabilities over :data:`LABELS`.
+        probs: ``(P, L)`` probabilities over ``labels``.
         bias: Log-bias per label (``bias[0]`` for none).
+        labels: Label names, index 0 = no relation.
     """
     if len(pairs) == 0:
         return {}
@@ -65,7 +68,7 @@ def decode(pairs: np.ndarray, probs: np.ndarray, bias: Sequence[float]) -> dict[
     for key, (val, k, lab) in chosen.items():
         if val > float(np.mean(none[key])):
             i, j = pairs[k].tolist()
-            out[(i, j)] = (LABELS[lab], float(probs[k, lab]))
+            out[(i, j)] = (labels[lab], float(probs[k, lab]))
     return out
 
 
