@@ -69,9 +69,7 @@ def pairs_from_records(nodes: Sequence[NodeRecord], edges: Sequence[EdgeRecord])
     return pairs
 
 
-def pair_matrix(
-    pairs: Sequence[Pair], text: TextVectors, audio: Mapping[str, np.ndarray] | None = None
-) -> np.ndarray:
+def pair_matrix(pairs: Sequence[Pair], text: TextVectors, audio: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
     """Pair representations (see the module docstring); audio columns only when ``audio`` is given."""
     u = text.encode([p.source for p in pairs])
     v = text.encode([p.target for p in pairs])
@@ -133,7 +131,5 @@ def cross_validate(
         "protocol": f"{k}-fold stratified x {repeats} repeats, seed {seed}",
     }
     for name, s in scores.items():
-        out[name] = {
-            m: {"mean": round(float(np.mean(v)), 4), "std": round(float(np.std(v)), 4)} for m, v in s.items()
-        }
+        out[name] = {m: {"mean": round(float(np.mean(v)), 4), "std": round(float(np.std(v)), 4)} for m, v in s.items()}
     return out

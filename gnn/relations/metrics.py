@@ -100,9 +100,7 @@ def dialam_map_scores(
         weights.append(float(rest))
     general = macro_prf(y_true, y_pred, weights)
     focused_idx = [k for k, t in enumerate(y_true) if t != NONE]
-    focused = (
-        macro_prf([y_true[k] for k in focused_idx], [y_pred[k] for k in focused_idx]) if focused_idx else None
-    )
+    focused = macro_prf([y_true[k] for k in focused_idx], [y_pred[k] for k in focused_idx]) if focused_idx else None
     return general, focused
 
 

@@ -114,7 +114,9 @@ def block_adjacency(edges: torch.Tensor, n_nodes: int, n_rel: int) -> torch.Tens
     """Sparse ``(N, R*N)`` matrix with ``1/deg_r(v)`` at ``(v, r*N + u)`` for every edge ``u -r-> v``."""
     src, dst, typ = edges[0], edges[1], edges[2]
     slot = dst * n_rel + typ
-    deg = torch.zeros(n_nodes * n_rel, device=edges.device).index_add_(0, slot, torch.ones_like(slot, dtype=torch.float))
+    deg = torch.zeros(n_nodes * n_rel, device=edges.device).index_add_(
+        0, slot, torch.ones_like(slot, dtype=torch.float)
+    )
     weight = 1.0 / deg[slot]
     index = torch.stack([dst, typ * n_nodes + src])
     return torch.sparse_coo_tensor(index, weight, (n_nodes, n_rel * n_nodes)).coalesce()
@@ -167,7 +169,9 @@ class RelationGNN(nn.Module):
         self.emb_a = nn.Linear(emb_dim, 32)
         self.emb_b = nn.Linear(emb_dim, 32)
         self.pair_proj = nn.Linear(64 + 32 + 1 + pair_dim, head)
-        self.out = nn.Sequential(nn.GELU(), nn.Dropout(dropout), nn.Linear(head, 64), nn.GELU(), nn.Linear(64, n_labels))
+        self.out = nn.Sequential(
+            nn.GELU(), nn.Dropout(dropout), nn.Linear(head, 64), nn.GELU(), nn.Linear(64, n_labels)
+        )
         self.n_labels = n_labels
         self.dropout = nn.Dropout(dropout)
 

@@ -132,7 +132,10 @@ def map_tensors(amap: ArgMap, window: int = 8) -> MapTensors:
         labels[k] = LABELS.index(amap.gold[(i, j)]) if (i, j) in amap.gold else 0
 
     prop_feats = np.array(
-        [(k / max(n - 1, 1), logn, len(by_loc.get(anchors[k], ())) / 3.0, min(len(pwords[k]), 40) / 40.0) for k in range(n)],
+        [
+            (k / max(n - 1, 1), logn, len(by_loc.get(anchors[k], ())) / 3.0, min(len(pwords[k]), 40) / 40.0)
+            for k in range(n)
+        ],
         dtype=np.float32,
     ).reshape(n, N_PROP_FEATURES)
     loc_feats = np.array(

@@ -133,7 +133,10 @@ def predictions(
     for amap, t, p in zip(maps, tensors, probs, strict=True):
         rels = decode(t.pairs, p, bias)
         out.append(
-            [(amap.props[i].local_id, amap.props[j].local_id, lab, score) for (i, j), (lab, score) in sorted(rels.items())]
+            [
+                (amap.props[i].local_id, amap.props[j].local_id, lab, score)
+                for (i, j), (lab, score) in sorted(rels.items())
+            ]
         )
     return out
 

@@ -270,6 +270,7 @@ def train_sciarg(
     seed: int = 0,
     device: str = "cpu",
     encoder: TextVectors | None = None,
+    epochs: int | None = None,
     progress: bool = False,
     log: Callable[[str], None] = lambda _msg: None,
 ) -> dict[str, Any]:
@@ -283,6 +284,8 @@ def train_sciarg(
     from gnn.relations.train import fit, predict_probs
 
     hp = dict(PROFILES[profile])
+    if epochs is not None:
+        hp["epochs"] = epochs
     start = time.perf_counter()
     tensors = [paper_tensors(p, hp["window"]) for p in papers]
     parts: dict[str, list[PaperTensors]] = {"train": [], "dev": [], "test": []}
@@ -337,7 +340,10 @@ def train_sciarg(
         t0 = time.perf_counter()
         test_p = predict_probs(model, items["test"], device)
         n_pairs = sum(len(t.pairs) for t in parts["test"])
-        metrics["heldout"] = {**score(parts["test"], test_p, bias), "pairs_per_second": round(n_pairs / max(time.perf_counter() - t0, 1e-9), 1)}
+        metrics["heldout"] = {
+            **score(parts["test"], test_p, bias),
+            "pairs_per_second": round(n_pairs / max(time.perf_counter() - t0, 1e-9), 1),
+        }
         gold_total = sum(len(t.gold) for t in parts["test"])
         covered = sum(1 for t in parts["test"] for k in t.gold if k in set(map(tuple, t.pairs.tolist())))
         metrics["candidate_recall_heldout"] = round(covered / max(gold_total, 1), 4)
@@ -379,7 +385,12 @@ class SciargModel:
         out = []
         for paper, t, p in zip(papers, tensors, probs, strict=True):
             rels = decode(t.pairs, p, self.bias, LABELS)
-            out.append([(paper.comps[i].local_id, paper.comps[j].local_id, lab, s) for (i, j), (lab, s) in sorted(rels.items())])
+            out.append(
+                [
+                    (paper.comps[i].local_id, paper.comps[j].local_id, lab, s)
+                    for (i, j), (lab, s) in sorted(rels.items())
+                ]
+            )
         return out
 
 
@@ -421,3 +432,9 @@ def score_papers(papers: Sequence[Paper], predicted: Sequence[Sequence[tuple[str
         gold += _triples(paper.name, paper.gold)
         pred += _triples(paper.name, {(index[a], index[b]): lab for a, b, lab, _ in preds})
     return {"R": triple_scores(gold, pred, SYMMETRIC)}
+
+
+def baseline_on(train: Sequence[Paper], test: Sequence[Paper], seed: int = 0) -> dict[str, Any]:
+    """TF-IDF + LR trained on ``train`` papers, scored (R) on ``test``."""
+    window = PROFILES["quick"]["window"]
+    return _baseline([paper_tensors(p, window) for p in train], [paper_tensors(p, window) for p in test], seed)

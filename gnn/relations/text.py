@@ -8,6 +8,7 @@ encoder's minutes, which is what the quick profile uses.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -38,7 +39,7 @@ class TextVectors(Protocol):
 
 def _tokens(text: str) -> list[str]:
     toks = _TOKEN.findall(text.lower())
-    return toks + [f"{a}_{b}" for a, b in zip(toks, toks[1:], strict=False)]
+    return toks + [f"{a}_{b}" for a, b in itertools.pairwise(toks)]
 
 
 class Lsa:

@@ -127,4 +127,9 @@ def fit(
         if bar is not None:
             bar.close()
     model.load_state_dict(best_state)
-    return {"history": history, "best_epoch": best_epoch, "best_dev": round(best, 4), "seconds": time.perf_counter() - start}
+    return {
+        "history": history,
+        "best_epoch": best_epoch,
+        "best_dev": round(best, 4),
+        "seconds": time.perf_counter() - start,
+    }
