@@ -75,19 +75,20 @@ def collate(
         p_off += n_p
         s_off += n_s
 
-    def cat(parts: list[np.ndarray], width: int, dtype: type) -> torch.Tensor:
-        arrays = [p for p in parts if p.size] or [np.zeros((0, width) if width else (0,), dtype=dtype)]
+    def cat(parts: list[np.ndarray], width: int | None, dtype: type) -> torch.Tensor:
+        # ``width`` None: one-dimensional arrays.
+        arrays = [p for p in parts if p.size] or [np.zeros((0,) if width is None else (0, width), dtype=dtype)]
         return torch.from_numpy(np.concatenate(arrays).astype(dtype, copy=False))
 
     return GraphBatch(
         emb=cat(embs, items[0][0].shape[1], np.float32),
         prim_feats=cat(pf, items[0][1].shape[1], np.float32),
         sec_feats=cat(sf, items[0][2].shape[1], np.float32),
-        prim_graph=cat(graph, 0, np.int64),
+        prim_graph=cat(graph, None, np.int64),
         edges=torch.from_numpy(np.concatenate(edges, axis=1)) if edges else torch.zeros((3, 0), dtype=torch.long),
         pairs=cat(pairs, 2, np.int64).reshape(-1, 2),
         pair_feats=cat(qf, items[0][5].shape[1], np.float32),
-        labels=cat(labels, 0, np.int64),
+        labels=cat(labels, None, np.int64),
     )
 
 

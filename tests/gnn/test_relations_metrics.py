@@ -48,7 +48,12 @@ def test_dialam_scores_average_over_maps() -> None:
 
 def test_triple_scores_symmetric_types_unordered() -> None:
     gold = [("T1", "supports", "T2"), ("T3", "parts_of_same", "T4"), ("T5", "contradicts", "T6")]
-    pred = [("T1", "supports", "T2"), ("T4", "parts_of_same", "T3"), ("T6", "contradicts", "T5"), ("T1", "supports", "T3")]
+    pred = [
+        ("T1", "supports", "T2"),
+        ("T4", "parts_of_same", "T3"),
+        ("T6", "contradicts", "T5"),
+        ("T1", "supports", "T3"),
+    ]
     out = triple_scores(gold, pred, symmetric=["parts_of_same"])
     # tp 2 (supports, parts_of_same reversed); contradicts reversed is wrong: p 2/4, r 2/3
     assert out["micro"]["p"] == 0.5
