@@ -104,6 +104,13 @@ def default_model_dir(settings: Settings) -> Path:
     )
 
 
+def _given_model(model: Path) -> Path:
+    """A model directory named by the caller; a wrong path is the caller's mistake (exit 2 / 4xx)."""
+    if not (model / "model_card.json").is_file():
+        raise ApiError(f"{model}: not a model directory (model_card.json is missing)")
+    return model
+
+
 def _encoder(settings: Settings, device: str | None) -> Any:
     from gnn.encoder import TextEncoder
 
@@ -149,6 +156,7 @@ def evaluate(settings: Settings, model: Path, paths: list[Path], *, reporter: Re
     """Scores of ``model`` on ``paths`` with the TF-IDF + LR baseline of the same run."""
     from gnn.relations.pipeline import evaluate_relations
 
+    _given_model(model)
     data = load_data(paths, reporter)
     device = _device(settings)
     encoder = _encoder(settings, device) if _model_uses_encoder(model) else None
@@ -179,7 +187,7 @@ def predict_aif(
     if in_dir.resolve() == out_dir.resolve():
         raise ApiError("--out must differ from --in (the input maps are kept)")
     files = expand([in_dir], "*.json")
-    model_dir = model or default_model_dir(settings)
+    model_dir = _given_model(model) if model else default_model_dir(settings)
     device = _device(settings)
     encoder = _encoder(settings, device) if _model_uses_encoder(model_dir) else None
     qt = load_qt30(model_dir, device=device, encoder=encoder)
@@ -222,7 +230,7 @@ def predict_sciarg(
     if in_dir.resolve() == out_dir.resolve():
         raise ApiError("--out must differ from --in (the input papers are kept)")
     anns = expand([in_dir], "*.ann")
-    model_dir = model or default_model_dir(settings)
+    model_dir = _given_model(model) if model else default_model_dir(settings)
     device = _device(settings)
     encoder = _encoder(settings, device) if _model_uses_encoder(model_dir) else None
     sm = load_model(model_dir, device=device, encoder=encoder)
