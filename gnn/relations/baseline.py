@@ -8,6 +8,7 @@ floor the relation models must clear by 10 macro-F1 points.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -23,15 +24,15 @@ class PairTfidfLR:
     def __init__(self, c: float = 4.0, seed: int = 0) -> None:
         self.c = c
         self.seed = seed
-        self.vectorizer: object | None = None
-        self.model: object | None = None
+        self.vectorizer: Any = None
+        self.model: Any = None
 
     def _x(self, sources: Sequence[str], targets: Sequence[str]) -> object:
         from scipy.sparse import hstack
 
         vec = self.vectorizer
         assert vec is not None
-        return hstack([vec.transform(sources), vec.transform(targets)]).tocsr()  # type: ignore[attr-defined]
+        return hstack([vec.transform(sources), vec.transform(targets)]).tocsr()
 
     def fit(self, sources: Sequence[str], targets: Sequence[str], labels: Sequence[int]) -> PairTfidfLR:
         """Fit on text pairs and label indices."""
@@ -50,7 +51,7 @@ class PairTfidfLR:
         if not len(sources):
             return out
         assert self.model is not None
-        probs = self.model.predict_proba(self._x(sources, targets))  # type: ignore[attr-defined]
-        for k, lab in enumerate(self.model.classes_):  # type: ignore[attr-defined]
+        probs = self.model.predict_proba(self._x(sources, targets))
+        for k, lab in enumerate(self.model.classes_):
             out[:, int(lab)] = probs[:, k]
         return out

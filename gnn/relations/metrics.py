@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import Any
 from dataclasses import dataclass
 
 NONE = "none"
@@ -51,15 +52,15 @@ def macro_prf(y_true: Sequence[Hashable], y_pred: Sequence[Hashable], weights: S
     labels = {t for t, x in zip(y_true, w, strict=True) if x > 0} | {p for p, x in zip(y_pred, w, strict=True) if x > 0}
     if not labels:
         return PRF(0.0, 0.0, 0.0)
-    tp: Counter[Hashable] = Counter()
-    gold: Counter[Hashable] = Counter()
-    pred: Counter[Hashable] = Counter()
+    tp: dict[Hashable, float] = {}
+    gold: dict[Hashable, float] = {}
+    pred: dict[Hashable, float] = {}
     for t, p, x in zip(y_true, y_pred, w, strict=True):
-        gold[t] += x
-        pred[p] += x
+        gold[t] = gold.get(t, 0.0) + x
+        pred[p] = pred.get(p, 0.0) + x
         if t == p:
-            tp[t] += x
-    scores = [_prf(tp[lab], pred[lab], gold[lab]) for lab in labels]
+            tp[t] = tp.get(t, 0.0) + x
+    scores = [_prf(tp.get(lab, 0.0), pred.get(lab, 0.0), gold.get(lab, 0.0)) for lab in labels]
     n = len(scores)
     return PRF(sum(s.p for s in scores) / n, sum(s.r for s in scores) / n, sum(s.f1 for s in scores) / n)
 
@@ -168,8 +169,8 @@ def triple_scores(
 
 
 def relation_macro(
-    rows: Iterable[tuple[Mapping[Hashable, str], Mapping[Hashable, str]]], labels: Sequence[str]
-) -> dict[str, float | dict[str, float]]:
+    rows: Iterable[tuple[Mapping[Any, str], Mapping[Any, str]]], labels: Sequence[str]
+) -> dict[str, Any]:
     """Per-label P/R/F1 pooled over documents and their macro average (``none`` not a label).
 
     Args:

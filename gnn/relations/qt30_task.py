@@ -20,6 +20,8 @@ from gnn.relations.argmap import ArgMap
 from gnn.relations.metrics import dialam_scores
 from gnn.relations.qt30 import LABELS, MapTensors
 
+Item = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
 OBJECTIVES = ("general", "focused")
 
 
@@ -36,7 +38,7 @@ def split_maps(names: Sequence[str], seed: int = 13, test_share: float = 0.15) -
     return out
 
 
-def item(t: MapTensors, emb: np.ndarray) -> tuple[np.ndarray, ...]:
+def item(t: MapTensors, emb: np.ndarray) -> Item:
     """The model input tuple of a map."""
     return (emb, t.prop_feats, t.loc_feats, t.edges, t.pairs, t.pair_feats, t.labels)
 

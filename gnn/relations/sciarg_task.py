@@ -22,7 +22,7 @@ import numpy as np
 from gnn.relations.argmap import words
 from gnn.relations.baseline import PairTfidfLR
 from gnn.relations.metrics import relation_macro, triple_scores
-from gnn.relations.qt30_task import decode
+from gnn.relations.qt30_task import Item, decode
 from gnn.relations.text import Lsa, TextVectors
 from ontology.errors import ModelError
 from ontology.records import EdgeRecord, NodeRecord, PropositionRecord, RelationRecord
@@ -96,13 +96,13 @@ def papers_from_records(nodes: Sequence[NodeRecord], edges: Sequence[EdgeRecord]
         paper.comps.sort(key=lambda c: (c.start, c.end))
     index = {(d, c.local_id): k for d, p in papers.items() for k, c in enumerate(p.comps)}
     for rel in rels:
-        paper = papers.get(rel.discourse or "")
-        if paper is None or rel.scheme_label not in LABELS:
+        owner = papers.get(rel.discourse or "")
+        if owner is None or rel.scheme_label not in LABELS:
             continue
         for s in into.get(rel.id, []):
             for t in out.get(rel.id, []):
                 if s in comp_of and t in comp_of:
-                    paper.gold[(index[comp_of[s]], index[comp_of[t]])] = rel.scheme_label
+                    owner.gold[(index[comp_of[s]], index[comp_of[t]])] = rel.scheme_label
     return list(papers.values())
 
 
@@ -195,7 +195,7 @@ def paper_tensors(paper: Paper, window: int = 8) -> PaperTensors:
     )
 
 
-def _item(t: PaperTensors, emb: np.ndarray) -> tuple[np.ndarray, ...]:
+def _item(t: PaperTensors, emb: np.ndarray) -> Item:
     return (emb, t.prop_feats, np.zeros((0, 0), np.float32), t.edges, t.pairs, t.pair_feats, t.labels)
 
 
