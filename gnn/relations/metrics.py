@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from typing import Any
 from dataclasses import dataclass
+from typing import Any
 
 NONE = "none"
 
