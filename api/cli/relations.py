@@ -1,0 +1,136 @@
+"""``argweb train|evaluate relations`` and ``argweb predict aif|sciarg``: the argument relation models."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from api.cli_common import REPORTER, console, group, settings
+
+
+def register(app: typer.Typer) -> None:
+    """Add the relation commands to the ``train``, ``evaluate`` and ``predict`` groups."""
+    group(app, "train", "Train the models.").command("relations")(train_relations)
+    group(app, "evaluate", "Evaluate trained models.").command("relations")(evaluate_relations)
+    predict = group(app, "predict", "Predict relations and write them in the corpus' own format.")
+    predict.command("aif")(predict_aif)
+    predict.command("sciarg")(predict_sciarg)
+
+
+def train_relations(
+    data: Annotated[
+        list[Path] | None,
+        typer.Option("--data", help="AIF maps, Sci-Arg .ann or M-Arg .csv files/folders (repeatable)."),
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Model directory (default: the settings' models dir).")
+    ] = None,
+    profile: Annotated[
+        str, typer.Option("--profile", help="quick (LSA text vectors) or full (MiniLM encoder).")
+    ] = "quick",
+    seed: Annotated[int, typer.Option("--seed", help="Seed of everything random.")] = 0,
+) -> None:
+    """Train the relation classifier (a sub-model per corpus family found in --data) and write its model card."""
+    from api.services.corpora import corpora_root
+    from api.services.relations import train
+
+    s = settings()
+    root = corpora_root(s)
+    paths = data or [root / "dialam-2024" / "my_train", root / "sciarg", root / "m-arg"]
+    card = train(s, [p for p in paths if p.exists()] or paths, out, profile=profile, seed=seed, reporter=REPORTER)
+    console.print(f"relations model written: {out or s.models_dir / 'relations'} ({card.training_seconds} s)")
+    typer.echo(json.dumps(card.metrics, indent=2, sort_keys=True))
+
+
+def _print_eval(result: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"relations model {result['model']} (v{result['version']})")
+    for col in ("corpus", "model", "measure", "F1", "P", "R"):
+        table.add_column(col)
+    if "qt30" in result:
+        q = result["qt30"]
+        for name in ("tuned_general", "tuned_focused"):
+            for kind in ("general", "focused"):
+                v = q[name]["official_style"][kind]
+                table.add_row("QT30", f"GNN ({name})", kind, f"{v['f1']:.4f}", f"{v['p']:.4f}", f"{v['r']:.4f}")
+            table.add_row(
+                "QT30", f"GNN ({name})", "macro-F1 RA/CA/MA", f"{q[name]['relations']['macro_f1']:.4f}", "", ""
+            )
+        base = q["baseline_tfidf_lr"]
+        if isinstance(base, dict):
+            for name in ("tuned_general", "tuned_focused"):
+                for kind in ("general", "focused"):
+                    v = base[name]["official_style"][kind]
+                    table.add_row(
+                        "QT30", f"TF-IDF+LR ({name})", kind, f"{v['f1']:.4f}", f"{v['p']:.4f}", f"{v['r']:.4f}"
+                    )
+                table.add_row(
+                    "QT30",
+                    f"TF-IDF+LR ({name})",
+                    "macro-F1 RA/CA/MA",
+                    f"{base[name]['relations']['macro_f1']:.4f}",
+                    "",
+                    "",
+                )
+    if "sciarg" in result:
+        r = result["sciarg"]["R"]["micro"]
+        table.add_row("Sci-Arg", "GNN", "R (micro)", f"{r['f1']:.4f}", f"{r['p']:.4f}", f"{r['r']:.4f}")
+        base = result["sciarg"]["baseline_tfidf_lr"]
+        if isinstance(base, dict):
+            b = base["R"]["micro"]
+            table.add_row("Sci-Arg", "TF-IDF+LR", "R (micro)", f"{b['f1']:.4f}", f"{b['p']:.4f}", f"{b['r']:.4f}")
+            table.add_row("Sci-Arg", "TF-IDF+LR", "macro-F1", f"{base['relations']['macro_f1']:.4f}", "", "")
+    if "marg" in result:
+        cv = result["marg"]["cross_validation"]
+        for name in ("text", "text+audio", "baseline_tfidf_lr"):
+            if name in cv:
+                m = cv[name]["macro_f1"]
+                table.add_row("M-Arg", name, "macro-F1 (CV)", f"{m['mean']:.4f} ± {m['std']:.4f}", "", "")
+    Console().print(table)
+
+
+def evaluate_relations(
+    model: Annotated[Path, typer.Option("--model", help="Model directory.")],
+    data: Annotated[list[Path], typer.Option("--data", help="Gold data files/folders (repeatable).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Score a relations model (with a TF-IDF + LR baseline trained in the same run)."""
+    from api.services.relations import evaluate
+
+    result = evaluate(settings(), model, data, reporter=REPORTER)
+    if as_json:
+        typer.echo(json.dumps(result, indent=2, sort_keys=True))
+    else:
+        _print_eval(result)
+
+
+def predict_aif(
+    in_dir: Annotated[Path, typer.Option("--in", help="Folder of AIF maps (any YA/RA/CA/MA are dropped first).")],
+    out_dir: Annotated[Path, typer.Option("--out", help="Output folder (same file names).")],
+    model: Annotated[Path | None, typer.Option("--model", help="Model directory (default: the default model).")] = None,
+    objective: Annotated[
+        str, typer.Option("--objective", help="Decision biases tuned for the 'general' or the 'focused' score.")
+    ] = "general",
+) -> None:
+    """Predict RA/CA/MA relations between the I-nodes of every map (DialAM-2024 task A)."""
+    from api.services.relations import predict_aif as run
+
+    result = run(settings(), in_dir, out_dir, model, objective=objective, reporter=REPORTER)
+    console.print(f"{result['maps']} map(s) written to {result['out']}: {result['relations']}")
+
+
+def predict_sciarg(
+    in_dir: Annotated[Path, typer.Option("--in", help="Folder of brat .ann + .txt papers.")],
+    out_dir: Annotated[Path, typer.Option("--out", help="Output folder.")],
+    model: Annotated[Path | None, typer.Option("--model", help="Model directory (default: the default model).")] = None,
+) -> None:
+    """Predict Sci-Arg relations between the gold components of every paper."""
+    from api.services.relations import predict_sciarg as run
+
+    result = run(settings(), in_dir, out_dir, model, reporter=REPORTER)
+    console.print(f"{result['papers']} paper(s) written to {result['out']}: {result['relations']} relation(s)")

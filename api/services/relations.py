@@ -1,0 +1,247 @@
+"""Argument relation models as services: train, evaluate, and predict in the corpora's own formats.
+
+Data paths are recognised by format: AIF JSON maps (``*.json`` with ``nodes``/``edges``) are QT30 /
+DialAM-2024, brat ``*.ann`` files Sci-Arg papers, ``*.csv`` files M-Arg. The files are read with the
+graphstore loaders and handed to :mod:`gnn.relations` as records; nothing here touches Neo4j.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from api.services.reporting import SILENT, Reporter
+from api.settings import Settings
+from graphstore.loaders.aif import load_aif
+from graphstore.loaders.aif_write import AifRelation, add_relations, read_map, strip_relations, write_json_atomic
+from graphstore.loaders.brat_write import BratRelation, write_paper
+from graphstore.loaders.common import expand
+from graphstore.loaders.marg import load_marg
+from graphstore.loaders.sciarg import load_sciarg
+from ontology.errors import ApiError, LoaderError, ModelError
+from ontology.records import PropositionRecord
+
+PACKAGED_MODEL = Path(__file__).resolve().parents[2] / "gnn" / "relations" / "default_model"
+
+
+@dataclass
+class Sources:
+    """Input files by family."""
+
+    aif: list[Path] = field(default_factory=list)
+    brat: list[Path] = field(default_factory=list)
+    marg: list[Path] = field(default_factory=list)
+
+
+def classify(paths: list[Path]) -> Sources:
+    """Sort the given files and directories (searched recursively) into AIF, brat and M-Arg files.
+
+    Raises:
+        LoaderError: A path does not exist, or nothing usable was found.
+    """
+    out = Sources()
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files += sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in (".json", ".ann", ".csv"))
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise LoaderError(f"{path}: no such file or directory")
+    for f in files:
+        if f.suffix == ".json":
+            out.aif.append(f)
+        elif f.suffix == ".ann":
+            out.brat.append(f)
+        elif f.suffix == ".csv":
+            out.marg.append(f)
+        elif f.suffix != ".txt":
+            raise LoaderError(f"{f}: not a relation data file (AIF .json, brat .ann or M-Arg .csv)")
+    if not (out.aif or out.brat or out.marg):
+        raise LoaderError(f"no AIF .json, brat .ann or M-Arg .csv files in {', '.join(map(str, paths))}")
+    return out
+
+
+def load_data(paths: list[Path], reporter: Reporter = SILENT) -> Any:
+    """Read the relation data under ``paths`` into :class:`gnn.relations.pipeline.RelationData`."""
+    from gnn.relations.argmap import maps_from_records
+    from gnn.relations.marg_task import pairs_from_records
+    from gnn.relations.pipeline import RelationData
+    from gnn.relations.sciarg_task import papers_from_records
+
+    src = classify(paths)
+    data = RelationData()
+    if src.aif:
+        reporter.log(f"reading {len(src.aif)} AIF map(s)")
+        bundle = load_aif(src.aif)
+        data.qt30 = maps_from_records(bundle.nodes, bundle.edges)
+    if src.brat:
+        reporter.log(f"reading {len(src.brat)} Sci-Arg paper(s)")
+        bundle = load_sciarg(src.brat)
+        data.sciarg = papers_from_records(bundle.nodes, bundle.edges)
+    if src.marg:
+        reporter.log(f"reading {len(src.marg)} M-Arg file(s)")
+        bundle = load_marg(src.marg)
+        data.marg = pairs_from_records(bundle.nodes, bundle.edges)
+        data.marg_sentences = [n.text for n in bundle.nodes if isinstance(n, PropositionRecord) and n.text]
+    return data
+
+
+def default_model_dir(settings: Settings) -> Path:
+    """The model trained into the settings' model directory, else the one shipped in the package.
+
+    Raises:
+        ModelError: Neither exists.
+    """
+    for candidate in (settings.models_dir / "relations", PACKAGED_MODEL):
+        if (candidate / "model_card.json").is_file():
+            return candidate
+    raise ModelError(
+        f"no relations model in {settings.models_dir / 'relations'} or {PACKAGED_MODEL}; run argweb train relations"
+    )
+
+
+def _given_model(model: Path) -> Path:
+    """A model directory named by the caller; a wrong path is the caller's mistake (exit 2 / 4xx)."""
+    if not (model / "model_card.json").is_file():
+        raise ApiError(f"{model}: not a model directory (model_card.json is missing)")
+    return model
+
+
+def _encoder(settings: Settings, device: str | None) -> Any:
+    from gnn.encoder import TextEncoder
+
+    return TextEncoder(cache_dir=settings.embeddings_dir, device=device)
+
+
+def _device(settings: Settings) -> str:
+    from gnn.device import pick_device
+
+    return pick_device()
+
+
+def train(
+    settings: Settings,
+    paths: list[Path],
+    out: Path | None = None,
+    *,
+    profile: str = "quick",
+    seed: int = 0,
+    reporter: Reporter = SILENT,
+    progress: bool = True,
+) -> Any:
+    """Train relation models on ``paths`` into ``out`` (default: the settings' model directory)."""
+    from gnn.relations.pipeline import train_relations
+
+    data = load_data(paths, reporter)
+    device = _device(settings)
+    encoder = _encoder(settings, device) if profile == "full" else None
+    target = out or settings.models_dir / "relations"
+    return train_relations(
+        data, target, profile=profile, seed=seed, device=device, encoder=encoder, progress=progress, log=reporter.log
+    )
+
+
+def _model_uses_encoder(model_dir: Path) -> bool:
+    from gnn.modelcard import read_card
+
+    card = read_card(model_dir, "relations")
+    return any(isinstance(v, dict) and v.get("text") == "encoder" for v in card.hyperparameters.values())
+
+
+def evaluate(settings: Settings, model: Path, paths: list[Path], *, reporter: Reporter = SILENT) -> dict[str, Any]:
+    """Scores of ``model`` on ``paths`` with the TF-IDF + LR baseline of the same run."""
+    from gnn.relations.pipeline import evaluate_relations
+
+    _given_model(model)
+    data = load_data(paths, reporter)
+    device = _device(settings)
+    encoder = _encoder(settings, device) if _model_uses_encoder(model) else None
+    return evaluate_relations(model, data, device=device, encoder=encoder)
+
+
+def predict_aif(
+    settings: Settings,
+    in_dir: Path,
+    out_dir: Path,
+    model: Path | None = None,
+    *,
+    objective: str = "general",
+    reporter: Reporter = SILENT,
+) -> dict[str, Any]:
+    """Predict RA/CA/MA for every AIF map of ``in_dir`` into ``out_dir`` (same file names).
+
+    Each map is first reduced to the DialAM test-input form (YA/RA/CA/MA dropped); every kept node,
+    edge and locution is written back unchanged, followed by the predicted S-nodes and edges. All
+    maps are read and predicted before the first file is written.
+
+    Raises:
+        LoaderError: A malformed map (named). ApiError: ``in_dir`` equals ``out_dir``.
+    """
+    from gnn.relations.argmap import maps_from_records
+    from gnn.relations.qt30_run import load_qt30
+
+    if in_dir.resolve() == out_dir.resolve():
+        raise ApiError("--out must differ from --in (the input maps are kept)")
+    files = expand([in_dir], "*.json")
+    model_dir = _given_model(model) if model else default_model_dir(settings)
+    device = _device(settings)
+    encoder = _encoder(settings, device) if _model_uses_encoder(model_dir) else None
+    qt = load_qt30(model_dir, device=device, encoder=encoder)
+    stripped = [(f, strip_relations(read_map(f))) for f in files]
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp_paths = []
+        for k, (f, data) in enumerate(stripped):
+            p = Path(tmp) / f"{k:06d}_{f.stem}.json"
+            p.write_text(json.dumps(data), encoding="utf-8")
+            tmp_paths.append(p)
+        bundle = load_aif(tmp_paths)
+    by_stem = {m.name: m for m in maps_from_records(bundle.nodes, bundle.edges)}
+    maps = [by_stem[p.stem] for p in tmp_paths]
+    reporter.log(f"predicting relations for {len(maps)} map(s) with {model_dir} ({objective})")
+    predicted = qt.predict(maps, objective, progress=True)
+    outputs = []
+    for (f, data), rels in zip(stripped, predicted, strict=True):
+        aif_rels = [AifRelation(s, t, lab, score) for s, t, lab, score in rels]
+        outputs.append((f, add_relations(data, aif_rels, str(f))))
+    for f, data in outputs:
+        write_json_atomic(out_dir / f.relative_to(in_dir), data)
+    counts = {"RA": 0, "CA": 0, "MA": 0}
+    for rels in predicted:
+        for _, _, lab, _ in rels:
+            counts[lab] += 1
+    return {"maps": len(outputs), "relations": counts, "out": str(out_dir), "model": str(model_dir)}
+
+
+def predict_sciarg(
+    settings: Settings, in_dir: Path, out_dir: Path, model: Path | None = None, *, reporter: Reporter = SILENT
+) -> dict[str, Any]:
+    """Predict relations for every brat paper of ``in_dir``: same ``T`` lines, predicted ``R`` lines, ``.txt`` copied.
+
+    Raises:
+        LoaderError: A malformed paper (named). ApiError: ``in_dir`` equals ``out_dir``.
+    """
+    from gnn.relations.sciarg_task import load_sciarg as load_model
+    from gnn.relations.sciarg_task import papers_from_records
+
+    if in_dir.resolve() == out_dir.resolve():
+        raise ApiError("--out must differ from --in (the input papers are kept)")
+    anns = expand([in_dir], "*.ann")
+    model_dir = _given_model(model) if model else default_model_dir(settings)
+    device = _device(settings)
+    encoder = _encoder(settings, device) if _model_uses_encoder(model_dir) else None
+    sm = load_model(model_dir, device=device, encoder=encoder)
+    bundle = load_sciarg(anns)
+    papers = {p.name: p for p in papers_from_records(bundle.nodes, bundle.edges)}
+    ordered = [papers[a.stem] for a in anns if a.stem in papers]
+    reporter.log(f"predicting relations for {len(ordered)} paper(s) with {model_dir}")
+    predicted = dict(zip([p.name for p in ordered], sm.predict(ordered), strict=True))
+    total = 0
+    for ann in anns:
+        rels = [BratRelation(lab, a, b, s) for a, b, lab, s in predicted.get(ann.stem, [])]
+        total += len(rels)
+        write_paper(ann, out_dir / ann.parent.relative_to(in_dir), rels)
+    return {"papers": len(anns), "relations": total, "out": str(out_dir), "model": str(model_dir)}

@@ -1,0 +1,103 @@
+"""Benchmark rows of the argument relation models: training time and inference throughput.
+
+:func:`relation_rows` is what ``bench/models.py`` calls (one row per corpus family): the training
+time comes from the model card (the ``train`` run that produced the model), the inference rate is
+measured here on the given data (QT30 maps: I-node pairs scored per second, end to end from records
+to decoded relations; Sci-Arg papers: component pairs per second).
+
+Usage: ``python bench/models_relations.py [--model DIR] [--data PATH ...] [--limit N] [--json OUT]``
+(default data: ``../shared/corpora/dialam-2024/my_train`` and ``../shared/corpora/sciarg``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def relation_rows(model_dir: Path, data_paths: list[Path], limit: int = 200) -> list[dict[str, Any]]:
+    """One row per family present in both the model and the data.
+
+    Args:
+        model_dir: A relations model directory.
+        data_paths: Data files or folders (recognised by format).
+        limit: At most this many maps / papers are timed.
+    """
+    from api.services.relations import load_data
+    from gnn.modelcard import read_card
+    from gnn.relations.qt30 import map_tensors
+    from gnn.relations.qt30_run import load_qt30
+    from gnn.relations.sciarg_task import load_sciarg, paper_tensors
+
+    card = read_card(model_dir, "relations")
+    data = load_data(data_paths)
+    rows: list[dict[str, Any]] = []
+    if data.qt30 and (model_dir / "qt30.pt").is_file():
+        maps = data.qt30[:limit]
+        model = load_qt30(model_dir)
+        start = time.perf_counter()
+        model.predict(maps)
+        seconds = time.perf_counter() - start
+        pairs = sum(len(map_tensors(m, model.window).pairs) for m in maps)
+        section = card.data.get("qt30", {})
+        rows.append(
+            {
+                "task": "relations/qt30",
+                "train_items": section.get("train_maps"),
+                "training_s": card.hyperparameters.get("qt30", {}).get("train_seconds") or card.training_seconds,
+                "inference_items": pairs,
+                "inference_unit": "I-node pairs",
+                "inference_s": round(seconds, 2),
+                "items_per_s": round(pairs / seconds, 1),
+            }
+        )
+    if data.sciarg and (model_dir / "sciarg.pt").is_file():
+        papers = data.sciarg[:limit]
+        smodel = load_sciarg(model_dir)
+        start = time.perf_counter()
+        smodel.predict(papers)
+        seconds = time.perf_counter() - start
+        pairs = sum(len(paper_tensors(p, smodel.window).pairs) for p in papers)
+        rows.append(
+            {
+                "task": "relations/sciarg",
+                "training_s": card.training_seconds,
+                "inference_items": pairs,
+                "inference_unit": "component pairs",
+                "inference_s": round(seconds, 2),
+                "items_per_s": round(pairs / seconds, 1),
+            }
+        )
+    return rows
+
+
+def main() -> None:
+    """Print the rows as a table (and JSON with ``--json``)."""
+    from api.services.relations import PACKAGED_MODEL
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", type=Path, default=PACKAGED_MODEL)
+    parser.add_argument("--data", type=Path, action="append")
+    parser.add_argument("--limit", type=int, default=200)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    shared = Path("../shared/corpora")
+    data = args.data or [shared / "dialam-2024" / "my_train", shared / "sciarg"]
+    rows = relation_rows(args.model, data, args.limit)
+    for row in rows:
+        print(
+            f"{row['task']:18} training {row['training_s']} s   inference {row['inference_items']} "
+            f"{row['inference_unit']} in {row['inference_s']} s = {row['items_per_s']} items/s"
+        )
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

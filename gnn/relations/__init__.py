@@ -1,0 +1,1 @@
+"""Argument relation classifiers: support / attack / rephrase / none (QT30, Sci-Arg, M-Arg)."""

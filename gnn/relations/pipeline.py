@@ -1,0 +1,218 @@
+"""One relations model directory for all corpus families: train, evaluate, load.
+
+``argweb train relations`` gets whatever data it is given (QT30 maps, Sci-Arg papers, M-Arg
+pairs; the service recognises the format and hands over loader records) and writes one model
+directory with a sub-model per family present (``qt30.pt``, ``sciarg.pt``) and one model card
+whose sections are keyed by family. M-Arg has 102 gold pairs only: it is reported by
+cross-validation, not stored as a model.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gnn.modelcard import ModelCard, git_commit, read_card, write_card
+from gnn.relations.argmap import ArgMap
+from gnn.relations.marg_task import Pair, cross_validate
+from gnn.relations.sciarg_task import Paper
+from gnn.relations.text import Lsa, TextVectors
+from ontology.errors import ModelError
+
+TASK = "relations"
+MODEL = "relation-gnn"
+VERSION = "0.1.0"
+
+
+@dataclass
+class RelationData:
+    """Inputs of the relation models, by corpus family (empty lists: family absent)."""
+
+    qt30: list[ArgMap] = field(default_factory=list)
+    sciarg: list[Paper] = field(default_factory=list)
+    marg: list[Pair] = field(default_factory=list)
+    marg_sentences: list[str] = field(default_factory=list)
+    marg_audio: dict[str, np.ndarray] | None = None
+
+    def families(self) -> list[str]:
+        """Families with data."""
+        return [f for f in ("qt30", "sciarg", "marg") if getattr(self, f)]
+
+
+def _threads(n: int | None) -> None:
+    if n:
+        import torch
+
+        # On a shared CPU one thread per process avoids the spin-wait collapse of two-thread ops.
+        torch.set_num_threads(n)
+
+
+def _marg(data: RelationData, encoder: TextVectors | None, seed: int) -> dict[str, Any]:
+    text: TextVectors
+    if encoder is not None:
+        text = encoder
+    else:
+        text = Lsa.fit(data.marg_sentences or [s for p in data.marg for s in (p.source, p.target)], seed=seed)
+    out = cross_validate(data.marg, text, data.marg_audio, seed=seed)
+    out["text_model"] = getattr(text, "name", "encoder")
+    return out
+
+
+def train_relations(
+    data: RelationData,
+    out_dir: Path,
+    *,
+    profile: str = "quick",
+    seed: int = 0,
+    device: str = "cpu",
+    encoder: TextVectors | None = None,
+    threads: int | None = 1,
+    epochs: int | None = None,
+    progress: bool = False,
+    log: Callable[[str], None] = lambda _msg: None,
+) -> ModelCard:
+    """Train a sub-model per family present in ``data`` into ``out_dir`` and write its model card.
+
+    Args:
+        data: Records converted by family.
+        out_dir: Model directory (created).
+        profile: ``quick`` (LSA text vectors) or ``full`` (the text encoder).
+        seed: Seed of everything random.
+        device: Torch device.
+        encoder: Text encoder for the full profile.
+        threads: Torch CPU threads (``None``: leave torch's default).
+        epochs: Overrides the profile's epochs (tests, benchmarks).
+        progress: Progress bars.
+        log: Receives progress lines.
+
+    Raises:
+        ModelError: No data of any family.
+    """
+    from gnn.device import seed_everything
+    from gnn.relations.qt30_run import train_qt30
+    from gnn.relations.sciarg_task import train_sciarg
+
+    if not data.families():
+        raise ModelError("no relation data given (QT30/DialAM AIF maps, Sci-Arg brat papers or M-Arg pair files)")
+    if profile not in ("quick", "full"):
+        raise ModelError(f"unknown profile {profile!r}; use quick or full")
+    _threads(threads)
+    seed_everything(seed)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    use_encoder = encoder if profile == "full" else None
+    sections: dict[str, Any] = {}
+    if data.qt30:
+        log(f"QT30: {len(data.qt30)} maps")
+        sections["qt30"] = train_qt30(
+            data.qt30,
+            out_dir,
+            profile=profile,
+            seed=seed,
+            device=device,
+            encoder=use_encoder,
+            epochs=epochs,
+            progress=progress,
+            log=log,
+        )
+    if data.sciarg:
+        log(f"Sci-Arg: {len(data.sciarg)} papers")
+        sections["sciarg"] = train_sciarg(
+            data.sciarg,
+            out_dir,
+            profile=profile,
+            seed=seed,
+            device=device,
+            encoder=use_encoder,
+            epochs=epochs,
+            progress=progress,
+            log=log,
+        )
+    if data.marg:
+        log(f"M-Arg: {len(data.marg)} pairs (cross-validation)")
+        sections["marg"] = {"metrics": {"cross_validation": _marg(data, use_encoder, seed)}}
+    weights = [f for s in sections.values() for f in s.get("files", [])]
+    card = ModelCard(
+        task=TASK,
+        model=MODEL,
+        version=VERSION,
+        weights=weights,
+        encoder=getattr(use_encoder, "name", None)
+        if use_encoder is not None
+        else "lsa (TF-IDF + SVD, in the model dir)",
+        data={k: v.get("data", {}) for k, v in sections.items()},
+        hyperparameters={
+            "profile": profile,
+            "seed": seed,
+            **{k: v.get("hyperparameters", {}) for k, v in sections.items()},
+        },
+        metrics={k: v.get("metrics", {}) for k, v in sections.items()},
+        training_seconds=round(time.perf_counter() - start, 1),
+        git_commit=git_commit(),
+        notes=(
+            "Relational GNN (block-sparse R-GCN over the argument map) + transformer layer over the propositions "
+            "+ pairwise head on text vectors and structural pair features; per-label log-biases tuned on dev. "
+            "QT30: two bias sets, 'general' (default) and 'focused'. Per-family timings: "
+            + ", ".join(
+                f"{k} {v.get('seconds')} s (training loop {v.get('train_seconds')} s)"
+                for k, v in sections.items()
+                if "seconds" in v
+            )
+        ),
+    )
+    write_card(out_dir, card)
+    return card
+
+
+def evaluate_relations(
+    model_dir: Path,
+    data: RelationData,
+    *,
+    device: str = "cpu",
+    encoder: TextVectors | None = None,
+    objective: str = "general",
+    threads: int | None = 1,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Score the model on ``data`` next to a TF-IDF + LR baseline trained in the same run.
+
+    QT30 maps of the model's held-out split (Sci-Arg papers A25-A32) are the evaluation set when
+    any are present, otherwise all given maps/papers; the baseline is trained on the other given
+    ones (when there are none it is left out and said so).
+    """
+    from gnn.relations import qt30_run, sciarg_task
+    from gnn.relations.qt30_task import split_maps
+
+    _threads(threads)
+    card = read_card(model_dir, TASK)
+    out: dict[str, Any] = {"model": str(model_dir), "version": card.version}
+    if data.qt30:
+        split = split_maps([m.name for m in data.qt30], qt30_run.SPLIT_SEED)
+        test = [m for m in data.qt30 if split[m.name] == "test"] or list(data.qt30)
+        rest = [m for m in data.qt30 if m not in test]
+        model = qt30_run.load_qt30(model_dir, device=device, encoder=encoder)
+        section: dict[str, Any] = {"maps": len(test)}
+        for obj in ("general", "focused"):
+            section[f"tuned_{obj}"] = qt30_run.score_maps(test, model.predict(test, obj))
+        section["baseline_tfidf_lr"] = (
+            qt30_run.baseline_on(rest, test, seed) if rest else "no training maps given besides the evaluated ones"
+        )
+        out["qt30"] = section
+    if data.sciarg:
+        test_p = [p for p in data.sciarg if p.name in sciarg_task.HELDOUT] or list(data.sciarg)
+        rest_p = [p for p in data.sciarg if p not in test_p]
+        smodel = sciarg_task.load_sciarg(model_dir, device=device, encoder=encoder)
+        out["sciarg"] = {"papers": len(test_p), **sciarg_task.score_papers(test_p, smodel.predict(test_p))}
+        out["sciarg"]["baseline_tfidf_lr"] = (
+            sciarg_task.baseline_on(rest_p, test_p, seed)
+            if rest_p
+            else "no training papers given besides the evaluated ones"
+        )
+    if data.marg:
+        out["marg"] = {"cross_validation": _marg(data, encoder, seed)}
+    return out

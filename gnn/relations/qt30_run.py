@@ -1,0 +1,310 @@
+"""Train, store, load and apply the QT30 / DialAM-2024 task-A relation model."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gnn.relations.argmap import ArgMap, anchor_accuracy
+from gnn.relations.baseline import PairTfidfLR
+from gnn.relations.metrics import dialam_scores, relation_macro
+from gnn.relations.qt30 import (
+    EDGE_TYPES,
+    LABELS,
+    N_LOC_FEATURES,
+    N_PAIR_FEATURES,
+    N_PROP_FEATURES,
+    MapTensors,
+    candidate_recall,
+    map_tensors,
+)
+from gnn.relations.qt30_task import (
+    OBJECTIVES,
+    decode,
+    dev_scorer,
+    evaluate_maps,
+    item,
+    split_maps,
+    summary,
+    tune_bias,
+)
+from gnn.relations.text import Lsa, TextVectors
+from ontology.errors import ModelError
+
+WEIGHTS = "qt30.pt"
+LSA_FILE = "qt30_lsa.npz"
+SPLIT_SEED = 13
+PROFILES: dict[str, dict[str, Any]] = {
+    "quick": {"epochs": 6, "text": "lsa", "window": 8, "lr": 3e-3},
+    "full": {"epochs": 14, "text": "encoder", "window": 8, "lr": 2e-3},
+}
+
+
+def _progress(items: Sequence[Any], on: bool, desc: str) -> Any:
+    if not on:
+        return items
+    from tqdm.auto import tqdm
+
+    return tqdm(items, desc=desc, unit="map")
+
+
+def tensors_of(maps: Sequence[ArgMap], window: int, progress: bool = False) -> list[MapTensors]:
+    """Features and graphs of ``maps``."""
+    return [map_tensors(m, window) for m in _progress(maps, progress, "QT30 features")]
+
+
+def _embed(tensors: Sequence[MapTensors], text: TextVectors, progress: bool) -> list[np.ndarray]:
+    texts = [s for t in tensors for s in t.prop_texts]
+    vecs = text.encode(texts, progress=progress) if texts else np.zeros((0, text.dim), np.float32)
+    out, off = [], 0
+    for t in tensors:
+        out.append(vecs[off : off + t.n_props])
+        off += t.n_props
+    return out
+
+
+def _baseline(
+    train: Sequence[MapTensors], dev: Sequence[MapTensors], test: Sequence[MapTensors], seed: int
+) -> dict[str, Any]:
+    def texts(ts: Sequence[MapTensors]) -> tuple[list[str], list[str], list[int]]:
+        src, tgt, lab = [], [], []
+        for t in ts:
+            for (i, j), y in zip(t.pairs.tolist(), t.labels.tolist(), strict=True):
+                src.append(t.prop_texts[i])
+                tgt.append(t.prop_texts[j])
+                lab.append(y)
+        return src, tgt, lab
+
+    def probs(model: PairTfidfLR, ts: Sequence[MapTensors]) -> list[np.ndarray]:
+        src, tgt, _ = texts(ts)
+        flat = model.predict_proba(src, tgt, len(LABELS))
+        out, off = [], 0
+        for t in ts:
+            out.append(flat[off : off + len(t.pairs)])
+            off += len(t.pairs)
+        return out
+
+    start = time.perf_counter()
+    model = PairTfidfLR(seed=seed).fit(*texts(train))
+    dev_p, test_p = probs(model, dev), probs(model, test)
+    out: dict[str, Any] = {"seconds": round(time.perf_counter() - start, 1)}
+    for objective in OBJECTIVES:
+        bias, _ = tune_bias(dev, dev_p, objective)
+        out[f"tuned_{objective}"] = _report(test, test_p, bias)
+    return out
+
+
+def _report(test: Sequence[MapTensors], probs: Sequence[np.ndarray], bias: Sequence[float]) -> dict[str, Any]:
+    rows = []
+    for t, p in zip(test, probs, strict=True):
+        rows.append((t.gold, {k: v[0] for k, v in decode(t.pairs, p, bias).items()}))
+    return {
+        "official_style": evaluate_maps(test, probs, bias),
+        "relations": relation_macro(rows, LABELS[1:]),
+    }
+
+
+def train_qt30(
+    maps: Sequence[ArgMap],
+    out_dir: Path,
+    *,
+    profile: str = "quick",
+    seed: int = 0,
+    device: str = "cpu",
+    encoder: TextVectors | None = None,
+    epochs: int | None = None,
+    progress: bool = False,
+    log: Callable[[str], None] = lambda _msg: None,
+) -> dict[str, Any]:
+    """Train on the train maps of the fixed split, tune on dev, report on the held-out maps.
+
+    The split is by map, from ``sha1(13:<map name>)`` (see :func:`split_maps`): 15% held out,
+    10% of the rest for development; it does not depend on ``seed``.
+
+    Args:
+        maps: Annotated maps (``my_train``).
+        out_dir: Model directory (``qt30.pt`` and, for LSA text vectors, ``qt30_lsa.npz``).
+        profile: ``quick`` (LSA text vectors, 6 epochs) or ``full`` (encoder, 14 epochs).
+        seed: Training seed.
+        device: Torch device.
+        encoder: Text encoder for the ``full`` profile.
+        epochs: Overrides the profile's number of epochs.
+        progress: Progress bars.
+        log: Receives progress lines.
+
+    Returns:
+        The model card section: data, hyper-parameters, metrics, seconds, weight files.
+    """
+    import torch
+
+    from gnn.relations.model import RelationGNN
+    from gnn.relations.train import fit, predict_probs
+
+    hp = dict(PROFILES[profile])
+    if epochs is not None:
+        hp["epochs"] = epochs
+    start = time.perf_counter()
+    split = split_maps([m.name for m in maps], SPLIT_SEED)
+    tensors = tensors_of(maps, hp["window"], progress)
+    parts = {s: [t for t in tensors if split[t.name] == s] for s in ("train", "dev", "test")}
+    if not parts["train"]:
+        raise ModelError(f"QT30: {len(maps)} map(s) are too few: none falls into the training split")
+    if not parts["dev"]:
+        # Tiny inputs: select and tune on the last training map rather than fail.
+        parts["dev"] = parts["train"][-1:]
+    files = [WEIGHTS]
+    if hp["text"] == "lsa" or encoder is None:
+        hp["text"] = "lsa"
+        text: TextVectors = Lsa.fit([s for t in parts["train"] + parts["dev"] for s in t.prop_texts], seed=seed)
+        text.save(out_dir / LSA_FILE)  # type: ignore[attr-defined]
+        files.append(LSA_FILE)
+        hp["text_model"] = text.name  # type: ignore[attr-defined]
+    else:
+        text = encoder
+        hp["text_model"] = getattr(encoder, "name", "encoder")
+    log(f"QT30: {len(parts['train'])} train / {len(parts['dev'])} dev / {len(parts['test'])} held-out maps")
+    embs = {s: _embed(parts[s], text, progress) for s in parts}
+    items = {s: [item(t, e) for t, e in zip(parts[s], embs[s], strict=True)] for s in parts}
+    torch.manual_seed(seed)
+    config = {
+        "emb_dim": text.dim,
+        "prim_dim": N_PROP_FEATURES,
+        "sec_dim": N_LOC_FEATURES,
+        "pair_dim": N_PAIR_FEATURES,
+        "n_edge_types": len(EDGE_TYPES),
+        "n_labels": len(LABELS),
+    }
+    model = RelationGNN(**config)
+    train_start = time.perf_counter()
+    history = fit(
+        model,
+        items["train"],
+        items["dev"],
+        dev_scorer(parts["dev"]),
+        epochs=hp["epochs"],
+        seed=seed,
+        device=device,
+        lr=hp["lr"],
+        progress=progress,
+        desc="QT30 relation GNN",
+    )
+    train_seconds = time.perf_counter() - train_start
+    dev_p = predict_probs(model, items["dev"], device)
+    bias = {obj: tune_bias(parts["dev"], dev_p, obj)[0] for obj in OBJECTIVES}
+    torch.save(
+        {"state": model.state_dict(), "config": config, "bias": bias, "hp": hp, "labels": list(LABELS)},
+        out_dir / WEIGHTS,
+    )
+    metrics: dict[str, Any] = {}
+    if parts["test"]:
+        infer = time.perf_counter()
+        test_p = predict_probs(model, items["test"], device)
+        n_pairs = sum(len(t.pairs) for t in parts["test"])
+        metrics["heldout"] = {obj: _report(parts["test"], test_p, bias[obj]) for obj in OBJECTIVES}
+        metrics["heldout"]["pairs_per_second"] = round(n_pairs / max(time.perf_counter() - infer, 1e-9), 1)
+        log("QT30: training the TF-IDF + LR baseline")
+        metrics["baseline_tfidf_lr"] = _baseline(parts["train"], parts["dev"], parts["test"], seed)
+    right, total = anchor_accuracy([m for m in maps if split[m.name] == "test"])
+    return {
+        "files": files,
+        "data": {
+            "maps": len(maps),
+            "split": "by map: sha1('13:'+name) < 0.15 -> held-out; of the rest 10% dev (bias tuning, model selection)",
+            "train_maps": len(parts["train"]),
+            "dev_maps": len(parts["dev"]),
+            "heldout_maps": sorted(t.name for t in parts["test"]),
+            "candidate_recall_heldout": round(candidate_recall(parts["test"]), 4) if parts["test"] else None,
+            "anchor_accuracy_heldout": round(right / total, 4) if total else None,
+        },
+        "hyperparameters": {**hp, **config, "seed": seed, "bias": summary(bias)},
+        "metrics": metrics,
+        "history": history["history"],
+        "seconds": round(time.perf_counter() - start, 1),
+        "train_seconds": round(train_seconds, 1),
+    }
+
+
+@dataclass
+class Qt30Model:
+    """A trained QT30 model loaded from a model directory."""
+
+    model: Any
+    bias: dict[str, list[float]]
+    text: TextVectors
+    window: int
+    device: str
+
+    def predict(
+        self, maps: Sequence[ArgMap], objective: str = "general", progress: bool = False
+    ) -> list[list[tuple[str, str, str, float]]]:
+        """Per map: (source I local id, target I local id, RA|CA|MA, probability)."""
+        from gnn.relations.train import predict_probs
+
+        if objective not in self.bias:
+            raise ModelError(f"unknown objective {objective!r}; the model has {sorted(self.bias)}")
+        tensors = tensors_of(maps, self.window, progress)
+        embs = _embed(tensors, self.text, progress)
+        probs = predict_probs(self.model, [item(t, e) for t, e in zip(tensors, embs, strict=True)], self.device)
+        out = []
+        for amap, t, p in zip(maps, tensors, probs, strict=True):
+            rels = decode(t.pairs, p, self.bias[objective])
+            out.append(
+                [(amap.props[i].local_id, amap.props[j].local_id, lab, s) for (i, j), (lab, s) in sorted(rels.items())]
+            )
+        return out
+
+
+def load_qt30(model_dir: Path, *, device: str = "cpu", encoder: TextVectors | None = None) -> Qt30Model:
+    """Load ``qt30.pt`` (and its LSA file) from ``model_dir``.
+
+    Raises:
+        ModelError: Missing or unreadable weights, or an encoder-based model without ``encoder``.
+    """
+    import torch
+
+    from gnn.relations.model import RelationGNN
+
+    path = model_dir / WEIGHTS
+    if not path.is_file():
+        raise ModelError(f"{model_dir}: no QT30 relation model ({WEIGHTS} is missing)")
+    try:
+        blob = torch.load(path, map_location=device, weights_only=True)
+        model = RelationGNN(**blob["config"])
+        model.load_state_dict(blob["state"])
+    except (OSError, RuntimeError, KeyError, TypeError) as e:
+        raise ModelError(f"{path}: unreadable QT30 model ({e})") from e
+    model.to(device).eval()
+    hp = blob["hp"]
+    if hp["text"] == "lsa":
+        text: TextVectors = Lsa.load(model_dir / LSA_FILE)
+    elif encoder is None:
+        raise ModelError(f"{path}: the model uses encoder {hp.get('text_model')!r}; pass a text encoder")
+    else:
+        text = encoder
+    return Qt30Model(model, blob["bias"], text, int(hp["window"]), device)
+
+
+def score_maps(maps: Sequence[ArgMap], predicted: Sequence[Sequence[tuple[str, str, str, float]]]) -> dict[str, Any]:
+    """Official-style scores of predictions against the maps' gold relations."""
+    rows = []
+    rel_rows = []
+    for amap, preds in zip(maps, predicted, strict=True):
+        index = {p.local_id: k for k, p in enumerate(amap.props)}
+        pred = {(index[s], index[t]): lab for s, t, lab, _ in preds}
+        rows.append((amap.gold, pred, len(amap.props)))
+        rel_rows.append((amap.gold, pred))
+    return {"official_style": dialam_scores(rows), "relations": relation_macro(rel_rows, LABELS[1:])}
+
+
+def baseline_on(train: Sequence[ArgMap], test: Sequence[ArgMap], seed: int = 0) -> dict[str, Any]:
+    """TF-IDF + LR trained on ``train`` maps (10% of them for bias tuning), scored on ``test``."""
+    window = PROFILES["quick"]["window"]
+    split = split_maps([m.name for m in train], SPLIT_SEED, test_share=0.0)
+    tr = tensors_of([m for m in train if split[m.name] == "train"], window)
+    dv = tensors_of([m for m in train if split[m.name] == "dev"], window) or tr[-1:]
+    return _baseline(tr, dv, tensors_of(test, window), seed)

@@ -1,0 +1,440 @@
+"""Sci-Arg relations with gold components: supports, contradicts, parts_of_same, semantically_same.
+
+Papers come from the records of the Sci-Arg loader (components are Propositions with their brat
+``T`` id, component type, character span and sentence ids; relations are Relation records with
+AIF edges ``Arg1 -> rel -> Arg2``). Candidate pairs are the ordered component pairs within
+``window`` components of each other (99% of the gold relations at 8). Symmetric types are labelled
+in both directions; decoding keeps one label per unordered pair. Scored with BAM's R: micro-F1
+over (subject span, type, object span) triples, symmetric types unordered.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gnn.relations.argmap import words
+from gnn.relations.baseline import PairTfidfLR
+from gnn.relations.metrics import relation_macro, triple_scores
+from gnn.relations.qt30_task import Item, decode
+from gnn.relations.text import Lsa, TextVectors
+from ontology.errors import ModelError
+from ontology.records import EdgeRecord, NodeRecord, PropositionRecord, RelationRecord
+
+LABELS = ("none", "supports", "contradicts", "parts_of_same", "semantically_same")
+SYMMETRIC = ("parts_of_same", "semantically_same")
+TYPES = ("background_claim", "own_claim", "data")
+EDGE_TYPES = ("next", "prev", "same_sentence")
+N_PAIR_FEATURES = 9 + 14
+N_PROP_FEATURES = 5
+WEIGHTS = "sciarg.pt"
+LSA_FILE = "sciarg_lsa.npz"
+HELDOUT = tuple(f"A{k:02d}" for k in range(25, 33))
+DEV = tuple(f"A{k:02d}" for k in range(21, 25))
+PROFILES: dict[str, dict[str, Any]] = {
+    "quick": {"epochs": 8, "text": "lsa", "window": 8, "lr": 3e-3},
+    "full": {"epochs": 20, "text": "encoder", "window": 8, "lr": 2e-3},
+}
+_SENT_NO = re.compile(r":S:(\d+)$")
+
+
+@dataclass
+class Comp:
+    """A component: brat id, type, text, character span, first sentence number."""
+
+    local_id: str
+    label: str
+    text: str
+    start: int
+    end: int
+    sentence: int
+
+
+@dataclass
+class Paper:
+    """A Sci-Arg paper: components in text order and gold relations by component index."""
+
+    name: str
+    comps: list[Comp] = field(default_factory=list)
+    gold: dict[tuple[int, int], str] = field(default_factory=dict)
+
+
+def papers_from_records(nodes: Sequence[NodeRecord], edges: Sequence[EdgeRecord]) -> list[Paper]:
+    """Group Sci-Arg loader records into papers (components sorted by character offset)."""
+    papers: dict[str, Paper] = {}
+    comp_of: dict[str, tuple[str, str]] = {}
+    rels: list[RelationRecord] = []
+    for node in nodes:
+        if isinstance(node, PropositionRecord) and node.discourse:
+            paper = papers.setdefault(node.discourse, Paper(node.discourse.rsplit(":", 1)[-1]))
+            m = _SENT_NO.search(node.sentences[0]) if node.sentences else None
+            paper.comps.append(
+                Comp(
+                    node.local_id or node.id,
+                    node.scheme_label or "",
+                    node.text or "",
+                    node.char_start or 0,
+                    node.char_end or 0,
+                    int(m.group(1)) if m else -1,
+                )
+            )
+            comp_of[node.id] = (node.discourse, node.local_id or node.id)
+        elif isinstance(node, RelationRecord) and node.discourse:
+            rels.append(node)
+    into: dict[str, list[str]] = {}
+    out: dict[str, list[str]] = {}
+    for edge in edges:
+        out.setdefault(edge.source, []).append(edge.target)
+        into.setdefault(edge.target, []).append(edge.source)
+    for paper in papers.values():
+        paper.comps.sort(key=lambda c: (c.start, c.end))
+    index = {(d, c.local_id): k for d, p in papers.items() for k, c in enumerate(p.comps)}
+    for rel in rels:
+        owner = papers.get(rel.discourse or "")
+        if owner is None or rel.scheme_label not in LABELS:
+            continue
+        for s in into.get(rel.id, []):
+            for t in out.get(rel.id, []):
+                if s in comp_of and t in comp_of:
+                    owner.gold[(index[comp_of[s]], index[comp_of[t]])] = rel.scheme_label
+    return list(papers.values())
+
+
+@dataclass
+class PaperTensors:
+    """A paper as model inputs (see :class:`gnn.relations.qt30.MapTensors`)."""
+
+    name: str
+    texts: list[str]
+    prop_feats: np.ndarray
+    edges: np.ndarray
+    pairs: np.ndarray
+    pair_feats: np.ndarray
+    labels: np.ndarray
+    gold: dict[tuple[int, int], str]
+
+
+def paper_tensors(paper: Paper, window: int = 8) -> PaperTensors:
+    """Candidate pairs within ``window`` components, pair features and the component graph."""
+    n = len(paper.comps)
+    cw = [set(words(c.text)) for c in paper.comps]
+    pairs, feats, labels = [], [], []
+    for i in range(n):
+        for j in range(max(0, i - window), min(n, i + window + 1)):
+            if i == j:
+                continue
+            a, b = paper.comps[i], paper.comps[j]
+            d = j - i
+            type_pair = np.zeros(9, dtype=np.float32)
+            if a.label in TYPES and b.label in TYPES:
+                type_pair[TYPES.index(a.label) * 3 + TYPES.index(b.label)] = 1
+            gap = max(b.start - a.end, a.start - b.end, 0)
+            inter = cw[i] & cw[j]
+            feats.append(
+                np.concatenate(
+                    [
+                        type_pair,
+                        np.array(
+                            [
+                                d / window,
+                                abs(d) == 1,
+                                abs(d) == 2,
+                                d > 0,
+                                a.sentence == b.sentence,
+                                np.clip(b.sentence - a.sentence, -10, 10) / 10.0,
+                                np.log1p(gap) / 10.0,
+                                gap < 3,
+                                len(inter) / max(len(cw[i] | cw[j]), 1),
+                                len(inter) / max(len(cw[i]), 1),
+                                len(inter) / max(len(cw[j]), 1),
+                                i / max(n - 1, 1),
+                                min(len(cw[i]), 50) / 50.0,
+                                min(len(cw[j]), 50) / 50.0,
+                            ],
+                            dtype=np.float32,
+                        ),
+                    ]
+                )
+            )
+            gold = paper.gold.get((i, j))
+            if gold is None and paper.gold.get((j, i)) in SYMMETRIC:
+                gold = paper.gold[(j, i)]
+            labels.append(LABELS.index(gold) if gold else 0)
+            pairs.append((i, j))
+    prop_feats = np.array(
+        [
+            [*(float(c.label == t) for t in TYPES), k / max(n - 1, 1), min(len(cw[k]), 50) / 50.0]
+            for k, c in enumerate(paper.comps)
+        ],
+        dtype=np.float32,
+    ).reshape(n, N_PROP_FEATURES)
+    src, dst, typ = [], [], []
+    for k in range(n - 1):
+        src += [k, k + 1]
+        dst += [k + 1, k]
+        typ += [0, 1]
+        if paper.comps[k].sentence == paper.comps[k + 1].sentence:
+            src += [k, k + 1]
+            dst += [k + 1, k]
+            typ += [2, 2]
+    return PaperTensors(
+        paper.name,
+        [c.text for c in paper.comps],
+        prop_feats,
+        np.array([src, dst, typ], dtype=np.int64).reshape(3, -1),
+        np.array(pairs, dtype=np.int64).reshape(-1, 2),
+        np.array(feats, dtype=np.float32).reshape(-1, N_PAIR_FEATURES),
+        np.array(labels, dtype=np.int64),
+        dict(paper.gold),
+    )
+
+
+def _item(t: PaperTensors, emb: np.ndarray) -> Item:
+    return (emb, t.prop_feats, np.zeros((0, 0), np.float32), t.edges, t.pairs, t.pair_feats, t.labels)
+
+
+def _triples(paper_name: str, rels: dict[tuple[int, int], str]) -> list[tuple[Any, str, Any]]:
+    return [((paper_name, i), lab, (paper_name, j)) for (i, j), lab in rels.items()]
+
+
+def score(tensors: Sequence[PaperTensors], probs: Sequence[np.ndarray], bias: Sequence[float]) -> dict[str, Any]:
+    """BAM's R (micro over triples, per type) and the label macro-F1 of decoded predictions."""
+    gold, pred, rows = [], [], []
+    for t, p in zip(tensors, probs, strict=True):
+        rels = {k: v[0] for k, v in decode(t.pairs, p, bias, LABELS).items()}
+        gold += _triples(t.name, t.gold)
+        pred += _triples(t.name, rels)
+        sym_gold = {(min(k), max(k)) if v in SYMMETRIC else k: v for k, v in t.gold.items()}
+        sym_pred = {(min(k), max(k)) if v in SYMMETRIC else k: v for k, v in rels.items()}
+        rows.append((sym_gold, sym_pred))
+    return {"R": triple_scores(gold, pred, SYMMETRIC), "relations": relation_macro(rows, LABELS[1:])}
+
+
+def tune(tensors: Sequence[PaperTensors], probs: Sequence[np.ndarray], rounds: int = 2) -> list[float]:
+    """Coordinate search of per-label log-biases maximising micro R on ``tensors``."""
+    bias = [0.0] * len(LABELS)
+    best = score(tensors, probs, bias)["R"]["micro"]["f1"]
+    for _ in range(rounds):
+        for c in range(1, len(LABELS)):
+            for g in (-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0):
+                trial = list(bias)
+                trial[c] = g
+                v = score(tensors, probs, trial)["R"]["micro"]["f1"]
+                if v > best + 1e-6:
+                    best, bias = v, trial
+    return bias
+
+
+def _embed(tensors: Sequence[PaperTensors], text: TextVectors, progress: bool) -> list[np.ndarray]:
+    flat = [s for t in tensors for s in t.texts]
+    vecs = text.encode(flat, progress=progress) if flat else np.zeros((0, text.dim), np.float32)
+    out, off = [], 0
+    for t in tensors:
+        out.append(vecs[off : off + len(t.texts)])
+        off += len(t.texts)
+    return out
+
+
+def _baseline(train: Sequence[PaperTensors], test: Sequence[PaperTensors], seed: int) -> dict[str, Any]:
+    def flat(ts: Sequence[PaperTensors]) -> tuple[list[str], list[str], list[int]]:
+        s, t, y = [], [], []
+        for p in ts:
+            for (i, j), lab in zip(p.pairs.tolist(), p.labels.tolist(), strict=True):
+                s.append(p.texts[i])
+                t.append(p.texts[j])
+                y.append(lab)
+        return s, t, y
+
+    start = time.perf_counter()
+    model = PairTfidfLR(seed=seed).fit(*flat(train))
+    s, t, _ = flat(test)
+    probs_flat = model.predict_proba(s, t, len(LABELS))
+    probs, off = [], 0
+    for p in test:
+        probs.append(probs_flat[off : off + len(p.pairs)])
+        off += len(p.pairs)
+    return {**score(test, probs, [0.0] * len(LABELS)), "seconds": round(time.perf_counter() - start, 1)}
+
+
+def train_sciarg(
+    papers: Sequence[Paper],
+    out_dir: Path,
+    *,
+    profile: str = "quick",
+    seed: int = 0,
+    device: str = "cpu",
+    encoder: TextVectors | None = None,
+    epochs: int | None = None,
+    progress: bool = False,
+    log: Callable[[str], None] = lambda _msg: None,
+) -> dict[str, Any]:
+    """Train on A01-A20, select and tune on A21-A24, report R on the held-out A25-A32.
+
+    Papers outside A01-A32 (other inputs) are used for training.
+    """
+    import torch
+
+    from gnn.relations.model import RelationGNN
+    from gnn.relations.train import fit, predict_probs
+
+    hp = dict(PROFILES[profile])
+    if epochs is not None:
+        hp["epochs"] = epochs
+    start = time.perf_counter()
+    tensors = [paper_tensors(p, hp["window"]) for p in papers]
+    parts: dict[str, list[PaperTensors]] = {"train": [], "dev": [], "test": []}
+    for t in tensors:
+        parts["test" if t.name in HELDOUT else "dev" if t.name in DEV else "train"].append(t)
+    if not parts["train"]:
+        raise ModelError("Sci-Arg: no training papers (A01-A20 or papers outside A01-A32)")
+    if not parts["dev"]:
+        parts["dev"] = parts["train"][-1:]
+    files = [WEIGHTS]
+    if hp["text"] == "lsa" or encoder is None:
+        hp["text"] = "lsa"
+        text: TextVectors = Lsa.fit([s for t in parts["train"] + parts["dev"] for s in t.texts], seed=seed)
+        text.save(out_dir / LSA_FILE)  # type: ignore[attr-defined]
+        files.append(LSA_FILE)
+        hp["text_model"] = text.name  # type: ignore[attr-defined]
+    else:
+        text = encoder
+        hp["text_model"] = getattr(encoder, "name", "encoder")
+    log(f"Sci-Arg: {len(parts['train'])} train / {len(parts['dev'])} dev / {len(parts['test'])} held-out papers")
+    items = {s: [_item(t, e) for t, e in zip(parts[s], _embed(parts[s], text, progress), strict=True)] for s in parts}
+    torch.manual_seed(seed)
+    config = {
+        "emb_dim": text.dim,
+        "prim_dim": N_PROP_FEATURES,
+        "sec_dim": 0,
+        "pair_dim": N_PAIR_FEATURES,
+        "n_edge_types": len(EDGE_TYPES),
+        "n_labels": len(LABELS),
+    }
+    model = RelationGNN(**config)
+    dev = parts["dev"]
+    train_start = time.perf_counter()
+    history = fit(
+        model,
+        items["train"],
+        items["dev"],
+        lambda probs: score(dev, probs, [0.0] * len(LABELS))["R"]["micro"]["f1"],
+        epochs=hp["epochs"],
+        seed=seed,
+        device=device,
+        lr=hp["lr"],
+        graphs_per_batch=2,
+        progress=progress,
+        desc="Sci-Arg relation GNN",
+    )
+    train_seconds = time.perf_counter() - train_start
+    bias = tune(dev, predict_probs(model, items["dev"], device))
+    torch.save({"state": model.state_dict(), "config": config, "bias": bias, "hp": hp}, out_dir / WEIGHTS)
+    metrics: dict[str, Any] = {}
+    if parts["test"]:
+        t0 = time.perf_counter()
+        test_p = predict_probs(model, items["test"], device)
+        n_pairs = sum(len(t.pairs) for t in parts["test"])
+        metrics["heldout"] = {
+            **score(parts["test"], test_p, bias),
+            "pairs_per_second": round(n_pairs / max(time.perf_counter() - t0, 1e-9), 1),
+        }
+        gold_total = sum(len(t.gold) for t in parts["test"])
+        covered = sum(1 for t in parts["test"] for k in t.gold if k in set(map(tuple, t.pairs.tolist())))
+        metrics["candidate_recall_heldout"] = round(covered / max(gold_total, 1), 4)
+        log("Sci-Arg: training the TF-IDF + LR baseline")
+        metrics["baseline_tfidf_lr"] = _baseline(parts["train"] + parts["dev"], parts["test"], seed)
+    return {
+        "files": files,
+        "data": {
+            "papers": len(papers),
+            "split": "train A01-A20, dev A21-A24 (model selection, bias tuning), held-out A25-A32",
+            "train": sorted(t.name for t in parts["train"]),
+            "heldout": sorted(t.name for t in parts["test"]),
+        },
+        "hyperparameters": {**hp, **config, "seed": seed, "bias": dict(zip(LABELS, bias, strict=True))},
+        "metrics": metrics,
+        "history": history["history"],
+        "seconds": round(time.perf_counter() - start, 1),
+        "train_seconds": round(train_seconds, 1),
+    }
+
+
+@dataclass
+class SciargModel:
+    """A trained Sci-Arg model."""
+
+    model: Any
+    bias: list[float]
+    text: TextVectors
+    window: int
+    device: str
+
+    def predict(self, papers: Sequence[Paper]) -> list[list[tuple[str, str, str, float]]]:
+        """Per paper: (Arg1 T id, Arg2 T id, relation type, probability)."""
+        from gnn.relations.train import predict_probs
+
+        tensors = [paper_tensors(p, self.window) for p in papers]
+        embs = _embed(tensors, self.text, False)
+        probs = predict_probs(self.model, [_item(t, e) for t, e in zip(tensors, embs, strict=True)], self.device)
+        out = []
+        for paper, t, p in zip(papers, tensors, probs, strict=True):
+            rels = decode(t.pairs, p, self.bias, LABELS)
+            out.append(
+                [
+                    (paper.comps[i].local_id, paper.comps[j].local_id, lab, s)
+                    for (i, j), (lab, s) in sorted(rels.items())
+                ]
+            )
+        return out
+
+
+def load_sciarg(model_dir: Path, *, device: str = "cpu", encoder: TextVectors | None = None) -> SciargModel:
+    """Load ``sciarg.pt`` from ``model_dir``.
+
+    Raises:
+        ModelError: Missing or unreadable weights, or an encoder-based model without ``encoder``.
+    """
+    import torch
+
+    from gnn.relations.model import RelationGNN
+
+    path = model_dir / WEIGHTS
+    if not path.is_file():
+        raise ModelError(f"{model_dir}: no Sci-Arg relation model ({WEIGHTS} is missing)")
+    try:
+        blob = torch.load(path, map_location=device, weights_only=True)
+        model = RelationGNN(**blob["config"])
+        model.load_state_dict(blob["state"])
+    except (OSError, RuntimeError, KeyError, TypeError) as e:
+        raise ModelError(f"{path}: unreadable Sci-Arg model ({e})") from e
+    model.to(device).eval()
+    hp = blob["hp"]
+    if hp["text"] == "lsa":
+        text: TextVectors = Lsa.load(model_dir / LSA_FILE)
+    elif encoder is None:
+        raise ModelError(f"{path}: the model uses encoder {hp.get('text_model')!r}; pass a text encoder")
+    else:
+        text = encoder
+    return SciargModel(model, list(blob["bias"]), text, int(hp["window"]), device)
+
+
+def score_papers(papers: Sequence[Paper], predicted: Sequence[Sequence[tuple[str, str, str, float]]]) -> dict[str, Any]:
+    """BAM's R of predictions against the papers' gold relations."""
+    gold, pred = [], []
+    for paper, preds in zip(papers, predicted, strict=True):
+        index = {c.local_id: k for k, c in enumerate(paper.comps)}
+        gold += _triples(paper.name, paper.gold)
+        pred += _triples(paper.name, {(index[a], index[b]): lab for a, b, lab, _ in preds})
+    return {"R": triple_scores(gold, pred, SYMMETRIC)}
+
+
+def baseline_on(train: Sequence[Paper], test: Sequence[Paper], seed: int = 0) -> dict[str, Any]:
+    """TF-IDF + LR trained on ``train`` papers, scored (R) on ``test``."""
+    window = PROFILES["quick"]["window"]
+    return _baseline([paper_tensors(p, window) for p in train], [paper_tensors(p, window) for p in test], seed)

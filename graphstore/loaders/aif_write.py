@@ -1,0 +1,131 @@
+"""AIF JSON out: the DialAM-2024 test-input form and maps with predicted RA / CA / MA relations.
+
+:func:`strip_relations` turns any AIF map into the official task-A input form: L, I and TA nodes
+(and every other node type except YA, RA, CA, MA), with all edges that touch a dropped node
+removed; every kept node, edge and locution stays byte-for-byte the same JSON value, and keys
+beyond ``nodes`` / ``edges`` / ``locutions`` are kept. :func:`add_relations` appends predicted
+S-nodes with one edge from each premise and one to the conclusion, under fresh ids, which is
+what the official scorer reads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from graphstore.loaders.common import read_json, require
+from ontology.errors import LoaderError
+
+DROPPED_TYPES = frozenset({"YA", "RA", "CA", "MA"})
+# AIFdb's default scheme names of the three relation node types.
+DEFAULT_TEXT = {"RA": "Default Inference", "CA": "Default Conflict", "MA": "Default Rephrase"}
+
+
+@dataclass(frozen=True)
+class AifRelation:
+    """A predicted relation between two I-nodes of a map, by their AIF node ids."""
+
+    source: str
+    target: str
+    type: str
+    score: float = 1.0
+
+
+def read_map(path: Path) -> dict[str, Any]:
+    """Read and check an AIF map (``nodes`` and ``edges`` lists, every edge between known nodes).
+
+    Raises:
+        LoaderError: Not JSON, not a map, a node without id or type, a dangling edge; the message
+            names the file and the record.
+    """
+    data = read_json(path)
+    nodes = require(data, "nodes", list, str(path))
+    edges = require(data, "edges", list, str(path))
+    ids = set()
+    for k, node in enumerate(nodes):
+        ids.add(str(require(node, "nodeID", (str, int), f"{path}: node #{k}")))
+        require(node, "type", str, f"{path}: node #{k}")
+    for k, edge in enumerate(edges):
+        where = f"{path}: edge #{k}"
+        for end in ("fromID", "toID"):
+            if str(require(edge, end, (str, int), where)) not in ids:
+                raise LoaderError(f"{where}: {end} {edge[end]!r} is not a node of the map")
+    return data
+
+
+def strip_relations(data: dict[str, Any]) -> dict[str, Any]:
+    """The map in test-input form: YA/RA/CA/MA nodes and the edges touching them removed."""
+    dropped = {str(n["nodeID"]) for n in data["nodes"] if n.get("type") in DROPPED_TYPES}
+    out = dict(data)
+    out["nodes"] = [n for n in data["nodes"] if str(n["nodeID"]) not in dropped]
+    out["edges"] = [e for e in data["edges"] if str(e["fromID"]) not in dropped and str(e["toID"]) not in dropped]
+    return out
+
+
+def _fresh_ids(taken: set[str], prefix: str, count: int) -> list[str]:
+    out: list[str] = []
+    k = 0
+    while len(out) < count:
+        candidate = f"{prefix}{k}"
+        if candidate not in taken:
+            out.append(candidate)
+            taken.add(candidate)
+        k += 1
+    return out
+
+
+def add_relations(data: dict[str, Any], relations: Iterable[AifRelation], where: str = "map") -> dict[str, Any]:
+    """A copy of ``data`` with one S-node per relation and its two edges appended.
+
+    Raises:
+        LoaderError: A relation names a node that is not an I-node of the map, or an unknown type.
+    """
+    rels = list(relations)
+    inodes = {str(n["nodeID"]) for n in data["nodes"] if n.get("type") == "I"}
+    for rel in rels:
+        if rel.type not in DEFAULT_TEXT:
+            raise LoaderError(f"{where}: relation type {rel.type!r} is not one of {sorted(DEFAULT_TEXT)}")
+        for end in (rel.source, rel.target):
+            if end not in inodes:
+                raise LoaderError(f"{where}: predicted relation refers to {end!r}, which is not an I-node of the map")
+    node_ids = _fresh_ids({str(n["nodeID"]) for n in data["nodes"]}, "pred_s", len(rels))
+    edge_ids = _fresh_ids({str(e.get("edgeID")) for e in data["edges"]}, "pred_e", 2 * len(rels))
+    nodes = list(data["nodes"])
+    edges = list(data["edges"])
+    for k, rel in enumerate(rels):
+        nodes.append({"nodeID": node_ids[k], "text": DEFAULT_TEXT[rel.type], "type": rel.type})
+        edges.append({"edgeID": edge_ids[2 * k], "fromID": rel.source, "toID": node_ids[k], "formEdgeID": None})
+        edges.append({"edgeID": edge_ids[2 * k + 1], "fromID": node_ids[k], "toID": rel.target, "formEdgeID": None})
+    out = dict(data)
+    out["nodes"] = nodes
+    out["edges"] = edges
+    return out
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write JSON through a temporary file and a rename (readers never see half a file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, ensure_ascii=False, indent=1)
+            fh.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_maps(out_dir: Path, maps: Sequence[tuple[str, dict[str, Any]]]) -> list[Path]:
+    """Write ``(file name, map)`` pairs into ``out_dir``; all maps are built before the first write."""
+    paths = []
+    for name, data in maps:
+        path = out_dir / name
+        write_json_atomic(path, data)
+        paths.append(path)
+    return paths

@@ -1,0 +1,79 @@
+"""brat standoff out for Sci-Arg: the same ``T`` lines, predicted ``R`` lines.
+
+Every line of the input ``.ann`` that is not a relation (``R``) line is written back unchanged and
+in its place (span lines, comments, notes); the gold ``R`` lines are dropped and the predicted
+ones appended as ``R<k><TAB><type> Arg1:<T> Arg2:<T>``. The ``.txt`` is copied byte for byte.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from graphstore.loaders.common import decode_utf8, read_bytes
+from ontology.errors import LoaderError
+
+
+@dataclass(frozen=True)
+class BratRelation:
+    """A predicted relation between two span ids of a paper."""
+
+    type: str
+    arg1: str
+    arg2: str
+    score: float = 1.0
+
+
+def span_ids(ann_text: str) -> list[str]:
+    """The ``T`` ids of an annotation text, in order."""
+    return [line.split("\t", 1)[0] for line in ann_text.split("\n") if line.startswith("T") and "\t" in line]
+
+
+def with_relations(ann: Path, relations: Iterable[BratRelation]) -> str:
+    """The text of ``ann`` with its ``R`` lines replaced by ``relations``.
+
+    Raises:
+        LoaderError: A relation names a span the file does not define.
+    """
+    text = decode_utf8(ann, read_bytes(ann))
+    known = set(span_ids(text))
+    newline = "\r\n" if "\r\n" in text else "\n"
+    kept = [line for line in text.split(newline) if not line.startswith("R")]
+    while kept and kept[-1] == "":
+        kept.pop()
+    lines = list(kept)
+    for k, rel in enumerate(relations, start=1):
+        for arg in (rel.arg1, rel.arg2):
+            if arg not in known:
+                raise LoaderError(f"{ann}: predicted relation refers to span {arg!r}, which the file does not define")
+        lines.append(f"R{k}\t{rel.type} Arg1:{rel.arg1} Arg2:{rel.arg2}")
+    return newline.join(lines) + newline
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_paper(ann: Path, out_dir: Path, relations: Iterable[BratRelation]) -> tuple[Path, Path]:
+    """Write ``<stem>.ann`` (spans kept, predicted relations) and a copy of ``<stem>.txt`` into ``out_dir``."""
+    content = with_relations(ann, relations)
+    txt = ann.with_suffix(".txt")
+    out_ann = out_dir / ann.name
+    out_txt = out_dir / txt.name
+    _atomic_write(out_ann, content.encode("utf-8"))
+    if txt.is_file():
+        out_dir.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(txt, out_txt)
+    return out_ann, out_txt

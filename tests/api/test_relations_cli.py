@@ -1,0 +1,95 @@
+"""``argweb train|evaluate relations`` and ``argweb predict aif|sciarg`` on the fixtures (no Neo4j, no network)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from api.cli.main import app
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "corpora"
+AIF_DIR = DATA / "dialam-2024" / "my_train"
+SCIARG_DIR = DATA / "sciarg" / "compiled_corpus"
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("model")
+    result = CliRunner().invoke(
+        app, ["train", "relations", "--data", str(AIF_DIR), "--data", str(SCIARG_DIR), "--out", str(out), "--seed", "3"]
+    )
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_train_writes_card(model: Path) -> None:
+    card = json.loads((model / "model_card.json").read_text(encoding="utf-8"))
+    assert card["task"] == "relations"
+    assert card["hyperparameters"]["seed"] == 3
+    assert {"qt30", "sciarg"} <= set(card["data"])
+    assert card["training_seconds"] > 0
+
+
+def test_predict_aif_keeps_nodes_and_adds_relations(model: Path, tmp_path: Path) -> None:
+    out = tmp_path / "pred"
+    result = CliRunner().invoke(
+        app,
+        ["predict", "aif", "--in", str(AIF_DIR), "--out", str(out), "--model", str(model), "--objective", "focused"],
+    )
+    assert result.exit_code == 0, result.output
+    for src in sorted(AIF_DIR.glob("*.json")):
+        gold = json.loads(src.read_text(encoding="utf-8"))
+        pred = json.loads((out / src.name).read_text(encoding="utf-8"))
+        kept = [n for n in gold["nodes"] if n["type"] in ("L", "I", "TA")]
+        assert pred["nodes"][: len(kept)] == kept
+        new = pred["nodes"][len(kept) :]
+        assert all(n["type"] in ("RA", "CA", "MA") for n in new)
+        assert pred["locutions"] == gold["locutions"]
+        inodes = {n["nodeID"] for n in kept if n["type"] == "I"}
+        new_ids = {n["nodeID"] for n in new}
+        for e in pred["edges"]:
+            if e["fromID"] in new_ids:
+                assert e["toID"] in inodes
+            if e["toID"] in new_ids:
+                assert e["fromID"] in inodes
+
+
+def test_predict_sciarg_keeps_span_lines(model: Path, tmp_path: Path) -> None:
+    out = tmp_path / "pred"
+    result = CliRunner().invoke(
+        app, ["predict", "sciarg", "--in", str(SCIARG_DIR), "--out", str(out), "--model", str(model)]
+    )
+    assert result.exit_code == 0, result.output
+    for ann in sorted(SCIARG_DIR.glob("*.ann")):
+        before = [x for x in ann.read_text(encoding="utf-8").splitlines() if not x.startswith("R")]
+        after = (out / ann.name).read_text(encoding="utf-8").splitlines()
+        assert [x for x in after if not x.startswith("R")] == before
+        assert (out / ann.with_suffix(".txt").name).read_bytes() == ann.with_suffix(".txt").read_bytes()
+
+
+def test_evaluate_json(model: Path) -> None:
+    result = CliRunner().invoke(app, ["evaluate", "relations", "--model", str(model), "--data", str(AIF_DIR), "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout[result.stdout.index("{") :])
+    assert out["qt30"]["maps"] == 3
+    assert 0 <= out["qt30"]["tuned_general"]["official_style"]["general"]["f1"] <= 1
+
+
+def test_bad_inputs_exit_2(model: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "in"
+    bad.mkdir()
+    (bad / "broken.json").write_text("{not json", encoding="utf-8")
+    result = CliRunner().invoke(
+        app, ["predict", "aif", "--in", str(bad), "--out", str(tmp_path / "o"), "--model", str(model)]
+    )
+    assert result.exit_code == 2
+    assert "broken.json" in result.output
+    assert not (tmp_path / "o").exists()
+    missing = CliRunner().invoke(
+        app, ["predict", "aif", "--in", str(AIF_DIR), "--out", str(tmp_path / "p"), "--model", str(tmp_path)]
+    )
+    assert missing.exit_code == 2
+    assert "model_card.json" in missing.output

@@ -1,0 +1,140 @@
+"""Relation models end to end on the fixtures: data conversion, a tiny train, predict and write-back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gnn.modelcard import read_card
+from gnn.relations.argmap import anchor_accuracy, maps_from_records
+from gnn.relations.marg_task import Pair, cross_validate
+from gnn.relations.pipeline import RelationData, evaluate_relations, train_relations
+from gnn.relations.qt30 import candidate_recall, map_tensors
+from gnn.relations.qt30_run import load_qt30
+from gnn.relations.sciarg_task import load_sciarg as load_sciarg_model
+from gnn.relations.sciarg_task import papers_from_records
+from gnn.relations.text import Lsa
+from graphstore.loaders.aif import load_aif
+from graphstore.loaders.aif_write import AifRelation, add_relations, read_map, strip_relations
+from graphstore.loaders.sciarg import load_sciarg
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "corpora"
+MAPS = sorted((DATA / "dialam-2024" / "my_train").glob("*.json"))
+PAPERS = sorted((DATA / "sciarg" / "compiled_corpus").glob("*.ann"))
+
+
+@pytest.fixture(scope="module")
+def qt30_maps() -> list:
+    bundle = load_aif(MAPS)
+    return maps_from_records(bundle.nodes, bundle.edges)
+
+
+@pytest.fixture(scope="module")
+def papers() -> list:
+    bundle = load_sciarg(PAPERS)
+    return papers_from_records(bundle.nodes, bundle.edges)
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory: pytest.TempPathFactory, qt30_maps: list, papers: list) -> Path:
+    out = tmp_path_factory.mktemp("relations")
+    train_relations(RelationData(qt30=qt30_maps, sciarg=papers), out, epochs=2, seed=1)
+    return out
+
+
+def test_maps_keep_gold_relations_and_transitions(qt30_maps: list) -> None:
+    for path, amap in zip(MAPS, qt30_maps, strict=True):
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        kinds = {n["nodeID"]: n["type"] for n in raw["nodes"]}
+        assert amap.name == path.stem
+        assert len(amap.props) == sum(1 for t in kinds.values() if t == "I")
+        assert len(amap.transitions) >= sum(1 for t in kinds.values() if t == "TA")
+        n_rel = sum(1 for t in kinds.values() if t in ("RA", "CA", "MA"))
+        assert 0 < len(amap.gold) >= n_rel - 1
+        assert set(amap.gold.values()) <= {"RA", "CA", "MA"}
+
+
+def test_locution_recovery_on_fixtures(qt30_maps: list) -> None:
+    right, total = anchor_accuracy(qt30_maps)
+    assert total >= 20
+    assert right / total >= 0.85
+
+
+def test_candidates_and_features(qt30_maps: list) -> None:
+    tensors = [map_tensors(m) for m in qt30_maps]
+    assert candidate_recall(tensors) >= 0.9
+    for t in tensors:
+        assert t.pairs.shape[0] == t.pair_feats.shape[0] == t.labels.shape[0]
+        assert np.isfinite(t.pair_feats).all()
+        assert t.edges.max() < t.n_props + t.n_locs
+        assert (t.labels > 0).sum() == sum(1 for p in map(tuple, t.pairs.tolist()) if p in t.gold)
+
+
+def test_papers_from_records(papers: list) -> None:
+    a01 = next(p for p in papers if p.name == "A01")
+    lines = (PAPERS[0].read_text(encoding="utf-8")).splitlines()
+    assert len(a01.comps) == sum(1 for x in lines if x.startswith("T"))
+    assert len(a01.gold) == sum(1 for x in lines if x.startswith("R"))
+    assert [c.start for c in a01.comps] == sorted(c.start for c in a01.comps)
+
+
+def test_tiny_train_predict_write_back(model_dir: Path, qt30_maps: list, papers: list) -> None:
+    card = read_card(model_dir, "relations")
+    assert set(card.weights) >= {"qt30.pt", "qt30_lsa.npz", "sciarg.pt", "sciarg_lsa.npz"}
+    assert card.hyperparameters["qt30"]["epochs"] == 2
+    model = load_qt30(model_dir)
+    preds = model.predict(qt30_maps, "focused")
+    assert len(preds) == len(qt30_maps)
+    for path, amap, rels in zip(MAPS, qt30_maps, preds, strict=True):
+        ids = {p.local_id for p in amap.props}
+        assert all(s in ids and t in ids and s != t and 0 <= p <= 1 for s, t, _, p in rels)
+        pairs = [frozenset((s, t)) for s, t, _, _ in rels]
+        assert len(pairs) == len(set(pairs))  # one relation per unordered pair
+        out = add_relations(strip_relations(read_map(path)), [AifRelation(s, t, lab, p) for s, t, lab, p in rels])
+        assert len(out["nodes"]) == len(strip_relations(read_map(path))["nodes"]) + len(rels)
+    sm = load_sciarg_model(model_dir)
+    for paper, rels in zip(papers, sm.predict(papers), strict=True):
+        ids = {c.local_id for c in paper.comps}
+        assert all(a in ids and b in ids for a, b, _, _ in rels)
+
+
+def test_evaluate_reports_model_and_baseline(model_dir: Path, qt30_maps: list) -> None:
+    out = evaluate_relations(model_dir, RelationData(qt30=qt30_maps))
+    section = out["qt30"]
+    assert section["maps"] == len(qt30_maps)
+    for name in ("tuned_general", "tuned_focused"):
+        scores = section[name]["official_style"]
+        assert 0.0 <= scores["general"]["f1"] <= 1.0
+        assert scores["focused"]["maps"] == len(qt30_maps)
+    assert "no training maps" in section["baseline_tfidf_lr"]
+
+
+def test_marg_cross_validation_text_and_generated_audio() -> None:
+    rng = np.random.default_rng(0)
+    words = ["tax", "jobs", "health", "virus", "wall", "police", "climate", "china", "court", "oil"]
+    pairs = []
+    for k in range(36):
+        label = ("Neither", "Support", "Attack")[k % 3]
+        a = " ".join(rng.choice(words, 5))
+        b = a if label == "Support" else " ".join(rng.choice(words, 5)) + (" not" if label == "Attack" else "")
+        pairs.append(Pair(f"p{k}", f"s{k}a", f"s{k}b", a, b, bool(k % 2), label))
+    audio = {f"s{k}{x}": rng.normal(size=45).astype(np.float32) for k in range(36) for x in "ab"}
+    text = Lsa.fit([t for p in pairs for t in (p.source, p.target)], dim=8)
+    out = cross_validate(pairs, text, audio, folds=3, repeats=1)
+    assert out["pairs"] == 36
+    for name in ("text", "text+audio", "baseline_tfidf_lr"):
+        assert 0.0 <= out[name]["macro_f1"]["mean"] <= 1.0
+    # "Attack" pairs end in "not", "Support" pairs repeat the text: the text model separates them.
+    assert out["text"]["macro_f1"]["mean"] > 0.6
+
+
+def test_lsa_round_trip(tmp_path: Path) -> None:
+    texts = ["the cat sat on the mat", "the dog sat on the log", "cats and dogs", "a mat and a log"]
+    lsa = Lsa.fit(texts, dim=2)
+    lsa.save(tmp_path / "lsa.npz")
+    back = Lsa.load(tmp_path / "lsa.npz")
+    assert np.allclose(lsa.encode(texts), back.encode(texts), atol=1e-2)
+    assert lsa.encode(texts).shape == (4, lsa.dim)
