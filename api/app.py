@@ -1,7 +1,9 @@
 """The argweb HTTP API (FastAPI).
 
-The driver is opened once per process from :class:`~api.settings.Settings` (an external Neo4j via
-``ARGWEB_NEO4J_URI`` in production); the embedded server is never started from here.
+The graph is reached through :class:`api.services.graph.Graph` with the same resolution as the
+CLI (``ARGWEB_NEO4J_URI``, else the embedded server of the data directory), except that the API
+never starts the embedded server: it connects on the first request that needs the graph and
+answers 503 while the database is away. Errors are mapped to responses by :func:`api.errors.outcome`.
 """
 
 from __future__ import annotations
@@ -10,46 +12,48 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi import Depends, FastAPI, Request
+from fastapi.responses import JSONResponse
 
-from api.settings import Settings
-from graphstore.runtime import connect
-from graphstore.store import GraphStore
+from api.errors import outcome
+from api.services import corpora
+from api.services.graph import Graph
+from api.settings import Settings, get_settings
 from ontology.errors import ArgwebError
 
 
+def graph(request: Request) -> Graph:
+    """The app's graph access (FastAPI dependency)."""
+    return request.app.state.graph
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
-    """Build the app; the Neo4j connection is opened at start-up, not at import."""
-    cfg = settings or Settings()
+    """Build the app; nothing connects to Neo4j at import or build time."""
+    cfg = settings or get_settings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        uri = cfg.neo4j_uri or f"bolt://127.0.0.1:{cfg.neo4j_port}"
-        app.state.driver = connect(uri, cfg.neo4j_user, cfg.neo4j_password.get_secret_value())
+        app.state.graph = Graph(cfg, start=False)
         try:
             yield
         finally:
-            app.state.driver.close()
+            app.state.graph.close()
 
     app = FastAPI(title="argweb", version="0.1.0", lifespan=lifespan)
 
-    def store(request: Request) -> GraphStore:
-        return GraphStore(request.app.state.driver, cfg.neo4j_database)
+    @app.exception_handler(ArgwebError)
+    async def argweb_error(request: Request, exc: ArgwebError) -> JSONResponse:
+        result = outcome(exc)
+        return JSONResponse(status_code=result.http_status, content={"detail": result.message})
 
     @app.get("/health")
-    def health(gs: GraphStore = Depends(store)) -> dict[str, str]:  # noqa: B008
-        try:
-            gs.run("RETURN 1 AS ok")
-        except ArgwebError as e:
-            raise HTTPException(status_code=503, detail=str(e)) from e
+    def health(g: Graph = Depends(graph)) -> dict[str, str]:  # noqa: B008
+        g.store().read("RETURN 1 AS ok")
         return {"status": "ok"}
 
     @app.get("/stats")
-    def stats(gs: GraphStore = Depends(store)) -> dict[str, Any]:  # noqa: B008
-        try:
-            return gs.stats()
-        except ArgwebError as e:
-            raise HTTPException(status_code=503, detail=str(e)) from e
+    def stats(g: Graph = Depends(graph)) -> dict[str, Any]:  # noqa: B008
+        return corpora.stats(g)
 
     return app
 

@@ -1,10 +1,21 @@
-"""Pieces shared by the CLI modules: sub-command groups and the progress bar."""
+"""Pieces shared by the CLI modules: sub-command groups, settings, progress and the error wrapper."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from typer.core import TyperGroup
+
+from api.errors import outcome
+from api.services.reporting import Advance
+from api.settings import Settings, get_settings
+from ontology.errors import ArgwebError
 
 console = Console(stderr=True)
 
@@ -29,3 +40,49 @@ def progress_bar(title: str) -> Progress:
         console=console,
         transient=True,
     )
+
+
+class ConsoleReporter:
+    """Service reporter of the CLI: log lines and progress bars on stderr."""
+
+    def log(self, message: str) -> None:
+        """Print one line."""
+        console.print(escape(message), highlight=False)
+
+    def warn(self, message: str) -> None:
+        """Print one line in yellow."""
+        console.print(f"[yellow]{escape(message)}[/]", highlight=False)
+
+    @contextmanager
+    def progress(self, title: str, total: int) -> Iterator[Advance]:
+        """A progress bar for ``total`` steps."""
+        with progress_bar(title) as bar:
+            task = bar.add_task(title, total=total)
+            yield lambda n: bar.advance(task, n)
+
+
+REPORTER = ConsoleReporter()
+
+
+def settings(**overrides: Any) -> Settings:
+    """The settings of this command, with the options given on the command line (``None``: not given)."""
+    return get_settings().with_overrides(**overrides)
+
+
+class ArgwebGroup(TyperGroup):
+    """The root command group: reads the settings afresh per command and reports argweb errors.
+
+    Every :class:`~ontology.errors.ArgwebError` a command lets through is printed as one line and
+    mapped to its exit code by :func:`api.errors.outcome` (2: the caller's mistake, 1: failure).
+    """
+
+    # ``Any``: the context class is typer's vendored click, which has no public name.
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command chain, turning argweb errors into a message and an exit code."""
+        get_settings.cache_clear()
+        try:
+            return super().invoke(ctx)
+        except ArgwebError as e:
+            result = outcome(e)
+            console.print(f"[bold red]error:[/] {escape(result.message)}", highlight=False)
+            raise typer.Exit(code=result.exit_code) from e

@@ -36,13 +36,15 @@ from pathlib import Path
 from typing import Any
 
 from neo4j import Driver, ManagedTransaction
+from pydantic import SecretStr
 from rich.console import Console
 from rich.table import Table
 
+from api.services.graph import embedded_server, open_driver, private_settings
+from api.settings import get_settings
 from graphstore import cypher
 from graphstore.loaders.registry import CORPORA
-from graphstore.runtime import EmbeddedNeo4j, connect, free_port
-from graphstore.store import GraphStore
+from graphstore.store import DEFAULT_BATCH_SIZE, GraphStore
 from ontology.records import CorpusBundle, EdgeRecord, NodeRecord
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,18 +79,22 @@ class Row:
 def neo4j_driver(args: argparse.Namespace) -> Iterator[Driver]:
     """The driver of ``--uri``, or of a throw-away embedded server."""
     if args.uri:
-        driver = connect(args.uri, args.user, args.password)
+        external = get_settings().with_overrides(
+            neo4j_uri=args.uri, neo4j_user=args.user, neo4j_password=SecretStr(args.password)
+        )
+        driver = open_driver(external)
         try:
             yield driver
         finally:
             driver.close()
         return
     with tempfile.TemporaryDirectory(prefix="argweb-bench-") as tmp:
-        server = EmbeddedNeo4j(Path(tmp) / "neo4j", password=PASSWORD, port=free_port(), heap=args.heap)
+        settings = private_settings(Path(tmp), PASSWORD, heap=args.heap)
+        server = embedded_server(settings)
         started = time.perf_counter()
         info = server.start()
         console.print(f"embedded Neo4j up on {info.uri} in {time.perf_counter() - started:.1f}s (heap {args.heap})")
-        driver = connect(info.uri, "neo4j", PASSWORD)
+        driver = open_driver(settings, start=False)
         try:
             yield driver
         finally:
@@ -171,10 +177,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--corpora", type=Path, default=ROOT.parent / "shared" / "corpora")
     parser.add_argument("--baseline-n", type=int, default=5000, help="items written one transaction each")
-    parser.add_argument("--batch-size", type=int, default=5000, help="rows per UNWIND transaction")
+    parser.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help="rows per UNWIND transaction")
     parser.add_argument("--heap", default="2g", help="JVM heap of the embedded server")
     parser.add_argument("--uri", help="use this Neo4j instead of an embedded one (its graph is emptied!)")
-    parser.add_argument("--user", default="neo4j")
+    parser.add_argument("--user", default=get_settings().neo4j_user)
     parser.add_argument("--password", default="")
     parser.add_argument("--wipe", action="store_true", help="allow emptying the graph behind --uri")
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import statistics
 import subprocess
@@ -38,10 +37,10 @@ PASSWORD = "argweb-bench-password"
 
 
 def _corpora_root(arg: str | None) -> Path:
-    for candidate in (arg, os.environ.get("ARGWEB_CORPORA"), ROOT.parent / "shared" / "corpora"):
-        if candidate and Path(candidate).is_dir():
-            return Path(candidate)
-    return ROOT / "tests" / "data" / "corpora"
+    from api.services.corpora import corpora_root
+    from api.settings import get_settings
+
+    return corpora_root(get_settings().with_overrides(corpora=Path(arg) if arg else None))
 
 
 def _rss_mb() -> float:
@@ -62,21 +61,22 @@ def _rss_mb() -> float:
 # -- child processes -------------------------------------------------------------------------------
 
 
-def child_export(uri: str, out: str, corpus: str | None, trace: bool) -> None:
+def child_export(work: str, port: int, out: str, corpus: str | None, trace: bool) -> None:
     """Export (all or one corpus) and print one JSON line with the figures."""
     import tracemalloc
 
+    from api.services.graph import open_driver, private_settings
     from graphstore.export import GraphReader
-    from graphstore.runtime import connect
     from ontology.rdf import RdfMapper, write_export
 
     mapper = RdfMapper()
     if trace:
         tracemalloc.start()
-    driver = connect(uri, "neo4j", PASSWORD)
+    settings = private_settings(Path(work), PASSWORD, port=port)
+    driver = open_driver(settings, start=False)
     baseline = _rss_mb()
     try:
-        reader = GraphReader(driver, page_size=2000, corpus=corpus)
+        reader = GraphReader(driver, page_size=settings.page_size, corpus=corpus)
         report = write_export(Path(out), reader.nodes(), reader.relationships(), fmt="nt", mapper=mapper)
     finally:
         driver.close()
@@ -161,8 +161,8 @@ def main() -> int:
     parser.add_argument("--heap", default="3g", help="Neo4j heap.")
     args = parser.parse_args()
 
+    from api.services.graph import embedded_server, open_driver, private_settings
     from graphstore.loaders.registry import CORPORA
-    from graphstore.runtime import EmbeddedNeo4j, connect, free_port
     from graphstore.store import GraphStore
     from ontology.competency import load_questions, normalise
     from ontology.rdf import PREFIXES
@@ -174,11 +174,12 @@ def main() -> int:
     keep = Path(args.keep) if args.keep else work
     keep.mkdir(parents=True, exist_ok=True)
     print(f"corpora: {root}\nwork dir: {work}")
-    server = EmbeddedNeo4j(work / "neo4j", password=PASSWORD, port=free_port(), heap=args.heap)
+    settings = private_settings(work, PASSWORD, heap=args.heap)
+    server = embedded_server(settings)
     info = server.start()
-    driver = connect(info.uri, "neo4j", PASSWORD)
+    driver = open_driver(settings, start=False)
     try:
-        store = GraphStore(driver, batch_size=5000)
+        store = GraphStore(driver, batch_size=settings.batch_size)
         print("\n== ingest")
         loaded: list[str] = []
         for spec in CORPORA.values():
@@ -198,8 +199,8 @@ def main() -> int:
         runs: list[dict[str, Any]] = []
         for corpus in [*loaded, None]:
             out = keep / ("export.nt" if corpus is None else f"export-{corpus}.nt")
-            plain = _run_child(["--child-export", info.uri, str(out), corpus or "", "0"])[0]
-            traced = _run_child(["--child-export", info.uri, str(out), corpus or "", "1"])[0]
+            plain = _run_child(["--child-export", str(work), str(info.port), str(out), corpus or "", "0"])[0]
+            traced = _run_child(["--child-export", str(work), str(info.port), str(out), corpus or "", "1"])[0]
             plain["heap_peak_mb"] = traced["heap_peak_mb"]
             runs.append(plain)
             print(
@@ -237,7 +238,7 @@ def main() -> int:
             times = []
             for _ in range(args.repeat):
                 t = time.perf_counter()
-                crow = store.run(q.cypher)
+                crow = store.read(q.cypher)
                 times.append(time.perf_counter() - t)
             cypher_answers[q.name] = (statistics.median(times), normalise(crow, columns))
 
@@ -317,7 +318,7 @@ def main() -> int:
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--child-export":
-        child_export(sys.argv[2], sys.argv[3], sys.argv[4] or None, sys.argv[5] == "1")
+        child_export(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5] or None, sys.argv[6] == "1")
     elif len(sys.argv) > 1 and sys.argv[1] == "--child-rdflib":
         child_rdflib(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     else:

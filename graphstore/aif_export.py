@@ -45,7 +45,7 @@ from typing import Any
 
 from graphstore import cypher
 from graphstore.store import GraphStore
-from ontology.errors import GraphStoreError
+from ontology.errors import ClientError, GraphStoreError, NotFoundError
 from ontology.records import scheme_term
 from ontology.terms import Label
 
@@ -392,14 +392,14 @@ def read_discourses(
     store: GraphStore, discourse_ids: Sequence[str], id_batch: int = 5000
 ) -> tuple[dict[str, GraphUnit], list[GraphEdge]]:
     """Units PART_OF the discourses, the AIF edges touching them and the units at their far ends."""
-    units = {row["id"]: _unit(row) for row in store.run(cypher.discourse_units(), ids=list(discourse_ids))}
+    units = {row["id"]: _unit(row) for row in store.read(cypher.discourse_units(), ids=list(discourse_ids))}
     edges: dict[str, GraphEdge] = {}
     for chunk in _chunks(sorted(units), id_batch):
-        for row in store.run(cypher.aif_edges_touching(), ids=chunk):
+        for row in store.read(cypher.aif_edges_touching(), ids=chunk):
             edges[row["key"]] = GraphEdge(source=row["source"], target=row["target"], id=row["id"])
     missing = sorted({end for e in edges.values() for end in (e.source, e.target)} - set(units))
     for chunk in _chunks(missing, id_batch):
-        for row in store.run(cypher.units_by_id(), ids=chunk):
+        for row in store.read(cypher.units_by_id(), ids=chunk):
             units[row["id"]] = _unit(row)
     return units, list(edges.values())
 
@@ -408,17 +408,18 @@ def resolve_discourse(store: GraphStore, ref: str, corpus: str | None = None) ->
     """The graph id of the discourse named ``ref`` (its id or its local id).
 
     Raises:
-        GraphStoreError: No such discourse, or the local id is ambiguous across corpora.
+        NotFoundError: No such discourse.
+        ClientError: The local id is ambiguous across corpora.
     """
-    rows = store.run(cypher.discourse_refs(), ref=ref, corpus=corpus)
+    rows = store.read(cypher.discourse_refs(), ref=ref, corpus=corpus)
     if not rows:
         scope = f" in corpus {corpus}" if corpus else ""
-        raise GraphStoreError(f"no dialogue or document {ref!r}{scope} in the graph")
+        raise NotFoundError(f"no dialogue or document {ref!r}{scope} in the graph")
     if len(rows) > 1:
         exact = [r for r in rows if r["id"] == ref]
         if len(exact) == 1:
             return str(exact[0]["id"])
-        raise GraphStoreError(
+        raise ClientError(
             f"{ref!r} names {len(rows)} discourses ({', '.join(r['id'] for r in rows[:5])}); "
             "give the full id or a corpus"
         )
@@ -451,7 +452,9 @@ def export_discourse(
         include_predicted: Also export predicted relations.
 
     Raises:
-        GraphStoreError: Unknown or ambiguous discourse, or Neo4j failed.
+        NotFoundError: Unknown discourse.
+        ClientError: Ambiguous discourse reference.
+        GraphStoreError: Neo4j failed.
     """
     did = resolve_discourse(store, ref, corpus)
     units, edges = read_discourses(store, [did])
@@ -476,11 +479,12 @@ def export_corpus(
     Discourses are read ``batch_size`` at a time.
 
     Raises:
-        GraphStoreError: The corpus has no discourse in the graph, or Neo4j failed.
+        NotFoundError: The corpus has no discourse in the graph.
+        GraphStoreError: Neo4j failed.
     """
-    ids = [row["id"] for row in store.run(cypher.corpus_discourses(), corpus=corpus)]
+    ids = [row["id"] for row in store.read(cypher.corpus_discourses(), corpus=corpus)]
     if not ids:
-        raise GraphStoreError(f"corpus {corpus!r} has no dialogue or document in the graph")
+        raise NotFoundError(f"corpus {corpus!r} has no dialogue or document in the graph")
     out_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     used: set[str] = set()

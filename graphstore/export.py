@@ -14,10 +14,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from neo4j import Driver
+from neo4j import Driver, RoutingControl
 from neo4j.exceptions import DriverError, Neo4jError
 
 from graphstore import cypher
+from graphstore.errors import database_error
 from ontology.errors import GraphStoreError
 from ontology.rdf import EdgeRow, NodeRow
 
@@ -57,9 +58,11 @@ class GraphReader:
         if self.corpus is not None:
             params["corpus"] = self.corpus
         try:
-            records, _, _ = self.driver.execute_query(query, params, database_=self.database, routing_="r")
+            records, _, _ = self.driver.execute_query(
+                query, params, database_=self.database, routing_=RoutingControl.READ
+            )
         except (Neo4jError, DriverError, OSError) as e:
-            raise GraphStoreError(f"Neo4j export read failed: {e}") from e
+            raise database_error(e, "Neo4j export read failed") from e
         # Values are plain (strings, numbers, lists, maps); Record.data() would walk them again.
         return [dict(r.items()) for r in records]
 

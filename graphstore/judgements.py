@@ -21,7 +21,7 @@ def judgement_rows(store: GraphStore, corpus: str) -> list[dict[str, Any]]:
     Raises:
         GraphStoreError: Neo4j failed.
     """
-    rows = store.run(cypher.judgement_rows(), corpus=corpus)
+    rows = store.read(cypher.judgement_rows(), corpus=corpus)
     out = []
     for row in rows:
         props = row.pop("props")

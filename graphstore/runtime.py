@@ -20,13 +20,15 @@ from pathlib import Path
 from neo4j import Driver, GraphDatabase
 from neo4j.exceptions import AuthError, DriverError, Neo4jError
 
-from ontology.errors import GraphStoreError
+from ontology.errors import DatabaseUnavailableError
 
 JAVA_DIR = Path(__file__).with_name("java")
 MAIN_CLASS = "org.argweb.neo4j.EmbeddedNeo4j"
 PID_FILE = "argweb-neo4j.pid"
 LOG_FILE = "argweb-neo4j.log"
 READY_MARKER = "argweb-neo4j ready"
+# The administrator every new Neo4j database has; the launcher sets its password.
+BUILTIN_USER = "neo4j"
 
 
 def launcher_built(java_dir: Path = JAVA_DIR) -> bool:
@@ -52,15 +54,17 @@ def build_launcher(java_dir: Path = JAVA_DIR, quiet: bool = True) -> None:
     """Compile the launcher with Maven (jars come from Maven Central, cached in ``~/.m2``).
 
     Raises:
-        GraphStoreError: Maven is missing or the build failed.
+        DatabaseUnavailableError: Maven is missing or the build failed.
     """
     mvn = shutil.which("mvn")
     if mvn is None:
-        raise GraphStoreError("Maven (mvn) is not on PATH; it is needed to build the embedded Neo4j launcher")
+        raise DatabaseUnavailableError("Maven (mvn) is not on PATH; it is needed to build the embedded Neo4j launcher")
     cmd = [mvn, "-B", "package", "-DskipTests"] + (["-q"] if quiet else [])
     proc = subprocess.run(cmd, cwd=java_dir, capture_output=True, text=True, check=False)
     if proc.returncode != 0 or not launcher_built(java_dir):
-        raise GraphStoreError(f"Maven build of {java_dir} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+        raise DatabaseUnavailableError(
+            f"Maven build of {java_dir} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        )
 
 
 def free_port() -> int:
@@ -104,10 +108,12 @@ class EmbeddedNeo4j:
 
     Args:
         data_dir: Neo4j home (databases, transaction logs, pid and log files).
-        password: Password set for the ``neo4j`` user at every start.
+        password: Password set for the built-in user at every start.
         port: Bolt port on 127.0.0.1.
         heap: JVM ``-Xmx`` value.
         pagecache: Page cache size in bytes.
+        java_dir: The Maven launcher project.
+        user: User the driver logs in as (the server's built-in administrator is ``neo4j``).
     """
 
     def __init__(
@@ -118,6 +124,7 @@ class EmbeddedNeo4j:
         heap: str = "2g",
         pagecache: int = 512 * 1024 * 1024,
         java_dir: Path = JAVA_DIR,
+        user: str = BUILTIN_USER,
     ) -> None:
         self.data_dir = Path(data_dir)
         self.password = password
@@ -125,6 +132,7 @@ class EmbeddedNeo4j:
         self.heap = heap
         self.pagecache = pagecache
         self.java_dir = java_dir
+        self.user = user
 
     @property
     def pid_file(self) -> Path:
@@ -149,11 +157,11 @@ class EmbeddedNeo4j:
 
     def _bolt_ok(self, uri: str) -> bool:
         try:
-            with GraphDatabase.driver(uri, auth=("neo4j", self.password)) as driver:
+            with GraphDatabase.driver(uri, auth=(self.user, self.password)) as driver:
                 driver.verify_connectivity()
             return True
         except AuthError as e:
-            raise GraphStoreError(f"Neo4j at {uri} rejected the configured password: {e}") from e
+            raise DatabaseUnavailableError(f"Neo4j at {uri} rejected the configured password: {e}") from e
         except (DriverError, Neo4jError, OSError):
             return False
 
@@ -161,7 +169,7 @@ class EmbeddedNeo4j:
         """Start the server in the background and wait until Bolt answers; no-op if running.
 
         Raises:
-            GraphStoreError: Java or the launcher is missing, the port is taken, or the server did
+            DatabaseUnavailableError: Java or the launcher is missing, the port is taken, or the server did
                 not come up in time (the message includes the end of its log).
         """
         running = self.info()
@@ -171,13 +179,13 @@ class EmbeddedNeo4j:
             self.stop()
         java = shutil.which("java")
         if java is None:
-            raise GraphStoreError("java is not on PATH; Java 17 is needed for the embedded Neo4j")
+            raise DatabaseUnavailableError("java is not on PATH; Java 17 is needed for the embedded Neo4j")
         # A checkout with an older build in target/ must not run a launcher its sources no longer match.
         if not launcher_built(self.java_dir) or launcher_stale(self.java_dir):
             build_launcher(self.java_dir)
         with socket.socket() as s:
             if s.connect_ex(("127.0.0.1", self.port)) == 0:
-                raise GraphStoreError(f"port {self.port} is already in use; choose another with --port")
+                raise DatabaseUnavailableError(f"port {self.port} is already in use; choose another with --port")
         self.data_dir.mkdir(parents=True, exist_ok=True)
         target = self.java_dir / "target"
         classpath = os.pathsep.join([str(target / "classes"), str(target / "lib" / "*")])
@@ -207,13 +215,15 @@ class EmbeddedNeo4j:
         while time.monotonic() < deadline:
             if proc.poll() is not None:
                 self.pid_file.unlink(missing_ok=True)
-                raise GraphStoreError(f"embedded Neo4j exited with {proc.returncode}:\n{self._log_tail()}")
+                raise DatabaseUnavailableError(f"embedded Neo4j exited with {proc.returncode}:\n{self._log_tail()}")
             # Bolt listens before the launcher has set the password: wait for its ready line.
             if self._ready_logged() and self._bolt_ok(info.uri):
                 return info
             time.sleep(0.5)
         self.stop()
-        raise GraphStoreError(f"embedded Neo4j did not answer on {info.uri} within {timeout:.0f}s:\n{self._log_tail()}")
+        raise DatabaseUnavailableError(
+            f"embedded Neo4j did not answer on {info.uri} within {timeout:.0f}s:\n{self._log_tail()}"
+        )
 
     def stop(self, timeout: float = 60.0) -> bool:
         """Stop the server (SIGTERM, then SIGKILL after ``timeout``); False if none was running."""
@@ -236,8 +246,8 @@ class EmbeddedNeo4j:
         """A driver for the running server."""
         info = self.info()
         if info is None:
-            raise GraphStoreError(f"no embedded Neo4j is running for {self.data_dir}; run `argweb db start`")
-        return connect(info.uri, "neo4j", self.password)
+            raise DatabaseUnavailableError(f"no embedded Neo4j is running for {self.data_dir}; run `argweb db start`")
+        return connect(info.uri, self.user, self.password)
 
     def _ready_logged(self) -> bool:
         marker = READY_MARKER.encode()
@@ -258,7 +268,7 @@ def connect(uri: str, user: str, password: str) -> Driver:
     """Open and verify a driver for any Neo4j (``bolt://``, ``neo4j://``, ``neo4j+s://``).
 
     Raises:
-        GraphStoreError: The server cannot be reached or refuses the credentials.
+        DatabaseUnavailableError: The server cannot be reached or refuses the credentials.
     """
     # argweb's own statements are checked by its tests; server notifications (e.g. "property key
     # not in the graph yet" on an empty database) would only flood the CLI output.
@@ -267,5 +277,5 @@ def connect(uri: str, user: str, password: str) -> Driver:
         driver.verify_connectivity()
     except (DriverError, Neo4jError, OSError) as e:
         driver.close()
-        raise GraphStoreError(f"cannot connect to Neo4j at {uri}: {e}") from e
+        raise DatabaseUnavailableError(f"cannot connect to Neo4j at {uri}: {e}") from e
     return driver

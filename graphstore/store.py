@@ -9,15 +9,17 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from neo4j import Driver
+from neo4j import Driver, RoutingControl
 from neo4j.exceptions import DriverError, Neo4jError
 
 from graphstore import cypher
+from graphstore.errors import database_error
 from ontology.errors import GraphStoreError
 from ontology.records import CorpusBundle, EdgeRecord, NodeRecord
 from ontology.terms import LABEL_ANCESTORS, Label, RelType
 
 Progress = Callable[[int], None]
+DEFAULT_BATCH_SIZE = 5000
 
 
 @dataclass
@@ -76,7 +78,7 @@ class GraphStore:
         batch_size: Rows per ``UNWIND`` transaction.
     """
 
-    def __init__(self, driver: Driver, database: str = "neo4j", batch_size: int = 5000) -> None:
+    def __init__(self, driver: Driver, database: str = "neo4j", batch_size: int = DEFAULT_BATCH_SIZE) -> None:
         self.driver = driver
         self.database = database
         self.batch_size = batch_size
@@ -84,11 +86,27 @@ class GraphStore:
     # -- low level -------------------------------------------------------------------------
 
     def run(self, query: str, **params: Any) -> list[dict[str, Any]]:
-        """Run one statement in its own transaction and return the records as dicts."""
+        """Run one statement in its own write transaction and return the records as dicts.
+
+        Raises:
+            InvalidQueryError: The statement is malformed.
+            DatabaseUnavailableError: Neo4j cannot be reached.
+            GraphStoreError: Neo4j failed otherwise.
+        """
+        return self._execute(query, params, RoutingControl.WRITE)
+
+    def read(self, query: str, **params: Any) -> list[dict[str, Any]]:
+        """Run one statement in a read transaction (READ access mode: a write in it is refused).
+
+        On a cluster the statement goes to a reader. Raises as :meth:`run`.
+        """
+        return self._execute(query, params, RoutingControl.READ)
+
+    def _execute(self, query: str, params: dict[str, Any], routing: RoutingControl) -> list[dict[str, Any]]:
         try:
-            records, _, _ = self.driver.execute_query(query, params, database_=self.database)
+            records, _, _ = self.driver.execute_query(query, params, database_=self.database, routing_=routing)
         except (Neo4jError, DriverError, OSError) as e:
-            raise GraphStoreError(f"Neo4j query failed: {e}") from e
+            raise database_error(e, "Neo4j query failed") from e
         return [r.data() for r in records]
 
     def run_auto(self, query: str, **params: Any) -> None:
@@ -97,7 +115,7 @@ class GraphStore:
             with self.driver.session(database=self.database) as session:
                 session.run(query, params).consume()
         except (Neo4jError, DriverError, OSError) as e:
-            raise GraphStoreError(f"Neo4j query failed: {e}") from e
+            raise database_error(e, "Neo4j query failed") from e
 
     def _write(self, query: str, rows: Sequence[dict[str, Any]], batch: str) -> None:
         def work(tx: Any) -> None:
@@ -160,7 +178,9 @@ class GraphStore:
             self.run(cypher.mark_corpus("complete"), corpus=corpus, batch=batch, counts=json.dumps(counts))
         except (Neo4jError, DriverError, OSError, GraphStoreError) as e:
             self._undo(corpus, batch, previous)
-            raise GraphStoreError(f"ingest of {corpus} ({bundle.origin}) failed, nothing kept: {e}") from e
+            # Keep the class (database away vs. failed statement): it decides what the caller is told.
+            cls = type(e) if isinstance(e, GraphStoreError) else type(database_error(e, ""))
+            raise cls(f"ingest of {corpus} ({bundle.origin}) failed, nothing kept: {e}") from e
         except BaseException:
             self._undo(corpus, batch, previous)
             raise
@@ -174,10 +194,10 @@ class GraphStore:
 
     def _marker(self, corpus: str) -> dict[str, Any] | None:
         """Status, ingest run (``batch``) and counts of the corpus marker, or None."""
-        rows = self.run(cypher.corpus_status(), corpus=corpus)
+        rows = self.read(cypher.corpus_status(), corpus=corpus)
         if not rows:
             return None
-        counts = next((row["counts"] for row in self.run(cypher.corpora()) if row["id"] == corpus), None)
+        counts = next((row["counts"] for row in self.read(cypher.corpora()) if row["id"] == corpus), None)
         return {"status": rows[0]["status"], "batch": rows[0]["batch"], "counts": counts}
 
     def _undo(self, corpus: str, batch: str, previous: dict[str, Any] | None) -> None:
@@ -221,10 +241,10 @@ class GraphStore:
 
     def stats(self) -> dict[str, Any]:
         """Counts per label and relationship type, overall and per corpus."""
-        labels = self.run(cypher.label_counts())
-        rels = self.run(cypher.rel_type_counts())
-        kinds = self.run(cypher.relation_kind_counts())
-        corpora = self.run(cypher.corpora())
+        labels = self.read(cypher.label_counts())
+        rels = self.read(cypher.rel_type_counts())
+        kinds = self.read(cypher.relation_kind_counts())
+        corpora = self.read(cypher.corpora())
         out: dict[str, Any] = {"labels": {}, "relationships": {}, "corpora": {}}
         per: dict[str, dict[str, Any]] = {}
 

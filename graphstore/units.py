@@ -49,7 +49,7 @@ def timed_utterances(store: GraphStore, corpus: str) -> list[TimedUtterance]:
     ``nDDXXXX`` whose ``DD`` is the debate part.
     """
     out = []
-    for row in store.run(cypher.timed_locutions(), corpus=corpus):
+    for row in store.read(cypher.timed_locutions(), corpus=corpus):
         part = normalise_part(row["part"]) or normalise_part(row["discourse_part"])
         if part is None and row["local_id"]:
             match = _MARG_SENTENCE.match(str(row["local_id"]))

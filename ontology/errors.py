@@ -1,7 +1,8 @@
 """The one error hierarchy of argweb.
 
 Every package raises a subclass of :class:`ArgwebError`; they live here because ``ontology`` is
-the package every other package may import.
+the package every other package may import. What each class means for a caller (HTTP status,
+exit code) is decided in one place, ``api/errors.py``.
 """
 
 from __future__ import annotations
@@ -11,15 +12,31 @@ class ArgwebError(Exception):
     """Root of every error argweb raises on purpose."""
 
 
+class ClientError(ArgwebError):
+    """The caller's mistake: invalid arguments, input or query. Retrying the same request fails again."""
+
+
+class InvalidQueryError(ClientError):
+    """A Cypher or SPARQL query given by the caller is malformed or refused (e.g. an update)."""
+
+
+class NotFoundError(ClientError):
+    """Something the caller named (corpus, dialogue, file, store) does not exist."""
+
+
 class OntologyError(ArgwebError):
     """The ontology, a record or an RDF/SPARQL operation is invalid."""
 
 
 class GraphStoreError(ArgwebError):
-    """Neo4j could not be started, reached or written to."""
+    """Neo4j could not be written to or read from."""
 
 
-class LoaderError(GraphStoreError):
+class DatabaseUnavailableError(GraphStoreError):
+    """Neo4j cannot be started or reached, or refuses the configured credentials."""
+
+
+class LoaderError(GraphStoreError, ClientError):
     """A corpus file is malformed; the message names the file and the record."""
 
 
@@ -27,5 +44,5 @@ class ModelError(ArgwebError):
     """Features, training, evaluation or prediction failed."""
 
 
-class ApiError(ArgwebError):
+class ApiError(ClientError):
     """The API or CLI was used with invalid arguments or settings."""

@@ -18,7 +18,7 @@ from typing import Any
 
 import pyoxigraph as ox
 
-from ontology.errors import OntologyError
+from ontology.errors import ClientError, InvalidQueryError, NotFoundError, OntologyError
 from ontology.rdf import PREFIXES
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -123,11 +123,11 @@ def _format_of(path: Path, fmt: str | None) -> ox.RdfFormat:
     if fmt is not None:
         key = fmt if fmt.startswith(".") else f".{fmt}"
         if key not in LOAD_FORMATS:
-            raise OntologyError(f"unknown RDF format {fmt!r}; expected one of {sorted(k[1:] for k in LOAD_FORMATS)}")
+            raise ClientError(f"unknown RDF format {fmt!r}; expected one of {sorted(k[1:] for k in LOAD_FORMATS)}")
         return LOAD_FORMATS[key]
     suffix = path.suffix.lower()
     if suffix not in LOAD_FORMATS:
-        raise OntologyError(f"{path}: cannot tell the RDF format from the extension; give it explicitly")
+        raise ClientError(f"{path}: cannot tell the RDF format from the extension; give it explicitly")
     return LOAD_FORMATS[suffix]
 
 
@@ -139,6 +139,7 @@ class SparqlStore:
         read_only: Open an existing on-disk store without taking the writer lock.
 
     Raises:
+        NotFoundError: A read-only store that does not exist.
         OntologyError: The directory is not an Oxigraph store or cannot be opened.
     """
 
@@ -149,7 +150,7 @@ class SparqlStore:
                 self._store = ox.Store()
             elif read_only:
                 if not path.is_dir():
-                    raise OntologyError(f"{path}: no RDF store; run `argweb export rdf` or `argweb rdf load` first")
+                    raise NotFoundError(f"{path}: no RDF store; run `argweb export rdf` or `argweb rdf load` first")
                 self._store = ox.Store.read_only(str(path))
             else:
                 self._store = ox.Store(str(path))
@@ -177,12 +178,13 @@ class SparqlStore:
             Number of quads in the store afterwards.
 
         Raises:
-            OntologyError: The file is malformed (nothing is added) or unreadable.
+            ClientError: The file is malformed (nothing is added).
+            OntologyError: The file is unreadable.
         """
         try:
             self._store.load(path=str(path), format=_format_of(path, fmt))
         except SyntaxError as e:
-            raise OntologyError(f"{path}: {e}") from e
+            raise ClientError(f"{path}: {e}") from e
         except OSError as e:
             raise OntologyError(f"{path}: cannot read: {e}") from e
         return len(self._store)
@@ -191,16 +193,17 @@ class SparqlStore:
         """Run a SPARQL query over the union of all graphs.
 
         Raises:
-            OntologyError: The string is an update (refused) or is not valid SPARQL.
+            InvalidQueryError: The string is an update (refused) or is not valid SPARQL.
+            OntologyError: Evaluation failed.
         """
         if is_update(query):
-            raise OntologyError(
+            raise InvalidQueryError(
                 f"SPARQL {query_form(query)} refused: the store is read-only; re-export and load instead"
             )
         try:
             return self._store.query(query, use_default_graph_as_union=True, prefixes=PREFIXES)
         except SyntaxError as e:
-            raise OntologyError(f"invalid SPARQL query: {e}") from e
+            raise InvalidQueryError(f"invalid SPARQL query: {e}") from e
         except OSError as e:
             raise OntologyError(f"SPARQL evaluation failed: {e}") from e
 
@@ -208,11 +211,11 @@ class SparqlStore:
         """Run a SELECT and return its variables and rows of plain Python values.
 
         Raises:
-            OntologyError: Not a SELECT, or invalid.
+            InvalidQueryError: Not a SELECT, or invalid.
         """
         result = self.query(query)
         if not isinstance(result, ox.QuerySolutions):
-            raise OntologyError(f"expected a SELECT query, got {query_form(query) or 'nothing'}")
+            raise InvalidQueryError(f"expected a SELECT query, got {query_form(query) or 'nothing'}")
         names = [v.value for v in result.variables]
         rows = [{name: python_value(solution[name]) for name in names} for solution in result]
         return names, rows
@@ -221,11 +224,11 @@ class SparqlStore:
         """Run an ASK query.
 
         Raises:
-            OntologyError: Not an ASK, or invalid.
+            InvalidQueryError: Not an ASK, or invalid.
         """
         result = self.query(query)
         if not isinstance(result, ox.QueryBoolean):
-            raise OntologyError(f"expected an ASK query, got {query_form(query) or 'nothing'}")
+            raise InvalidQueryError(f"expected an ASK query, got {query_form(query) or 'nothing'}")
         return bool(result)
 
 
@@ -236,17 +239,17 @@ def serialize_result(result: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTripl
     ``xml``); CONSTRUCT and DESCRIBE results are graphs (``nt``, ``ttl``, ``nq``, ``jsonld``).
 
     Raises:
-        OntologyError: The format does not fit the result kind.
+        ClientError: The format does not fit the result kind.
     """
     if isinstance(result, ox.QueryTriples):
         if fmt not in GRAPH_FORMATS:
-            raise OntologyError(f"CONSTRUCT/DESCRIBE return a graph: use one of {sorted(GRAPH_FORMATS)}, not {fmt!r}")
+            raise ClientError(f"CONSTRUCT/DESCRIBE return a graph: use one of {sorted(GRAPH_FORMATS)}, not {fmt!r}")
         items: Any = result
         if fmt == "nq":
             items = (ox.Quad(t.subject, t.predicate, t.object, ox.DefaultGraph()) for t in result)
         return ox.serialize(items, format=GRAPH_FORMATS[fmt], prefixes=PREFIXES) or b""
     if fmt not in RESULT_FORMATS:
-        raise OntologyError(f"SELECT/ASK results use one of {sorted(RESULT_FORMATS)}, not {fmt!r}")
+        raise ClientError(f"SELECT/ASK results use one of {sorted(RESULT_FORMATS)}, not {fmt!r}")
     return result.serialize(format=RESULT_FORMATS[fmt]) or b""
 
 
@@ -271,11 +274,13 @@ def load_store(store_dir: Path, file: Path, fmt: str | None = None, append: bool
     With ``append`` the file is added to the existing store in one transaction.
 
     Raises:
-        OntologyError: Missing or malformed file (the store is unchanged), or the store is in use.
+        NotFoundError: No such file.
+        ClientError: Malformed file or unknown format (the store is unchanged).
+        OntologyError: The store is in use or cannot be written.
     """
     started = time.perf_counter()
     if not file.is_file():
-        raise OntologyError(f"{file}: no such file")
+        raise NotFoundError(f"{file}: no such file")
     rdf_format = _format_of(file, fmt)
     if append:
         with SparqlStore(store_dir) as store:
@@ -290,7 +295,7 @@ def load_store(store_dir: Path, file: Path, fmt: str | None = None, append: bool
         quads = _bulk_load(fresh, file, rdf_format)
     except SyntaxError as e:
         shutil.rmtree(fresh, ignore_errors=True)
-        raise OntologyError(f"{file}: {e} (store left unchanged)") from e
+        raise ClientError(f"{file}: {e} (store left unchanged)") from e
     except OSError as e:
         shutil.rmtree(fresh, ignore_errors=True)
         raise OntologyError(f"{file}: load failed: {e} (store left unchanged)") from e

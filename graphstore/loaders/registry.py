@@ -28,12 +28,21 @@ class CorpusSpec:
         folder: Folder name inside a corpora directory.
         pattern: Glob of the files to load inside that folder.
         load: Loader taking the list of files.
+        command: Name of the ``argweb ingest`` command (default: ``name``).
+        summary: What the files are (help of the ingest command).
     """
 
     name: str
     folder: str
     pattern: str
     load: Callable[[list[Path]], CorpusBundle]
+    command: str = ""
+    summary: str = ""
+
+    @property
+    def command_name(self) -> str:
+        """Name of the ``argweb ingest`` command of this corpus."""
+        return self.command or self.name
 
     def find(self, root: Path) -> list[Path]:
         """The corpus files under ``root`` (empty if the folder is absent)."""
@@ -46,12 +55,50 @@ class CorpusSpec:
 CORPORA: dict[str, CorpusSpec] = {
     spec.name: spec
     for spec in (
-        CorpusSpec("molweni", "molweni", "DP/*.json", lambda paths: load_dialogue_json(paths, "molweni")),
-        CorpusSpec("stac", "stac", "*.json", lambda paths: load_dialogue_json(paths, "stac")),
-        CorpusSpec("qt30", "dialam-2024", "**/*.json", lambda paths: load_aif(paths, "qt30")),
-        CorpusSpec("m-arg", "m-arg", "**/*.csv", load_marg),
-        CorpusSpec("sciarg", "sciarg", "compiled_corpus/*.ann", load_sciarg),
-        CorpusSpec("contextdep", "contextdep", "*.tsv", load_contextdep),
+        CorpusSpec(
+            "molweni",
+            "molweni",
+            "DP/*.json",
+            lambda paths: load_dialogue_json(paths, "molweni"),
+            summary="Molweni discourse-parsing JSON (e.g. DP/dev.json).",
+        ),
+        CorpusSpec(
+            "stac",
+            "stac",
+            "*.json",
+            lambda paths: load_dialogue_json(paths, "stac"),
+            summary="STAC discourse JSON (Molweni format).",
+        ),
+        CorpusSpec(
+            "qt30",
+            "dialam-2024",
+            "**/*.json",
+            lambda paths: load_aif(paths, "qt30"),
+            command="aif",
+            summary="AIF JSON argument maps (QT30 / DialAM-2024), files or directories.",
+        ),
+        CorpusSpec(
+            "m-arg",
+            "m-arg",
+            "**/*.csv",
+            load_marg,
+            summary="M-Arg CSVs: sentence files, aeneas timestamp files and pair files (aggregated, full, reference, "
+            "gold).",
+        ),
+        CorpusSpec(
+            "sciarg",
+            "sciarg",
+            "compiled_corpus/*.ann",
+            load_sciarg,
+            summary="Sci-Arg brat papers: a directory (e.g. compiled_corpus/) or .ann files with their .txt.",
+        ),
+        CorpusSpec(
+            "contextdep",
+            "contextdep",
+            "*.tsv",
+            load_contextdep,
+            summary="ContextDeP: *_TOKEN-annotations.tsv (UTF-8) plus per-annotator ANON_<split>.tsv (UTF-16) files.",
+        ),
     )
 }
 

@@ -209,7 +209,7 @@ def test_stored_judgements_give_reference_values(loaded: GraphStore) -> None:
 
 
 def test_cli_agreement_json(neo4j_server: EmbeddedNeo4j, loaded: GraphStore) -> None:
-    from api.cli import app
+    from api.cli.main import app
 
     info = neo4j_server.info()
     assert info is not None
@@ -241,13 +241,13 @@ def test_cli_agreement_json(neo4j_server: EmbeddedNeo4j, loaded: GraphStore) -> 
     result = runner.invoke(app, ["agreement", "contextdep"], env=env)
     assert result.exit_code == 0 and "majority_vote_accuracy" in result.stdout
     result = runner.invoke(app, ["agreement", "contextdep", "--min-trust", "0.9"], env=env)
-    assert result.exit_code == 1 and "no trust" in result.output
+    assert result.exit_code == 2 and "no trust" in result.output
     result = runner.invoke(app, ["agreement", "sciarg", "--json"], env=env)
-    assert result.exit_code == 1 and "no judgements stored" in " ".join(result.output.split())
+    assert result.exit_code == 2 and "no judgements stored" in " ".join(result.output.split())
 
 
 def test_cli_ingest_commands(neo4j_server: EmbeddedNeo4j, store: GraphStore) -> None:
-    from api.cli import app
+    from api.cli.main import app
 
     info = neo4j_server.info()
     assert info is not None
@@ -263,6 +263,6 @@ def test_cli_ingest_commands(neo4j_server: EmbeddedNeo4j, store: GraphStore) -> 
     counts = {r["corpus"]: r["n"] for r in store.run("MATCH (n:Node) RETURN n.corpus AS corpus, count(*) AS n")}
     assert set(counts) == {"m-arg", "sciarg", "contextdep"}
     result = runner.invoke(app, ["ingest", "m-arg", str(SAMPLES / "m-arg" / "full_dataset.csv")], env=env)
-    assert result.exit_code == 1 and "without the sentence file" in " ".join(result.output.split())
+    assert result.exit_code == 2 and "without the sentence file" in " ".join(result.output.split())
     after = {r["corpus"]: r["n"] for r in store.run("MATCH (n:Node) RETURN n.corpus AS corpus, count(*) AS n")}
     assert after == counts

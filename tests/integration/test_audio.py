@@ -175,7 +175,7 @@ def _timed_bundle() -> CorpusBundle:
 def test_cli_features_audio(neo4j_server: EmbeddedNeo4j, store: GraphStore, tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from api.cli import app
+    from api.cli.main import app
 
     store.ingest(_timed_bundle())
     audio_dir = tmp_path / "audio"
@@ -201,4 +201,4 @@ def test_cli_features_audio(neo4j_server: EmbeddedNeo4j, store: GraphStore, tmp_
     result = CliRunner().invoke(app, args, env=env)
     assert result.exit_code == 0 and "0 utterances computed, 6 already cached" in " ".join(result.output.split())
     result = CliRunner().invoke(app, [*args[:5], str(tmp_path / "none")], env=env)
-    assert result.exit_code == 1 and "none: no such directory" in " ".join(result.output.split())
+    assert result.exit_code == 2 and "none: no such directory" in " ".join(result.output.split())

@@ -15,7 +15,7 @@ from graphstore.loaders.aif import load_aif
 from graphstore.loaders.dialogue_json import load_dialogue_json
 from graphstore.runtime import EmbeddedNeo4j
 from graphstore.store import GraphStore
-from ontology.errors import GraphStoreError
+from ontology.errors import ClientError, GraphStoreError, NotFoundError
 from ontology.records import (
     CorpusBundle,
     CorpusRecord,
@@ -232,11 +232,11 @@ def _ya_anchor(aif: dict[str, Any], ya: dict[str, Any]) -> tuple[tuple[str, str]
 
 
 def test_unknown_and_ambiguous_discourse(store: GraphStore) -> None:
-    with pytest.raises(GraphStoreError, match="no dialogue or document 'nope'"):
+    with pytest.raises(NotFoundError, match="no dialogue or document 'nope'"):
         export_discourse(store, "nope")
     store.ingest(load_dialogue_json([MOLWENI], "molweni"))
     store.ingest(load_dialogue_json([MOLWENI], "stac", scheme="molweni"))
-    with pytest.raises(GraphStoreError, match="names 2 discourses"):
+    with pytest.raises(ClientError, match="names 2 discourses"):
         export_discourse(store, "1056")
     assert export_discourse(store, "1056", corpus="stac")["nodes"]
 
@@ -255,7 +255,7 @@ def test_validate_aif_reports_broken_maps() -> None:
 
 
 def test_cli_export(neo4j_server: EmbeddedNeo4j, qt30: GraphStore, tmp_path: Path) -> None:
-    from api.cli import app
+    from api.cli.main import app
 
     info = neo4j_server.info()
     assert info is not None
@@ -269,6 +269,6 @@ def test_cli_export(neo4j_server: EmbeddedNeo4j, qt30: GraphStore, tmp_path: Pat
     assert result.exit_code == 0, result.output
     assert len(list((tmp_path / "all").glob("*.json"))) == len(QT30_MAPS)
     result = runner.invoke(app, ["export", "aif", "--dialogue", "missing", str(out)], env=env)
-    assert result.exit_code == 1 and "no dialogue or document 'missing'" in " ".join(result.output.split())
+    assert result.exit_code == 2 and "no dialogue or document 'missing'" in " ".join(result.output.split())
     result = runner.invoke(app, ["export", "aif", str(out)], env=env)
     assert result.exit_code != 0

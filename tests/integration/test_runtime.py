@@ -16,11 +16,13 @@ from pathlib import Path
 
 import pytest
 
+from api.services.graph import embedded_server, open_driver
 from graphstore.loaders.registry import CORPORA
-from graphstore.runtime import EmbeddedNeo4j, _alive, connect, free_port
+from graphstore.runtime import _alive, free_port
 from graphstore.store import GraphStore
+from tests.conftest import embedded_settings
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "tests" / "data" / "corpora"
 PASSWORD = "argweb-runtime-test"
 
@@ -49,7 +51,7 @@ def pid_of(output: str) -> int:
 def data_dir(tmp_path: Path) -> Iterator[Path]:
     yield tmp_path / "argweb-data"
     # Whatever happened in the test, leave no server behind.
-    EmbeddedNeo4j(tmp_path / "argweb-data" / "neo4j", password=PASSWORD).stop()
+    embedded_server(embedded_settings(tmp_path / "argweb-data", password=PASSWORD)).stop()
 
 
 def test_start_status_stop_restart(data_dir: Path) -> None:
@@ -72,8 +74,8 @@ def test_start_status_stop_restart(data_dir: Path) -> None:
     status = argweb("db", "status", "--data-dir", d)
     assert status.returncode == 0 and pid_of(status.stdout) == pid
 
-    uri = f"bolt://127.0.0.1:{port}"
-    driver = connect(uri, "neo4j", PASSWORD)
+    cfg = embedded_settings(data_dir, port, password=PASSWORD)
+    driver = open_driver(cfg, start=False)
     try:
         store = GraphStore(driver)
         spec = CORPORA["molweni"]
@@ -94,7 +96,7 @@ def test_start_status_stop_restart(data_dir: Path) -> None:
     restart = argweb("db", "start", "--port", str(port), "--data-dir", d)
     assert restart.returncode == 0, restart.stderr
     assert pid_of(restart.stdout) != pid
-    driver = connect(uri, "neo4j", PASSWORD)
+    driver = open_driver(cfg, start=False)
     try:
         after = GraphStore(driver).stats()
     finally:

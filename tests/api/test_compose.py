@@ -5,7 +5,7 @@ from pathlib import Path
 
 import yaml
 
-COMPOSE = Path(__file__).resolve().parent.parent / "docker-compose.yml"
+COMPOSE = Path(__file__).resolve().parents[2] / "docker-compose.yml"
 
 
 def test_compose_runs_official_neo4j_with_healthcheck_and_api() -> None:

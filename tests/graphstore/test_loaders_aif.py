@@ -22,7 +22,7 @@ from ontology.errors import LoaderError
 from ontology.records import CorpusBundle, DiscourseRecord, LocutionRecord, PropositionRecord, RelationRecord
 from ontology.terms import Label, RelType
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 MAPS_DIR = DATA / "corpora" / "dialam-2024" / "my_train"
 MAPS = sorted(MAPS_DIR.glob("*.json"))
 BAD = DATA / "bad"

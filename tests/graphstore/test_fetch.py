@@ -199,12 +199,12 @@ def test_fetch_all_from_the_reference_copy(tmp_path: Path) -> None:
 
 
 def test_cli_fetch(tmp_path: Path) -> None:
-    from api.cli import app
+    from api.cli.main import app
 
     mirror = tmp_path / "mirror"
     runner = CliRunner()
     result = runner.invoke(app, ["fetch", "--dest", str(tmp_path / "c"), "--from", str(mirror)])
-    assert result.exit_code == 1 and "give a corpus or --all" in " ".join(result.output.split())
+    assert result.exit_code == 2 and "give a corpus or --all" in " ".join(result.output.split())
     result = runner.invoke(app, ["fetch", "stac", "--dest", str(tmp_path / "c"), "--from", str(mirror)])
     assert result.exit_code == 1 and "missing from the mirror" in " ".join(result.output.split())
     root = shared_corpora()

@@ -19,7 +19,7 @@ from ontology.errors import LoaderError
 from ontology.records import CorpusBundle, DiscourseRecord, LocutionRecord, RelationRecord, SpeakerRecord
 from ontology.terms import Label, RelType, Sense
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 MOLWENI = DATA / "corpora" / "molweni" / "DP" / "dev.json"
 STAC = DATA / "corpora" / "stac" / "train.json"
 BAD = DATA / "bad"

@@ -31,7 +31,7 @@ from ontology.records import (
 )
 from ontology.terms import Label, RelType
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 SAMPLE = DATA / "corpora" / "m-arg"
 BAD = DATA / "bad"
 SENTENCES = SAMPLE / "dataset_context_definition.csv"

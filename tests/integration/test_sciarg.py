@@ -18,7 +18,7 @@ from ontology.errors import LoaderError
 from ontology.records import CorpusBundle, DiscourseRecord, PropositionRecord, RelationRecord, SentenceRecord
 from ontology.terms import Label, RelType
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 CORPUS_DIR = DATA / "corpora" / "sciarg" / "compiled_corpus"
 BAD = DATA / "bad"
 KIND = {"supports": Label.Support, "contradicts": Label.Attack, "semantically_same": Label.Rephrase}

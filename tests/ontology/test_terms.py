@@ -12,7 +12,7 @@ import pytest
 
 from ontology import codegen
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 EXTRA_CLASS = """
 aw:TestOnlyThing a owl:Class ; rdfs:subClassOf aw:Node ;

@@ -28,7 +28,7 @@ from ontology.records import (
 )
 from ontology.terms import Label, RelType
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 SAMPLE = DATA / "corpora" / "contextdep"
 BAD = DATA / "bad"
 TOKENS = sorted(SAMPLE.glob("*_TOKEN-annotations.tsv"))

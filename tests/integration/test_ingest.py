@@ -24,7 +24,7 @@ from graphstore.store import GraphStore, edge_groups, node_groups
 from ontology.errors import GraphStoreError, LoaderError
 from ontology.records import CorpusBundle, CorpusRecord, LocutionRecord
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 SAMPLES = DATA / "corpora"
 BAD = DATA / "bad"
 NAMES = ("molweni", "stac", "qt30")
@@ -226,10 +226,10 @@ def test_inconsistent_bundle_is_rejected_before_any_write(store: GraphStore) -> 
 
 
 def test_cli_reports_bad_input(tmp_path: Path) -> None:
-    from api.cli import app
+    from api.cli.main import app
 
     result = CliRunner().invoke(app, ["ingest", "stac", str(BAD / "unknown_relation_label.json")])
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # the input's fault: usage-class exit code
     assert "unknown_relation_label.json" in result.output
     assert "relation 1" in result.output
 

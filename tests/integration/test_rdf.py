@@ -299,7 +299,7 @@ def test_export_round_trips_every_node_property_and_relationship(
 def test_cli_export_load_and_query(
     driver: Driver, sample: dict[str, int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from api.cli import app
+    from api.cli.main import app
 
     uri = driver.get_server_info().address
     monkeypatch.setenv("ARGWEB_NEO4J_URI", f"bolt://{uri[0]}:{uri[1]}")

@@ -1,0 +1,42 @@
+"""Inter-annotator agreement of the judgements stored in the graph."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from api.services.graph import Graph
+from gnn import agreement as ag
+from graphstore.judgements import judgement_rows
+from ontology.errors import ApiError, NotFoundError
+
+
+def agreement(
+    graph: Graph,
+    corpus: str,
+    *,
+    min_trust: float | None = None,
+    min_confidence: float | None = None,
+    include_tainted: bool = False,
+) -> dict[str, Any]:
+    """Krippendorff's alpha of a corpus's judgements, in the view that fits the corpus.
+
+    M-Arg gives the overall alpha plus the Table-2 grid of trust/confidence filters (or the one
+    filter given); ContextDeP adds the majority-vote accuracy; any other corpus with judgements
+    gives one row under the given filters.
+
+    Raises:
+        ApiError: Filters the corpus does not record (ContextDeP has no trust or confidence).
+        NotFoundError: No judgements stored for the corpus.
+    """
+    if corpus == "contextdep" and (min_trust is not None or min_confidence is not None):
+        raise ApiError("ContextDeP judgements carry no trust or confidence; drop --min-trust/--min-confidence")
+    rows = judgement_rows(graph.store(), corpus)
+    if not rows:
+        raise NotFoundError(f"no judgements stored for corpus {corpus!r}; ingest its per-annotator files first")
+    judgements = ag.judgements_from_rows(rows)
+    if corpus == "contextdep":
+        return ag.contextdep_agreement(judgements)
+    if corpus == "m-arg":
+        return ag.marg_agreement(judgements, min_trust, min_confidence, include_tainted)
+    row = ag.agreement_row(judgements, min_trust, min_confidence, include_tainted)
+    return {"corpus": corpus, **row.as_dict()}

@@ -1,0 +1,74 @@
+"""Features of graph units computed outside the graph (audio of timed utterances)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from api.services.graph import Graph
+from api.services.reporting import SILENT, Reporter
+from gnn.audio import FeatureConfig, FeatureReport, Segment, compute_features
+from graphstore.loaders.marg import PART_NAMES
+from graphstore.units import find_part_audio, timed_utterances
+from ontology.errors import ApiError, NotFoundError
+
+
+@dataclass(frozen=True)
+class AudioFeatures:
+    """Where the features went and what the run did."""
+
+    cache_dir: Path
+    report: FeatureReport
+    missing: dict[str, int]
+
+
+def audio_features(
+    graph: Graph,
+    corpus: str,
+    audio_dir: Path,
+    *,
+    cache_dir: Path | None = None,
+    buffer: float = 2.0,
+    reporter: Reporter = SILENT,
+) -> AudioFeatures:
+    """MFCC, spectral and chroma features per timed utterance of ``corpus``, cached per recording.
+
+    Utterances are the corpus's locutions with start/end times; each part's recording is looked
+    up in ``audio_dir`` by its official name or its part id. Cached utterances are skipped.
+
+    Args:
+        graph: The graph holding the utterances.
+        corpus: Corpus id.
+        audio_dir: Folder with the recordings.
+        cache_dir: Feature cache (default ``<features dir>/audio/<corpus>``).
+        buffer: Seconds added before and after each utterance.
+        reporter: Receives progress and one warning per part without a recording.
+
+    Raises:
+        NotFoundError: No such directory, no timed utterances, or no recording found.
+    """
+    target = cache_dir or graph.settings.features_dir / "audio" / corpus
+    if not audio_dir.is_dir():
+        raise NotFoundError(f"{audio_dir}: no such directory")
+    utterances = timed_utterances(graph.store(), corpus)
+    if not utterances:
+        raise NotFoundError(f"corpus {corpus!r} has no utterances with start/end times in the graph")
+    segments: list[Segment] = []
+    missing: dict[str, int] = {}
+    files: dict[str, Path | None] = {}
+    for u in utterances:
+        part = u.part or ""
+        if part not in files:
+            files[part] = find_part_audio(audio_dir, part, PART_NAMES) if part else None
+        path = files[part]
+        if path is None:
+            missing[part or "(no part)"] = missing.get(part or "(no part)", 0) + 1
+            continue
+        segments.append(Segment(u.id, path, u.start, u.end))
+    for part, n in sorted(missing.items()):
+        reporter.warn(f"part {part}: no recording in {audio_dir}, {n} utterances skipped")
+    if not segments:
+        raise ApiError(f"no recording of any part found in {audio_dir}")
+    with reporter.progress("audio features", len(segments)) as advance:
+        report = compute_features(segments, target, FeatureConfig(buffer_s=buffer), progress=advance)
+    return AudioFeatures(target, report, missing)

@@ -1,0 +1,136 @@
+"""Which Neo4j argweb talks to, resolved in one place for the CLI, the HTTP API, tests and benches.
+
+The rule: the external server of ``settings.neo4j_uri`` when one is configured, else the embedded
+server of ``settings.data_dir`` (started on demand by the CLI; the API and other long-running
+callers only connect to one that runs). The user and password always come from the settings.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from types import TracebackType
+
+from neo4j import Driver
+from pydantic import SecretStr
+
+from api.settings import Settings, get_settings
+from graphstore.runtime import EmbeddedNeo4j, connect, free_port
+from graphstore.store import GraphStore
+from ontology.errors import DatabaseUnavailableError
+
+
+def embedded_server(settings: Settings) -> EmbeddedNeo4j:
+    """The embedded Neo4j of ``settings.data_dir`` (not started)."""
+    return EmbeddedNeo4j(
+        settings.neo4j_dir,
+        password=settings.neo4j_password.get_secret_value(),
+        port=settings.neo4j_port,
+        heap=settings.neo4j_heap,
+        user=settings.neo4j_user,
+    )
+
+
+def bolt_uri(settings: Settings, *, start: bool) -> str:
+    """The Bolt URI of the configured Neo4j.
+
+    Args:
+        settings: The settings naming the server.
+        start: Start the embedded server when it does not run (CLI); otherwise a missing
+            embedded server is an error (API).
+
+    Raises:
+        DatabaseUnavailableError: No server to talk to, or the embedded one cannot start.
+    """
+    if settings.neo4j_uri:
+        return settings.neo4j_uri
+    server = embedded_server(settings)
+    if start:
+        return server.start().uri
+    info = server.info()
+    if info is None:
+        raise DatabaseUnavailableError(
+            f"no embedded Neo4j is running for {settings.data_dir}; run `argweb db start` or set ARGWEB_NEO4J_URI"
+        )
+    return info.uri
+
+
+def private_settings(data_dir: Path, password: str, *, port: int | None = None, heap: str | None = None) -> Settings:
+    """Settings of a private embedded server (tests, benchmarks), whatever the environment says.
+
+    Args:
+        data_dir: The server's own data directory.
+        password: Its password.
+        port: Bolt port (default: a free one).
+        heap: JVM heap (default: the settings').
+    """
+    base = get_settings()
+    return base.model_copy(
+        update={
+            "neo4j_uri": None,
+            "neo4j_password": SecretStr(password),
+            "neo4j_port": port or free_port(),
+            "neo4j_heap": heap or base.neo4j_heap,
+            "data_dir": data_dir,
+        }
+    )
+
+
+def open_driver(settings: Settings, *, start: bool = True) -> Driver:
+    """An open, verified driver for the configured Neo4j (the caller closes it).
+
+    Raises:
+        DatabaseUnavailableError: The server cannot be started, reached or logged into.
+    """
+    return connect(bolt_uri(settings, start=start), settings.neo4j_user, settings.neo4j_password.get_secret_value())
+
+
+class Graph:
+    """Access to the graph for a service call: connects on first use, closes on exit.
+
+    Services take a ``Graph`` rather than a driver so that work which needs no database (parsing
+    and validating input) happens before any connection, and so that the CLI (one command, may
+    start the embedded server) and the API (one driver per process) share them.
+
+    Args:
+        settings: Which server, which database, batch and page sizes.
+        start: Whether the embedded server may be started (see :func:`bolt_uri`).
+        driver: An already open driver to use instead of connecting (not closed here).
+    """
+
+    def __init__(self, settings: Settings, *, start: bool = True, driver: Driver | None = None) -> None:
+        self.settings = settings
+        self._start = start
+        self._driver = driver
+        self._owned = driver is None
+        self._lock = threading.Lock()
+
+    def driver(self) -> Driver:
+        """The driver, connected on the first call.
+
+        Raises:
+            DatabaseUnavailableError: The server cannot be started or reached.
+        """
+        with self._lock:
+            if self._driver is None:
+                self._driver = open_driver(self.settings, start=self._start)
+            return self._driver
+
+    def store(self) -> GraphStore:
+        """A :class:`~graphstore.store.GraphStore` over the configured database and batch size."""
+        return GraphStore(self.driver(), self.settings.neo4j_database, self.settings.batch_size)
+
+    def close(self) -> None:
+        """Close the driver if this object opened it."""
+        with self._lock:
+            if self._driver is not None and self._owned:
+                self._driver.close()
+                self._driver = None
+
+    def __enter__(self) -> Graph:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()

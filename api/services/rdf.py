@@ -1,0 +1,93 @@
+"""RDF export of the graph and the Oxigraph store SPARQL runs on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from api.services.graph import Graph
+from api.services.reporting import SILENT, Reporter
+from graphstore.export import GraphReader
+from ontology.errors import ApiError
+from ontology.rdf import ExportReport, RdfMapper, write_export
+from ontology.sparql import LoadReport, load_store
+
+RDF_FORMATS = ("nt", "ttl", "nq")
+
+
+def rdf_format(out: Path, fmt: str | None) -> str:
+    """The export format: ``fmt``, else the extension of ``out``, else N-Triples.
+
+    Raises:
+        ApiError: ``fmt`` is not one of :data:`RDF_FORMATS`.
+    """
+    if fmt is None:
+        suffix = out.suffix.lower().lstrip(".")
+        return suffix if suffix in RDF_FORMATS else "nt"
+    if fmt not in RDF_FORMATS:
+        raise ApiError(f"--format must be one of {', '.join(RDF_FORMATS)}, not {fmt!r}")
+    return fmt
+
+
+@dataclass(frozen=True)
+class RdfExport:
+    """An export and, unless skipped, its load into the SPARQL store."""
+
+    out: Path
+    export: ExportReport
+    loaded: LoadReport | None
+    store_dir: Path
+
+
+def export_rdf(
+    graph: Graph,
+    out: Path,
+    *,
+    fmt: str | None = None,
+    corpus: str | None = None,
+    base: str | None = None,
+    load: bool = True,
+    page_size: int | None = None,
+    reporter: Reporter = SILENT,
+) -> RdfExport:
+    """Stream the graph (with the ontology) into ``out``, then load it into the SPARQL store.
+
+    Args:
+        graph: The graph to read.
+        out: Output file.
+        fmt: ``nt``, ``ttl`` or ``nq`` (one named graph per corpus); default from ``out``.
+        corpus: Export only this corpus.
+        base: Base IRI of minted resources (default: the settings).
+        load: Replace the SPARQL store's content with the export.
+        page_size: Nodes per read transaction (default: the settings).
+        reporter: Receives the progress and a warning for an empty corpus.
+
+    Raises:
+        ApiError: Bad format. OntologyError: Bad base IRI. GraphStoreError: Neo4j failed.
+    """
+    settings = graph.settings
+    chosen = rdf_format(out, fmt)
+    mapper = RdfMapper(base or settings.rdf_base)
+    reader = GraphReader(
+        graph.driver(), settings.neo4j_database, page_size=page_size or settings.page_size, corpus=corpus
+    )
+    size = reader.size()
+    if corpus is not None and size.nodes == 0:
+        reporter.warn(f"warning: corpus {corpus!r} has no nodes in the graph")
+    with reporter.progress("export", size.nodes + size.relationships) as advance:
+        report = write_export(out, reader.nodes(), reader.relationships(), fmt=chosen, mapper=mapper, progress=advance)
+    reporter.log(
+        f"{out}: {report.triples:,} triples ({report.nodes:,} nodes, {report.relationships:,} relationships, "
+        f"{report.ontology_triples:,} ontology triples) in {report.seconds:.1f}s "
+        f"({report.triples_per_second:,.0f} triples/s)"
+    )
+    loaded = None
+    if load:
+        loaded = load_store(settings.rdf_store_dir, out, chosen)
+        reporter.log(f"SPARQL store {settings.rdf_store_dir}: {loaded.quads:,} quads loaded in {loaded.seconds:.1f}s")
+    return RdfExport(out, report, loaded, settings.rdf_store_dir)
+
+
+def load_rdf(store_dir: Path, file: Path, fmt: str | None = None, *, append: bool = False) -> LoadReport:
+    """Load an RDF file into the SPARQL store (replacing it unless ``append``; a bad file changes nothing)."""
+    return load_store(store_dir, file, fmt, append=append)
