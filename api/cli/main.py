@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import typer
 
-from api.cli import analysis, bam, components, corpora, db, fetch, ingest, paraphrase, rdf
+from api.cli import analysis, bam, components, corpora, db, fetch, ingest, paraphrase, predictions, rdf
 from api.cli_common import ArgwebGroup
 
 app = typer.Typer(cls=ArgwebGroup, help="argweb: the Argument Web knowledge backend.", no_args_is_help=True)
-for _module in (db, ingest, corpora, rdf, analysis, fetch, bam, paraphrase, components):
+for _module in (db, ingest, corpora, predictions, rdf, analysis, fetch, bam, paraphrase, components):
     _module.register(app)
 
 
