@@ -4,7 +4,7 @@ Each token (a word or a punctuation mark, :meth:`gnn.bam.BratDocument.tokens`) i
 sparse lexical features in the style of classic sequence taggers: the word, its affixes and shape,
 the words and bigrams around it (two on each side), its position in the sentence, the sentence's
 length and position in the paper, and a few cue words of the sentence. Features are hashed
-(scikit-learn's ``FeatureHasher``, murmurhash: stable across runs) into 2^18 columns and a linear
+(scikit-learn's ``FeatureHasher``, murmurhash: stable across runs) into 2^17 columns and a linear
 model trained with SGD on the logistic loss gives one of seven tags (``O`` and ``B-``/``I-`` for
 ``background_claim``, ``own_claim``, ``data``). A component is a maximal run of non-``O`` tokens
 cut before every ``B``, labelled by the majority of its tokens; its span runs from its first
@@ -12,7 +12,7 @@ token's start to its last token's end.
 
 Why not the encoder: on this shared 2-core CPU a contextual pass over the 200,000 tokens of the
 training papers takes tens of minutes, and a neural tagger over frozen word-piece vectors trained
-slower and no better in a first trial. The model weighs about 1.5 MB (float16, sparse-free).
+slower and no better in a first trial. The model weighs about 1.8 MB (float16).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ LABELS = ("background_claim", "own_claim", "data")
 TAGS = ("O", *(f"{p}-{lab}" for lab in LABELS for p in ("B", "I")))
 WEIGHTS = "components_tagger.safetensors"
 CONFIG = "components_config.json"
-N_FEATURES = 2**18
+N_FEATURES = 2**17
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _CUES = ("we", "our", "that", "because", "however", "thus", "therefore", "since", "show", "propose", "[", "(", "et")
 
@@ -43,14 +43,15 @@ _CUES = ("we", "our", "that", "because", "however", "thus", "therefore", "since"
 class TaggerConfig:
     """Hyper-parameters of the component tagger (stored in the model directory)."""
 
-    epochs: int = 8
+    epochs: int = 6
     alpha: float = 2e-6
-    b_weight: float = 4.0
+    b_weight: float = 1.5
+    min_tokens: int = 3
     seed: int = 13
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-PROFILES: dict[str, dict[str, Any]] = {"quick": {"epochs": 3}, "full": {"epochs": 8}}
+PROFILES: dict[str, dict[str, Any]] = {"quick": {"epochs": 3}, "full": {"epochs": 6}}
 
 
 def _shape(word: str) -> str:
@@ -153,6 +154,10 @@ def decode(spans: Sequence[tuple[int, int]], tags: Sequence[int] | np.ndarray) -
     return out
 
 
+def _tokens_in(sentence: _Sentence, component: tuple[str, int, int]) -> int:
+    return sum(component[1] <= s and e <= component[2] for s, e in sentence.spans)
+
+
 def _hasher() -> Any:
     from sklearn.feature_extraction import FeatureHasher
 
@@ -210,9 +215,10 @@ class ComponentTagger:
     def predict(self, doc: BratDocument, text: str) -> list[Component]:
         """Components of ``doc`` (its sentences are used, its components ignored), ids ``T1``, ``T2``..."""
         sentences = sentences_of(doc, lambda s, e: text[s:e])
-        found = []
+        found: list[tuple[str, int, int]] = []
         for sentence, tags in zip(sentences, self.tag(sentences), strict=True):
-            found.extend(decode(sentence.spans, tags))
+            # Runs of one or two tokens are mostly markup and formula debris, rarely components.
+            found.extend(c for c in decode(sentence.spans, tags) if _tokens_in(sentence, c) >= self.config.min_tokens)
         ordered = sorted(found, key=lambda c: c[1])
         return [Component(f"T{i}", label, ((s, e),)) for i, (label, s, e) in enumerate(ordered, 1)]
 
@@ -268,7 +274,10 @@ def train_tagger(
         order = rng.permutation(x.shape[0])
         model.partial_fit(x[order], y[order], classes=classes, sample_weight=weight[order])
         tagger = ComponentTagger(model.coef_.astype(np.float32), model.intercept_.astype(np.float32), config)
-        pred_tune = [set(decode(s.spans, t)) for s, t in zip(tune_s, tagger.tag(tune_s), strict=True)]
+        pred_tune = [
+            {c for c in decode(s.spans, t) if _tokens_in(s, c) >= config.min_tokens}
+            for s, t in zip(tune_s, tagger.tag(tune_s), strict=True)
+        ]
         f1 = _exact_f1(pred_tune, gold_tune) if tune_s else float(epoch)
         history.append({"epoch": epoch, "tune_exact_f1": f1})
         if f1 > best[0]:

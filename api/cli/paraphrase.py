@@ -14,6 +14,7 @@ from rich.table import Table
 
 from api.cli_common import REPORTER, console, group, settings
 from api.services import paraphrase as service
+from api.services.graph import Graph
 from api.services.reporting import Advance, Reporter
 
 
@@ -21,7 +22,9 @@ def register(app: typer.Typer) -> None:
     """Add the paraphrase commands to the ``argweb`` app."""
     group(app, "train", "Train a model.").command("paraphrase")(train_paraphrase)
     group(app, "evaluate", "Score models or predictions against gold data.").command("paraphrase")(evaluate_paraphrase)
-    group(app, "predict", "Predict with a trained model.").command("contextdep")(predict_contextdep)
+    predict = group(app, "predict", "Predict with a trained model.")
+    predict.command("contextdep")(predict_contextdep)
+    predict.command("paraphrase")(predict_paraphrase)
 
 
 @contextmanager
@@ -43,7 +46,7 @@ def stages(reporter: Reporter) -> Iterator[Any]:
 
 
 def _pairs_cache() -> Path:
-    return settings().embeddings_dir / "contextdep-pairs"
+    return settings().cache_dir / "embeddings" / "contextdep-pairs"
 
 
 def print_metrics(result: dict[str, Any], title: str) -> None:
@@ -76,7 +79,7 @@ def train_paraphrase(
     """
     cfg = settings()
     paths = data or service.default_data(cfg.corpora or Path("../shared/corpora"))
-    target = out or cfg.models_dir / "paraphrase"
+    target = out or cfg.cache_dir / "models" / "paraphrase"
     with stages(REPORTER) as progress:
         card = service.train(paths, target, profile=profile, seed=seed, cache_dir=_pairs_cache(), progress=progress)
     held = card.metrics.get("heldout", {})
@@ -111,3 +114,23 @@ def predict_contextdep(
         f"{summary['pairs']} pairs, {summary['paraphrases']} predicted paraphrases -> {summary['out']} "
         f"({summary['seconds']}s)"
     )
+
+
+def predict_paraphrase(
+    corpus: Annotated[
+        str, typer.Option("--corpus", help="Corpus of (guest, host) dialogues in the graph.")
+    ] = "contextdep",
+    model: Annotated[Path | None, typer.Option("--model", help="Model directory (default: the shipped one).")] = None,
+    write: Annotated[
+        bool, typer.Option("--write/--dry-run", help="Write the predicted rephrase edges (default: only count them).")
+    ] = False,
+) -> None:
+    """Predict paraphrases between the guest and host turn of every dialogue; --write adds rephrase edges.
+
+    Predicted edges carry origin predicted, the model, its version, the score and the run id; gold
+    relations are untouched.
+    """
+    with Graph(settings()) as graph:
+        summary = service.predict_graph(graph, corpus, model, write=write, cache_dir=_pairs_cache())
+    action = f"wrote {summary['written']} (run {summary.get('run_id')})" if write else "dry run, nothing written"
+    console.print(f"{corpus}: {summary['pairs']} pairs, {summary['paraphrases']} predicted paraphrases; {action}")

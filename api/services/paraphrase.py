@@ -17,11 +17,17 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from api.services.graph import Graph
+from api.services.predictions import write_run
 from gnn.modelcard import ModelCard, atomic_write_bytes, git_commit, read_card, write_card
 from gnn.paraphrase_eval import ParaphrasePair, score_predictions, split_by_interview
 from graphstore.loaders.contextdep import load_contextdep, split_of
-from ontology.errors import LoaderError, ModelError
-from ontology.records import LocutionRecord, RelationRecord
+from graphstore.pairs import utterance_pairs
+from graphstore.predictions import new_run_id
+from ontology.errors import LoaderError, ModelError, NotFoundError
+from ontology.labels import RelationLabel
+from ontology.records import LocutionRecord, PredictedRelation, PredictionRun, RelationRecord
+from ontology.terms import Prop
 
 TASK = "paraphrase"
 MODEL_NAME = "contextdep-highlighter"
@@ -198,3 +204,50 @@ def predict_file(
         "paraphrases": sum(p.paraphrase for p in predictions),
         "seconds": round(time.perf_counter() - started, 2),
     }
+
+
+def predict_graph(
+    graph: Graph,
+    corpus: str = "contextdep",
+    model: Path | None = None,
+    write: bool = False,
+    cache_dir: Path | None = None,
+) -> dict[str, Any]:
+    """Predict every (guest, host) locution pair of ``corpus`` in the graph; write the paraphrases.
+
+    Each predicted paraphrase becomes a ``rephrase`` relation guest -> host through the prediction
+    write path (origin predicted, model, version, score, run id); gold relations are untouched.
+
+    Raises:
+        NotFoundError: ``corpus`` has no two-locution dialogues.
+        ModelError: No usable model.
+    """
+    found = utterance_pairs(graph.store(), corpus)
+    if not found:
+        raise NotFoundError(f"corpus {corpus!r} has no two-locution dialogues in the graph")
+    pairs = [
+        ParaphrasePair(qid, list(g.node.get(Prop.TOKENS) or []), list(h.node.get(Prop.TOKENS) or []))
+        for qid, g, h in found
+    ]
+    model_dir = resolve_model(model)
+    predictions = _load(model_dir, cache_dir).predict(pairs)
+    relations = [
+        PredictedRelation(
+            source=g.node.id, target=h.node.id, label=RelationLabel.REPHRASE, score=p.score, scheme_label="Paraphrase"
+        )
+        for (_, g, h), p in zip(found, predictions, strict=True)
+        if p.paraphrase
+    ]
+    card = read_card(model_dir, task=TASK)
+    run = PredictionRun(
+        run_id=new_run_id(),
+        model=card.model,
+        model_version=card.version,
+        task=TASK,
+        parameters={"corpus": corpus, "threshold": 0.5, "model_dir": str(model_dir)},
+    )
+    summary: dict[str, Any] = {"corpus": corpus, "pairs": len(pairs), "paraphrases": len(relations), "written": 0}
+    if write and relations:
+        report = write_run(graph, run, relations)
+        summary |= {"written": report.written, "run_id": run.run_id, "model": run.model, "version": run.model_version}
+    return summary
