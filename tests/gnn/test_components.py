@@ -72,3 +72,18 @@ def test_train_predict_and_write_brat(tmp_path: Path) -> None:
 def test_empty_document_predicts_nothing() -> None:
     tagger = ComponentTagger(np.zeros((len(TAGS), 8), np.float32), np.zeros(len(TAGS), np.float32), TaggerConfig())
     assert tagger.predict(BratDocument("x"), "") == []
+
+
+def test_predict_dir_with_the_shipped_model(tmp_path: Path) -> None:
+    from api.services.bam import evaluate_dirs
+    from api.services.components import predict_dir
+
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "P1.txt").write_bytes((DATA / "gold" / "P1.txt").read_bytes())
+    summary = predict_dir(src, tmp_path / "out")
+    assert summary["papers"] == 1
+    assert (tmp_path / "out" / "P1.txt").read_bytes() == (DATA / "gold" / "P1.txt").read_bytes()
+    # The written .ann passes the Sci-Arg loader's checks (offsets slice the quoted text) and scores.
+    result = evaluate_dirs(tmp_path / "out", DATA / "gold")
+    assert result["system"]["components"]["predicted"] == summary["components"]
