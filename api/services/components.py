@@ -8,6 +8,7 @@ characters as gold ones.
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -126,12 +127,34 @@ def predicted_document(tagger: Any, doc: BratDocument, text: str, linker: Linker
     return out
 
 
+_LINE_BREAK = re.compile("[\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
+
+
+def fragments(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` cut at line breaks (a brat line cannot hold one): discontinuous fragments, none empty."""
+    out = []
+    for s, e in spans:
+        start = s
+        for m in _LINE_BREAK.finditer(text, s, e):
+            if m.start() > start:
+                out.append((start, m.start()))
+            start = m.end()
+        if e > start:
+            out.append((start, e))
+    return out
+
+
 def ann_text(doc: BratDocument, text: str) -> str:
-    """brat lines of a predicted document: ``T`` lines with the sliced text, then ``R`` lines."""
+    """brat lines of a predicted document: ``T`` lines with the sliced text, then ``R`` lines.
+
+    A component that crosses a line break is written as discontinuous fragments (``s1 e1;s2 e2``,
+    text joined by one space), the form the Sci-Arg loader reads back.
+    """
     lines = []
     for comp in doc.components.values():
-        spans = ";".join(f"{s} {e}" for s, e in comp.spans)
-        lines.append(f"{comp.id}\t{comp.label} {spans}\t{' '.join(text[s:e] for s, e in comp.spans)}")
+        parts = fragments(text, comp.spans) or list(comp.spans)
+        spans = ";".join(f"{s} {e}" for s, e in parts)
+        lines.append(f"{comp.id}\t{comp.label} {spans}\t{' '.join(text[s:e] for s, e in parts)}")
     for k, rel in enumerate(doc.relations, start=1):
         lines.append(f"R{k}\t{rel.label} Arg1:{rel.source} Arg2:{rel.target}\t")
     return "".join(line + "\n" for line in lines)
@@ -148,7 +171,7 @@ def component_lines(txt: Path, model: Path | None = None, tagger: Any = None) ->
     spans = split_sentences(text, _text_start(text))
     doc = BratDocument(txt.stem, spans, [text[s:e] for s, e in spans])
     tagger = tagger or load_tagger(model)
-    return ann_text(predicted_document(tagger, doc, text), text).splitlines()
+    return [line for line in ann_text(predicted_document(tagger, doc, text), text).split("\n") if line]
 
 
 def predict_dir(source: Path, target: Path, model: Path | None = None, link: bool = True) -> dict[str, Any]:

@@ -87,3 +87,13 @@ def test_predict_dir_with_the_shipped_model(tmp_path: Path) -> None:
     # The written .ann passes the Sci-Arg loader's checks (offsets slice the quoted text) and scores.
     result = evaluate_dirs(tmp_path / "out", DATA / "gold")
     assert result["system"]["components"]["predicted"] == summary["components"]
+
+
+def test_components_across_line_breaks_become_fragments() -> None:
+    from api.services.components import fragments
+
+    text = "ab cd\r\nef gh\n\nij"
+    assert fragments(text, [(0, 10)]) == [(0, 5), (7, 10)]
+    assert fragments(text, [(3, 16)]) == [(3, 5), (7, 12), (14, 16)]
+    doc = BratDocument("x", components={"T1": Component("T1", "data", ((0, 10),))})
+    assert ann_text(doc, text).split("\n")[0] == "T1\tdata 0 5;7 10\tab cd ef "
