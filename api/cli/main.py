@@ -4,11 +4,39 @@ from __future__ import annotations
 
 import typer
 
-from api.cli import analysis, corpora, db, discourse, fetch, ingest, predictions, rdf, relations, serve
+from api.cli import (
+    analysis,
+    bam,
+    components,
+    corpora,
+    db,
+    discourse,
+    fetch,
+    ingest,
+    paraphrase,
+    predictions,
+    rdf,
+    relations,
+    serve,
+)
 from api.cli_common import ArgwebGroup
 
 app = typer.Typer(cls=ArgwebGroup, help="argweb: the Argument Web knowledge backend.", no_args_is_help=True)
-for _module in (db, ingest, corpora, predictions, rdf, analysis, fetch, serve, discourse, relations):
+for _module in (
+    db,
+    ingest,
+    corpora,
+    predictions,
+    rdf,
+    analysis,
+    fetch,
+    serve,
+    discourse,
+    relations,
+    bam,
+    paraphrase,
+    components,
+):
     _module.register(app)
 
 

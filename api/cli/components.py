@@ -1,0 +1,60 @@
+"""``argweb train components`` and ``argweb predict components``: Sci-Arg argument component tagging."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from api.cli.paraphrase import stages
+from api.cli_common import REPORTER, console, group, settings
+from api.services import components as service
+from ontology.errors import ApiError
+
+
+def register(app: typer.Typer) -> None:
+    """Add the component tagger commands to the ``argweb`` app."""
+    group(app, "train", "Train a model.").command("components")(train_components)
+    group(app, "predict", "Predict with a trained model.").command("components")(predict_components)
+
+
+def train_components(
+    data: Annotated[
+        Path | None, typer.Option("--data", help="Sci-Arg brat directory (default <corpora>/sciarg/compiled_corpus).")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Model directory (default <cache>/models/components).")
+    ] = None,
+    profile: Annotated[str, typer.Option(help="quick or full.")] = "full",
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 13,
+) -> None:
+    """Train the BIO component tagger on A01-A20 (epoch chosen on A21-A24), score A25-A32 with BAM."""
+    cfg = settings()
+    corpus = data or (cfg.corpora or Path("../shared/corpora")) / "sciarg" / "compiled_corpus"
+    target = out or cfg.cache_dir / "models" / "components"
+    with stages(REPORTER) as progress:
+        card = service.train(corpus, target, profile=profile, seed=seed, progress=progress)
+    held = card.metrics.get("heldout_bam_nearest_claim_linker")
+    figures = f"; held-out S {held['S']:.3f} B {held['B']:.3f} C {held['C']:.3f}" if held else ""
+    console.print(
+        f"component tagger -> {target} in {card.training_seconds}s (best epoch {card.metrics['best_epoch']}){figures}"
+    )
+
+
+def predict_components(
+    source: Annotated[Path, typer.Option("--in", help="Directory of Sci-Arg .txt files (any .ann there is ignored).")],
+    target: Annotated[Path, typer.Option("--out", help="Output directory: predicted .ann plus the copied .txt.")],
+    model: Annotated[Path | None, typer.Option("--model", help="Model directory (default: the shipped one).")] = None,
+    link: Annotated[
+        bool, typer.Option("--link/--no-link", help="Add R lines from the nearest-claim linker (data -> claim).")
+    ] = True,
+) -> None:
+    """Predict argument components (T lines) for every paper; feed the output to ``predict sciarg`` for relations."""
+    if source.resolve() == target.resolve():
+        raise ApiError("--out must differ from --in (the input papers are kept)")
+    summary = service.predict_dir(source, target, model, link=link)
+    console.print(
+        f"{summary['papers']} paper(s): {summary['components']} components, {summary['relations']} relations "
+        f"-> {summary['out']}"
+    )

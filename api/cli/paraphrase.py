@@ -1,0 +1,136 @@
+"""``argweb train|evaluate paraphrase`` and ``argweb predict contextdep``: ContextDeP highlighting."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, ExitStack, contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from api.cli_common import REPORTER, console, group, settings
+from api.services import paraphrase as service
+from api.services.graph import Graph
+from api.services.reporting import Advance, Reporter
+
+
+def register(app: typer.Typer) -> None:
+    """Add the paraphrase commands to the ``argweb`` app."""
+    group(app, "train", "Train a model.").command("paraphrase")(train_paraphrase)
+    group(app, "evaluate", "Score models or predictions against gold data.").command("paraphrase")(evaluate_paraphrase)
+    predict = group(app, "predict", "Predict with a trained model.")
+    predict.command("contextdep")(predict_contextdep)
+    predict.command("paraphrase")(predict_paraphrase)
+
+
+@contextmanager
+def stages(reporter: Reporter) -> Iterator[Any]:
+    """A ``progress(stage, done, total)`` callback that opens one progress bar per stage."""
+    stack = ExitStack()
+    state: dict[str, Any] = {"stage": None, "done": 0, "advance": None}
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if stage != state["stage"]:
+            stack.close()
+            bar: AbstractContextManager[Advance] = reporter.progress(stage, total)
+            state.update(stage=stage, done=0, advance=stack.enter_context(bar))
+        state["advance"](done - state["done"])
+        state["done"] = done
+
+    with stack:
+        yield progress
+
+
+def _pairs_cache() -> Path:
+    return settings().cache_dir / "embeddings" / "contextdep-pairs"
+
+
+def print_metrics(result: dict[str, Any], title: str) -> None:
+    """Classification and highlight figures as a table."""
+    table = Table(title=title)
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    for key in ("pairs", "positives", "precision", "recall", "f1", "floor_f1", "accuracy", "jaccard_guest",
+                "jaccard_host", "jaccard_guest_pairs", "jaccard_host_pairs"):  # fmt: skip
+        value = result[key]
+        table.add_row(key, f"{value:.4f}" if isinstance(value, float) else str(value))
+    Console().print(table)
+
+
+def train_paraphrase(
+    data: Annotated[
+        list[Path] | None,
+        typer.Option("--data", help="*_TOKEN-annotations.tsv files (train files train; dev files tune + held out)."),
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Model directory (default <cache>/models/paraphrase).")
+    ] = None,
+    profile: Annotated[str, typer.Option(help="quick or full.")] = "full",
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 13,
+) -> None:
+    """Train the ContextDeP highlighter (frozen MiniLM pair encoding + token head) and write its model card.
+
+    Default data: the train and dev token files of <corpora>/contextdep. Dev pairs are split by
+    interview into a tuning half and a held-out half; the card reports both.
+    """
+    cfg = settings()
+    paths = data or service.default_data(cfg.corpora or Path("../shared/corpora"))
+    target = out or cfg.cache_dir / "models" / "paraphrase"
+    with stages(REPORTER) as progress:
+        card = service.train(paths, target, profile=profile, seed=seed, cache_dir=_pairs_cache(), progress=progress)
+    held = card.metrics.get("heldout", {})
+    console.print(
+        f"paraphrase model -> {target} in {card.training_seconds}s; best epoch {card.metrics['best_epoch']}; "
+        f"held-out F1 {held.get('f1', float('nan')):.3f}, Jaccard guest {held.get('jaccard_guest', float('nan')):.3f} "
+        f"/ host {held.get('jaccard_host', float('nan')):.3f}"
+    )
+
+
+def evaluate_paraphrase(
+    data: Annotated[Path, typer.Option("--data", help="A *_TOKEN-annotations.tsv file with votes and highlights.")],
+    model: Annotated[Path | None, typer.Option("--model", help="Model directory (default: the shipped one).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """F1/P/R against the majority vote and highlight Jaccard (guest/host) against most annotators' tokens."""
+    result = service.evaluate(model, data, cache_dir=_pairs_cache())
+    if as_json:
+        typer.echo(json.dumps(result, indent=2, sort_keys=True))
+    else:
+        print_metrics(result, f"paraphrase highlighting on {data.name}")
+
+
+def predict_contextdep(
+    source: Annotated[Path, typer.Option("--in", help="A *_TOKEN-annotations.tsv file.")],
+    target: Annotated[Path, typer.Option("--out", help="Output TSV: QID, paraphrase, score, guest_probs, host_probs.")],
+    model: Annotated[Path | None, typer.Option("--model", help="Model directory (default: the shipped one).")] = None,
+) -> None:
+    """Write one row per pair: the 0/1 decision, its score and a probability per guest and host token."""
+    summary = service.predict_file(source, target, model, cache_dir=_pairs_cache())
+    console.print(
+        f"{summary['pairs']} pairs, {summary['paraphrases']} predicted paraphrases -> {summary['out']} "
+        f"({summary['seconds']}s)"
+    )
+
+
+def predict_paraphrase(
+    corpus: Annotated[
+        str, typer.Option("--corpus", help="Corpus of (guest, host) dialogues in the graph.")
+    ] = "contextdep",
+    model: Annotated[Path | None, typer.Option("--model", help="Model directory (default: the shipped one).")] = None,
+    write: Annotated[
+        bool, typer.Option("--write/--dry-run", help="Write the predicted rephrase edges (default: only count them).")
+    ] = False,
+) -> None:
+    """Predict paraphrases between the guest and host turn of every dialogue; --write adds rephrase edges.
+
+    Predicted edges carry origin predicted, the model, its version, the score and the run id; gold
+    relations are untouched.
+    """
+    with Graph(settings()) as graph:
+        summary = service.predict_graph(graph, corpus, model, write=write, cache_dir=_pairs_cache())
+    action = f"wrote {summary['written']} (run {summary.get('run_id')})" if write else "dry run, nothing written"
+    console.print(f"{corpus}: {summary['pairs']} pairs, {summary['paraphrases']} predicted paraphrases; {action}")

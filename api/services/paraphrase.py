@@ -1,0 +1,253 @@
+"""ContextDeP paraphrase highlighting: train, evaluate and predict in the corpus's own TSV format.
+
+Data files are read with the ContextDeP loader (one parser, one set of checks) and turned into
+:class:`gnn.paraphrase_eval.ParaphrasePair` items. The split used by ``train``: pairs from
+``*_TRAIN_*`` files train the head; pairs from ``*_DEV_*`` files are divided by interview
+(:func:`gnn.paraphrase_eval.split_by_interview`, a fixed hash of the MediaSum interview id) into a
+tuning half (model selection) and a held-out half that is only scored, never tuned on.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from api.services.graph import Graph
+from api.services.predictions import write_run
+from gnn.modelcard import ModelCard, atomic_write_bytes, git_commit, read_card, write_card
+from gnn.paraphrase_eval import ParaphrasePair, score_predictions, split_by_interview
+from graphstore.loaders.contextdep import load_contextdep, split_of
+from graphstore.pairs import utterance_pairs
+from graphstore.predictions import new_run_id
+from ontology.errors import LoaderError, ModelError, NotFoundError
+from ontology.labels import RelationLabel
+from ontology.records import LocutionRecord, PredictedRelation, PredictionRun, RelationRecord
+from ontology.terms import Prop
+
+TASK = "paraphrase"
+MODEL_NAME = "contextdep-highlighter"
+VERSION = "1"
+HEADER = ("QID", "paraphrase", "score", "guest_probs", "host_probs")
+SHIPPED = Path(__file__).resolve().parent.parent.parent / "gnn" / "models" / "paraphrase"
+
+Progress = Callable[[str, int, int], None]
+
+
+def pairs_from_file(path: Path) -> list[ParaphrasePair]:
+    """The pairs of one ``*_TOKEN-annotations.tsv`` file, in file order.
+
+    Raises:
+        LoaderError: The file is not a valid aggregated ContextDeP file (named in the message).
+    """
+    if not path.is_file():
+        raise LoaderError(f"{path}: no such file")
+    bundle = load_contextdep([path])
+    locutions = {n.id: n for n in bundle.nodes if isinstance(n, LocutionRecord)}
+    out = []
+    for node in bundle.nodes:
+        if isinstance(node, RelationRecord) and node.local_id:
+            stem = node.id.rsplit(":", 1)[0]
+            guest, host = locutions[f"{stem}:guest"], locutions[f"{stem}:host"]
+            out.append(
+                ParaphrasePair(
+                    node.local_id,
+                    list(guest.tokens or []),
+                    list(host.tokens or []),
+                    guest.highlights,
+                    host.highlights,
+                    node.votes,
+                    node.annotator_count,
+                )
+            )
+    return out
+
+
+def default_data(corpora: Path) -> list[Path]:
+    """The aggregated train and dev files of ``<corpora>/contextdep``."""
+    found = sorted(
+        p for p in (corpora / "contextdep").glob("*_TOKEN-annotations.tsv") if split_of(p) in ("train", "dev")
+    )
+    if not found:
+        raise LoaderError(f"{corpora / 'contextdep'}: no *_TRAIN_/*_DEV_TOKEN-annotations.tsv files")
+    return found
+
+
+def split_data(paths: Sequence[Path]) -> dict[str, list[ParaphrasePair]]:
+    """``train`` / ``tune`` / ``heldout`` pairs of the given files (see the module docstring).
+
+    Raises:
+        LoaderError: No training pairs, or unreadable files.
+    """
+    train: list[ParaphrasePair] = []
+    dev: list[ParaphrasePair] = []
+    for path in paths:
+        (dev if split_of(path) == "dev" else train).extend(pairs_from_file(path))
+    if not train:
+        raise LoaderError(f"no training pairs in {[str(p) for p in paths]} (a *_TRAIN_TOKEN-annotations.tsv is needed)")
+    tune, heldout = split_by_interview(dev)
+    return {"train": train, "tune": tune, "heldout": heldout}
+
+
+def train(
+    paths: Sequence[Path],
+    out: Path,
+    profile: str = "full",
+    seed: int = 13,
+    cache_dir: Path | None = None,
+    progress: Progress | None = None,
+) -> ModelCard:
+    """Train the highlighter and write a model directory with its card.
+
+    Raises:
+        ModelError: Unknown profile.
+        LoaderError: Unreadable data.
+    """
+    from gnn.paraphrase import PROFILES, HighlighterConfig, train_highlighter
+
+    if profile not in PROFILES:
+        raise ModelError(f"unknown profile {profile!r}; expected one of {sorted(PROFILES)}")
+    parts = split_data(paths)
+    config = HighlighterConfig(seed=seed, **PROFILES[profile])
+    model, result = train_highlighter(parts["train"], parts["tune"], config, cache_dir=cache_dir, progress=progress)
+    metrics: dict[str, Any] = {"tune": result.tune}
+    if parts["heldout"]:
+        metrics["heldout"] = score_predictions(parts["heldout"], model.predict(parts["heldout"])).as_dict()
+    size = model.save(out)
+    card = ModelCard(
+        task=TASK,
+        model=MODEL_NAME,
+        version=VERSION,
+        weights=["paraphrase_head.safetensors", "paraphrase_config.json"],
+        encoder=f"{model.embedder.name} ({model.embedder.encoder.cache_key()}), frozen; layers {list(config.layers)}",
+        data={
+            "files": [str(p) for p in paths],
+            "split": "train files -> train; dev files split by interview (sha1 of the MediaSum id, "
+            "salt argweb-contextdep, half) -> tune (epoch selection) / heldout (scored only)",
+            "pairs": {k: len(v) for k, v in parts.items()},
+            "heldout_qids": [p.qid for p in parts["heldout"]],
+        },
+        hyperparameters={k: v for k, v in vars(config).items() if k != "extra"} | {"profile": profile},
+        metrics=metrics | {"best_epoch": result.best_epoch, "history": result.history, "bytes": size},
+        training_seconds=round(result.seconds, 1),
+        git_commit=git_commit(),
+        notes="Frozen MiniLM pair encoding (guest and host in one input) + BiGRU/cross-attention head; "
+        "a pair is a paraphrase when both sides have a token with probability >= 0.5.",
+    )
+    write_card(out, card)
+    return card
+
+
+def resolve_model(model: Path | None) -> Path:
+    """``model`` or the shipped default model directory.
+
+    Raises:
+        ModelError: No model given and none shipped.
+    """
+    path = model if model is not None else SHIPPED
+    read_card(path, task=TASK)
+    return path
+
+
+def _load(model: Path | None, cache_dir: Path | None) -> Any:
+    from gnn.paraphrase import ParaphraseHighlighter
+
+    path = resolve_model(model)
+    try:
+        return ParaphraseHighlighter.load(path, cache_dir=cache_dir)
+    except FileNotFoundError as e:
+        raise ModelError(str(e)) from e
+
+
+def evaluate(model: Path | None, data: Path, cache_dir: Path | None = None) -> dict[str, Any]:
+    """Classification F1/P/R against the majority vote and highlight Jaccard of a model on ``data``."""
+    pairs = pairs_from_file(data)
+    highlighter = _load(model, cache_dir)
+    metrics = score_predictions(pairs, highlighter.predict(pairs)).as_dict()
+    return {"model": str(resolve_model(model)), "data": str(data)} | metrics
+
+
+def predictions_tsv(rows: Sequence[Any]) -> str:
+    """The prediction file: header ``QID paraphrase score guest_probs host_probs``, tab-separated."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    writer.writerow(HEADER)
+    for p in rows:
+        writer.writerow(
+            [
+                p.qid,
+                int(p.paraphrase),
+                f"{p.score:.4f}",
+                json.dumps([round(x, 4) for x in p.guest_probs]),
+                json.dumps([round(x, 4) for x in p.host_probs]),
+            ]
+        )
+    return buf.getvalue()
+
+
+def predict_file(
+    source: Path, target: Path, model: Path | None = None, cache_dir: Path | None = None
+) -> dict[str, Any]:
+    """Predict every pair of ``source`` and write the UTF-8 TSV ``target`` (all or nothing)."""
+    started = time.perf_counter()
+    pairs = pairs_from_file(source)
+    predictions = _load(model, cache_dir).predict(pairs)
+    atomic_write_bytes(target, predictions_tsv(predictions).encode("utf-8"))
+    return {
+        "in": str(source),
+        "out": str(target),
+        "pairs": len(pairs),
+        "paraphrases": sum(p.paraphrase for p in predictions),
+        "seconds": round(time.perf_counter() - started, 2),
+    }
+
+
+def predict_graph(
+    graph: Graph,
+    corpus: str = "contextdep",
+    model: Path | None = None,
+    write: bool = False,
+    cache_dir: Path | None = None,
+) -> dict[str, Any]:
+    """Predict every (guest, host) locution pair of ``corpus`` in the graph; write the paraphrases.
+
+    Each predicted paraphrase becomes a ``rephrase`` relation guest -> host through the prediction
+    write path (origin predicted, model, version, score, run id); gold relations are untouched.
+
+    Raises:
+        NotFoundError: ``corpus`` has no two-locution dialogues.
+        ModelError: No usable model.
+    """
+    found = utterance_pairs(graph.store(), corpus)
+    if not found:
+        raise NotFoundError(f"corpus {corpus!r} has no two-locution dialogues in the graph")
+    pairs = [
+        ParaphrasePair(qid, list(g.node.get(Prop.TOKENS) or []), list(h.node.get(Prop.TOKENS) or []))
+        for qid, g, h in found
+    ]
+    model_dir = resolve_model(model)
+    predictions = _load(model_dir, cache_dir).predict(pairs)
+    relations = [
+        PredictedRelation(
+            source=g.node.id, target=h.node.id, label=RelationLabel.REPHRASE, score=p.score, scheme_label="Paraphrase"
+        )
+        for (_, g, h), p in zip(found, predictions, strict=True)
+        if p.paraphrase
+    ]
+    card = read_card(model_dir, task=TASK)
+    run = PredictionRun(
+        run_id=new_run_id(),
+        model=card.model,
+        model_version=card.version,
+        task=TASK,
+        parameters={"corpus": corpus, "threshold": 0.5, "model_dir": str(model_dir)},
+    )
+    summary: dict[str, Any] = {"corpus": corpus, "pairs": len(pairs), "paraphrases": len(relations), "written": 0}
+    if write and relations:
+        report = write_run(graph, run, relations)
+        summary |= {"written": report.written, "run_id": run.run_id, "model": run.model, "version": run.model_version}
+    return summary

@@ -1,0 +1,431 @@
+"""Paraphrase highlighter for ContextDeP: a token classifier over a (guest, host) utterance pair.
+
+Both utterances go through the offline MiniLM encoder as one input (``[CLS] guest [SEP] host
+[SEP]``) so that every token's vector is conditioned on the other side; a word's vector is the mean
+of its sub-words in two layers (the middle and the last). The encoder stays frozen: on this shared
+2-core CPU fine-tuning costs minutes per epoch, and a fine-tuned copy would weigh 90 MB. Each word
+then gets a small feature vector, and a token-level MLP gives the probability that annotators
+highlight it:
+
+* the word's encoder vector reduced by PCA (fitted on the training words) to 64 dimensions;
+* alignment with the other side: the best and the mean top-3 cosine similarity of the word's
+  last-layer vector to the other side's words, also averaged over windows of 5 and 11 words
+  (highlights are spans);
+* lexical cues: the word occurs on the other side (3+ characters), averaged over the same
+  windows; relative position; which side it is on;
+* pair context: how strongly the two sides align overall (mean and max of the best
+  similarities of each side), and the lengths of both sides.
+
+A pair is a paraphrase when both sides have a word with probability >= 0.5 (Wegmann et al.
+2024). The head (PCA + MLP) weighs about 150 kB. torch and transformers are imported lazily.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from gnn.paraphrase_eval import PairPrediction, ParaphraseMetrics, ParaphrasePair, score_predictions
+
+if TYPE_CHECKING:
+    from torch import nn
+
+WEIGHTS = "paraphrase_head.safetensors"
+CONFIG = "paraphrase_config.json"
+TASK = "contextdep-paraphrase-highlighting"
+_WORD = re.compile(r"[^\w]+")
+
+
+@dataclass
+class HighlighterConfig:
+    """Hyper-parameters of the highlighter (stored in the model directory)."""
+
+    epochs: int = 15
+    batch_size: int = 512
+    lr: float = 3e-3
+    weight_decay: float = 0.01
+    hidden: int = 64
+    dropout: float = 0.1
+    pca: int = 64
+    bias: float = 0.0
+    layers: tuple[int, ...] = (3, 6)
+    max_length: int = 512
+    target: str = "share"
+    seed: int = 13
+    base_model: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+PROFILES: dict[str, dict[str, Any]] = {"quick": {"epochs": 5}, "full": {"epochs": 15}}
+
+
+class PairEmbedder:
+    """Frozen encoder that turns a (guest, host) pair into one vector per word of each side.
+
+    Results are cached as ``.npz`` files keyed by the encoder's fingerprint, the layers and the
+    two token lists, so that training runs, evaluation and prediction encode each pair once.
+    """
+
+    def __init__(
+        self,
+        model_dir: Path | None = None,
+        layers: Sequence[int] = (3, 6),
+        max_length: int = 512,
+        cache_dir: Path | None = None,
+    ) -> None:
+        from gnn.encoder import TextEncoder
+
+        self.encoder = TextEncoder(model_dir)
+        self.layers = tuple(layers)
+        self.max_length = max_length
+        self.cache_dir = cache_dir
+
+    @property
+    def name(self) -> str:
+        """Encoder name (``all-MiniLM-L6-v2`` for the packaged model)."""
+        return self.encoder.name
+
+    def _key(self, guest: list[str], host: list[str]) -> str:
+        raw = json.dumps([self.encoder.cache_key(), self.layers, self.max_length, guest, host], ensure_ascii=False)
+        return hashlib.sha1(raw.encode("utf-8")).hexdigest()
+
+    def embed(self, guest: list[str], host: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """(guest words x dim, host words x dim) float32; words truncated away get zero vectors."""
+        path = self.cache_dir / f"{self._key(guest, host)}.npz" if self.cache_dir else None
+        if path is not None and path.is_file():
+            with np.load(path) as data:
+                return data["guest"].astype(np.float32), data["host"].astype(np.float32)
+        import torch
+
+        tokenizer, model = self.encoder.load_transformer()
+        enc = tokenizer(
+            [w if w.strip() else "_" for w in guest] or ["_"],
+            [w if w.strip() else "_" for w in host] or ["_"],
+            is_split_into_words=True,
+            truncation="longest_first",
+            max_length=self.max_length,
+            return_tensors="pt",
+        ).to(next(model.parameters()).device)
+        with torch.inference_mode():
+            states = model(**enc, output_hidden_states=True).hidden_states
+        hidden = torch.cat([states[i][0] for i in self.layers], dim=-1).float().cpu().numpy()
+        dim = hidden.shape[1]
+        sides = {0: np.zeros((len(guest), dim), np.float32), 1: np.zeros((len(host), dim), np.float32)}
+        counts = {0: np.zeros(len(guest)), 1: np.zeros(len(host))}
+        for pos, (word, seq) in enumerate(zip(enc.word_ids(0), enc.sequence_ids(0), strict=True)):
+            if word is None or seq is None or word >= len(sides[seq]):
+                continue
+            sides[seq][word] += hidden[pos]
+            counts[seq][word] += 1
+        for s in (0, 1):
+            sides[s] /= np.maximum(counts[s], 1)[:, None]
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp.npz")
+            np.savez(tmp, guest=sides[0].astype(np.float16), host=sides[1].astype(np.float16))
+            tmp.replace(path)
+        return sides[0], sides[1]
+
+
+def _norm(word: str) -> str:
+    return _WORD.sub("", word.lower())
+
+
+def _window_mean(values: np.ndarray, width: int) -> np.ndarray:
+    """Mean over a centred window of ``width`` words (shorter at the edges)."""
+    if len(values) == 0:
+        return values
+    half = width // 2
+    padded = np.concatenate([[0.0], np.cumsum(values)])
+    idx = np.arange(len(values))
+    lo, hi = np.maximum(idx - half, 0), np.minimum(idx + half + 1, len(values))
+    return (padded[hi] - padded[lo]) / (hi - lo)
+
+
+N_EXTRA = 16
+# Logit offsets tried on the tuning pairs: the >= 0.5 rule is kept, the calibration is tuned.
+BIASES = tuple(x / 4 for x in range(-8, 17))
+
+
+def alignment_features(
+    own: np.ndarray, other: np.ndarray, words: list[str], other_words: list[str], side: int
+) -> np.ndarray:
+    """The non-PCA features of one side's words (``N_EXTRA`` columns); ``own``/``other``: last-layer vectors."""
+    n = len(words)
+    if n == 0:
+        return np.zeros((0, N_EXTRA), np.float32)
+    a = own / np.maximum(np.linalg.norm(own, axis=1, keepdims=True), 1e-6)
+    b = other / np.maximum(np.linalg.norm(other, axis=1, keepdims=True), 1e-6)
+    sim = a @ b.T if len(b) else np.zeros((n, 1), np.float32)
+    best = sim.max(axis=1)
+    top3 = np.sort(sim, axis=1)[:, -3:].mean(axis=1)
+    others = {_norm(w) for w in other_words}
+    lexical = np.array([float(len(k) >= 3 and k in others) for k in map(_norm, words)])
+    back = sim.max(axis=0) if len(b) else np.zeros(1)
+    cols = [
+        best,
+        top3,
+        _window_mean(best, 5),
+        _window_mean(best, 11),
+        lexical,
+        _window_mean(lexical, 5),
+        _window_mean(lexical, 11),
+        np.arange(n) / n,
+        np.full(n, float(side)),
+        np.full(n, best.mean()),
+        np.full(n, best.max()),
+        np.full(n, back.mean()),
+        np.full(n, back.max()),
+        np.full(n, np.log1p(n) / 5),
+        np.full(n, np.log1p(len(other_words)) / 5),
+        np.full(n, lexical.mean()),
+    ]
+    return np.stack(cols, axis=1).astype(np.float32)
+
+
+@dataclass
+class _Example:
+    guest: np.ndarray  # words x features
+    host: np.ndarray
+    target_guest: np.ndarray | None = None
+    target_host: np.ndarray | None = None
+
+
+def _build_head(dim_in: int, hidden: int, dropout: float) -> nn.Module:
+    from torch import nn
+
+    return nn.Sequential(
+        nn.Linear(dim_in, hidden),
+        nn.GELU(),
+        nn.Dropout(dropout),
+        nn.Linear(hidden, hidden),
+        nn.GELU(),
+        nn.Linear(hidden, 1),
+    )
+
+
+class ParaphraseHighlighter:
+    """Frozen encoder + PCA + token MLP. Build one with :func:`train_highlighter` or :meth:`load`."""
+
+    def __init__(
+        self,
+        embedder: PairEmbedder,
+        mean: np.ndarray,
+        components: np.ndarray,
+        head: nn.Module,
+        config: HighlighterConfig,
+    ) -> None:
+        self.embedder = embedder
+        self.mean = mean
+        self.components = components
+        self.head = head
+        self.config = config
+
+    @classmethod
+    def load(
+        cls, model_dir: Path, base_dir: Path | None = None, cache_dir: Path | None = None
+    ) -> ParaphraseHighlighter:
+        """Rebuild a saved highlighter from ``model_dir`` and the (offline) base encoder.
+
+        Raises:
+            FileNotFoundError: ``model_dir`` lacks the head weights or its configuration.
+        """
+        from safetensors.torch import load_file
+
+        weights, config_path = model_dir / WEIGHTS, model_dir / CONFIG
+        for needed in (weights, config_path):
+            if not needed.is_file():
+                raise FileNotFoundError(f"{needed}: not a paraphrase model directory (no {needed.name})")
+        raw = json.loads(config_path.read_text(encoding="utf-8"))
+        raw["layers"] = tuple(raw["layers"])
+        config = HighlighterConfig(**raw)
+        state = {k: v.float() for k, v in load_file(str(weights)).items()}
+        mean, components = state.pop("pca.mean").numpy(), state.pop("pca.components").numpy()
+        head = _build_head(components.shape[0] + N_EXTRA, config.hidden, config.dropout)
+        head.load_state_dict(state)
+        head.eval()
+        return cls(PairEmbedder(base_dir, config.layers, config.max_length, cache_dir), mean, components, head, config)
+
+    def save(self, model_dir: Path) -> int:
+        """Write PCA + head (float16) and the configuration; returns the bytes written."""
+        import torch
+        from safetensors.torch import save_file
+
+        model_dir.mkdir(parents=True, exist_ok=True)
+        state = {k: v.detach().cpu().half().contiguous() for k, v in self.head.state_dict().items()}
+        state["pca.mean"] = torch.from_numpy(self.mean).half()
+        state["pca.components"] = torch.from_numpy(self.components).half()
+        save_file(state, str(model_dir / WEIGHTS))
+        (model_dir / CONFIG).write_text(json.dumps(asdict(self.config), indent=2) + "\n", encoding="utf-8")
+        return (model_dir / WEIGHTS).stat().st_size + (model_dir / CONFIG).stat().st_size
+
+    def features(self, pair: ParaphrasePair, g: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per-word feature matrices of both sides from their encoder vectors."""
+        dim = g.shape[1] // len(self.config.layers)  # the last layer's slice is the similarity space
+        out = []
+        for own, other, words, other_words, side in (
+            (g, h, pair.guest, pair.host, 0),
+            (h, g, pair.host, pair.guest, 1),
+        ):
+            reduced = (own - self.mean) @ self.components.T
+            extra = alignment_features(own[:, -dim:], other[:, -dim:], words, other_words, side)
+            out.append(np.concatenate([reduced.astype(np.float32), extra], axis=1))
+        return out[0], out[1]
+
+    def examples(
+        self, pairs: Sequence[ParaphrasePair], progress: Callable[[int], None] | None = None
+    ) -> list[_Example]:
+        """Features of ``pairs`` (targets attached when the pairs carry annotations)."""
+        out = []
+        for pair in pairs:
+            ex = _Example(*self.features(pair, *self.embedder.embed(pair.guest, pair.host)))
+            if pair.guest_hl is not None and pair.host_hl is not None and pair.share is not None:
+                tg, th = pair.targets(self.config.target)
+                ex.target_guest, ex.target_host = np.asarray(tg, np.float32), np.asarray(th, np.float32)
+            out.append(ex)
+            if progress:
+                progress(1)
+        return out
+
+    def logits(self, examples: Sequence[_Example]) -> list[np.ndarray]:
+        """Raw head outputs per pair (guest words, then host words), before the calibration offset."""
+        import torch
+
+        self.head.eval()
+        with torch.inference_mode():
+            return [
+                self.head(torch.from_numpy(np.concatenate([ex.guest, ex.host]))).squeeze(-1).numpy() for ex in examples
+            ]
+
+    def from_logits(
+        self, pairs: Sequence[ParaphrasePair], logits: Sequence[np.ndarray], bias: float | None = None
+    ) -> list[PairPrediction]:
+        """Predictions from :meth:`logits` with the offset ``bias`` (default: the trained one)."""
+        shift = self.config.bias if bias is None else bias
+        out = []
+        for pair, raw in zip(pairs, logits, strict=True):
+            values = (1.0 / (1.0 + np.exp(-(raw.astype(np.float64) + shift)))).tolist()
+            out.append(PairPrediction(pair.qid, values[: len(pair.guest)], values[len(pair.guest) :]))
+        return out
+
+    def predict_examples(self, pairs: Sequence[ParaphrasePair], examples: Sequence[_Example]) -> list[PairPrediction]:
+        """Predictions for pairs whose features are computed, in input order."""
+        return self.from_logits(pairs, self.logits(examples))
+
+    def predict(
+        self, pairs: Sequence[ParaphrasePair], progress: Callable[[int], None] | None = None
+    ) -> list[PairPrediction]:
+        """Highlight probabilities for every token of every pair, in input order."""
+        return self.predict_examples(pairs, self.examples(pairs, progress))
+
+
+@dataclass
+class TrainResult:
+    """What :func:`train_highlighter` returns besides the model."""
+
+    best_epoch: int
+    tune: dict[str, float | int]
+    history: list[dict[str, float]]
+    seconds: float
+
+
+def fit_pca(vectors: Sequence[np.ndarray], k: int, seed: int, sample: int = 4000) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and top-``k`` principal directions (rows) of the rows of ``vectors`` (a seeded sample)."""
+    rows = np.concatenate(list(vectors))
+    rng = np.random.default_rng(seed)
+    if len(rows) > sample:
+        rows = rows[rng.choice(len(rows), sample, replace=False)]
+    mean = rows.mean(axis=0)
+    _, _, vt = np.linalg.svd(rows - mean, full_matrices=False)
+    return mean.astype(np.float32), vt[:k].astype(np.float32)
+
+
+def train_highlighter(
+    train: Sequence[ParaphrasePair],
+    tune: Sequence[ParaphrasePair],
+    config: HighlighterConfig,
+    base_dir: Path | None = None,
+    cache_dir: Path | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> tuple[ParaphraseHighlighter, TrainResult]:
+    """Encode the pairs once, fit PCA and the head on ``train``, keep the epoch best on ``tune``.
+
+    The selection criterion is tune F1 plus the mean of the two highlight Jaccards, so that
+    neither the decision nor the highlights are sacrificed; with each epoch a logit offset
+    (``config.bias``, from :data:`BIASES`) is chosen on ``tune`` the same way. ``progress(stage, done, total)``
+    reports encoding (per pair) and training (per epoch).
+    """
+    import torch
+
+    started = time.perf_counter()
+    random.seed(config.seed)
+    torch.manual_seed(config.seed)
+    embedder = PairEmbedder(base_dir, config.layers, config.max_length, cache_dir)
+    config.base_model = config.base_model or embedder.name
+    vectors = []
+    for i, pair in enumerate([*train, *tune], start=1):
+        vectors.append(embedder.embed(pair.guest, pair.host))
+        if progress:
+            progress("encode", i, len(train) + len(tune))
+    mean, components = fit_pca([v for g, h in vectors[: len(train)] for v in (g, h)], config.pca, config.seed)
+    head = _build_head(config.pca + N_EXTRA, config.hidden, config.dropout)
+    model = ParaphraseHighlighter(embedder, mean, components, head, config)
+    examples = []
+    for pair, (g, h) in zip([*train, *tune], vectors, strict=True):
+        ex = _Example(*model.features(pair, g, h))
+        if pair.share is not None and pair.guest_hl is not None:
+            tg, th = pair.targets(config.target)
+            ex.target_guest, ex.target_host = np.asarray(tg, np.float32), np.asarray(th, np.float32)
+        examples.append(ex)
+    train_ex, tune_ex = examples[: len(train)], examples[len(train) :]
+    x = torch.from_numpy(np.concatenate([np.concatenate([e.guest, e.host]) for e in train_ex]))
+    y = torch.from_numpy(np.concatenate([np.concatenate([e.target_guest, e.target_host]) for e in train_ex]))
+    optimizer = torch.optim.AdamW(head.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=config.epochs)
+    loss_fn = torch.nn.BCEWithLogitsLoss()
+    best: tuple[float, int, dict[str, Any], ParaphraseMetrics | None] = (-1.0, 0, {}, None)
+    history: list[dict[str, float]] = []
+    for epoch in range(1, config.epochs + 1):
+        head.train()
+        perm = torch.randperm(len(x))
+        running = 0.0
+        for start in range(0, len(x), config.batch_size):
+            idx = perm[start : start + config.batch_size]
+            loss = loss_fn(head(x[idx]).squeeze(-1), y[idx])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            running += float(loss.detach()) * len(idx)
+        scheduler.step()
+        record: dict[str, float] = {"epoch": epoch, "loss": running / len(x)}
+        criterion, metrics, bias = float(epoch), None, 0.0
+        tune_logits = model.logits(tune_ex)
+        for candidate in BIASES if tune else ():
+            scored = score_predictions(tune, model.from_logits(tune, tune_logits, candidate))
+            value = scored.f1 + (scored.jaccard_guest + scored.jaccard_host) / 2
+            if metrics is None or value > criterion:
+                criterion, metrics, bias = value, scored, candidate
+        if metrics is not None:
+            record.update(
+                f1=metrics.f1, jaccard_guest=metrics.jaccard_guest, jaccard_host=metrics.jaccard_host, bias=bias
+            )
+        history.append(record)
+        if criterion > best[0]:
+            state = {k: v.detach().clone() for k, v in head.state_dict().items()}
+            best = (criterion, epoch, state | {"bias": torch.tensor(bias)}, metrics)
+        if progress:
+            progress("train", epoch, config.epochs)
+    config.bias = float(best[2].pop("bias")) if "bias" in best[2] else 0.0
+    head.load_state_dict(best[2])
+    head.eval()
+    tune_metrics = best[3].as_dict() if best[3] is not None else {}
+    return model, TrainResult(best[1], tune_metrics, history, time.perf_counter() - started)

@@ -1,0 +1,218 @@
+"""ContextDeP data records and scores (Wegmann et al., EMNLP 2024), with no model dependency.
+
+A :class:`ParaphrasePair` is one (guest, host) utterance pair with the aggregated annotation:
+``guest_hl`` / ``host_hl`` hold, per token, the share of the *paraphrase-voting* annotators who
+highlighted it, and ``votes`` / ``annotators`` the paraphrase votes. Gold follows the paper:
+
+* a pair is a paraphrase when at least half of its annotators voted so (majority vote);
+* the gold highlights of a side are the tokens that at least half of the paraphrase-voting
+  annotators highlighted ("the tokens most annotators highlighted"), on paraphrase pairs only;
+* a model predicts a paraphrase when both sides have a token with probability >= 0.5, and its
+  highlights are the tokens with probability >= 0.5;
+* highlight Jaccard of a side is averaged over the pairs where both the gold and the model
+  highlight something on that side (as the paper's evaluation script does).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+THRESHOLD = 0.5
+
+
+@dataclass(frozen=True)
+class ParaphrasePair:
+    """One ContextDeP item; the annotation fields are ``None`` for unlabelled input."""
+
+    qid: str
+    guest: list[str]
+    host: list[str]
+    guest_hl: list[float] | None = None
+    host_hl: list[float] | None = None
+    votes: int | None = None
+    annotators: int | None = None
+
+    @property
+    def interview(self) -> str:
+        """The MediaSum interview id (``CNN-378275-5`` -> ``CNN-378275``)."""
+        return self.qid.rsplit("-", 1)[0]
+
+    @property
+    def share(self) -> float | None:
+        """Share of annotators who voted paraphrase."""
+        if self.votes is None or not self.annotators:
+            return None
+        return self.votes / self.annotators
+
+    @property
+    def label(self) -> bool:
+        """Majority-vote gold label."""
+        share = self.share
+        if share is None:
+            raise ValueError(f"QID {self.qid}: no votes, so no gold label")
+        return share >= THRESHOLD
+
+    def gold_highlights(self, side: str) -> set[int]:
+        """Token positions most paraphrase-voting annotators highlighted (empty on non-paraphrases)."""
+        hls = self.guest_hl if side == "guest" else self.host_hl
+        if hls is None or not self.label:
+            return set()
+        return {i for i, h in enumerate(hls) if h >= THRESHOLD}
+
+    def targets(self, mode: str) -> tuple[list[float], list[float]]:
+        """Per-token training targets for the guest and host side.
+
+        ``share``: the share of *all* annotators who highlighted the token (what training on
+        every single annotation estimates, as the paper does); ``majority``: the paraphrase
+        voters' share on majority paraphrases and 0 elsewhere, so that the >= 0.5 rule reproduces
+        the majority vote; ``mix``: the mean of the two.
+        """
+        if self.guest_hl is None or self.host_hl is None or self.share is None:
+            raise ValueError(f"QID {self.qid}: no highlights to train on")
+        share = self.share
+        out: list[list[float]] = []
+        for hls in (self.guest_hl, self.host_hl):
+            by_share = [h * share for h in hls]
+            by_majority = [h if self.label else 0.0 for h in hls]
+            if mode == "share":
+                out.append(by_share)
+            elif mode == "majority":
+                out.append(by_majority)
+            elif mode == "mix":
+                out.append([(a + b) / 2 for a, b in zip(by_share, by_majority, strict=True)])
+            else:
+                raise ValueError(f"unknown target mode {mode!r}; expected share, majority or mix")
+        return out[0], out[1]
+
+
+@dataclass(frozen=True)
+class PairPrediction:
+    """A model's output for one pair: one highlight probability per input token of each side."""
+
+    qid: str
+    guest_probs: list[float]
+    host_probs: list[float]
+
+    @property
+    def score(self) -> float:
+        """Pair score: the weaker side's strongest token (>= 0.5 exactly when the pair is predicted)."""
+        g = max(self.guest_probs, default=0.0)
+        h = max(self.host_probs, default=0.0)
+        return min(g, h)
+
+    @property
+    def paraphrase(self) -> bool:
+        """Both sides have a token with probability >= 0.5."""
+        return self.score >= THRESHOLD
+
+    def highlights(self, side: str) -> set[int]:
+        """Token positions with probability >= 0.5 on ``side``."""
+        probs = self.guest_probs if side == "guest" else self.host_probs
+        return {i for i, p in enumerate(probs) if p >= THRESHOLD}
+
+
+@dataclass
+class ParaphraseMetrics:
+    """Classification and highlight scores of predictions against the majority vote."""
+
+    pairs: int
+    positives: int
+    predicted_positives: int
+    true_positives: int
+    precision: float
+    recall: float
+    f1: float
+    accuracy: float
+    jaccard_guest: float
+    jaccard_host: float
+    jaccard_guest_pairs: int
+    jaccard_host_pairs: int
+    floor_f1: float
+    extra: dict[str, float] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, float | int]:
+        """Flat dictionary for JSON output and model cards."""
+        out: dict[str, float | int] = {k: v for k, v in self.__dict__.items() if k != "extra"}
+        out.update(self.extra)
+        return out
+
+
+def jaccard(a: set[int], b: set[int]) -> float:
+    """|a & b| / |a | b| (1.0 for two empty sets)."""
+    union = a | b
+    return len(a & b) / len(union) if union else 1.0
+
+
+def _f1(tp: int, predicted: int, positives: int) -> tuple[float, float, float]:
+    precision = tp / predicted if predicted else 0.0
+    recall = tp / positives if positives else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return precision, recall, f1
+
+
+def score_predictions(pairs: Sequence[ParaphrasePair], predictions: Sequence[PairPrediction]) -> ParaphraseMetrics:
+    """Score ``predictions`` (matched by QID) against the gold of ``pairs``.
+
+    Raises:
+        ValueError: A pair without a prediction, or a prediction whose token counts differ from the
+            pair's token lists.
+    """
+    by_qid = {p.qid: p for p in predictions}
+    tp = predicted = positives = correct = 0
+    jac: dict[str, list[float]] = {"guest": [], "host": []}
+    for pair in pairs:
+        pred = by_qid.get(pair.qid)
+        if pred is None:
+            raise ValueError(f"QID {pair.qid}: no prediction")
+        if len(pred.guest_probs) != len(pair.guest) or len(pred.host_probs) != len(pair.host):
+            raise ValueError(
+                f"QID {pair.qid}: {len(pred.guest_probs)}/{len(pred.host_probs)} probabilities for "
+                f"{len(pair.guest)}/{len(pair.host)} guest/host tokens"
+            )
+        gold, guess = pair.label, pred.paraphrase
+        positives += gold
+        predicted += guess
+        tp += gold and guess
+        correct += gold == guess
+        for side in ("guest", "host"):
+            g, m = pair.gold_highlights(side), pred.highlights(side)
+            if g and m:
+                jac[side].append(jaccard(g, m))
+    precision, recall, f1 = _f1(tp, predicted, positives)
+    _, _, floor = _f1(positives, len(pairs), positives)
+    n = len(pairs)
+    return ParaphraseMetrics(
+        pairs=n,
+        positives=positives,
+        predicted_positives=predicted,
+        true_positives=tp,
+        precision=precision,
+        recall=recall,
+        f1=f1,
+        accuracy=correct / n if n else 0.0,
+        jaccard_guest=sum(jac["guest"]) / len(jac["guest"]) if jac["guest"] else 0.0,
+        jaccard_host=sum(jac["host"]) / len(jac["host"]) if jac["host"] else 0.0,
+        jaccard_guest_pairs=len(jac["guest"]),
+        jaccard_host_pairs=len(jac["host"]),
+        floor_f1=floor,
+    )
+
+
+def split_by_interview(
+    pairs: Sequence[ParaphrasePair], held_out: float = 0.5, salt: str = "argweb-contextdep"
+) -> tuple[list[ParaphrasePair], list[ParaphrasePair]]:
+    """Deterministic (tune, held-out) split that keeps every interview on one side.
+
+    The side of an interview depends only on a hash of its id, so the split does not move when
+    pairs are added or reordered.
+    """
+
+    def bucket(interview: str) -> float:
+        digest = hashlib.sha1(f"{salt}:{interview}".encode()).hexdigest()
+        return int(digest[:8], 16) / 0xFFFFFFFF
+
+    tune = [p for p in pairs if bucket(p.interview) >= held_out]
+    rest = [p for p in pairs if bucket(p.interview) < held_out]
+    return tune, rest

@@ -1,0 +1,99 @@
+"""Paraphrase highlighter end to end on the ContextDeP sample: train -> card -> evaluate -> predict TSV."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from api.cli.main import app
+from api.services import paraphrase as service
+from gnn.modelcard import read_card
+from ontology.errors import LoaderError, ModelError
+
+SAMPLE = Path(__file__).resolve().parent.parent / "data" / "corpora" / "contextdep"
+BAD = Path(__file__).resolve().parent.parent / "data" / "bad"
+TRAIN, DEV = SAMPLE / "ANON_TRAIN_TOKEN-annotations.tsv", SAMPLE / "ANON_DEV_TOKEN-annotations.tsv"
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("paraphrase")
+    cache = root / "cache"
+    service.train([TRAIN, DEV], root / "model", profile="quick", seed=3, cache_dir=cache)
+    return root / "model", cache
+
+
+def test_pairs_from_file() -> None:
+    pairs = service.pairs_from_file(TRAIN)
+    assert [p.qid for p in pairs] == ["CNN-177596-7", "CNN-350097-7", "NPR-23442-3"]  # file order
+    tie = pairs[0]
+    assert (tie.votes, tie.annotators) == (10, 20) and tie.label  # half the votes counts
+    assert len(tie.guest) == len(tie.guest_hl or []) and len(tie.host) == len(tie.host_hl or [])
+
+
+def test_split_uses_dev_only_for_tuning_and_held_out() -> None:
+    parts = service.split_data([TRAIN, DEV])
+    assert len(parts["train"]) == 3 and len(parts["tune"]) + len(parts["heldout"]) == 7
+    assert not {p.interview for p in parts["tune"]} & {p.interview for p in parts["heldout"]}
+
+
+def test_card_records_split_and_metrics(trained: tuple[Path, Path]) -> None:
+    model, _ = trained
+    card = read_card(model, task="paraphrase")
+    assert card.data["pairs"]["train"] == 3
+    assert set(card.metrics) >= {"tune", "best_epoch", "history", "bytes"}
+    assert card.metrics["bytes"] < 1_000_000
+    assert card.hyperparameters["profile"] == "quick"
+
+
+def test_evaluate_and_predict_round_trip(trained: tuple[Path, Path], tmp_path: Path) -> None:
+    model, cache = trained
+    result = service.evaluate(model, DEV, cache_dir=cache)
+    assert result["pairs"] == 7 and 0.0 <= result["f1"] <= 1.0
+    out = tmp_path / "pred.tsv"
+    summary = service.predict_file(DEV, out, model, cache_dir=cache)
+    assert summary["pairs"] == 7
+    with out.open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t"))
+    assert list(rows[0]) == ["QID", "paraphrase", "score", "guest_probs", "host_probs"]
+    pairs = {p.qid: p for p in service.pairs_from_file(DEV)}
+    assert [r["QID"] for r in rows] == list(pairs)
+    for row in rows:
+        guest, host = json.loads(row["guest_probs"]), json.loads(row["host_probs"])
+        pair = pairs[row["QID"]]
+        assert len(guest) == len(pair.guest) and len(host) == len(pair.host)
+        assert all(0.0 <= p <= 1.0 for p in guest + host)
+        # The decision is the >= 0.5 rule on both sides, and the score is the weaker side's maximum.
+        score = min(max(guest), max(host))
+        assert float(row["score"]) == pytest.approx(score, abs=1e-3)
+        assert row["paraphrase"] == str(int(score >= 0.5))
+
+
+def test_cli_predict_and_evaluate(trained: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    model, _ = trained
+    monkeypatch.setenv("ARGWEB_CACHE_DIR", str(tmp_path / "c"))
+    runner = CliRunner()
+    out = tmp_path / "p.tsv"
+    result = runner.invoke(app, ["predict", "contextdep", "--in", str(DEV), "--out", str(out), "--model", str(model)])
+    assert result.exit_code == 0, result.output
+    assert out.read_text(encoding="utf-8").startswith("QID\tparaphrase\tscore\tguest_probs\thost_probs\n")
+    result = runner.invoke(app, ["evaluate", "paraphrase", "--model", str(model), "--data", str(DEV), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["pairs"] == 7
+
+
+def test_bad_input_and_missing_model(tmp_path: Path) -> None:
+    with pytest.raises(LoaderError, match="UTF-8"):
+        service.pairs_from_file(BAD / "cdep_UTF16_TOKEN-annotations.tsv")
+    with pytest.raises(LoaderError, match="no such file"):
+        service.pairs_from_file(tmp_path / "X_TOKEN-annotations.tsv")
+    with pytest.raises(ModelError, match="not a model directory"):
+        service.evaluate(tmp_path, DEV)
+    result = CliRunner().invoke(
+        app, ["predict", "contextdep", "--in", str(DEV), "--out", str(tmp_path / "o.tsv"), "--model", str(tmp_path)]
+    )
+    assert result.exit_code == 1 and not (tmp_path / "o.tsv").exists()
