@@ -18,7 +18,7 @@ import torch
 from torch import Tensor, nn
 from torch_geometric.utils import scatter, to_dense_batch
 
-from gnn.datasets import EDGE_TYPES, NODE_FEATURES, SENSES, STRUCTURE_TYPES, pair_feature_count
+from gnn.discourse.graphs import EDGE_TYPES, NODE_FEATURES, SENSES, STRUCTURE_TYPES, pair_feature_count
 
 
 class TypedConv(nn.Module):
