@@ -22,9 +22,9 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from gnn.discourse.graphs import SENSES, DialogueGraphs, build_vocab
 from gnn.device import pick_device, seed_everything
 from gnn.discourse.data import DOMAINS, Dialogue
+from gnn.discourse.graphs import SENSES, DialogueGraphs, build_vocab
 from gnn.discourse.model import DiscourseParser, edge_type_names
 from gnn.encoder import TextEncoder
 from gnn.metrics import DiscourseScores, discourse_scores
