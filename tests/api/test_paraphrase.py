@@ -13,9 +13,9 @@ from api.cli.main import app
 from api.services import paraphrase as service
 from gnn.modelcard import read_card
 from ontology.errors import LoaderError, ModelError
+from tests.conftest import BAD, SAMPLES
 
-SAMPLE = Path(__file__).resolve().parent.parent / "data" / "corpora" / "contextdep"
-BAD = Path(__file__).resolve().parent.parent / "data" / "bad"
+SAMPLE = SAMPLES / "contextdep"
 TRAIN, DEV = SAMPLE / "ANON_TRAIN_TOKEN-annotations.tsv", SAMPLE / "ANON_DEV_TOKEN-annotations.tsv"
 
 
