@@ -95,7 +95,8 @@ def neo4j_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 @pytest.fixture(scope="session")
 def neo4j_server(neo4j_settings: Settings) -> Iterator[EmbeddedNeo4j]:
     server = embedded_server(neo4j_settings)
-    server.start()
+    # Generous: on a loaded machine the JVM can take minutes; a server that never comes up still fails.
+    server.start(timeout=600)
     try:
         yield server
     finally:

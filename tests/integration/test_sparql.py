@@ -14,7 +14,7 @@ from neo4j import Driver
 from graphstore.export import GraphReader
 from graphstore.loaders.registry import CORPORA
 from graphstore.store import GraphStore
-from ontology.errors import OntologyError
+from ontology.errors import ClientError, InvalidQueryError, NotFoundError
 from ontology.rdf import PREFIXES, RdfMapper, write_export
 from ontology.sparql import SparqlStore, is_update, load_store, python_value, query_form, serialize_result
 from tests.conftest import shared_corpora
@@ -66,9 +66,9 @@ def test_ask_construct_describe(store: SparqlStore) -> None:
     assert nt.strip() == f"<urn:a> <{AW}premise> <urn:a> ."
     described = serialize_result(store.query("DESCRIBE <urn:s>"), "ttl").decode()
     assert "aw:Support" in described and "aw:text" in described
-    with pytest.raises(OntologyError, match="expected a SELECT"):
+    with pytest.raises(InvalidQueryError, match="expected a SELECT"):
         store.select("ASK { ?x ?p ?o }")
-    with pytest.raises(OntologyError, match="expected an ASK"):
+    with pytest.raises(InvalidQueryError, match="expected an ASK"):
         store.ask("SELECT * WHERE { ?x ?p ?o }")
 
 
@@ -84,9 +84,9 @@ def test_w3c_json_and_csv_results(store: SparqlStore) -> None:
     tsv = serialize_result(store.query(query), "tsv").decode().splitlines()
     assert tsv[0] == "?id\t?text"
     assert json.loads(serialize_result(store.query("ASK { ?x a aw:Attack }"), "json")) == {"head": {}, "boolean": True}
-    with pytest.raises(OntologyError, match="SELECT/ASK"):
+    with pytest.raises(ClientError, match="SELECT/ASK"):
         serialize_result(store.query(query), "ttl")
-    with pytest.raises(OntologyError, match="CONSTRUCT/DESCRIBE"):
+    with pytest.raises(ClientError, match="CONSTRUCT/DESCRIBE"):
         serialize_result(store.query("CONSTRUCT WHERE { ?s ?p ?o }"), "csv")
 
 
@@ -106,7 +106,7 @@ def test_w3c_json_and_csv_results(store: SparqlStore) -> None:
 def test_updates_are_refused_and_change_nothing(store: SparqlStore, update: str) -> None:
     assert is_update(update)
     before = len(store)
-    with pytest.raises(OntologyError, match="refused"):
+    with pytest.raises(InvalidQueryError, match="refused"):
         store.query(update)
     assert len(store) == before
 
@@ -115,7 +115,7 @@ def test_query_form_and_syntax_errors(store: SparqlStore) -> None:
     assert query_form("PREFIX a: <x:>\n# hi\nselect * {}") == "SELECT"
     assert query_form("  ASK {}") == "ASK"
     assert not is_update("SELECT ?insert WHERE { ?insert ?p ?o }")
-    with pytest.raises(OntologyError, match="invalid SPARQL"):
+    with pytest.raises(InvalidQueryError, match="invalid SPARQL"):
         store.query("SELECT ?x WHERE { ?x ")
 
 
@@ -131,25 +131,25 @@ def test_load_replaces_and_a_bad_file_changes_nothing(tmp_path: Path, small: Pat
     assert load_store(directory, other).quads == 1
     bad = tmp_path / "bad.nt"
     bad.write_text('<urn:q> <urn:p> <urn:r> .\n<urn:q> <urn:p> "unterminated .\n', encoding="utf-8")
-    with pytest.raises(OntologyError, match=r"bad\.nt.*unchanged"):
+    with pytest.raises(ClientError, match=r"bad\.nt.*unchanged"):
         load_store(directory, bad)
     with SparqlStore(directory, read_only=True) as s:
         assert len(s) == 1
         assert s.ask("ASK { <urn:q> <urn:p> <urn:r> }")
     assert load_store(directory, small, append=True).quads == 9
-    with pytest.raises(OntologyError, match=r"bad\.nt"):
+    with pytest.raises(ClientError, match=r"bad\.nt"):
         load_store(directory, bad, append=True)
     with SparqlStore(directory, read_only=True) as s:
         assert len(s) == 9
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.nt", "other.nt", "ox", "small.ttl"]
-    with pytest.raises(OntologyError, match="no such file"):
+    with pytest.raises(NotFoundError, match="no such file"):
         load_store(directory, tmp_path / "missing.nt")
     text = tmp_path / "graph.txt"
     text.write_text("<urn:q> <urn:p> <urn:r> .\n", encoding="utf-8")
-    with pytest.raises(OntologyError, match="extension"):
+    with pytest.raises(ClientError, match="extension"):
         load_store(directory, text)
     assert load_store(directory, text, fmt="nt").quads == 1
-    with pytest.raises(OntologyError, match="no RDF store"):
+    with pytest.raises(NotFoundError, match="no RDF store"):
         SparqlStore(tmp_path / "nowhere", read_only=True)
 
 
