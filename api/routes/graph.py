@@ -201,5 +201,5 @@ def agreement(
     min_confidence: Annotated[float | None, Query(ge=0.0, le=1.0)] = None,
 ) -> Agreement:
     """Krippendorff's alpha of the stored annotator judgements, overall and filtered."""
-    result = svc.agreement(service.judgement_rows(corpus), corpus, min_trust, min_confidence)
+    result = svc.agreement(service.judgements(corpus), corpus, min_trust, min_confidence)
     return Agreement.model_validate(result)

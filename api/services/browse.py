@@ -16,11 +16,11 @@ from typing import Any
 from neo4j import Driver
 
 from graphstore import browse, cypher
-from graphstore.judgements import FIELDS
-from graphstore.readonly import ReadRunner
+from graphstore.judgements import judgements as stored_judgements
+from graphstore.readonly import ReadOnlyStore, ReadRunner
 from ontology.errors import ApiError, NotFoundError
 from ontology.terms import LABEL_ANCESTORS, Label, RelType, Sense
-from ontology.views import DiscourseView, EdgeView, NodeView, RelationView, UnitView
+from ontology.views import DiscourseView, EdgeView, JudgementView, NodeView, RelationView, UnitView
 
 MAX_PAGE = 500
 MAX_SEARCH_OFFSET = 10_000
@@ -323,17 +323,13 @@ class BrowseService:
 
     # -- agreement ---------------------------------------------------------------------------------
 
-    def judgement_rows(self, corpus: str) -> list[dict[str, Any]]:
-        """Every judgement of ``corpus``, shaped as :func:`graphstore.judgements.judgement_rows` shapes it."""
-        out = []
-        for row in self._rows(cypher.judgement_rows(), corpus=corpus):
-            props = row.pop("props")
-            out.append({**row, **{key: props.get(key) for key in FIELDS}})
-        return out
+    def judgements(self, corpus: str) -> list[JudgementView]:
+        """Every judgement of ``corpus`` (read in READ access mode)."""
+        return stored_judgements(ReadOnlyStore(self.reader.driver, self.reader.database, self.reader.timeout), corpus)
 
 
 def agreement(
-    rows: list[dict[str, Any]], corpus: str, min_trust: float | None, min_confidence: float | None
+    judgements: list[JudgementView], corpus: str, min_trust: float | None, min_confidence: float | None
 ) -> dict[str, Any]:
     """Krippendorff's alpha of stored judgements, overall and with the given filters.
 
@@ -342,9 +338,9 @@ def agreement(
     """
     from gnn import agreement as ag
 
-    if not rows:
+    checked = ag.check_judgements(judgements)
+    if not checked:
         raise NotFoundError(f"no judgements stored for corpus {corpus!r}")
-    judgements = ag.judgements_from_rows(rows)
-    overall = ag.agreement_row(judgements, None, None, False).as_dict()
-    filtered = ag.agreement_row(judgements, min_trust, min_confidence, False).as_dict()
+    overall = ag.agreement_row(checked, None, None, False).as_dict()
+    filtered = ag.agreement_row(checked, min_trust, min_confidence, False).as_dict()
     return {"corpus": corpus, "overall": overall, "filtered": filtered}
