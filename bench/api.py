@@ -50,7 +50,7 @@ sys.path[:] = [str(_HERE.parent)] + [p for p in sys.path if Path(p or ".").resol
 from api.services.graph import embedded_server, open_driver, private_settings  # noqa: E402
 from api.settings import Settings, get_settings  # noqa: E402
 from graphstore import browse  # noqa: E402
-from graphstore.loaders.registry import CORPORA  # noqa: E402
+from graphstore.loaders.registry import CORPORA, SAMPLES  # noqa: E402
 from graphstore.readonly import ReadRunner  # noqa: E402
 from graphstore.runtime import free_port  # noqa: E402
 from graphstore.store import GraphStore  # noqa: E402
@@ -191,7 +191,7 @@ def load(url: str, paths: list[str], concurrency: int, max_requests: int, max_se
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--corpora", type=Path, default=ROOT / "tests" / "data" / "corpora")
+    parser.add_argument("--corpora", type=Path, default=SAMPLES)
     parser.add_argument("--n", type=int, default=200, help="timed requests per endpoint and side")
     parser.add_argument("--nodes", type=int, default=50, help="distinct nodes for /neighbors")
     parser.add_argument("--concurrency", type=int, default=8)

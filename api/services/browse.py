@@ -16,8 +16,8 @@ from typing import Any
 from neo4j import Driver
 
 from graphstore import browse, cypher
-from graphstore.readonly import ReadRunner
-from graphstore.reads import judgement_view
+from graphstore.judgements import judgements as stored_judgements
+from graphstore.readonly import ReadOnlyStore, ReadRunner
 from ontology.errors import ApiError, NotFoundError
 from ontology.terms import LABEL_ANCESTORS, Label, RelType, Sense
 from ontology.views import DiscourseView, EdgeView, JudgementView, NodeView, RelationView, UnitView
@@ -324,8 +324,8 @@ class BrowseService:
     # -- agreement ---------------------------------------------------------------------------------
 
     def judgements(self, corpus: str) -> list[JudgementView]:
-        """Every stored judgement of ``corpus`` as read views (the input of the agreement measures)."""
-        return [judgement_view(row) for row in self._rows(cypher.judgement_rows(), corpus=corpus)]
+        """Every judgement of ``corpus`` (read in READ access mode)."""
+        return stored_judgements(ReadOnlyStore(self.reader.driver, self.reader.database, self.reader.timeout), corpus)
 
 
 def agreement(
@@ -338,9 +338,9 @@ def agreement(
     """
     from gnn import agreement as ag
 
-    if not judgements:
+    checked = ag.check_judgements(judgements)
+    if not checked:
         raise NotFoundError(f"no judgements stored for corpus {corpus!r}")
-    judgements = ag.check_judgements(judgements)
-    overall = ag.agreement_row(judgements, None, None, False).as_dict()
-    filtered = ag.agreement_row(judgements, min_trust, min_confidence, False).as_dict()
+    overall = ag.agreement_row(checked, None, None, False).as_dict()
+    filtered = ag.agreement_row(checked, min_trust, min_confidence, False).as_dict()
     return {"corpus": corpus, "overall": overall, "filtered": filtered}

@@ -73,9 +73,8 @@ def corpus_data(service: BrowseService, corpus: str) -> CorpusData:
     for r in service.reader.rows(browse.topic_relations(), "read", corpus=corpus):
         topics[str(r["topic"])][NodeView("", tuple(r["labels"])).kind] += r["n"]
     data.topics = dict(topics)
-    judgements = service.judgements(corpus)
-    if judgements:
-        js = ag.check_judgements(judgements)
+    js = ag.check_judgements(service.judgements(corpus))
+    if js:
         has_trust = any(j.trust is not None for j in js)
         has_conf = any(j.confidence is not None for j in js)
         if has_trust:

@@ -20,9 +20,12 @@ from api.app import create_app
 from api.settings import Settings
 from graphstore.export import GraphReader
 from graphstore.loaders.registry import CORPORA
+from graphstore.predictions import PredictionStore
 from graphstore.runtime import EmbeddedNeo4j, free_port
 from graphstore.store import GraphStore
+from ontology.labels import RelationLabel
 from ontology.rdf import RdfMapper, write_export
+from ontology.records import PredictedRelation, PredictionRun
 from ontology.sparql import load_store
 from tests.conftest import PASSWORD, SAMPLES
 
@@ -36,6 +39,7 @@ class ApiGraph:
 
     settings: Settings
     driver: Driver
+    predicted: str
 
 
 def graph_counts(driver: Driver) -> tuple[int, int, tuple[str, ...], tuple[str, ...]]:
@@ -51,25 +55,19 @@ def graph_counts(driver: Driver) -> tuple[int, int, tuple[str, ...], tuple[str, 
     return r["nodes"], r["rels"], tuple(sorted(r["labels"])), tuple(sorted(r["keys"]))
 
 
-PREDICTED = "qt30:nodeset21318:pred:1"
-
-
-def add_prediction(driver: Driver) -> None:
-    """One predicted Support between two propositions of qt30:nodeset21318, shaped as the prediction
-    write path stores them (origin, model, version, score, run id; AIF edges only, no gold touched)."""
+def add_prediction(driver: Driver) -> str:
+    """One predicted Support between two propositions of qt30:nodeset21318, written through the
+    prediction write path; returns the id of the predicted relation node."""
     records, _, _ = driver.execute_query(
         "MATCH (p:Proposition)-[:PART_OF]->(:Discourse {id: 'qt30:nodeset21318'}) RETURN p.id AS id ORDER BY id LIMIT 2"
     )
     source, target = (r["id"] for r in records)
-    driver.execute_query(
-        "MATCH (a:Node {id: $source}), (b:Node {id: $target}) "
-        "CREATE (r:Node:Relation:SchemeNode:Support {id: $id, corpus: 'qt30', origin: 'predicted', "
-        "model: 'test-relations', model_version: '0.1', score: 0.87, run_id: 'run-test', scheme_label: 'support'}) "
-        "CREATE (a)-[:AIF_EDGE {corpus: 'qt30'}]->(r)-[:AIF_EDGE {corpus: 'qt30'}]->(b)",
-        source=source,
-        target=target,
-        id=PREDICTED,
+    run = PredictionRun(run_id="run-api-test", model="test-relations", model_version="0.1", task="relations")
+    PredictionStore(driver).write(
+        run, [PredictedRelation(source=source, target=target, label=RelationLabel("support"), score=0.87)]
     )
+    found, _, _ = driver.execute_query("MATCH (r:Relation {run_id: 'run-api-test'}) RETURN r.id AS id")
+    return str(found[0]["id"])
 
 
 @pytest.fixture(scope="package")
@@ -79,7 +77,7 @@ def api_graph(neo4j_server: EmbeddedNeo4j, driver: Driver, tmp_path_factory: pyt
     for name in LOADED:
         spec = CORPORA[name]
         store.ingest(spec.load(spec.find(SAMPLES)))
-    add_prediction(driver)
+    predicted = add_prediction(driver)
     tmp = tmp_path_factory.mktemp("api")
     reader = GraphReader(driver, "neo4j")
     out = tmp / "export.nt"
@@ -100,7 +98,7 @@ def api_graph(neo4j_server: EmbeddedNeo4j, driver: Driver, tmp_path_factory: pyt
         request_size_limit=2 * 1024 * 1024,
         cors_origins=["http://example.org"],
     )
-    return ApiGraph(settings, driver)
+    return ApiGraph(settings, driver, predicted)
 
 
 @pytest.fixture(scope="package")

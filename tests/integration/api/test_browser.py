@@ -15,7 +15,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from tests.conftest import ROOT
-from tests.integration.api.conftest import PREDICTED
+from tests.integration.api.conftest import ApiGraph
 
 SCREENSHOT = ROOT / "bench" / "out" / "graph-page.png"
 LOADED = "return document.body.dataset.loaded || ''"
@@ -64,7 +64,9 @@ def _expected(live_url: str, discourse: str) -> tuple[int, int]:
     return len(ids), edges
 
 
-def test_graph_page_renders_the_dialogue_the_api_serves(browser: webdriver.Chrome, live_url: str) -> None:
+def test_graph_page_renders_the_dialogue_the_api_serves(
+    browser: webdriver.Chrome, live_url: str, api_graph: ApiGraph
+) -> None:
     browser.get(f"{live_url}/")
     wait_loaded(browser, bool)
     Select(browser.find_element("id", "corpus")).select_by_value("qt30")
@@ -76,10 +78,10 @@ def test_graph_page_renders_the_dialogue_the_api_serves(browser: webdriver.Chrom
     )
     assert (nodes, edges) == _expected(live_url, "qt30:nodeset21318")
     assert browser.execute_script(
-        "return window.argwebGraph.getElementById(arguments[0]).hasClass('predicted')", PREDICTED
+        "return window.argwebGraph.getElementById(arguments[0]).hasClass('predicted')", api_graph.predicted
     )
     assert "0.87" in browser.execute_script(
-        "return window.argwebGraph.getElementById(arguments[0]).data('label')", PREDICTED
+        "return window.argwebGraph.getElementById(arguments[0]).data('label')", api_graph.predicted
     )
     assert browser.find_element("id", "node-count").text == str(nodes)
     assert browser.find_element("id", "edge-count").text == str(edges)

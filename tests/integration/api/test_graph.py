@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from tests.integration.api.conftest import PREDICTED, ApiGraph
+from tests.integration.api.conftest import ApiGraph
 
 
 def test_health_reports_both_backends(client: TestClient) -> None:
@@ -86,18 +86,18 @@ def test_nodes_and_neighbors(client: TestClient, api_graph: ApiGraph) -> None:
     assert client.get("/nodes/qt30:nope").status_code == 404
 
 
-def test_relations_filters(client: TestClient) -> None:
+def test_relations_filters(client: TestClient, api_graph: ApiGraph) -> None:
     support = client.get("/relations", params={"type": "Support", "corpus": "m-arg", "limit": 500}).json()["items"]
     assert support and all(r["kind"] == "Support" and r["corpus"] == "m-arg" for r in support)
     qap = client.get("/relations", params={"sense": "QuestionAnswerPair", "limit": 5}).json()["items"]
     assert qap and all(r["sense"] == "QuestionAnswerPair" for r in qap)
     predicted = client.get("/relations", params={"origin": "predicted"}).json()["items"]
-    assert [r["id"] for r in predicted] == [PREDICTED]
+    assert [r["id"] for r in predicted] == [api_graph.predicted]
     assert predicted[0]["score"] == 0.87 and predicted[0]["model"] == "test-relations"
     assert client.get("/relations", params={"origin": "predicted", "min_score": 0.9}).json()["items"] == []
     assert client.get("/relations", params={"model": "test-relations", "type": "Support"}).json()["items"] == predicted
     dialogue = client.get("/dialogues/qt30:nodeset21318").json()
-    assert PREDICTED in [r["id"] for r in dialogue["relations"] if r["origin"] == "predicted"]
+    assert api_graph.predicted in [r["id"] for r in dialogue["relations"] if r["origin"] == "predicted"]
     assert client.get("/relations", params={"type": "Nonsense"}).status_code == 400
     assert client.get("/relations", params={"min_score": 2}).status_code == 422
 
