@@ -239,7 +239,7 @@ class GraphStore:
         Predicted relations with an end in the corpus go too, even when filed under another
         corpus; a prediction run left without relations goes with them.
         """
-        batches = [row["batch"] for row in self.run(cypher.corpus_prediction_batches(), corpus=corpus)]
+        batches = [row["batch"] for row in self.read(cypher.corpus_prediction_batches(), corpus=corpus)]
         self.run_auto(cypher.delete_corpus_predictions(), corpus=corpus)
         self.run_auto(cypher.delete_corpus(), corpus=corpus)
         if batches:
