@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ontology.terms import Label, RelType
+from ontology.terms import Label, Prop, RelType
 
 
 def _labels(labels: Sequence[Label]) -> str:
@@ -102,24 +102,29 @@ def mark_corpus(status: str) -> str:
     )
 
 
+def _in_transactions(match: str, var: str, action: str) -> str:
+    # Deletes run in batches of their own (auto-commit), so no transaction holds a whole corpus.
+    return f"{match} CALL ({var}) {{ {action} }} IN TRANSACTIONS OF 10000 ROWS"
+
+
 def delete_batch_relationships() -> str:
     """Delete relationships created by one ingest run (between nodes that stay)."""
-    return "MATCH ()-[r]->() WHERE r.batch = $batch CALL (r) { DELETE r } IN TRANSACTIONS OF 10000 ROWS"
+    return _in_transactions("MATCH ()-[r]->() WHERE r.batch = $batch", "r", "DELETE r")
 
 
 def delete_batch_nodes() -> str:
     """Delete nodes (and their relationships) created by one ingest run."""
-    return "MATCH (n:`Node`) WHERE n.batch = $batch CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
+    return _in_transactions("MATCH (n:`Node`) WHERE n.batch = $batch", "n", "DETACH DELETE n")
 
 
 def delete_all() -> str:
     """Delete every node and relationship (used to reset a test or scratch database)."""
-    return "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
+    return _in_transactions("MATCH (n)", "n", "DETACH DELETE n")
 
 
 def delete_corpus() -> str:
     """Delete every node of a corpus (and the relationships touching them)."""
-    return "MATCH (n:`Node`) WHERE n.corpus = $corpus CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
+    return _in_transactions("MATCH (n:`Node`) WHERE n.corpus = $corpus", "n", "DETACH DELETE n")
 
 
 def corpus_prediction_batches() -> str:
@@ -287,14 +292,21 @@ def aif_edges_touching() -> str:
 
 
 def timed_locutions() -> str:
-    """Locutions of ``$corpus`` with start and end times, with the part of their discourse."""
+    """Locutions of ``$corpus`` with start and end times, in id order, as unit rows.
+
+    Rows are ``id``, ``labels``, ``props``, ``speaker_id`` and ``speaker_name`` (as
+    :func:`discourse_units`), ``discourse`` (id of the dialogue/document) and ``discourse_part``
+    (the recording part recorded on it, for locutions that do not carry their own).
+    """
+    start, end, part = Prop.START_TIME.value, Prop.END_TIME.value, Prop.PART.value
     return (
         f"MATCH (l:`{Label.Locution.value}` {{corpus: $corpus}}) "
-        "WHERE l.start_time IS NOT NULL AND l.end_time IS NOT NULL "
+        f"WHERE l.{start} IS NOT NULL AND l.{end} IS NOT NULL "
         f"OPTIONAL MATCH (l)-[:{_rel(RelType.PART_OF)}]->(d:`{Label.Discourse.value}`) "
-        "WITH l, collect(d)[0] AS d "
-        "RETURN l.id AS id, l.local_id AS local_id, l.part AS part, d.part AS discourse_part, "
-        "d.local_id AS discourse, l.audio_file AS audio_file, l.start_time AS start, l.end_time AS end "
+        f"OPTIONAL MATCH (l)-[:{_rel(RelType.SPOKEN_BY)}]->(s:`{Label.Speaker.value}`) "
+        "WITH l, collect(d)[0] AS d, collect(s)[0] AS s "
+        "RETURN l.id AS id, labels(l) AS labels, properties(l) AS props, s.id AS speaker_id, "
+        f"s.name AS speaker_name, d.id AS discourse, d.{part} AS discourse_part "
         "ORDER BY l.id"
     )
 
@@ -309,8 +321,8 @@ def judgement_rows() -> str:
         f"MATCH (j:`{Label.Judgement.value}` {{corpus: $corpus}})"
         f"-[:{_rel(RelType.JUDGES)}]->(r:`{Label.Relation.value}`) "
         f"MATCH (j)-[:{_rel(RelType.JUDGED_BY)}]->(a:`{Label.Annotator.value}`) "
-        "RETURN j.id AS id, r.id AS unit, r.local_id AS unit_local_id, a.id AS annotator, properties(j) AS props "
-        "ORDER BY unit, annotator, id"
+        "RETURN j.id AS id, r.id AS relation, a.id AS annotator, properties(j) AS props "
+        "ORDER BY relation, annotator, id"
     )
 
 

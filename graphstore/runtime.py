@@ -64,10 +64,6 @@ def launcher_dir(java_dir: Path = JAVA_DIR, cache: Path = BUILD_CACHE) -> Path:
     return work
 
 
-# The administrator every new Neo4j database has; the launcher sets its password.
-BUILTIN_USER = "neo4j"
-
-
 def launcher_built(java_dir: Path = JAVA_DIR) -> bool:
     """True when the launcher classes and the Neo4j jars are in ``target/`` of its build directory."""
     target = launcher_dir(java_dir) / "target"
@@ -129,6 +125,10 @@ def _alive(pid: int) -> bool:
         return stat.split(")")[-1].split()[0] != "Z"
     except OSError:
         return True
+
+
+# The administrator every new Neo4j database has; the launcher sets its password.
+BUILTIN_USER = "neo4j"
 
 
 @dataclass

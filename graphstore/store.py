@@ -16,7 +16,8 @@ from graphstore import cypher
 from graphstore.errors import database_error
 from ontology.errors import GraphStoreError
 from ontology.records import CorpusBundle, EdgeRecord, NodeRecord
-from ontology.terms import LABEL_ANCESTORS, Label, RelType
+from ontology.terms import Label, RelType
+from ontology.views import most_specific
 
 Progress = Callable[[int], None]
 DEFAULT_BATCH_SIZE = 5000
@@ -59,14 +60,6 @@ def edge_groups(edges: Sequence[EdgeRecord]) -> dict[tuple[RelType, bool], list[
             {"source": edge.source, "target": edge.target, "id": edge.id, "props": edge.properties()}
         )
     return groups
-
-
-def most_specific(labels: Sequence[str]) -> str:
-    """The label of ``labels`` deepest in the ontology's class hierarchy."""
-    known = [Label(name) for name in labels if name in Label.__members__.values()]
-    if not known:
-        return "Node"
-    return max(known, key=lambda label: len(LABEL_ANCESTORS[label])).value
 
 
 class GraphStore:

@@ -16,8 +16,9 @@ import pytest
 from graphstore.loaders.dialogue_json import load_dialogue_json
 from graphstore.loaders.registry import CORPORA, SAMPLES
 from ontology.errors import LoaderError
-from ontology.records import CorpusBundle, DiscourseRecord, LocutionRecord, RelationRecord, SpeakerRecord
+from ontology.records import DiscourseRecord, LocutionRecord, RelationRecord, SpeakerRecord
 from ontology.terms import Label, RelType, Sense
+from tests.conftest import of_type
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 MOLWENI = SAMPLES / "molweni" / "DP" / "dev.json"
@@ -28,10 +29,6 @@ BAD = DATA / "bad"
 def raw(path: Path) -> list[dict[str, Any]]:
     data: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
     return data
-
-
-def of_type(bundle: CorpusBundle, kind: type) -> list[Any]:
-    return [n for n in bundle.nodes if isinstance(n, kind)]
 
 
 def keys(dialogues: list[dict[str, Any]]) -> list[str]:
