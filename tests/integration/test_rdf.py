@@ -53,9 +53,10 @@ def test_relation_rows_carry_their_aif_ends(driver: Driver, sample: dict[str, in
     assert isinstance(rel, RelationView)
     assert len(rel.sources) == 1 and len(rel.targets) == 1
     assert all(":edu:" in x for x in (*rel.sources, *rel.targets))
-    predicted = rows["qt30:predicted:0"]
+    predicted = rows["pred:rgcn-sample:0"]
     assert isinstance(predicted, RelationView)
     assert predicted.origin == "predicted" and predicted.model == "rgcn-link"
+    assert (predicted.score, predicted.run_id, predicted.model_version) == (0.93, "rgcn-sample", "0.3.1")
     assert len(predicted.sources) == 1 and len(predicted.targets) == 1
     locutions = [r for r in rows.values() if isinstance(r, NodeView) and r.has(Label.Locution)]
     assert locutions and all(isinstance(r, NodeView) for r in rows.values() if ":edu:" in r.id)
