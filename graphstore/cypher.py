@@ -533,7 +533,8 @@ def merge_predicted_relations(labels: Sequence[Label]) -> str:
         f"MERGE (r)-[b:{edge} {{id: row.id + '>0'}}]->(t) "
         "ON CREATE SET b.batch = $batch SET b.corpus = row.props.corpus "
         "WITH r, row "
-        f"OPTIONAL MATCH (d:`{Label.Discourse.value}` {{id: row.discourse}}) "
+        # Looked up through the unique Node id index (Discourse has none of its own).
+        f"OPTIONAL MATCH (d:`{Label.Node.value}` {{id: row.discourse}}) WHERE d:`{Label.Discourse.value}` "
         f"FOREACH (_ IN CASE WHEN d IS NULL THEN [] ELSE [1] END | "
         f"MERGE (r)-[p:{_rel(RelType.PART_OF)}]->(d) ON CREATE SET p.batch = $batch SET p.corpus = row.props.corpus) "
         "RETURN count(r) AS written"

@@ -394,7 +394,7 @@ class GraphStore:
         if not self.read(cypher.corpus_exists(), corpus=corpus)[0]["found"]:
             known = [row["id"] for row in self.read(cypher.corpora())]
             raise NotFoundError(f"no corpus {corpus!r} in the graph; corpora: {', '.join(known) or 'none'}")
-        batches = [row["batch"] for row in self.run(cypher.corpus_prediction_batches(), corpus=corpus)]
+        batches = [row["batch"] for row in self.read(cypher.corpus_prediction_batches(), corpus=corpus)]
         self.run_auto(cypher.delete_corpus_predictions(), corpus=corpus)
         self.run_auto(cypher.delete_corpus(), corpus=corpus)
         if batches:

@@ -30,6 +30,8 @@ SAMPLE_RUN = PredictionRun(
     created_at="2025-01-01T00:00:00Z",
 )
 PREDICTED = ((RelationLabel.SUPPORT, 0.93), (RelationLabel.ATTACK, 0.81), (RelationLabel.SUPPORT, 0.42))
+# Nodes the sample prediction run writes: one relation per prediction and the run node.
+PREDICTION_NODES = len(PREDICTED) + 1
 
 
 def loader_exists(corpus: str) -> bool:
@@ -47,16 +49,12 @@ def sample_predictions(propositions: list[str]) -> list[PredictedRelation]:
     ]
 
 
-# Key of the sample prediction run in what ingest_samples returns (its relations plus the run node).
-PREDICTIONS = "pred"
-
-
 def ingest_samples(driver: Driver) -> dict[str, int]:
     """Empty the graph, load every sample corpus and the sample prediction run.
 
     Returns:
-        Nodes written per corpus, and under :data:`PREDICTIONS` the nodes of the prediction run
-        (its relations and the run node), which belong to no corpus.
+        Nodes written per corpus; the prediction run adds :data:`PREDICTION_NODES` more (its
+        relations, filed under qt30, and the run node, in no corpus).
     """
     store = GraphStore(driver, batch_size=500)
     store.clear()
@@ -73,5 +71,5 @@ def ingest_samples(driver: Driver) -> dict[str, int]:
         loaded[spec.name] = report.nodes
     if propositions:
         report = PredictionStore(driver, batch_size=500).write(SAMPLE_RUN, sample_predictions(propositions))
-        loaded[PREDICTIONS] = report.relations + 1
+        assert report.relations + 1 == PREDICTION_NODES
     return loaded

@@ -19,7 +19,7 @@ from ontology.terms import Label
 from ontology.views import NodeView, RelationView
 from tests.conftest import PASSWORD
 from tests.ontology.test_rdf import AW, BASE, _rel_counts
-from tests.rdf_support import PREDICTIONS, ingest_samples
+from tests.rdf_support import PREDICTION_NODES, ingest_samples
 
 
 def _node(item: NodeView | RelationView) -> NodeView:
@@ -36,7 +36,7 @@ def test_reader_pages_through_every_node_and_relationship_once(driver: Driver, s
     paged = GraphReader(driver, page_size=7)
     nodes = [r.id for r in paged.nodes()]
     assert nodes == sorted(nodes)
-    assert len(nodes) == len(set(nodes)) == whole.size().nodes == sum(sample.values())
+    assert len(nodes) == len(set(nodes)) == whole.size().nodes == sum(sample.values()) + PREDICTION_NODES
     assert nodes == [r.id for r in whole.nodes()]
     edges = [(e.source, e.type, e.target) for e in paged.relationships()]
     assert len(edges) == len(set(edges)) == whole.size().relationships
@@ -56,6 +56,7 @@ def test_relation_rows_carry_their_aif_ends(driver: Driver, sample: dict[str, in
     predicted = rows["pred:rgcn-sample:0"]
     assert isinstance(predicted, RelationView)
     assert predicted.origin == "predicted" and predicted.model == "rgcn-link"
+    assert (predicted.score, predicted.run_id, predicted.model_version) == (0.93, "rgcn-sample", "0.3.1")
     assert len(predicted.sources) == 1 and len(predicted.targets) == 1
     locutions = [r for r in rows.values() if isinstance(r, NodeView) and r.has(Label.Locution)]
     assert locutions and all(isinstance(r, NodeView) for r in rows.values() if ":edu:" in r.id)
@@ -82,7 +83,7 @@ def test_export_round_trips_every_node_property_and_relationship(
     for row in map(_node, reader.nodes()):
         for key, value in row.props.items():
             prop, lit = mapper.literal(key, value, row.id)
-            assert ox.Quad(mapper.resource(row.id), prop, lit, mapper.graph(row.props["corpus"])) in store
+            assert ox.Quad(mapper.resource(row.id), prop, lit, mapper.graph(row.props.get("corpus"))) in store
     # Every relationship is a triple in its corpus graph.
     for edge in reader.relationships():
         t = next(mapper.edge_triples(edge))
@@ -115,10 +116,9 @@ def test_cli_export_load_and_query(
     result = runner.invoke(app, ["sparql", "--file", str(query), "--format", "csv"])
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[0] == "c,n"
-    corpora = sorted(set(sample) - {PREDICTIONS})  # the prediction run is not a corpus
-    assert sorted(line.split(",")[0] for line in result.stdout.splitlines()[1:]) == corpora
+    assert sorted(line.split(",")[0] for line in result.stdout.splitlines()[1:]) == sorted(sample)
     result = runner.invoke(app, ["sparql", "SELECT ?c WHERE { ?x a aw:Corpus ; aw:id ?c }"])
-    assert result.exit_code == 0 and f"{len(corpora)} row(s)" in result.stdout
+    assert result.exit_code == 0 and f"{len(sample)} row(s)" in result.stdout
     # Only one corpus, N-Quads, not loaded: the store keeps the previous export.
     nq = tmp_path / "stac.nq"
     result = runner.invoke(app, ["export", "rdf", str(nq), "--corpus", "stac", "--no-load", "--base", BASE])
@@ -132,4 +132,4 @@ def test_cli_export_load_and_query(
     result = runner.invoke(app, ["sparql", "ASK { ?x aw:corpus 'molweni' }", "--format", "json"])
     assert json.loads(result.stdout) == {"head": {}, "boolean": False}
     result = runner.invoke(app, ["sparql", "INSERT DATA { <urn:a> <urn:b> <urn:c> }"])
-    assert result.exit_code == 2 and "refused" in result.output  # a client mistake
+    assert result.exit_code == 2 and "refused" in result.output
