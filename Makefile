@@ -14,7 +14,7 @@ test: setup
 	$(PY) -m pytest -q
 
 lint: setup
-	.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/mypy
+	.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/mypy && .venv/bin/lint-imports
 
 bench: setup
 	$(PY) -m bench.all

@@ -71,16 +71,6 @@ class Settings(BaseSettings):
         """Computed features (per corpus and kind)."""
         return self.data_dir / "features"
 
-    @property
-    def embeddings_dir(self) -> Path:
-        """Cache of text embeddings."""
-        return self.cache_dir / "embeddings"
-
-    @property
-    def models_dir(self) -> Path:
-        """Trained models."""
-        return self.cache_dir / "models"
-
     def with_overrides(self, **updates: object) -> Settings:
         """A copy with the given fields replaced (``None`` values are ignored: the option was not given)."""
         given = {key: value for key, value in updates.items() if value is not None}

@@ -5,7 +5,7 @@ One run does:
 1. start its own embedded Neo4j on a free port in a temporary directory (or use ``--uri``);
 2. parse the corpora found under ``--corpora`` (default ``../shared/corpora``: Molweni
    ``DP/dev.json``, STAC ``train.json`` and every DialAM-2024 map; any directory laid out the same
-   way works, e.g. ``tests/data/corpora``) into bundles, timed apart from the writes;
+   way works, e.g. ``graphstore/samples``) into bundles, timed apart from the writes;
 3. empty the graph and ingest the three bundles with :class:`GraphStore` (``UNWIND`` batches, the
    production path), timing wall time and nodes + relationships per second;
 4. empty the graph and write the first ``--baseline-n`` items of the same data (nodes in file
@@ -42,6 +42,7 @@ from pydantic import SecretStr
 from rich.console import Console
 from rich.table import Table
 
+from api.services.corpora import corpora_root
 from api.services.graph import embedded_server, open_driver, private_settings
 from api.settings import get_settings
 from graphstore import cypher
@@ -49,7 +50,6 @@ from graphstore.loaders.registry import CORPORA
 from graphstore.store import DEFAULT_BATCH_SIZE, GraphStore
 from ontology.records import CorpusBundle, EdgeRecord, NodeRecord
 
-ROOT = Path(__file__).resolve().parent.parent
 PASSWORD = "argweb-bench-password"
 TARGET_SECONDS = 60.0
 TARGET_RATIO = 20.0
@@ -177,7 +177,7 @@ def check_counts(store: GraphStore, bundles: list[CorpusBundle]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--corpora", type=Path, default=ROOT.parent / "shared" / "corpora")
+    parser.add_argument("--corpora", type=Path, help="corpora directory (default: as `argweb run` finds it)")
     parser.add_argument("--baseline-n", type=int, default=5000, help="items written one transaction each")
     parser.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help="rows per UNWIND transaction")
     parser.add_argument("--heap", default="2g", help="JVM heap of the embedded server")
@@ -192,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     # The server's deprecation/"unknown property" notices would drown the figures.
     logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
 
-    root: Path = args.corpora
+    root = corpora_root(get_settings().with_overrides(corpora=args.corpora))
     rows: list[Row] = []
     bundles: list[CorpusBundle] = []
     for spec in (CORPORA[name] for name in BENCH_CORPORA):

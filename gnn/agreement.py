@@ -13,27 +13,16 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ontology.errors import ModelError
+from ontology.views import JudgementView
 
 MARG_TRUST: tuple[float, ...] = (0.8, 0.85, 0.9, 0.95, 1.0)
 MARG_CONFIDENCE: tuple[float, ...] = (1, 2, 3, 4, 5)
 PARAPHRASE, NON_PARAPHRASE = "Paraphrase", "NonParaphrase"
-
-
-@dataclass(frozen=True)
-class Judgement:
-    """One annotator's label for one unit, with the attributes agreement filters use."""
-
-    unit: str
-    annotator: str
-    label: str
-    trust: float | None = None
-    confidence: float | None = None
-    tainted: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -53,38 +42,25 @@ class AgreementRow:
         return asdict(self)
 
 
-def judgements_from_rows(rows: Iterable[Mapping[str, Any]]) -> list[Judgement]:
-    """Turn stored judgement rows (``unit``, ``annotator``, ``label``, optional ``trust``,
-    ``confidence``, ``tainted``) into :class:`Judgement` s.
+def check_judgements(judgements: Iterable[JudgementView]) -> list[JudgementView]:
+    """The judgements as a list, each checked to carry a label.
 
     Raises:
-        ModelError: A row lacks its unit, annotator or label.
+        ModelError: A judgement has no label.
     """
-    out: list[Judgement] = []
-    for k, row in enumerate(rows):
-        unit, annotator, label = row.get("unit"), row.get("annotator"), row.get("label")
-        if unit is None or annotator is None or label is None:
-            raise ModelError(f"judgement row {k} ({row.get('id')}) lacks its unit, annotator or label")
-        trust, confidence, tainted = row.get("trust"), row.get("confidence"), row.get("tainted")
-        out.append(
-            Judgement(
-                unit=str(unit),
-                annotator=str(annotator),
-                label=str(label),
-                trust=None if trust is None else float(trust),
-                confidence=None if confidence is None else float(confidence),
-                tainted=None if tainted is None else bool(tainted),
-            )
-        )
+    out = list(judgements)
+    for k, j in enumerate(out):
+        if j.label is None:
+            raise ModelError(f"judgement {k} of {j.annotator} on {j.relation} has no label")
     return out
 
 
 def select(
-    judgements: Iterable[Judgement],
+    judgements: Iterable[JudgementView],
     min_trust: float | None = None,
     min_confidence: float | None = None,
     include_tainted: bool = False,
-) -> list[Judgement]:
+) -> list[JudgementView]:
     """Judgements passing the filters; a judgement without the filtered attribute is dropped.
 
     Args:
@@ -105,17 +81,17 @@ def select(
     return out
 
 
-def value_counts(judgements: Iterable[Judgement]) -> tuple[list[str], list[str], list[list[int]]]:
+def value_counts(judgements: Iterable[JudgementView]) -> tuple[list[str], list[str], list[list[int]]]:
     """Units, label domain and the units x labels count matrix (sorted, deterministic)."""
     per_unit: dict[str, Counter[str]] = defaultdict(Counter)
     for j in judgements:
-        per_unit[j.unit][j.label] += 1
+        per_unit[j.relation][str(j.label)] += 1
     units = sorted(per_unit)
     labels = sorted({label for counts in per_unit.values() for label in counts})
     return units, labels, [[per_unit[u][label] for label in labels] for u in units]
 
 
-def nominal_alpha(judgements: Sequence[Judgement]) -> float | None:
+def nominal_alpha(judgements: Sequence[JudgementView]) -> float | None:
     """Krippendorff's alpha (nominal) over units; ``None`` when undefined.
 
     Alpha is undefined without at least one unit judged twice or with a single label overall (no
@@ -138,7 +114,7 @@ def nominal_alpha(judgements: Sequence[Judgement]) -> float | None:
 
 
 def agreement_row(
-    judgements: Iterable[Judgement],
+    judgements: Iterable[JudgementView],
     min_trust: float | None = None,
     min_confidence: float | None = None,
     include_tainted: bool = False,
@@ -151,13 +127,13 @@ def agreement_row(
         alpha=nominal_alpha(chosen),
         annotators=len({j.annotator for j in chosen}),
         annotations=len(chosen),
-        units=len({j.unit for j in chosen}),
-        labels=dict(sorted(Counter(j.label for j in chosen).items())),
+        units=len({j.relation for j in chosen}),
+        labels=dict(sorted(Counter(str(j.label) for j in chosen).items())),
     )
 
 
 def marg_table(
-    judgements: Sequence[Judgement],
+    judgements: Sequence[JudgementView],
     trusts: Sequence[float] = MARG_TRUST,
     confidences: Sequence[float] = MARG_CONFIDENCE,
     include_tainted: bool = False,
@@ -167,7 +143,7 @@ def marg_table(
 
 
 def marg_agreement(
-    judgements: Sequence[Judgement],
+    judgements: Sequence[JudgementView],
     min_trust: float | None = None,
     min_confidence: float | None = None,
     include_tainted: bool = False,
@@ -187,28 +163,34 @@ def marg_agreement(
 
 
 def majority_labels(
-    judgements: Iterable[Judgement], positive: str = PARAPHRASE, negative: str = NON_PARAPHRASE, threshold: float = 0.5
+    judgements: Iterable[JudgementView],
+    positive: str = PARAPHRASE,
+    negative: str = NON_PARAPHRASE,
+    threshold: float = 0.5,
 ) -> dict[str, str]:
     """Per unit: ``positive`` when its share of ``positive`` labels is at least ``threshold``."""
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     for j in judgements:
-        counts[j.unit][j.label] += 1
+        counts[j.relation][str(j.label)] += 1
     return {
         unit: positive if c[positive] / sum(c.values()) >= threshold else negative for unit, c in sorted(counts.items())
     }
 
 
 def majority_vote_accuracy(
-    judgements: Sequence[Judgement], positive: str = PARAPHRASE, negative: str = NON_PARAPHRASE, threshold: float = 0.5
+    judgements: Sequence[JudgementView],
+    positive: str = PARAPHRASE,
+    negative: str = NON_PARAPHRASE,
+    threshold: float = 0.5,
 ) -> float | None:
     """Share of judgements equal to their unit's majority label (``None`` without judgements)."""
     if not judgements:
         return None
     majority = majority_labels(judgements, positive, negative, threshold)
-    return sum(1 for j in judgements if j.label == majority[j.unit]) / len(judgements)
+    return sum(1 for j in judgements if j.label == majority[j.relation]) / len(judgements)
 
 
-def contextdep_agreement(judgements: Sequence[Judgement]) -> dict[str, Any]:
+def contextdep_agreement(judgements: Sequence[JudgementView]) -> dict[str, Any]:
     """ContextDeP: alpha over Paraphrase/NonParaphrase, counts and majority-vote accuracy."""
     row = agreement_row(judgements, include_tainted=True)
     majority = majority_labels(judgements)

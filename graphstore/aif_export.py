@@ -44,10 +44,12 @@ from pathlib import Path
 from typing import Any
 
 from graphstore import cypher
+from graphstore.reads import edge_view, unit_view
 from graphstore.store import GraphStore
 from ontology.errors import ClientError, GraphStoreError, NotFoundError
 from ontology.records import scheme_term
-from ontology.terms import Label
+from ontology.terms import Label, Prop, RelType
+from ontology.views import EdgeView, UnitView
 
 AIF_SCHEME = "qt30"
 
@@ -74,42 +76,21 @@ _TYPE_RANK = {"L": 0, "I": 1, "YA": 2, "TA": 3, "RA": 4, "CA": 5, "MA": 6}
 Progress = Callable[[int], None]
 
 
-@dataclass(frozen=True)
-class GraphUnit:
-    """A locution, proposition or relation node as read from the graph."""
-
-    id: str
-    labels: frozenset[str]
-    props: dict[str, Any]
-    speaker_id: str | None = None
-    speaker_name: str | None = None
-    discourse: str | None = None
-
-
-@dataclass(frozen=True)
-class GraphEdge:
-    """An ``AIF_EDGE`` relationship."""
-
-    source: str
-    target: str
-    id: str | None = None
-
-
 @dataclass
 class _Node:
     key: str
     type: str
     text: str
-    unit: GraphUnit | None
+    unit: UnitView | None
     local: str | None
     order: tuple[Any, ...]
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def aif_type(unit: GraphUnit, include_predicted: bool = False) -> str | None:
+def aif_type(unit: UnitView, include_predicted: bool = False) -> str | None:
     """The AIF node type of a graph unit, or None when it is not exported."""
-    labels = unit.labels
-    if labels & NOT_AIF:
+    labels = unit.node.labels
+    if NOT_AIF.intersection(labels):
         return None
     if Label.Locution.value in labels:
         return "L"
@@ -117,9 +98,9 @@ def aif_type(unit: GraphUnit, include_predicted: bool = False) -> str | None:
         return "I"
     if Label.Relation.value not in labels:
         return None
-    if unit.props.get("origin") == "predicted" and not include_predicted:
+    if unit.node.get(Prop.ORIGIN) == "predicted" and not include_predicted:
         return None
-    stored = unit.props.get("aif_type")
+    stored = unit.node.get(Prop.AIF_TYPE)
     if stored in S_TYPES:
         return str(stored)
     for label, kind in _CLASS_TYPES:
@@ -128,10 +109,10 @@ def aif_type(unit: GraphUnit, include_predicted: bool = False) -> str | None:
     return None
 
 
-def from_aif_map(unit: GraphUnit) -> bool:
+def from_aif_map(unit: UnitView) -> bool:
     """Whether a relation node was read from an AIF map (its type, text and scheme are kept as is)."""
-    kind = unit.props.get("aif_type")
-    return kind in S_TYPES and unit.props.get("scheme_class") == scheme_term(AIF_SCHEME, str(kind)).iri
+    kind = unit.node.get(Prop.AIF_TYPE)
+    return kind in S_TYPES and unit.node.get(Prop.SCHEME_CLASS) == scheme_term(AIF_SCHEME, str(kind)).iri
 
 
 def _split_name(name: str) -> tuple[str, str]:
@@ -139,7 +120,7 @@ def _split_name(name: str) -> tuple[str, str]:
     return first, rest
 
 
-def _edge_local(edge: GraphEdge, discourse: str | None) -> str | None:
+def _edge_local(edge: EdgeView, discourse: str | None) -> str | None:
     # The AIF loader stores edge ids as "<discourse id>:e:<edgeID>".
     if edge.id and discourse and edge.id.startswith(f"{discourse}:e:"):
         return edge.id[len(discourse) + 3 :]
@@ -147,8 +128,8 @@ def _edge_local(edge: GraphEdge, discourse: str | None) -> str | None:
 
 
 def build_aif(
-    units: Iterable[GraphUnit],
-    edges: Iterable[GraphEdge],
+    units: Iterable[UnitView],
+    edges: Iterable[EdgeView],
     discourse: str | None = None,
     include_predicted: bool = False,
 ) -> dict[str, Any]:
@@ -165,23 +146,23 @@ def build_aif(
         kind = aif_type(unit, include_predicted)
         if kind is None or unit.id in nodes:
             continue
-        props = unit.props
-        pos = props.get("position")
+        node = unit.node
+        pos = node.get(Prop.POSITION)
         order = (pos is None, pos if isinstance(pos, int) else 0, _TYPE_RANK.get(kind, 9), unit.id)
         if kind in S_TYPES:
             default_scheme, default_id = DEFAULT_SCHEMES[kind]
             if from_aif_map(unit):
-                scheme, scheme_id = props.get("scheme_label"), props.get("scheme_id")
-            elif kind == "TA" and props.get("sense"):
-                scheme, scheme_id = str(props["sense"]), None
+                scheme, scheme_id = node.get(Prop.SCHEME_LABEL), node.get(Prop.SCHEME_ID)
+            elif kind == "TA" and node.get(Prop.SENSE):
+                scheme, scheme_id = str(node.get(Prop.SENSE)), None
             else:
                 scheme, scheme_id = default_scheme, default_id
-            text = props.get("text") or scheme or default_scheme
+            text = node.text or scheme or default_scheme
             extra = {k: v for k, v in (("scheme", scheme), ("schemeID", scheme_id)) if v is not None}
         else:
-            text = props.get("text") or ""
+            text = node.text or ""
             extra = {}
-        nodes[unit.id] = _Node(unit.id, kind, str(text), unit, props.get("local_id"), order, extra)
+        nodes[unit.id] = _Node(unit.id, kind, str(text), unit, node.get(Prop.LOCAL_ID), order, extra)
 
     kept = [e for e in edges if e.source in nodes and e.target in nodes]
     kept = list({(e.source, e.target, e.id): e for e in kept}.values())
@@ -196,7 +177,7 @@ def build_aif(
     out_nodes = []
     for n in ordered:
         row: dict[str, Any] = {"nodeID": ids[n.key], "text": n.text, "type": n.type}
-        stamp = n.unit.props.get("timestamp") if n.unit else None
+        stamp = n.unit.node.get(Prop.TIMESTAMP) if n.unit else None
         if stamp is not None:
             row["timestamp"] = stamp
         row.update(n.extra)
@@ -216,8 +197,8 @@ def build_aif(
 
 
 def _anchor_propositions(
-    nodes: dict[str, _Node], edges: list[GraphEdge]
-) -> tuple[list[GraphEdge], list[tuple[str, str]]]:
+    nodes: dict[str, _Node], edges: list[EdgeView]
+) -> tuple[list[EdgeView], list[tuple[str, str]]]:
     """Reroute RA/CA/MA edges that end at L-nodes to generated, YA-anchored I-nodes."""
     synthetic: list[tuple[str, str]] = []
     made: dict[str, str] = {}
@@ -248,10 +229,10 @@ def _anchor_propositions(
             needs_props = rel.type in ("RA", "CA", "MA") and other.type == "L"
             if needs_props and rel.unit is not None and not from_aif_map(rel.unit):
                 replacement = proposition_for(other)
-                e = GraphEdge(
+                e = EdgeView(
                     source=replacement if other is src else e.source,
+                    type=e.type,
                     target=replacement if other is dst else e.target,
-                    id=None,
                 )
         out.append(e)
     return out, synthetic
@@ -266,7 +247,7 @@ def _node_ids(ordered: Sequence[_Node]) -> dict[str, str] | None:
 
 
 def _edge_rows(
-    edges: Sequence[GraphEdge],
+    edges: Sequence[EdgeView],
     synthetic: Sequence[tuple[str, str]],
     ids: dict[str, str] | None,
     discourse: str | None,
@@ -288,13 +269,13 @@ def _locutions(ordered: Sequence[_Node], ids: dict[str, str]) -> tuple[list[dict
     people: dict[str, str] = {}
     generated: dict[str, str] = {}
     # In maps read from AIF, L-nodes without stored locutions (e.g. annotators' copies) get none.
-    from_aif = any(n.type == "L" and n.unit is not None and n.unit.props.get("aif_locutions") for n in ordered)
+    from_aif = any(n.type == "L" and n.unit is not None and n.unit.node.get(Prop.AIF_LOCUTIONS) for n in ordered)
     for n in ordered:
         if n.type != "L" or n.unit is None:
             continue
-        props = n.unit.props
-        stored = props.get("aif_locutions")
-        speaker = props.get("speaker") or n.unit.speaker_name
+        node = n.unit.node
+        stored = node.get(Prop.AIF_LOCUTIONS)
+        speaker = node.get(Prop.SPEAKER) or n.unit.speaker
         if stored:
             try:
                 entries = json.loads(stored)
@@ -311,12 +292,12 @@ def _locutions(ordered: Sequence[_Node], ids: dict[str, str]) -> tuple[list[dict
             continue
         if key not in generated:
             generated[key] = str(len(generated) + 1)
-            people[generated[key]] = speaker or n.unit.speaker_name or generated[key]
+            people[generated[key]] = speaker or n.unit.speaker or generated[key]
         locutions.append(
             {
                 "nodeID": ids[n.key],
                 "personID": generated[key],
-                "timestamp": props.get("timestamp"),
+                "timestamp": node.get(Prop.TIMESTAMP),
                 "start": None,
                 "end": None,
                 "source": None,
@@ -372,17 +353,6 @@ def validate_aif(aif: dict[str, Any], where: str = "AIF map") -> None:
 # -- reading from the graph ------------------------------------------------------------------------
 
 
-def _unit(row: dict[str, Any]) -> GraphUnit:
-    return GraphUnit(
-        id=row["id"],
-        labels=frozenset(row["labels"]),
-        props=dict(row["props"]),
-        speaker_id=row.get("speaker_id"),
-        speaker_name=row.get("speaker_name"),
-        discourse=row.get("discourse"),
-    )
-
-
 def _chunks(items: Sequence[str], size: int) -> Iterable[list[str]]:
     for start in range(0, len(items), size):
         yield list(items[start : start + size])
@@ -390,17 +360,17 @@ def _chunks(items: Sequence[str], size: int) -> Iterable[list[str]]:
 
 def read_discourses(
     store: GraphStore, discourse_ids: Sequence[str], id_batch: int = 5000
-) -> tuple[dict[str, GraphUnit], list[GraphEdge]]:
+) -> tuple[dict[str, UnitView], list[EdgeView]]:
     """Units PART_OF the discourses, the AIF edges touching them and the units at their far ends."""
-    units = {row["id"]: _unit(row) for row in store.read(cypher.discourse_units(), ids=list(discourse_ids))}
-    edges: dict[str, GraphEdge] = {}
+    units = {row["id"]: unit_view(row) for row in store.read(cypher.discourse_units(), ids=list(discourse_ids))}
+    edges: dict[str, EdgeView] = {}
     for chunk in _chunks(sorted(units), id_batch):
         for row in store.read(cypher.aif_edges_touching(), ids=chunk):
-            edges[row["key"]] = GraphEdge(source=row["source"], target=row["target"], id=row["id"])
+            edges[row["key"]] = edge_view(row, RelType.AIF_EDGE.value)
     missing = sorted({end for e in edges.values() for end in (e.source, e.target)} - set(units))
     for chunk in _chunks(missing, id_batch):
         for row in store.read(cypher.units_by_id(), ids=chunk):
-            units[row["id"]] = _unit(row)
+            units[row["id"]] = unit_view(row)
     return units, list(edges.values())
 
 
@@ -427,7 +397,7 @@ def resolve_discourse(store: GraphStore, ref: str, corpus: str | None = None) ->
 
 
 def _maps(
-    discourse_ids: Sequence[str], units: dict[str, GraphUnit], edges: Sequence[GraphEdge], include_predicted: bool
+    discourse_ids: Sequence[str], units: dict[str, UnitView], edges: Sequence[EdgeView], include_predicted: bool
 ) -> dict[str, dict[str, Any]]:
     out = {}
     for did in discourse_ids:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ontology.terms import Label, RelType
+from ontology.terms import Label, Prop, RelType
 
 
 def _labels(labels: Sequence[Label]) -> str:
@@ -32,6 +32,8 @@ def constraints() -> list[str]:
         "CREATE INDEX node_batch IF NOT EXISTS FOR (n:`Node`) ON (n.batch)",
         "CREATE INDEX discourse_local_id IF NOT EXISTS FOR (n:`Discourse`) ON (n.local_id)",
         "CREATE INDEX relation_origin IF NOT EXISTS FOR (n:`Relation`) ON (n.origin)",
+        "CREATE INDEX relation_batch IF NOT EXISTS FOR (n:`Relation`) ON (n.batch)",
+        "CREATE INDEX prediction_run_model IF NOT EXISTS FOR (n:`PredictionRun`) ON (n.model)",
         "CREATE INDEX relation_scheme IF NOT EXISTS FOR (n:`Relation`) ON (n.scheme_label)",
         "CREATE INDEX discourse_relation_sense IF NOT EXISTS FOR (n:`DiscourseRelation`) ON (n.sense)",
     ]
@@ -167,24 +169,45 @@ def incomplete_corpora() -> str:
     )
 
 
+def _in_transactions(match: str, var: str, action: str) -> str:
+    # Deletes run in batches of their own (auto-commit), so no transaction holds a whole corpus.
+    return f"{match} CALL ({var}) {{ {action} }} IN TRANSACTIONS OF 10000 ROWS"
+
+
 def delete_batch_relationships() -> str:
     """Delete relationships created by one ingest run (between nodes that stay)."""
-    return "MATCH ()-[r]->() WHERE r.batch = $batch CALL (r) { DELETE r } IN TRANSACTIONS OF 10000 ROWS"
+    return _in_transactions("MATCH ()-[r]->() WHERE r.batch = $batch", "r", "DELETE r")
 
 
 def delete_batch_nodes() -> str:
     """Delete nodes (and their relationships) created by one ingest run."""
-    return "MATCH (n:`Node`) WHERE n.batch = $batch CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
+    return _in_transactions("MATCH (n:`Node`) WHERE n.batch = $batch", "n", "DETACH DELETE n")
 
 
 def delete_all() -> str:
     """Delete every node and relationship (used to reset a test or scratch database)."""
-    return "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
+    return _in_transactions("MATCH (n)", "n", "DETACH DELETE n")
 
 
 def delete_corpus() -> str:
     """Delete every node of a corpus (and the relationships touching them)."""
-    return "MATCH (n:`Node`) WHERE n.corpus = $corpus CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
+    return _in_transactions("MATCH (n:`Node`) WHERE n.corpus = $corpus", "n", "DETACH DELETE n")
+
+
+def corpus_prediction_batches() -> str:
+    """Write batches (prediction runs) of the predicted relations with an end in ``$corpus``."""
+    return (
+        f"MATCH (:`{Label.Node.value}` {{corpus: $corpus}})-[:{_rel(RelType.AIF_EDGE)}]-(r:`{Label.Relation.value}`) "
+        "WHERE r.origin = 'predicted' RETURN DISTINCT r.batch AS batch"
+    )
+
+
+def delete_corpus_predictions() -> str:
+    """Delete the predicted relations with an end in ``$corpus`` (also those filed under another corpus)."""
+    return (
+        f"MATCH (:`{Label.Node.value}` {{corpus: $corpus}})-[:{_rel(RelType.AIF_EDGE)}]-(r:`{Label.Relation.value}`) "
+        "WHERE r.origin = 'predicted' WITH DISTINCT r CALL (r) { DETACH DELETE r } IN TRANSACTIONS OF 10000 ROWS"
+    )
 
 
 def label_counts() -> str:
@@ -336,14 +359,21 @@ def aif_edges_touching() -> str:
 
 
 def timed_locutions() -> str:
-    """Locutions of ``$corpus`` with start and end times, with the part of their discourse."""
+    """Locutions of ``$corpus`` with start and end times, in id order, as unit rows.
+
+    Rows are ``id``, ``labels``, ``props``, ``speaker_id`` and ``speaker_name`` (as
+    :func:`discourse_units`), ``discourse`` (id of the dialogue/document) and ``discourse_part``
+    (the recording part recorded on it, for locutions that do not carry their own).
+    """
+    start, end, part = Prop.START_TIME.value, Prop.END_TIME.value, Prop.PART.value
     return (
         f"MATCH (l:`{Label.Locution.value}` {{corpus: $corpus}}) "
-        "WHERE l.start_time IS NOT NULL AND l.end_time IS NOT NULL "
+        f"WHERE l.{start} IS NOT NULL AND l.{end} IS NOT NULL "
         f"OPTIONAL MATCH (l)-[:{_rel(RelType.PART_OF)}]->(d:`{Label.Discourse.value}`) "
-        "WITH l, collect(d)[0] AS d "
-        "RETURN l.id AS id, l.local_id AS local_id, l.part AS part, d.part AS discourse_part, "
-        "d.local_id AS discourse, l.audio_file AS audio_file, l.start_time AS start, l.end_time AS end "
+        f"OPTIONAL MATCH (l)-[:{_rel(RelType.SPOKEN_BY)}]->(s:`{Label.Speaker.value}`) "
+        "WITH l, collect(d)[0] AS d, collect(s)[0] AS s "
+        "RETURN l.id AS id, labels(l) AS labels, properties(l) AS props, s.id AS speaker_id, "
+        f"s.name AS speaker_name, d.id AS discourse, d.{part} AS discourse_part "
         "ORDER BY l.id"
     )
 
@@ -358,8 +388,8 @@ def judgement_rows() -> str:
         f"MATCH (j:`{Label.Judgement.value}` {{corpus: $corpus}})"
         f"-[:{_rel(RelType.JUDGES)}]->(r:`{Label.Relation.value}`) "
         f"MATCH (j)-[:{_rel(RelType.JUDGED_BY)}]->(a:`{Label.Annotator.value}`) "
-        "RETURN j.id AS id, r.id AS unit, r.local_id AS unit_local_id, a.id AS annotator, properties(j) AS props "
-        "ORDER BY unit, annotator, id"
+        "RETURN j.id AS id, r.id AS relation, a.id AS annotator, properties(j) AS props "
+        "ORDER BY relation, annotator, id"
     )
 
 
@@ -392,4 +422,108 @@ def scheme_classes_in_use() -> str:
         "MATCH (n:`Node`) WHERE n.scheme_class IS NOT NULL OR n.sense IS NOT NULL "
         "RETURN DISTINCT n.corpus AS corpus, n.scheme_class AS scheme_class, n.sense AS sense "
         "ORDER BY corpus, scheme_class, sense"
+    )
+
+
+# -- predicted relations (graphstore.predictions) ----------------------------------------------------
+
+
+def prediction_run() -> str:
+    """The run node ``$id`` (``pred:<run id>``): its properties, or no row."""
+    return f"MATCH (p:`{Label.PredictionRun.value}` {{id: $id}}) RETURN properties(p) AS props"
+
+
+def mark_prediction_run(status: str) -> str:
+    """Create or update the run node ``$id`` with ``$props`` and a write status.
+
+    The node is stamped with the run's write batch ``$batch`` on creation, so deleting the batch
+    deletes the run with its relations.
+    """
+    if status not in ("loading", "complete"):
+        raise ValueError(status)
+    return (
+        f"MERGE (p:`{Label.Node.value}` {{id: $id}}) "
+        f"ON CREATE SET p:`{Label.PredictionRun.value}`, p.batch = $batch "
+        f"SET p += $props, p.status = '{status}'"
+    )
+
+
+def resolve_nodes() -> str:
+    """For each id of ``$ids``: whether a node has it, its labels, corpus and discourse (via PART_OF)."""
+    return (
+        f"UNWIND $ids AS nid OPTIONAL MATCH (n:`{Label.Node.value}` {{id: nid}}) "
+        f"OPTIONAL MATCH (n)-[:{_rel(RelType.PART_OF)}]->(d:`{Label.Discourse.value}`) "
+        "WITH nid, n, min(d.id) AS discourse "
+        "RETURN nid AS id, n IS NOT NULL AS found, coalesce(labels(n), []) AS labels, n.corpus AS corpus, discourse"
+    )
+
+
+def merge_predicted_relations(labels: Sequence[Label]) -> str:
+    """MERGE a batch of predicted relation nodes with their two AIF edges, in one statement.
+
+    ``$rows`` = ``[{id, source, target, props, discourse}]``, ``$batch`` = the run's write batch.
+    Node and edges are written together, so a relation never exists without its ends; a row
+    whose end is gone matches nothing, and ``written`` tells the caller.
+    """
+    extra = [label for label in labels if label is not Label.Node]
+    edge = _rel(RelType.AIF_EDGE)
+    return (
+        "UNWIND $rows AS row "
+        f"MATCH (s:`{Label.Node.value}` {{id: row.source}}) "
+        f"MATCH (t:`{Label.Node.value}` {{id: row.target}}) "
+        f"MERGE (r:`{Label.Node.value}` {{id: row.id}}) "
+        "ON CREATE SET r.batch = $batch "
+        f"SET r += row.props, r{_labels(extra)} "
+        f"MERGE (s)-[a:{edge} {{id: row.id + '<0'}}]->(r) "
+        "ON CREATE SET a.batch = $batch SET a.corpus = row.props.corpus "
+        f"MERGE (r)-[b:{edge} {{id: row.id + '>0'}}]->(t) "
+        "ON CREATE SET b.batch = $batch SET b.corpus = row.props.corpus "
+        "WITH r, row "
+        f"OPTIONAL MATCH (d:`{Label.Discourse.value}` {{id: row.discourse}}) "
+        f"FOREACH (_ IN CASE WHEN d IS NULL THEN [] ELSE [1] END | "
+        f"MERGE (r)-[p:{_rel(RelType.PART_OF)}]->(d) ON CREATE SET p.batch = $batch SET p.corpus = row.props.corpus) "
+        "RETURN count(r) AS written"
+    )
+
+
+def prediction_runs() -> str:
+    """Run nodes (optionally of ``$model`` / ``$version``) with how many relations each still has."""
+    return (
+        f"MATCH (p:`{Label.PredictionRun.value}`) "
+        "WHERE ($model IS NULL OR p.model = $model) AND ($version IS NULL OR p.model_version = $version) "
+        f"RETURN properties(p) AS props, COUNT {{ MATCH (r:`{Label.Relation.value}`) WHERE r.batch = p.batch }} "
+        "AS relations ORDER BY p.created_at, p.id"
+    )
+
+
+def count_predicted_relations() -> str:
+    """Number of predicted relations of ``$model`` (and ``$version`` unless null)."""
+    return (
+        f"MATCH (r:`{Label.Relation.value}`) WHERE r.origin = 'predicted' AND r.model = $model "
+        "AND ($version IS NULL OR r.model_version = $version) RETURN count(r) AS n"
+    )
+
+
+def delete_predicted_relations() -> str:
+    """Delete the predicted relations of ``$model`` (and ``$version`` unless null), with their edges."""
+    return (
+        f"MATCH (r:`{Label.Relation.value}`) WHERE r.origin = 'predicted' AND r.model = $model "
+        "AND ($version IS NULL OR r.model_version = $version) "
+        "CALL (r) { DETACH DELETE r } IN TRANSACTIONS OF 10000 ROWS"
+    )
+
+
+def delete_prediction_runs() -> str:
+    """Delete the run nodes of ``$model`` (and ``$version`` unless null)."""
+    return (
+        f"MATCH (p:`{Label.PredictionRun.value}`) WHERE p.model = $model "
+        "AND ($version IS NULL OR p.model_version = $version) DETACH DELETE p"
+    )
+
+
+def delete_emptied_prediction_runs() -> str:
+    """Delete the run nodes of the batches ``$batches`` that have no relation left."""
+    return (
+        f"UNWIND $batches AS b MATCH (p:`{Label.PredictionRun.value}`) WHERE p.batch = b "
+        f"AND NOT EXISTS {{ MATCH (r:`{Label.Relation.value}`) WHERE r.batch = b }} DETACH DELETE p"
     )

@@ -19,8 +19,9 @@ from neo4j.exceptions import DriverError, Neo4jError
 
 from graphstore import cypher
 from graphstore.errors import database_error
+from graphstore.reads import edge_view, exported_node
 from ontology.errors import GraphStoreError
-from ontology.rdf import EdgeRow, NodeRow
+from ontology.views import EdgeView, NodeView, RelationView
 
 DEFAULT_PAGE = 2000
 Page = list[dict[str, Any]]
@@ -87,23 +88,17 @@ class GraphReader:
                 pending = None if after is None else pool.submit(self._read, query, after=after, limit=self.page_size)
                 yield rows
 
-    def nodes(self) -> Iterator[NodeRow]:
-        """Every node in id order, with premises/conclusions of reified relations."""
+    def nodes(self) -> Iterator[NodeView | RelationView]:
+        """Every node in id order; reified relations as views with their premises and conclusions."""
 
         def cursor(rows: Page) -> str | None:
             return rows[-1]["id"] if len(rows) == self.page_size else None
 
         for rows in self._pages(cypher.export_node_page(self.corpus is not None), cursor):
             for row in rows:
-                yield NodeRow(
-                    id=row["id"],
-                    labels=tuple(sorted(row["labels"])),
-                    props=row["props"],
-                    premises=tuple(sorted(row["premises"])),
-                    conclusions=tuple(sorted(row["conclusions"])),
-                )
+                yield exported_node(row)
 
-    def relationships(self) -> Iterator[EdgeRow]:
+    def relationships(self) -> Iterator[EdgeView]:
         """Every relationship, grouped by source node in id order."""
 
         def cursor(rows: Page) -> str | None:
@@ -113,4 +108,4 @@ class GraphReader:
         for rows in self._pages(cypher.export_relationship_page(self.corpus is not None), cursor):
             for row in rows:
                 if row["type"] is not None:
-                    yield EdgeRow(source=row["source"], type=row["type"], target=row["target"], corpus=row["corpus"])
+                    yield edge_view(row)

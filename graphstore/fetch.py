@@ -2,11 +2,17 @@
 
 A corpora directory is laid out like ``shared/corpora``: one folder per corpus (``molweni/DP/*.json``,
 ``stac/*.json``, ``dialam-2024/my_train/*.json``, ``m-arg/*.csv``, ``sciarg/compiled_corpus/*``,
-``contextdep/*.tsv``). :data:`SOURCES` says, for every file of that layout, where it is published
-(GitHub raw files at the commits pinned in each corpus's ``PROVENANCE.md``, the Zenodo record of
-M-Arg, the Sci-Arg zip) and its sha256 where known (:mod:`graphstore.fetch_manifest`, computed
-from the reference copy). Files whose sum is unknown are checked for their documented size, if
-any, and otherwise only taken as they come.
+``contextdep/*.tsv``). Where every file of that layout is published (GitHub raw files at the
+commits pinned in each corpus's ``PROVENANCE.md``, the Zenodo record of M-Arg, the Sci-Arg zip)
+and its sha256 where known is data: ``graphstore/data/fetch_registry.json``, regenerated from a
+reference copy with ``python -m graphstore.fetch <corpora dir>``. Files whose sum is unknown are
+checked for their documented size, if any, and otherwise only taken as they come.
+
+Downloading, sha256 checking, retries, archive extraction, the download cache and progress bars
+are `pooch <https://www.fatiando.org/pooch>`_'s: every corpus folder is a pooch data store whose
+registry is the corpus's files, archives are cached under ``<dest>/.downloads`` and members are
+extracted with :class:`pooch.Unzip`. A local mirror (``--from DIR``, laid out like
+``shared/corpora``) is the same registry with its URLs mapped to ``file://`` URLs of the mirror.
 
 Files belong to groups: ``main`` (what the loaders read), ``test`` (official test splits and
 held-out documents, which the reference copy leaves out on purpose) and ``audio`` (the M-Arg debate
@@ -19,22 +25,25 @@ says where to get the files by hand.
 from __future__ import annotations
 
 import hashlib
-import os
+import json
 import shutil
-import urllib.error
 import urllib.parse
 import urllib.request
 import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
 from pathlib import Path
+from typing import Any
 
-from graphstore.loaders.marg import PART_NAMES
 from ontology.errors import GraphStoreError
 
-Downloader = Callable[[str, Path, float], None]
+# A pooch downloader: ``(url, output_file, pooch) -> None``; raises OSError on network failure.
+Downloader = Callable[[str, str, Any], None]
 Log = Callable[[str], None]
 GROUPS = ("main", "test", "audio")
+REGISTRY = "fetch_registry.json"
 
 
 @dataclass(frozen=True)
@@ -92,249 +101,110 @@ class FetchReport:
     skipped: list[str] = field(default_factory=list)
 
 
-def _raw(repo: str, commit: str, path: str) -> str:
-    return f"https://raw.githubusercontent.com/{repo}/{commit}/{urllib.parse.quote(path)}"
+# -- the registry (data file inside the package) --------------------------------------------------------
 
 
-def _sum(key: str) -> tuple[str | None, int | None]:
-    from graphstore.fetch_manifest import SHA256
-
-    entry = SHA256.get(key)
-    return (entry[0], entry[1]) if entry else (None, None)
+def registry_path() -> Path:
+    """The registry data file shipped in the package."""
+    return Path(str(resources.files("graphstore") / "data" / REGISTRY))
 
 
-def _file(folder: str, path: str, url: str, *, size: int | None = None, **kw: object) -> RemoteFile:
-    sha, known_size = _sum(f"{folder}/{path}")
-    return RemoteFile(path=path, url=url, sha256=sha, size=known_size or size, **kw)  # type: ignore[arg-type]
-
-
-# -- the sources ------------------------------------------------------------------------------------
-
-MOLWENI_REPO, MOLWENI_COMMIT = "HIT-SCIR/Molweni", "2eb681d7e610ee3fda4ab3b4cc364554bd17ee67"
-STAC_REPO, STAC_COMMIT = "chijames/structured_dialogue_discourse_parsing", "df2aed0e3c87a0f703a5c103c3e0f03872319166"
-DIALAM_REPO, DIALAM_COMMIT = "HKUST-KnowComp/KnowComp-DialAM2024-ACL2024", "fa768f0ba4d26f7c1e3db9aa1c8fc96e0b723daa"
-DIALAM_EVAL_REPO, DIALAM_EVAL_COMMIT = "ArneBinder/dialam-2024-shared-task", "42a003afa4d1a0895143ce460584605df6569eaa"
-MARG_REPO, MARG_COMMIT = "rafamestre/m-arg_multimodal-argumentation-dataset", "08b5515f167a9f0d132a0948fdf7fa3bed075ea4"
-MARG_GOLD_REPO, MARG_GOLD_COMMIT = "Robin-Chavigny/argumentation-analysis", "57c6b2fdb0f8645da9ad05e34d78043b53ece29b"
-MARG_ZENODO = "https://zenodo.org/api/records/5653504/files-archive"
-MARG_ZENODO_ZIP = "m-arg_multimodal-argumentation-dataset-v1.0.0.zip"
-SCIARG_ZIP = "http://data.dws.informatik.uni-mannheim.de/sci-arg/compiled_corpus.zip"
-CONTEXTDEP_REPO, CONTEXTDEP_COMMIT = "nlpsoc/Paraphrases-in-News-Interviews", "ece5b6f9c15d41d68faee19c45d6901e91980bf7"
-CONTEXTDEP_DIR = "result/Annotations/Paraphrase Annotations"
-
-
-def _manifest_paths(folder: str, prefix: str) -> list[str]:
-    from graphstore.fetch_manifest import SHA256
-
-    start = f"{folder}/{prefix}"
-    return sorted(key[len(folder) + 1 :] for key in SHA256 if key.startswith(start))
-
-
-def _molweni() -> CorpusSource:
-    f = "molweni"
-
-    def url(p: str) -> str:
-        return _raw(MOLWENI_REPO, MOLWENI_COMMIT, p)
-
-    return CorpusSource(
-        folder=f,
-        corpus="molweni",
-        title="Molweni discourse parsing (Li et al., COLING 2020)",
-        by_hand=(
-            f"clone https://github.com/{MOLWENI_REPO} (commit {MOLWENI_COMMIT}) and copy DP/*.json into molweni/DP/"
-        ),
-        license="Apache-2.0 (HIT-SCIR); dialogues from the Ubuntu Chat Corpus",
-        files=(
-            _file(f, "DP/dev.json", url("DP/dev.json")),
-            _file(f, "DP/train.json", url("DP/train.json")),
-            _file(f, "DP/test.json", url("DP/test.json"), size=1_184_410, group="test"),
-        ),
-    )
-
-
-def _stac() -> CorpusSource:
-    f = "stac"
-
-    def url(p: str) -> str:
-        return _raw(STAC_REPO, STAC_COMMIT, p)
-
-    return CorpusSource(
-        folder=f,
-        corpus="stac",
-        title="STAC, linguistic-only, in the Shi & Huang (2019) JSON conversion",
-        by_hand=(
-            f"from https://github.com/{STAC_REPO} (commit {STAC_COMMIT}) copy data/stac/train/train.json to "
-            "stac/train.json and data/stac/test/test.json to stac/test.json; the corpus itself is distributed "
-            "by IRIT: https://www.irit.fr/STAC/corpus.html"
-        ),
-        license="CC BY-NC-SA 4.0 (STAC corpus, per IRIT); the conversion repository states none",
-        files=(
-            _file(f, "train.json", url("data/stac/train/train.json")),
-            _file(f, "test.json", url("data/stac/test/test.json"), size=194_475, group="test"),
-        ),
-    )
-
-
-def _dialam() -> CorpusSource:
-    f = "dialam-2024"
-    files = [_file(f, p, _raw(DIALAM_REPO, DIALAM_COMMIT, f"data/train/{p}")) for p in _manifest_paths(f, "my_train/")]
-    files += [_file(f, p, _raw(DIALAM_REPO, DIALAM_COMMIT, f"data/test/{p}")) for p in _manifest_paths(f, "my_test/")]
-    files += [
-        _file(
-            f,
-            f"evaluation_data/test_map{i}.json",
-            _raw(DIALAM_EVAL_REPO, DIALAM_EVAL_COMMIT, f"data/evaluation_data/test_map{i}.json"),
-            group="test",
+def _source(entry: dict[str, Any]) -> CorpusSource:
+    files = tuple(
+        RemoteFile(
+            path=f["path"],
+            url=f["url"],
+            sha256=f.get("sha256"),
+            size=f.get("size"),
+            member=tuple(f.get("member", ())),
+            group=f.get("group", "main"),
         )
-        for i in range(1, 12)
-    ]
-    return CorpusSource(
-        folder=f,
-        corpus="qt30",
-        title="DialAM-2024 shared task data: QT30 Question Time argument maps in AIF JSON",
-        by_hand=(
-            "download the training data from https://dialam.arg.tech/ (or clone "
-            f"https://github.com/{DIALAM_REPO} at {DIALAM_COMMIT}: data/train/my_train and data/test/my_test) "
-            "and put the nodeset*.json files into dialam-2024/my_train/ and dialam-2024/my_test/; the QT30 "
-            "corpus is also on https://corpora.aifdb.org/"
-        ),
-        license="none stated by the repositories; data of the DialAM-2024 shared task / QT30 (AIFdb)",
-        files=tuple(files),
+        for f in entry["files"]
     )
+    return CorpusSource(entry["folder"], entry["corpus"], entry["title"], entry["by_hand"], entry["license"], files)
 
 
-def _marg() -> CorpusSource:
-    f = "m-arg"
+@lru_cache(maxsize=4)
+def load_registry(path: Path | None = None) -> dict[str, CorpusSource]:
+    """Every corpus source by folder name, read from the registry file (cached).
 
-    def gh(p: str) -> str:
-        return _raw(MARG_REPO, MARG_COMMIT, p)
-
-    files = [
-        _file(f, "dataset_context_definition.csv", gh("data/preprocessed full dataset/dataset_context_definition.csv")),
-        _file(
-            f,
-            "full_feature_extraction_dataset.csv",
-            gh("data/preprocessed full dataset/full_feature_extraction_dataset.csv"),
-        ),
-        _file(f, "files_explanation.md", gh("files_explanation.md")),
-        _file(
-            f,
-            "full_dataset_processing.csv",
-            _raw(MARG_GOLD_REPO, MARG_GOLD_COMMIT, "python/full_dataset_processing.csv"),
-        ),
-    ]
-    for name in ("aggregated_dataset.csv", "full_dataset.csv", "annotated_sentences_reference.csv"):
-        files.append(_file(f, name, MARG_ZENODO, member=(MARG_ZENODO_ZIP, f"annotated dataset/{name}")))
-    for stem in PART_NAMES.values():
-        files.append(
-            _file(
-                f,
-                f"timestamps/{stem}_timestamp.csv",
-                MARG_ZENODO,
-                member=(MARG_ZENODO_ZIP, f"data/timestamps/{stem}_timestamp.csv"),
-            )
-        )
-    for stem in PART_NAMES.values():
-        files.append(
-            _file(
-                f,
-                f"audio/{stem}.mp3",
-                MARG_ZENODO,
-                member=(MARG_ZENODO_ZIP, f"data/split audio/{stem}.mp3"),
-                group="audio",
-            )
-        )
-    return CorpusSource(
-        folder=f,
-        corpus="m-arg",
-        title="M-Arg: multimodal argument mining dataset of the US 2020 debates (Mestre et al., ArgMining 2021)",
-        by_hand=(
-            "download the record https://zenodo.org/records/5653504 (file "
-            f"{MARG_ZENODO_ZIP}), unzip it and copy 'annotated dataset/*.csv' into m-arg/, "
-            "'data/timestamps/*_timestamp.csv' into m-arg/timestamps/ and 'data/split audio/*.mp3' into m-arg/audio/; "
-            f"the sentence files are also in https://github.com/{MARG_REPO} ('data/preprocessed full dataset/'), the "
-            f"gold questions in https://github.com/{MARG_GOLD_REPO} (python/full_dataset_processing.csv)"
-        ),
-        license="BSD-style with attribution (c) 2021 University of Southampton; transcripts CC0 (Kaggle)",
-        files=tuple(files),
-    )
-
-
-def _sciarg() -> CorpusSource:
-    f = "sciarg"
-    files = []
-    for i in range(1, 41):
-        for ext in ("ann", "txt"):
-            path = f"compiled_corpus/A{i:02d}.{ext}"
-            files.append(_file(f, path, SCIARG_ZIP, member=(path,), group="main" if i <= 32 else "test"))
-    return CorpusSource(
-        folder=f,
-        corpus="sciarg",
-        title="Sci-Arg: argument-annotated Dr. Inventor corpus (Lauscher, Glavaš & Ponzetto, ArgMining 2018)",
-        by_hand=f"download {SCIARG_ZIP} and unzip it into sciarg/ (giving sciarg/compiled_corpus/A01.ann ...)",
-        license="research use (Dr. Inventor corpus); MIT per the ArguminSci repository",
-        files=tuple(files),
-    )
-
-
-def _contextdep() -> CorpusSource:
-    f = "contextdep"
-
-    def gh(name: str) -> str:
-        return _raw(CONTEXTDEP_REPO, CONTEXTDEP_COMMIT, f"{CONTEXTDEP_DIR}/{name}")
-
-    main = ("ANON_TRAIN_TOKEN-annotations.tsv", "ANON_DEV_TOKEN-annotations.tsv", "ANON_train.tsv", "ANON_dev.tsv")
-    held_out = {
-        "ANON_TEST_TOKEN-annotations.tsv": 148_805,
-        "ANON_test.tsv": 574_192,
-        "ANON_ALL_TOKEN-annotations.tsv": 1_048_135,
-    }
-    files = [_file(f, name, gh(name)) for name in main]
-    files += [_file(f, name, gh(name), size=size, group="test") for name, size in held_out.items()]
-    return CorpusSource(
-        folder=f,
-        corpus="contextdep",
-        title="ContextDeP: context-dependent paraphrases in news interviews (Wegmann et al., EMNLP 2024)",
-        by_hand=(
-            "get the Hugging Face dataset https://huggingface.co/datasets/AnnaWegmann/Paraphrases-in-Interviews "
-            f"(canonical release), or from https://github.com/{CONTEXTDEP_REPO} (commit {CONTEXTDEP_COMMIT}) copy "
-            f"'{CONTEXTDEP_DIR}/ANON_*' into contextdep/"
-        ),
-        license="research-only licence (per the repository readme); texts from MediaSum (NPR/CNN)",
-        files=tuple(files),
-    )
+    Raises:
+        GraphStoreError: The file is missing or malformed.
+    """
+    path = path or registry_path()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return {s.folder: s for s in (_source(e) for e in data["corpora"])}
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise GraphStoreError(f"{path}: not a valid fetch registry ({type(e).__name__}: {e})") from e
 
 
 def sources() -> dict[str, CorpusSource]:
     """Every corpus source by folder name."""
-    return {s.folder: s for s in (_molweni(), _stac(), _dialam(), _marg(), _sciarg(), _contextdep())}
+    return dict(load_registry())
 
 
 SOURCES: dict[str, CorpusSource] = sources()
 ALIASES = {s.corpus: s.folder for s in SOURCES.values()}
 
 
-# -- fetching -----------------------------------------------------------------------------------------
+# -- downloading through pooch ---------------------------------------------------------------------------
 
 
 def sha256_file(path: Path) -> str:
     """Hex sha256 of a file."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    import pooch
+
+    return str(pooch.file_hash(str(path), alg="sha256"))
 
 
-def urllib_download(url: str, target: Path, timeout: float) -> None:
-    """Download ``url`` to ``target`` with urllib (http, https and file URLs).
+def file_download(url: str, output_file: str, pooch_obj: Any = None) -> None:
+    """Copy a ``file://`` URL (a local mirror) to ``output_file``; a pooch downloader.
 
     Raises:
-        OSError: Any network failure (``urllib.error.URLError`` and timeouts are OSErrors).
+        FileNotFoundError: The mirror has no such file.
     """
-    request = urllib.request.Request(url, headers={"User-Agent": "argweb-fetch"})
-    with urllib.request.urlopen(request, timeout=timeout) as response, open(target, "wb") as out:
-        shutil.copyfileobj(response, out, 1 << 20)
+    source = Path(urllib.request.url2pathname(urllib.parse.urlparse(url).path))
+    shutil.copyfile(source, output_file)
+
+
+class PoochDownloader:
+    """Pick pooch's HTTP/FTP downloader by URL (with a timeout and progress bar), or copy ``file://``.
+
+    Args:
+        timeout: Seconds per network request.
+        progress: Show pooch's progress bars (tqdm) on stderr.
+    """
+
+    def __init__(self, timeout: float = 30.0, progress: bool = False) -> None:
+        self.timeout = timeout
+        self.progress = progress
+
+    def __call__(self, url: str, output_file: str, pooch_obj: Any) -> None:
+        import pooch
+
+        if url.startswith("file:"):
+            file_download(url, output_file, pooch_obj)
+            return
+        if url.startswith(("http://", "https://")):
+            downloader = pooch.HTTPDownloader(
+                progressbar=self.progress, timeout=self.timeout, headers={"User-Agent": "argweb-fetch"}
+            )
+        else:
+            downloader = pooch.choose_downloader(url, progressbar=self.progress)
+        downloader(url, output_file, pooch_obj)
+
+
+def _size_ok(path: Path, spec: RemoteFile) -> bool:
+    return spec.size is None or path.stat().st_size == spec.size
+
+
+def _is_current(path: Path, spec: RemoteFile) -> bool:
+    if not path.is_file():
+        return False
+    if spec.sha256 is not None:
+        return sha256_file(path) == spec.sha256
+    return _size_ok(path, spec)
 
 
 def _check(path: Path, spec: RemoteFile, origin: str) -> bool:
@@ -347,31 +217,19 @@ def _check(path: Path, spec: RemoteFile, origin: str) -> bool:
                 "(corrupted or a different version)"
             )
         return True
-    if spec.size is not None and path.stat().st_size != spec.size:
+    if not _size_ok(path, spec):
         raise GraphStoreError(f"{origin}: {path.stat().st_size} bytes, expected {spec.size} for {spec.path}")
     return False
 
 
-def _is_current(path: Path, spec: RemoteFile) -> bool:
-    if not path.is_file():
-        return False
-    if spec.sha256 is not None:
-        return sha256_file(path) == spec.sha256
-    return spec.size is None or path.stat().st_size == spec.size
-
-
-def _place(tmp: Path, target: Path) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    os.replace(tmp, target)
-
-
-def _member(archive: Path, suffix: str, origin: str) -> zipfile.ZipInfo:
+def _member_name(archive: Path, suffix: str, origin: str) -> str:
+    """The one member of ``archive`` whose name is ``suffix`` or ends in ``/suffix``."""
     try:
         with zipfile.ZipFile(archive) as zf:
-            names = [i for i in zf.infolist() if not i.is_dir()]
+            names = [i.filename for i in zf.infolist() if not i.is_dir()]
     except zipfile.BadZipFile as e:
         raise GraphStoreError(f"{origin}: not a zip archive ({e})") from e
-    matches = [i for i in names if i.filename == suffix or i.filename.endswith("/" + suffix)]
+    matches = [n for n in names if n == suffix or n.endswith("/" + suffix)]
     if len(matches) != 1:
         what = "no member" if not matches else f"{len(matches)} members"
         raise GraphStoreError(f"{origin}: {what} ending in {suffix!r}")
@@ -379,69 +237,80 @@ def _member(archive: Path, suffix: str, origin: str) -> zipfile.ZipInfo:
 
 
 class _Fetcher:
-    def __init__(self, source: CorpusSource, dest: Path, downloader: Downloader, timeout: float, log: Log) -> None:
+    """The pooch stores of one corpus: its folder (direct files) and the archive cache."""
+
+    def __init__(
+        self, source: CorpusSource, dest: Path, downloader: Downloader, retries: int, progress: bool, log: Log
+    ) -> None:
         self.source = source
         self.dest = dest
+        self.root = dest / source.folder
         self.downloader = downloader
-        self.timeout = timeout
+        self.retries = retries
+        self.progress = progress
         self.log = log
         self.cache = dest / ".downloads"
-        self.archives: dict[tuple[str, ...], Path] = {}
 
-    def _download(self, url: str) -> Path:
-        key = (url,)
-        if key in self.archives:
-            return self.archives[key]
-        self.cache.mkdir(parents=True, exist_ok=True)
-        name = hashlib.sha256(url.encode()).hexdigest()[:16] + "-" + Path(urllib.parse.urlparse(url).path).name
-        target = self.cache / name
-        if not target.is_file():
+    def _store(self, path: Path, registry: dict[str, str | None], urls: dict[str, str]) -> Any:
+        import pooch
+
+        # Pooch reports each download on its logger; argweb reports through ``log`` instead.
+        pooch.get_logger().setLevel("WARNING")
+        return pooch.create(
+            path=path, base_url="", registry=registry, urls=urls, retry_if_failed=self.retries, allow_updates=True
+        )
+
+    def _fetch(self, store: Any, name: str, url: str, **kwargs: Any) -> Any:
+        if not url.startswith("file:"):
             self.log(f"downloading {url}")
-            partial = target.with_name(target.name + ".partial")
-            try:
-                self.downloader(url, partial, self.timeout)
-            except (OSError, ValueError, urllib.error.URLError) as e:
-                partial.unlink(missing_ok=True)
-                raise GraphStoreError(self._by_hand(url, e)) from e
-            os.replace(partial, target)
-        self.archives[key] = target
-        return target
+        try:
+            return store.fetch(name, downloader=self.downloader, progressbar=self.progress, **kwargs)
+        except ValueError as e:
+            if "hash" in str(e).lower():
+                raise GraphStoreError(f"{url}: {e}") from e
+            raise GraphStoreError(self._by_hand(url, e)) from e
+        except OSError as e:
+            raise GraphStoreError(self._by_hand(url, e)) from e
 
-    def _nested(self, url: str, members: tuple[str, ...]) -> Path:
-        """Extract the member chain to a cached file and return it."""
-        key = (url, *members)
-        if key in self.archives:
-            return self.archives[key]
-        archive = self._download(url)
-        for depth, suffix in enumerate(members):
-            origin = f"{url} ({' > '.join(members[:depth]) or 'archive'})"
-            info = _member(archive, suffix, origin)
-            target = self.cache / (hashlib.sha256("\0".join(key[: depth + 2]).encode()).hexdigest()[:16] + ".member")
-            if not target.is_file():
-                with zipfile.ZipFile(archive) as zf, zf.open(info) as src, open(target, "wb") as out:
-                    shutil.copyfileobj(src, out, 1 << 20)
-            archive = target
-        self.archives[key] = archive
-        return archive
+    def direct(self, spec: RemoteFile, url: str) -> bool:
+        """Download (or copy) one file into the corpus folder through pooch; True when its sha256 was checked."""
+        target = self.root / spec.path
+        if target.exists() and not _is_current(target, spec):
+            target.unlink()  # a stale or corrupt copy: fetch it afresh
+        known = f"sha256:{spec.sha256}" if spec.sha256 else None
+        store = self._store(self.root, {spec.path: known}, {spec.path: url})
+        self._fetch(store, spec.path, url)
+        try:
+            return _check(target, spec, url)
+        except GraphStoreError:
+            target.unlink(missing_ok=True)
+            raise
 
-    def network(self, spec: RemoteFile, target: Path) -> bool:
+    def archived(self, spec: RemoteFile) -> bool:
+        """Extract one archive member (through nested archives) into the corpus folder."""
+        import pooch
+
+        name = (
+            hashlib.sha256(spec.url.encode()).hexdigest()[:16] + "-" + Path(urllib.parse.urlparse(spec.url).path).name
+        )
+        store = self._store(self.cache, {name: None}, {name: spec.url})
+        archive = Path(self._fetch(store, name, spec.url))
+        for depth, suffix in enumerate(spec.member):
+            origin = f"{spec.url} ({' > '.join(spec.member[:depth]) or 'archive'})"
+            member = _member_name(archive, suffix, origin)
+            unzip = pooch.Unzip(members=[member], extract_dir=archive.name + ".unzip")
+            (extracted,) = (Path(p) for p in unzip(str(archive), "fetch", None) if Path(p).as_posix().endswith(member))
+            archive = extracted
+        target = self.root / spec.path
         tmp = target.with_name(f".{target.name}.partial")
         target.parent.mkdir(parents=True, exist_ok=True)
-        if spec.member:
-            shutil.copyfile(self._nested(spec.url, spec.member), tmp)
-        else:
-            self.log(f"downloading {spec.url}")
-            try:
-                self.downloader(spec.url, tmp, self.timeout)
-            except (OSError, ValueError, urllib.error.URLError) as e:
-                tmp.unlink(missing_ok=True)
-                raise GraphStoreError(self._by_hand(spec.url, e)) from e
+        shutil.copyfile(archive, tmp)
         try:
             checked = _check(tmp, spec, spec.url)
         except GraphStoreError:
             tmp.unlink(missing_ok=True)
             raise
-        _place(tmp, target)
+        tmp.replace(target)
         return checked
 
     def _by_hand(self, url: str, error: BaseException) -> str:
@@ -462,6 +331,8 @@ def fetch_corpus(
     downloader: Downloader | None = None,
     log: Log | None = None,
     source: CorpusSource | None = None,
+    retries: int = 2,
+    progress: bool = False,
 ) -> FetchReport:
     """Fetch one corpus into ``dest/<folder>/`` and verify every file whose sum is known.
 
@@ -475,10 +346,12 @@ def fetch_corpus(
         from_dir: Local mirror to copy from instead of downloading.
         groups: File groups to fetch (``main``, ``test``, ``audio``).
         timeout: Seconds per network request.
-        downloader: ``(url, target path, timeout)`` that raises OSError on network failure
-            (default: urllib).
-        log: Receives one line per download.
-        source: Use this source description instead of the built-in one (tests, new mirrors).
+        downloader: A pooch downloader ``(url, output file, pooch)`` (default: pooch's, by URL
+            scheme, plus ``file://``).
+        log: Receives one line per file fetched.
+        source: Use this source description instead of the registry's (tests, new mirrors).
+        retries: Extra attempts per download after a failure or a bad checksum (pooch).
+        progress: Show download progress bars.
 
     Raises:
         GraphStoreError: Unknown corpus or group, a file is missing from the mirror, a checksum
@@ -493,14 +366,19 @@ def fetch_corpus(
     unknown = [g for g in groups if g not in GROUPS]
     if unknown:
         raise GraphStoreError(f"unknown file group(s) {unknown}; groups: {', '.join(GROUPS)}")
-    fetcher = _Fetcher(source, Path(dest), downloader or urllib_download, timeout, log or (lambda _line: None))
+    fetcher = _Fetcher(
+        source,
+        Path(dest),
+        downloader or PoochDownloader(timeout, progress),
+        retries,
+        progress,
+        log or (lambda _line: None),
+    )
     report = FetchReport(folder=source.folder)
-    root = Path(dest) / source.folder
     for spec in source.files:
         if spec.group not in groups:
             continue
-        target = root / spec.path
-        if _is_current(target, spec):
+        if _is_current(fetcher.root / spec.path, spec):
             report.present += 1
             continue
         if from_dir is not None:
@@ -512,13 +390,12 @@ def fetch_corpus(
                     )
                 report.skipped.append(spec.path)
                 continue
-            checked = _check(src, spec, str(src))
-            tmp = target.with_name(f".{target.name}.partial")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, tmp)
-            _place(tmp, target)
+            _check(src, spec, str(src))  # name the mirror's file, not a URL, when it is bad
+            checked = fetcher.direct(spec, src.resolve().as_uri())
+        elif spec.member:
+            checked = fetcher.archived(spec)
         else:
-            checked = fetcher.network(spec, target)
+            checked = fetcher.direct(spec, spec.url)
         report.fetched += 1
         if checked:
             report.verified += 1
@@ -527,34 +404,34 @@ def fetch_corpus(
     return report
 
 
-def write_manifest(corpora: Path, out: Path) -> int:
-    """Regenerate :mod:`graphstore.fetch_manifest` from a reference corpora directory.
+def write_registry(corpora: Path, out: Path | None = None) -> int:
+    """Refresh the sums and sizes of the registry from a reference corpora directory.
 
-    Every file except ``PROVENANCE.md`` is listed with its sha256 and size. Returns the count.
+    Every registry file present under ``corpora/<folder>/<path>`` gets its sha256 and size; the
+    others keep theirs. Returns the number of files updated.
     """
-    rows = []
-    for path in sorted(p for p in Path(corpora).rglob("*") if p.is_file() and p.name != "PROVENANCE.md"):
-        rows.append(f"{sha256_file(path)} {path.stat().st_size} {path.relative_to(corpora).as_posix()}")
-    header = (
-        '"""sha256, size and path of every corpus file of the reference copy (``shared/corpora``).\n\n'
-        "Generated by ``python -m graphstore.fetch <corpora dir>``; do not edit by hand.\n"
-        '"""\n\nfrom __future__ import annotations\n\n'
-    )
-    parse = 'path: (sha, int(size)) for sha, size, path in (line.split(" ", 2) for line in TABLE.split("\\n") if line)'
-    text = (
-        header
-        + 'TABLE = """\n'
-        + "\n".join(rows)
-        + '\n"""\n\nSHA256: dict[str, tuple[str, int]] = {\n    '
-        + parse
-        + "\n}\n"
-    )
-    out.write_text(text, encoding="utf-8")
-    return len(rows)
+    out = out or registry_path()
+    data = json.loads(out.read_text(encoding="utf-8"))
+    updated = 0
+    for entry in data["corpora"]:
+        for f in entry["files"]:
+            path = Path(corpora) / entry["folder"] / f["path"]
+            if path.is_file():
+                f["sha256"], f["size"] = sha256_file(path), path.stat().st_size
+                updated += 1
+    blocks = []
+    for entry in data["corpora"]:
+        head = ",\n".join(
+            f"      {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in entry.items() if k != "files"
+        )
+        files = ",\n".join("        " + json.dumps(f, ensure_ascii=False) for f in entry["files"])
+        blocks.append("    {\n" + head + ',\n      "files": [\n' + files + "\n      ]\n    }")
+    out.write_text('{\n  "format": 1,\n  "corpora": [\n' + ",\n".join(blocks) + "\n  ]\n}\n", encoding="utf-8")
+    load_registry.cache_clear()
+    return updated
 
 
 if __name__ == "__main__":
     import sys
 
-    count = write_manifest(Path(sys.argv[1]), Path(__file__).with_name("fetch_manifest.py"))
-    print(f"{count} files")
+    print(f"{write_registry(Path(sys.argv[1]))} files")

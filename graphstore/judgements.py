@@ -2,28 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from graphstore import cypher
+from graphstore.reads import judgement_view
 from graphstore.store import GraphStore
-
-# Judgement properties the agreement measures use.
-FIELDS = ("label", "trust", "confidence", "tainted", "golden")
+from ontology.views import JudgementView
 
 
-def judgement_rows(store: GraphStore, corpus: str) -> list[dict[str, Any]]:
-    """Every judgement of ``corpus`` as a plain row.
-
-    Each row has ``id``, ``unit`` (id of the judged relation node), ``unit_local_id``,
-    ``annotator``, ``label``, ``trust``, ``confidence``, ``tainted`` and ``golden`` (``None`` where
-    the corpus does not record it), ordered by unit and annotator.
+def judgements(store: GraphStore, corpus: str) -> list[JudgementView]:
+    """Every judgement of ``corpus``, ordered by judged relation, annotator and judgement id.
 
     Raises:
         GraphStoreError: Neo4j failed.
     """
-    rows = store.read(cypher.judgement_rows(), corpus=corpus)
-    out = []
-    for row in rows:
-        props = row.pop("props")
-        out.append({**row, **{key: props.get(key) for key in FIELDS}})
-    return out
+    return [judgement_view(row) for row in store.read(cypher.judgement_rows(), corpus=corpus)]

@@ -8,6 +8,7 @@ Python only ever talks to it over Bolt through the official driver.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import itertools
 import os
 import shutil
@@ -33,13 +34,45 @@ READY_MARKER = "argweb-neo4j ready"
 PASSWORD_ENV = "ARGWEB_NEO4J_LAUNCH_PASSWORD"
 TX_LOG_RETENTION = "256M size"
 TX_LOG_ROTATION = 64 * 1024 * 1024
-# The administrator every new Neo4j database has; the launcher sets its password.
-BUILTIN_USER = "neo4j"
+# Where an installed argweb builds its launcher: site-packages is not a build directory.
+BUILD_CACHE = Path.home() / ".cache" / "argweb" / "launcher"
+
+
+def _sources(java_dir: Path) -> list[Path]:
+    return [java_dir / "pom.xml", *sorted((java_dir / "src").rglob("*"))]
+
+
+def launcher_dir(java_dir: Path = JAVA_DIR, cache: Path = BUILD_CACHE) -> Path:
+    """The directory Maven builds the launcher in (its ``target/`` holds classes and jars).
+
+    In a checkout that is ``java_dir`` itself. In an installed package (``java_dir`` under
+    ``site-packages`` or not writable) the sources are copied once into ``cache/<hash of the
+    sources>`` and built there, so an upgrade with other sources gets a fresh build.
+    """
+    installed = any(part in ("site-packages", "dist-packages") for part in java_dir.resolve().parts)
+    if not installed and os.access(java_dir, os.W_OK):
+        return java_dir
+    digest = hashlib.sha256()
+    for src in _sources(java_dir):
+        if src.is_file():
+            digest.update(src.relative_to(java_dir).as_posix().encode() + b"\0" + src.read_bytes())
+    work = cache / digest.hexdigest()[:16]
+    if not (work / "pom.xml").is_file():
+        tmp = work.with_name(work.name + f".tmp{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        shutil.copy2(java_dir / "pom.xml", tmp / "pom.xml")
+        shutil.copytree(java_dir / "src", tmp / "src")
+        try:
+            tmp.rename(work)
+        except OSError:
+            shutil.rmtree(tmp, ignore_errors=True)  # another process got there first
+    return work
 
 
 def launcher_built(java_dir: Path = JAVA_DIR) -> bool:
-    """True when the launcher classes and the Neo4j jars are in ``target/``."""
-    target = java_dir / "target"
+    """True when the launcher classes and the Neo4j jars are in ``target/`` of its build directory."""
+    target = launcher_dir(java_dir) / "target"
     return (target / "classes" / "org" / "argweb" / "neo4j" / "EmbeddedNeo4j.class").exists() and any(
         (target / "lib").glob("neo4j-kernel-*.jar")
     )
@@ -47,6 +80,7 @@ def launcher_built(java_dir: Path = JAVA_DIR) -> bool:
 
 def launcher_stale(java_dir: Path = JAVA_DIR) -> bool:
     """True when the launcher sources or ``pom.xml`` changed after the last build."""
+    java_dir = launcher_dir(java_dir)
     built = java_dir / "target" / "classes" / "org" / "argweb" / "neo4j" / "EmbeddedNeo4j.class"
     try:
         built_at = built.stat().st_mtime
@@ -59,9 +93,13 @@ def launcher_stale(java_dir: Path = JAVA_DIR) -> bool:
 def build_launcher(java_dir: Path = JAVA_DIR, quiet: bool = True) -> None:
     """Compile the launcher with Maven (jars come from Maven Central, cached in ``~/.m2``).
 
+    The build runs in :func:`launcher_dir` (the sources themselves in a checkout, a cache
+    directory for an installed package).
+
     Raises:
         DatabaseUnavailableError: Maven is missing or the build failed.
     """
+    java_dir = launcher_dir(java_dir)
     mvn = shutil.which("mvn")
     if mvn is None:
         raise DatabaseUnavailableError("Maven (mvn) is not on PATH; it is needed to build the embedded Neo4j launcher")
@@ -118,6 +156,10 @@ def is_launcher(pid: int, data_dir: Path) -> bool:
         return not Path("/proc/self").exists()
     home = str(Path(data_dir).resolve())
     return MAIN_CLASS in argv and any(a == "--home" and b == home for a, b in itertools.pairwise(argv))
+
+
+# The administrator every new Neo4j database has; the launcher sets its password.
+BUILTIN_USER = "neo4j"
 
 
 @dataclass
@@ -239,7 +281,7 @@ class EmbeddedNeo4j:
                     "(or stop the program using it)"
                 )
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        target = self.java_dir / "target"
+        target = launcher_dir(self.java_dir) / "target"
         classpath = os.pathsep.join([str(target / "classes"), str(target / "lib" / "*")])
         cmd = [
             java,

@@ -20,7 +20,8 @@ from graphstore import cypher
 from graphstore.errors import database_error
 from ontology.errors import CorpusIncompleteError, GraphStoreError, NotFoundError
 from ontology.records import CorpusBundle, EdgeRecord, NodeRecord
-from ontology.terms import LABEL_ANCESTORS, Label, RelType
+from ontology.terms import Label, RelType
+from ontology.views import most_specific
 
 Progress = Callable[[int], None]
 T = TypeVar("T")
@@ -126,14 +127,6 @@ def edge_groups(edges: Sequence[EdgeRecord]) -> dict[tuple[RelType, bool], list[
             {"source": edge.source, "target": edge.target, "id": edge.id, "props": edge.properties()}
         )
     return groups
-
-
-def most_specific(labels: Sequence[str]) -> str:
-    """The label of ``labels`` deepest in the ontology's class hierarchy."""
-    known = [Label(name) for name in labels if name in Label.__members__.values()]
-    if not known:
-        return "Node"
-    return max(known, key=lambda label: len(LABEL_ANCESTORS[label])).value
 
 
 class GraphStore:
@@ -390,7 +383,10 @@ class GraphStore:
         self.run_auto(cypher.delete_all())
 
     def delete_corpus(self, corpus: str) -> None:
-        """Remove a corpus and everything in it.
+        """Remove a corpus and everything in it, with the predicted relations that touch it.
+
+        Predicted relations with an end in the corpus go too, even when filed under another
+        corpus; a prediction run left without relations goes with them.
 
         Raises:
             NotFoundError: The graph has no such corpus.
@@ -398,7 +394,11 @@ class GraphStore:
         if not self.read(cypher.corpus_exists(), corpus=corpus)[0]["found"]:
             known = [row["id"] for row in self.read(cypher.corpora())]
             raise NotFoundError(f"no corpus {corpus!r} in the graph; corpora: {', '.join(known) or 'none'}")
+        batches = [row["batch"] for row in self.run(cypher.corpus_prediction_batches(), corpus=corpus)]
+        self.run_auto(cypher.delete_corpus_predictions(), corpus=corpus)
         self.run_auto(cypher.delete_corpus(), corpus=corpus)
+        if batches:
+            self.run(cypher.delete_emptied_prediction_runs(), batches=batches)
 
     def incomplete(self, corpus: str | None = None) -> list[str]:
         """Corpora (``corpus`` only, or all) whose last ingest did not complete."""

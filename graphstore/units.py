@@ -3,35 +3,16 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from graphstore import cypher
+from graphstore.reads import unit_view
 from graphstore.store import GraphStore
+from ontology.terms import Prop
+from ontology.views import NodeView, UnitView
 
 AUDIO_SUFFIXES = (".mp3", ".wav", ".flac", ".ogg", ".m4a")
 _MARG_SENTENCE = re.compile(r"^n(\d{2})\d{4}$")
-
-
-@dataclass(frozen=True)
-class TimedUtterance:
-    """A locution with start and end times (seconds into the audio of its part).
-
-    Attributes:
-        id: Graph id.
-        local_id: Id in the corpus files (M-Arg: ``nDDXXXX``).
-        part: Recording the times refer to (M-Arg: debate part ``00``..``16``), or None.
-        audio_file: Per-utterance clip id as given by the corpus (M-Arg: ``aDDXXXX``), or None.
-        start: Start in seconds.
-        end: End in seconds.
-    """
-
-    id: str
-    local_id: str | None
-    part: str | None
-    audio_file: str | None
-    start: float
-    end: float
 
 
 def normalise_part(raw: object) -> str | None:
@@ -42,28 +23,34 @@ def normalise_part(raw: object) -> str | None:
     return f"{int(text):02d}" if text.isdigit() else text
 
 
-def timed_utterances(store: GraphStore, corpus: str) -> list[TimedUtterance]:
-    """Every locution of ``corpus`` with start and end times, ordered by id.
+def recording_part(unit: UnitView, discourse_part: object = None) -> str | None:
+    """The recording part an utterance's times refer to.
 
     The part comes from the locution, else from its discourse, else (M-Arg) from the sentence id
     ``nDDXXXX`` whose ``DD`` is the debate part.
     """
+    part = normalise_part(unit.node.get(Prop.PART)) or normalise_part(discourse_part)
+    local_id = unit.node.get(Prop.LOCAL_ID)
+    if part is None and local_id:
+        match = _MARG_SENTENCE.match(str(local_id))
+        part = match.group(1) if match else None
+    return part
+
+
+def timed_utterances(store: GraphStore, corpus: str) -> list[UnitView]:
+    """Every locution of ``corpus`` with start and end times, ordered by id.
+
+    The ``part`` property of each view is the resolved :func:`recording_part` (a locution that
+    does not record its own gets the one of its discourse or sentence id).
+    """
     out = []
     for row in store.read(cypher.timed_locutions(), corpus=corpus):
-        part = normalise_part(row["part"]) or normalise_part(row["discourse_part"])
-        if part is None and row["local_id"]:
-            match = _MARG_SENTENCE.match(str(row["local_id"]))
-            part = match.group(1) if match else None
-        out.append(
-            TimedUtterance(
-                id=row["id"],
-                local_id=row["local_id"],
-                part=part,
-                audio_file=row["audio_file"],
-                start=float(row["start"]),
-                end=float(row["end"]),
-            )
-        )
+        unit = unit_view(row)
+        part = recording_part(unit, row["discourse_part"])
+        if part != unit.node.get(Prop.PART):
+            node = NodeView(unit.node.id, unit.node.labels, {**unit.node.props, Prop.PART.value: part})
+            unit = UnitView(node, unit.speaker_id, unit.speaker, unit.discourse)
+        out.append(unit)
     return out
 
 

@@ -44,6 +44,10 @@ class LoaderError(GraphStoreError, ClientError):
     """A corpus file is malformed; the message names the file and the record."""
 
 
+class PredictionError(LoaderError):
+    """Predicted relations are invalid (unknown or non-unit end nodes, a conflicting run id); nothing written."""
+
+
 class ModelError(ArgwebError):
     """Features, training, evaluation or prediction failed."""
 

@@ -23,7 +23,7 @@ import json
 import math
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -35,6 +35,7 @@ import pyoxigraph as ox
 from ontology.errors import OntologyError
 from ontology.records import MAX_FIELD_BYTES, oversized
 from ontology.terms import LABEL_IRI, NAMESPACE, PROP_IRI, REL_TYPE_IRI, SENSE_IRI, Prop
+from ontology.views import EdgeView, NodeView, RelationView
 
 ONTOLOGY_FILE = Path(__file__).with_name("argweb.ttl")
 ONTOLOGY_IRI = "https://w3id.org/argweb/ontology"
@@ -65,33 +66,13 @@ FORMATS: dict[str, ox.RdfFormat] = {
 }
 
 
-@dataclass(frozen=True)
-class NodeRow:
-    """One stored node as read from the graph.
-
-    Attributes:
-        id: The node id (``<corpus>:<local parts>``).
-        labels: Its Neo4j labels.
-        props: Its properties.
-        premises: Ids of the sources of incoming AIF edges (reified relations only).
-        conclusions: Ids of the targets of outgoing AIF edges (reified relations only).
-    """
-
-    id: str
-    labels: Sequence[str]
-    props: Mapping[str, Any]
-    premises: Sequence[str] = ()
-    conclusions: Sequence[str] = ()
+# What the exporter turns into triples: a node, or a reified relation with its premises (sources)
+# and conclusions (targets).
+Exported = NodeView | RelationView
 
 
-@dataclass(frozen=True)
-class EdgeRow:
-    """One stored relationship: ``(source)-[type]->(target)`` of ``corpus``."""
-
-    source: str
-    type: str
-    target: str
-    corpus: str | None = None
+def _node(item: Exported) -> NodeView:
+    return item.node if isinstance(item, RelationView) else item
 
 
 @dataclass(frozen=True)
@@ -289,8 +270,9 @@ class RdfMapper:
 
     # -- terms -----------------------------------------------------------------------------------
 
-    def types(self, row: NodeRow) -> list[str]:
+    def types(self, item: Exported) -> list[str]:
         """Every class IRI the node is an instance of (materialised closure), sorted."""
+        row = _node(item)
         where = f"node {row.id}"
         out: set[str] = set()
         for label in row.labels:
@@ -298,10 +280,10 @@ class RdfMapper:
             if iri is None:
                 raise OntologyError(f"{where}: label {label!r} is not declared in the ontology")
             out |= self.vocabulary.closure(iri, where)
-        scheme_class = row.props.get(Prop.SCHEME_CLASS.value)
+        scheme_class = row.get(Prop.SCHEME_CLASS)
         if scheme_class is not None:
             out |= self.vocabulary.closure(str(scheme_class), where)
-        sense = row.props.get(Prop.SENSE.value)
+        sense = row.get(Prop.SENSE)
         if sense is not None:
             sense_iri = self._sense_iri.get(str(sense))
             if sense_iri is None:
@@ -359,8 +341,9 @@ class RdfMapper:
             )
         return roles
 
-    def node_triples(self, row: NodeRow) -> Iterator[ox.Triple]:
+    def node_triples(self, item: Exported) -> Iterator[ox.Triple]:
         """Types, properties and (for relations) premise/conclusion links of one node."""
+        row = _node(item)
         where = f"node {row.id}"
         s = self.resource(row.id)
         for cls in self.types(row):
@@ -371,18 +354,18 @@ class RdfMapper:
                 continue
             prop, lit = self.literal(key, value, where)
             yield ox.Triple(s, prop, lit)
-        if row.premises or row.conclusions:
-            premise_props, conclusion_props = self._roles(str(row.props.get(Prop.CORPUS.value, "")))
-            for source in sorted(row.premises):
+        if isinstance(item, RelationView) and (item.sources or item.targets):
+            premise_props, conclusion_props = self._roles(str(row.get(Prop.CORPUS, "")))
+            for source in sorted(item.sources):
                 end = self.resource(source)
                 for role in premise_props:
                     yield ox.Triple(s, role, end)
-            for target in sorted(row.conclusions):
+            for target in sorted(item.targets):
                 end = self.resource(target)
                 for role in conclusion_props:
                     yield ox.Triple(s, role, end)
 
-    def edge_triples(self, row: EdgeRow) -> Iterator[ox.Triple]:
+    def edge_triples(self, row: EdgeView) -> Iterator[ox.Triple]:
         """The object-property triple of one relationship.
 
         Raises:
@@ -393,13 +376,13 @@ class RdfMapper:
             raise OntologyError(f"relationship {row.source} -[{row.type}]-> {row.target}: type not declared")
         yield ox.Triple(self.resource(row.source), self._named(prop), self.resource(row.target))
 
-    def node_quads(self, row: NodeRow) -> Iterator[ox.Quad]:
+    def node_quads(self, item: Exported) -> Iterator[ox.Quad]:
         """:meth:`node_triples` in the named graph of the node's corpus."""
-        g = self.graph(row.props.get(Prop.CORPUS.value))
-        for t in self.node_triples(row):
+        g = self.graph(_node(item).corpus)
+        for t in self.node_triples(item):
             yield ox.Quad(t.subject, t.predicate, t.object, g)
 
-    def edge_quads(self, row: EdgeRow) -> Iterator[ox.Quad]:
+    def edge_quads(self, row: EdgeView) -> Iterator[ox.Quad]:
         """:meth:`edge_triples` in the named graph of the relationship's corpus."""
         g = self.graph(row.corpus)
         for t in self.edge_triples(row):
@@ -480,8 +463,8 @@ class ExportReport:
 
 def write_export(
     out: Path,
-    nodes: Iterable[NodeRow],
-    edges: Iterable[EdgeRow],
+    nodes: Iterable[Exported],
+    edges: Iterable[EdgeView],
     fmt: str = "nt",
     mapper: RdfMapper | None = None,
     include_ontology: bool = True,
@@ -494,8 +477,8 @@ def write_export(
 
     Args:
         out: Target file.
-        nodes: Node rows (e.g. from :func:`graphstore.export.iter_nodes`).
-        edges: Relationship rows.
+        nodes: Nodes, relations with their ends (e.g. from :meth:`graphstore.export.GraphReader.nodes`).
+        edges: Relationships.
         fmt: ``nt``, ``ttl`` or ``nq`` (``nq``: one named graph per corpus, the ontology in
             ``<https://w3id.org/argweb/ontology>``).
         mapper: IRI minting and vocabulary; default base when omitted.

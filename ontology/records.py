@@ -6,16 +6,23 @@ test checks that every field written to the graph is declared there.
 
 from __future__ import annotations
 
+import json
+import math
+import uuid
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
+from datetime import UTC, datetime
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ontology.errors import LoaderError, OntologyError
+from ontology.labels import RelationLabel
 from ontology.terms import LABEL_ANCESTORS, SCHEME_TERMS, Label, RelType, SchemeTerm
 
 Origin = Literal["gold", "predicted"]
+# Properties only a model's output carries; a gold relation has none of them.
+PREDICTION_FIELDS: tuple[str, ...] = ("score", "model", "model_version", "run_id")
 RELATION_LABELS: frozenset[Label] = frozenset(
     label for label, ancestors in LABEL_ANCESTORS.items() if Label.Relation in ancestors
 )
@@ -77,6 +84,43 @@ def scheme_term(corpus: str, raw: str) -> SchemeTerm:
     except KeyError as e:
         known = sorted(r for c, r in _SCHEMES if c == corpus)
         raise OntologyError(f"unknown {corpus} label {raw!r}; the {corpus} scheme has {known}") from e
+
+
+def relation_from_scheme(
+    scheme: str, raw: str, where: str, *, scheme_label: str | None = None, **fields: Any
+) -> RelationRecord:
+    """A gold relation typed by a corpus-scheme label: the one place loaders build relations.
+
+    The unified class (``kind``), ``scheme_class`` and, for discourse relations, ``sense`` come
+    from the ontology mapping of ``raw`` in ``scheme``.
+
+    Args:
+        scheme: Scheme corpus identifier (``molweni``, ``qt30`` ...); may differ from the record's
+            ``corpus`` (AIF maps of any corpus use the ``qt30`` scheme).
+        raw: The label as written in the corpus files.
+        where: File and record, for error messages.
+        scheme_label: The label to store as ``scheme_label`` when it is not ``raw`` (AIF keeps the
+            scheme name, e.g. ``Default Inference``, of an ``RA`` node); default ``raw``.
+        **fields: The other :class:`RelationRecord` fields (``id``, ``corpus``, ``discourse`` ...).
+
+    Raises:
+        LoaderError: ``raw`` is not part of the scheme, or a field is invalid; naming ``where``.
+    """
+    try:
+        term = scheme_term(scheme, raw)
+    except OntologyError as e:
+        raise LoaderError(f"{where}: {e}") from e
+    record: RelationRecord = build(
+        RelationRecord,
+        where,
+        kind=term.label,
+        scheme_label=raw if scheme_label is None else scheme_label,
+        scheme_class=term.iri,
+        sense=term.sense.value if term.sense else None,
+        origin="gold",
+        **fields,
+    )
+    return record
 
 
 def make_id(corpus: str, *parts: str | int) -> str:
@@ -250,8 +294,10 @@ class RelationRecord(_UnitRecord):
     topic: str | None = None
     origin: Origin = "gold"
     confidence: float | None = None
+    score: float | None = None
     model: str | None = None
     model_version: str | None = None
+    run_id: str | None = None
     created_at: str | None = None
     vote_share: float | None = None
     votes: int | None = None
@@ -264,6 +310,24 @@ class RelationRecord(_UnitRecord):
         if value not in RELATION_LABELS and value is not Label.Relation:
             raise ValueError(f"{value} is not a relation class")
         return value
+
+    @model_validator(mode="after")
+    def _provenance(self) -> RelationRecord:
+        # Gold and predicted are told apart by their properties too, not only by ``origin``:
+        # ``confidence`` is the annotators' aggregate, ``score`` a model's output.
+        if self.origin == "gold":
+            given = [name for name in PREDICTION_FIELDS if getattr(self, name) is not None]
+            if given:
+                raise ValueError(f"a gold relation carries no model output, got {given}")
+        else:
+            missing = [name for name in PREDICTION_FIELDS if getattr(self, name) is None]
+            if missing:
+                raise ValueError(f"a predicted relation needs {missing}")
+            if self.confidence is not None:
+                raise ValueError("a predicted relation has a model score, not an annotator confidence")
+            if not (0.0 <= float(self.score or 0.0) <= 1.0) or math.isnan(float(self.score or 0.0)):
+                raise ValueError(f"score must lie in [0, 1], got {self.score}")
+        return self
 
     def labels(self) -> tuple[Label, ...]:
         return (self.kind, *LABEL_ANCESTORS[self.kind])
@@ -384,6 +448,12 @@ class CorpusBundle:
                 if end not in ids:
                     what = f"edge {edge.id}" if edge.id else f"{edge.type} edge {edge.source} -> {edge.target}"
                     raise LoaderError(f"{self.origin}: {what} refers to missing node {end!r}")
+        predicted = [n.id for n in self.nodes if isinstance(n, RelationRecord) and n.origin == "predicted"]
+        if predicted:
+            raise LoaderError(
+                f"{self.origin}: predicted relations {predicted[:3]} in a corpus bundle; model output is written "
+                "by a prediction run (graphstore.predictions.PredictionStore), never as corpus annotation"
+            )
         foreign = [n.id for n in self.nodes if n.corpus != self.corpus.id]
         if foreign:
             raise LoaderError(f"{self.origin}: records of another corpus in bundle {self.corpus.id}: {foreign[:3]}")
@@ -406,3 +476,77 @@ def build(model: type[Record], where: str, **fields: Any) -> Any:
         return model(**fields)
     except (ValidationError, OntologyError) as e:
         raise LoaderError(f"{where}: {e}") from e
+
+
+# -- prediction runs ----------------------------------------------------------------------------------
+
+RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"
+
+
+def new_run_id() -> str:
+    """A fresh prediction run id: UTC time to the second plus a random suffix (sortable, unique)."""
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:8]
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+class PredictionRun(Record):
+    """One run of a model over the graph, the provenance of every relation it writes.
+
+    Attributes:
+        run_id: Unique id of the run (letters, digits, ``_ . -``); re-writing the same run id is a
+            no-op, so a retried job does not duplicate its edges.
+        model: Model name (e.g. ``rgcn-link``).
+        model_version: Model version (checkpoint, release or git revision).
+        task: What was predicted (e.g. ``discourse``, ``relations``).
+        parameters: Run parameters (JSON-serialisable): thresholds, checkpoint paths, splits.
+        created_at: ISO-8601 time of the run (default: now, UTC).
+    """
+
+    run_id: str = Field(default_factory=new_run_id, pattern=RUN_ID_PATTERN)
+    model: str = Field(min_length=1)
+    model_version: str = Field(min_length=1)
+    task: str = Field(min_length=1)
+    parameters: dict[str, Any] = Field(default_factory=dict)
+    created_at: str = Field(default_factory=_now)
+
+    @field_validator("parameters")
+    @classmethod
+    def _json_parameters(cls, value: dict[str, Any]) -> dict[str, Any]:
+        try:
+            json.dumps(value, sort_keys=True, allow_nan=False)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"parameters must be plain JSON (str, numbers, lists, dicts): {e}") from e
+        return value
+
+    @property
+    def node_id(self) -> str:
+        """Graph id of the run node (predictions live in the ``pred:`` id namespace)."""
+        return f"pred:{self.run_id}"
+
+    def relation_id(self, n: int) -> str:
+        """Graph id of the ``n``-th relation of the run."""
+        return f"pred:{self.run_id}:{n}"
+
+
+class PredictedRelation(Record):
+    """A relation a model predicts from ``source`` to ``target`` (both existing graph nodes).
+
+    An n-ary relation (several premises of one conclusion) is several rows with the same target;
+    each row is one relation node.
+
+    Attributes:
+        source: Graph id of the source unit (premise, attacker, earlier EDU).
+        target: Graph id of the target unit (conclusion, attacked, later EDU).
+        label: What was predicted.
+        score: The model's confidence in ``label``, in [0, 1].
+        scheme_label: The label as the model names it, if it differs from ``label``.
+    """
+
+    source: str = Field(min_length=1)
+    target: str = Field(min_length=1)
+    label: RelationLabel
+    score: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
+    scheme_label: str | None = None

@@ -27,6 +27,7 @@ class Label(StrEnum):
     Locution = "Locution"
     Node = "Node"
     NonRelation = "NonRelation"
+    PredictionRun = "PredictionRun"
     Premise = "Premise"
     Proposition = "Proposition"
     Relation = "Relation"
@@ -64,6 +65,7 @@ class Prop(StrEnum):
     CORPUS = "corpus"
     COUNTS = "counts"
     CREATED_AT = "created_at"
+    DIGEST = "digest"
     DISCOURSE = "discourse"
     END_TIME = "end_time"
     GOLDEN = "golden"
@@ -79,6 +81,7 @@ class Prop(StrEnum):
     MODEL_VERSION = "model_version"
     NAME = "name"
     ORIGIN = "origin"
+    PARAMETERS = "parameters"
     PART = "part"
     POSITION = "position"
     REASON = "reason"
@@ -98,6 +101,7 @@ class Prop(StrEnum):
     STATUS = "status"
     TAINTED = "tainted"
     TARGET_TOKENS = "target_tokens"
+    TASK = "task"
     TEXT = "text"
     TIMESTAMP = "timestamp"
     TOKENS = "tokens"
@@ -142,6 +146,7 @@ LABEL_IRI: dict[Label, str] = {
     Label.Locution: "https://w3id.org/argweb/ontology#Locution",
     Label.Node: "https://w3id.org/argweb/ontology#Node",
     Label.NonRelation: "https://w3id.org/argweb/ontology#NonRelation",
+    Label.PredictionRun: "https://w3id.org/argweb/ontology#PredictionRun",
     Label.Premise: "https://w3id.org/argweb/ontology#Premise",
     Label.Proposition: "https://w3id.org/argweb/ontology#Proposition",
     Label.Relation: "https://w3id.org/argweb/ontology#Relation",
@@ -175,6 +180,7 @@ PROP_IRI: dict[Prop, str] = {
     Prop.CORPUS: "https://w3id.org/argweb/ontology#corpus",
     Prop.COUNTS: "https://w3id.org/argweb/ontology#counts",
     Prop.CREATED_AT: "https://w3id.org/argweb/ontology#createdAt",
+    Prop.DIGEST: "https://w3id.org/argweb/ontology#digest",
     Prop.DISCOURSE: "https://w3id.org/argweb/ontology#discourse",
     Prop.END_TIME: "https://w3id.org/argweb/ontology#endTime",
     Prop.GOLDEN: "https://w3id.org/argweb/ontology#golden",
@@ -190,6 +196,7 @@ PROP_IRI: dict[Prop, str] = {
     Prop.MODEL_VERSION: "https://w3id.org/argweb/ontology#modelVersion",
     Prop.NAME: "https://w3id.org/argweb/ontology#name",
     Prop.ORIGIN: "https://w3id.org/argweb/ontology#origin",
+    Prop.PARAMETERS: "https://w3id.org/argweb/ontology#parameters",
     Prop.PART: "https://w3id.org/argweb/ontology#part",
     Prop.POSITION: "https://w3id.org/argweb/ontology#position",
     Prop.REASON: "https://w3id.org/argweb/ontology#reason",
@@ -209,6 +216,7 @@ PROP_IRI: dict[Prop, str] = {
     Prop.STATUS: "https://w3id.org/argweb/ontology#status",
     Prop.TAINTED: "https://w3id.org/argweb/ontology#tainted",
     Prop.TARGET_TOKENS: "https://w3id.org/argweb/ontology#targetTokens",
+    Prop.TASK: "https://w3id.org/argweb/ontology#task",
     Prop.TEXT: "https://w3id.org/argweb/ontology#text",
     Prop.TIMESTAMP: "https://w3id.org/argweb/ontology#timestamp",
     Prop.TOKENS: "https://w3id.org/argweb/ontology#tokens",
@@ -252,6 +260,7 @@ LABEL_ANCESTORS: dict[Label, tuple[Label, ...]] = {
     Label.Locution: (Label.Node,),
     Label.Node: (),
     Label.NonRelation: (Label.Relation, Label.Node),
+    Label.PredictionRun: (Label.Node,),
     Label.Premise: (Label.Proposition, Label.Node),
     Label.Proposition: (Label.Node,),
     Label.Relation: (Label.Node,),

@@ -26,6 +26,11 @@ def most_specific(labels: Sequence[str]) -> str:
     return max(sorted(known), key=lambda lab: _ORDER[lab])
 
 
+def _node_property(key: Prop, doc: str) -> Any:
+    """A read-only attribute of a view that wraps a node: the node's property ``key`` (None if unset)."""
+    return property(lambda self: self.node.get(key), doc=doc)
+
+
 @dataclass(frozen=True, slots=True)
 class NodeView:
     """One stored node.
@@ -91,11 +96,13 @@ class UnitView:
         node: The stored node.
         speaker_id: Id of its speaker node (locutions), if any.
         speaker: Speaker name, if any.
+        discourse: Id of the dialogue or document it was read as part of, if known.
     """
 
     node: NodeView
     speaker_id: str | None = None
     speaker: str | None = None
+    discourse: str | None = None
 
     @property
     def id(self) -> str:
@@ -107,10 +114,7 @@ class UnitView:
         """Its text ('' when none is stored)."""
         return self.node.text or ""
 
-    @property
-    def position(self) -> int | None:
-        """Position in its dialogue or document."""
-        return self.node.get(Prop.POSITION)
+    position = _node_property(Prop.POSITION, "Position in its dialogue or document.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,35 +146,12 @@ class RelationView:
         """``gold`` or ``predicted``."""
         return str(self.node.get(Prop.ORIGIN, "gold"))
 
-    @property
-    def scheme_label(self) -> str | None:
-        """The label as the corpus (or the model) spells it."""
-        return self.node.get(Prop.SCHEME_LABEL)
-
-    @property
-    def sense(self) -> str | None:
-        """Unified SDRT sense of a discourse relation."""
-        return self.node.get(Prop.SENSE)
-
-    @property
-    def score(self) -> float | None:
-        """Model score of a predicted relation."""
-        return self.node.get(Prop.SCORE)
-
-    @property
-    def model(self) -> str | None:
-        """Name of the model that predicted it."""
-        return self.node.get(Prop.MODEL)
-
-    @property
-    def model_version(self) -> str | None:
-        """Version of that model."""
-        return self.node.get(Prop.MODEL_VERSION)
-
-    @property
-    def run_id(self) -> str | None:
-        """Prediction run that wrote it."""
-        return self.node.get(Prop.RUN_ID)
+    scheme_label = _node_property(Prop.SCHEME_LABEL, "The label as the corpus (or the model) spells it.")
+    sense = _node_property(Prop.SENSE, "Unified SDRT sense of a discourse relation.")
+    score = _node_property(Prop.SCORE, "Model score (confidence in [0, 1]) of a predicted relation.")
+    model = _node_property(Prop.MODEL, "Name of the model that predicted it.")
+    model_version = _node_property(Prop.MODEL_VERSION, "Version of that model.")
+    run_id = _node_property(Prop.RUN_ID, "Prediction run that wrote it.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,10 +178,7 @@ class DiscourseView:
         """Its corpus."""
         return self.node.corpus
 
-    @property
-    def local_id(self) -> str | None:
-        """Id in the corpus files."""
-        return self.node.get(Prop.LOCAL_ID)
+    local_id = _node_property(Prop.LOCAL_ID, "Id in the corpus files.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,3 +204,8 @@ class JudgementView:
     def get(self, key: Prop, default: Any = None) -> Any:
         """A property by its ontology key."""
         return self.props.get(key.value, default)
+
+    @property
+    def tainted(self) -> bool | None:
+        """Whether the platform flagged the judgement as unreliable (M-Arg), if recorded."""
+        return self.get(Prop.TAINTED)

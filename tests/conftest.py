@@ -7,21 +7,26 @@ and the API use. If it cannot start, every test that needs it errors (no skippin
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from neo4j import Driver
+from rdflib import Graph
 
+from api.services.corpora import corpora_root
 from api.services.graph import embedded_server, open_driver, private_settings
-from api.settings import Settings
+from api.settings import Settings, get_settings
+from graphstore.loaders.registry import CORPORA, SAMPLES
 from graphstore.runtime import EmbeddedNeo4j
 from graphstore.store import GraphStore
+from ontology.rdf import ONTOLOGY_FILE
+from ontology.records import CorpusBundle
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
-SAMPLES = DATA / "corpora"
+BAD = DATA / "bad"
 PASSWORD = "argweb-test-password"
 INTEGRATION = Path(__file__).resolve().parent / "integration"
 
@@ -33,18 +38,52 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.integration)
 
 
+def sample_bundle(corpus: str) -> CorpusBundle:
+    """The shipped sample of ``corpus``, parsed and validated."""
+    spec = CORPORA[corpus]
+    bundle = spec.load(spec.find(SAMPLES))
+    bundle.validate()
+    return bundle
+
+
+def of_type(bundle: CorpusBundle, kind: type) -> list[Any]:
+    """The records of ``bundle`` that are instances of ``kind``."""
+    return [n for n in bundle.nodes if isinstance(n, kind)]
+
+
+def graph_snapshot(store: GraphStore, corpus: str) -> list[dict[str, Any]]:
+    """Every node of ``corpus`` with its labels, properties (minus per-run stamps) and outgoing relationships."""
+    rows = store.run(
+        "MATCH (n:Node {corpus: $corpus}) OPTIONAL MATCH (n)-[r]->(m) "
+        "RETURN n.id AS id, labels(n) AS labels, properties(n) AS props, "
+        "collect([type(r), m.id, r.id]) AS out ORDER BY id",
+        corpus=corpus,
+    )
+    for row in rows:
+        row["labels"] = sorted(row["labels"])
+        row["out"] = sorted(row["out"], key=repr)
+        row["props"].pop("batch", None)
+        row["props"].pop("ingest_run", None)
+    return rows
+
+
 def shared_corpora() -> Path | None:
-    """``../shared/corpora`` (or ``$ARGWEB_CORPORA``) when present."""
-    env = os.environ.get("ARGWEB_CORPORA")
-    for candidate in ([Path(env)] if env else []) + [ROOT.parent / "shared" / "corpora"]:
-        if candidate.is_dir():
-            return candidate
-    return None
+    """The real corpora (``$ARGWEB_CORPORA`` or ``../shared/corpora``) as the main job finds them, or None."""
+    root = corpora_root(get_settings())
+    return None if root == SAMPLES else root
 
 
 def embedded_settings(data_dir: Path, port: int | None = None, password: str = PASSWORD) -> Settings:
     """Settings of an embedded server in ``data_dir`` (on a free port unless given) with a test password."""
     return private_settings(data_dir, password, port=port, heap="1g")
+
+
+@pytest.fixture(scope="session")
+def onto() -> Graph:
+    """The OWL ontology parsed with rdflib."""
+    g = Graph()
+    g.parse(ONTOLOGY_FILE, format="turtle")
+    return g
 
 
 @pytest.fixture(scope="session")

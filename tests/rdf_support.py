@@ -1,8 +1,8 @@
 """Shared set-up of the ontology / RDF / SPARQL / competency tests: the sample graph.
 
-The sample graph is every corpus the registry can find under ``tests/data/corpora`` plus a few
-predicted relations (GNN-style provenance) added to the QT30 bundle, so that questions about
-predicted edges have answers.
+The sample graph is every corpus the registry can find under the packaged samples plus one
+prediction run (GNN-style provenance) between QT30 propositions, written through the prediction
+write path, so that questions about predicted edges have answers.
 """
 
 from __future__ import annotations
@@ -13,18 +13,23 @@ from pathlib import Path
 from neo4j import Driver
 
 from graphstore.loaders.registry import CORPORA
+from graphstore.predictions import PredictionStore
 from graphstore.store import GraphStore
-from ontology.records import CorpusBundle, PropositionRecord, RelationRecord, link
-from ontology.terms import Label
+from ontology.labels import RelationLabel
+from ontology.records import PredictedRelation, PredictionRun, PropositionRecord
+from tests.conftest import SAMPLES
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "tests" / "data" / "corpora"
 LOADER_MODULES = {"m-arg": "marg", "sciarg": "sciarg", "contextdep": "contextdep"}
-PREDICTED = (
-    (Label.Support, 0.93, "rgcn-link", "0.3.1"),
-    (Label.Attack, 0.81, "rgcn-link", "0.3.1"),
-    (Label.Support, 0.42, "rgcn-link", "0.3.1"),
+SAMPLE_RUN = PredictionRun(
+    run_id="rgcn-sample",
+    model="rgcn-link",
+    model_version="0.3.1",
+    task="relations",
+    parameters={"threshold": 0.4},
+    created_at="2025-01-01T00:00:00Z",
 )
+PREDICTED = ((RelationLabel.SUPPORT, 0.93), (RelationLabel.ATTACK, 0.81), (RelationLabel.SUPPORT, 0.42))
 
 
 def loader_exists(corpus: str) -> bool:
@@ -33,42 +38,40 @@ def loader_exists(corpus: str) -> bool:
     return module is None or importlib.util.find_spec(f"graphstore.loaders.{module}") is not None
 
 
-def add_predictions(bundle: CorpusBundle) -> int:
-    """Append predicted Support/Attack relations between the bundle's first propositions."""
-    props = [n.id for n in bundle.nodes if isinstance(n, PropositionRecord)]
-    added = 0
-    for k, (kind, confidence, model, version) in enumerate(PREDICTED):
-        if len(props) < k + 2:
-            break
-        rel = RelationRecord(
-            id=f"{bundle.corpus.id}:predicted:{k}",
-            corpus=bundle.corpus.id,
-            kind=kind,
-            origin="predicted",
-            confidence=confidence,
-            model=model,
-            model_version=version,
-            created_at="2025-01-01T00:00:00Z",
-        )
-        bundle.nodes.append(rel)
-        bundle.edges.extend(link(rel, [props[k]], [props[k + 1]]))
-        bundle.edges.extend(rel.links())
-        added += 1
-    return added
+def sample_predictions(propositions: list[str]) -> list[PredictedRelation]:
+    """Support/Attack predictions chaining the given propositions (``pred:rgcn-sample:<k>``)."""
+    return [
+        PredictedRelation(source=propositions[k], target=propositions[k + 1], label=label, score=score)
+        for k, (label, score) in enumerate(PREDICTED)
+        if k + 1 < len(propositions)
+    ]
+
+
+# Key of the sample prediction run in what ingest_samples returns (its relations plus the run node).
+PREDICTIONS = "pred"
 
 
 def ingest_samples(driver: Driver) -> dict[str, int]:
-    """Empty the graph and load every sample corpus; returns nodes per corpus."""
+    """Empty the graph, load every sample corpus and the sample prediction run.
+
+    Returns:
+        Nodes written per corpus, and under :data:`PREDICTIONS` the nodes of the prediction run
+        (its relations and the run node), which belong to no corpus.
+    """
     store = GraphStore(driver, batch_size=500)
     store.clear()
     loaded: dict[str, int] = {}
+    propositions: list[str] = []
     for spec in CORPORA.values():
         files = spec.find(SAMPLES)
         if not files:
             continue
         bundle = spec.load(files)
         if spec.name == "qt30":
-            add_predictions(bundle)
+            propositions = [n.id for n in bundle.nodes if isinstance(n, PropositionRecord)]
         report = store.ingest(bundle)
         loaded[spec.name] = report.nodes
+    if propositions:
+        report = PredictionStore(driver, batch_size=500).write(SAMPLE_RUN, sample_predictions(propositions))
+        loaded[PREDICTIONS] = report.relations + 1
     return loaded

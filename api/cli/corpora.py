@@ -9,9 +9,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from api.cli.predictions import PREDICTIONS, delete_predictions
 from api.cli_common import REPORTER, console, settings
 from api.services import corpora
 from api.services.graph import Graph
+from ontology.errors import ApiError
 
 
 def register(app: typer.Typer) -> None:
@@ -54,8 +56,25 @@ def stats(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] =
         print_stats(result)
 
 
-def delete(corpus: Annotated[str, typer.Argument(help="Corpus id (e.g. molweni, qt30, m-arg).")]) -> None:
-    """Remove a corpus and everything in it (ingest merges, so use this before loading a smaller set)."""
+def delete(
+    corpus: Annotated[
+        str, typer.Argument(help="Corpus id (e.g. molweni, qt30, m-arg), or 'predictions' with --model.")
+    ],
+    model: Annotated[str | None, typer.Option(help="With 'predictions': the model whose predictions go.")] = None,
+    version: Annotated[str | None, typer.Option(help="With 'predictions': only this model version.")] = None,
+) -> None:
+    """Remove a corpus and everything in it (ingest merges, so use this before loading a smaller set).
+
+    ``argweb delete predictions --model NAME [--version V]`` removes a model's predicted relations
+    and prediction runs instead; gold relations are never touched.
+    """
+    if corpus == PREDICTIONS:
+        if model is None:
+            raise ApiError("argweb delete predictions needs --model NAME (and optionally --version V)")
+        delete_predictions(model, version)
+        return
+    if model is not None or version is not None:
+        raise ApiError(f"--model and --version go with 'argweb delete {PREDICTIONS}', not with a corpus")
     with Graph(settings()) as graph:
         corpora.delete_corpus(graph, corpus)
     typer.echo(f"deleted corpus {corpus}")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import typer
 
-from api.cli import analysis, corpora, db, fetch, ingest, rdf
+from api.cli import analysis, corpora, db, fetch, ingest, predictions, rdf
 from api.cli_common import ArgwebGroup
 
 app = typer.Typer(cls=ArgwebGroup, help="argweb: the Argument Web knowledge backend.", no_args_is_help=True)
-for _module in (db, ingest, corpora, rdf, analysis, fetch):
+for _module in (db, ingest, corpora, predictions, rdf, analysis, fetch):
     _module.register(app)
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from api.services.graph import Graph
 from gnn import agreement as ag
-from graphstore.judgements import judgement_rows
+from graphstore.judgements import judgements as stored_judgements
 from ontology.errors import ApiError, NotFoundError
 
 
@@ -30,10 +30,9 @@ def agreement(
     """
     if corpus == "contextdep" and (min_trust is not None or min_confidence is not None):
         raise ApiError("ContextDeP judgements carry no trust or confidence; drop --min-trust/--min-confidence")
-    rows = judgement_rows(graph.store(), corpus)
-    if not rows:
+    judgements = ag.check_judgements(stored_judgements(graph.store(), corpus))
+    if not judgements:
         raise NotFoundError(f"no judgements stored for corpus {corpus!r}; ingest its per-annotator files first")
-    judgements = ag.judgements_from_rows(rows)
     if corpus == "contextdep":
         return ag.contextdep_agreement(judgements)
     if corpus == "m-arg":

@@ -11,11 +11,9 @@ from api.services.graph import Graph
 from api.services.ingest import write_bundle
 from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
-from graphstore.loaders.registry import CORPORA
+from graphstore.loaders.registry import CORPORA, SAMPLES
 from graphstore.store import IngestReport
 
-# Real excerpts of every corpus in its own format, loaded when no corpora directory is found.
-SAMPLES = Path(__file__).resolve().parents[2] / "tests" / "data" / "corpora"
 # Where a checkout next to the shared data finds the corpora.
 SHARED_CORPORA = Path("../shared/corpora")
 

@@ -11,6 +11,7 @@ from gnn.audio import FeatureConfig, FeatureReport, Segment, compute_features
 from graphstore.loaders.marg import PART_NAMES
 from graphstore.units import find_part_audio, timed_utterances
 from ontology.errors import ApiError, NotFoundError
+from ontology.terms import Prop
 
 
 @dataclass(frozen=True)
@@ -57,14 +58,14 @@ def audio_features(
     missing: dict[str, int] = {}
     files: dict[str, Path | None] = {}
     for u in utterances:
-        part = u.part or ""
+        part = u.node.get(Prop.PART) or ""
         if part not in files:
             files[part] = find_part_audio(audio_dir, part, PART_NAMES) if part else None
         path = files[part]
         if path is None:
             missing[part or "(no part)"] = missing.get(part or "(no part)", 0) + 1
             continue
-        segments.append(Segment(u.id, path, u.start, u.end))
+        segments.append(Segment(u.id, path, float(u.node.get(Prop.START_TIME)), float(u.node.get(Prop.END_TIME))))
     for part, n in sorted(missing.items()):
         reporter.warn(f"part {part}: no recording in {audio_dir}, {n} utterances skipped")
     if not segments:

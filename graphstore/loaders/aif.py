@@ -22,10 +22,10 @@ from ontology.records import (
     LocutionRecord,
     NodeRecord,
     PropositionRecord,
-    RelationRecord,
     SpeakerRecord,
     build,
     make_id,
+    relation_from_scheme,
     scheme_term,
 )
 from ontology.terms import RelType
@@ -97,17 +97,14 @@ def load_aif_map(
         elif ntype == "I":
             nodes.append(build(PropositionRecord, nwhere, scheme_class=scheme_term(AIF_SCHEME, "I").iri, **common))
         elif ntype in S_TYPES:
-            term = scheme_term(AIF_SCHEME, ntype)
             nodes.append(
-                build(
-                    RelationRecord,
+                relation_from_scheme(
+                    AIF_SCHEME,
+                    ntype,
                     nwhere,
-                    kind=term.label,
-                    aif_type=ntype,
-                    scheme_class=term.iri,
                     scheme_label=_opt_str(node.get("scheme")),
+                    aif_type=ntype,
                     scheme_id=_opt_str(node.get("schemeID")),
-                    origin="gold",
                     **common,
                 )
             )

@@ -40,11 +40,10 @@ from ontology.records import (
     JudgementRecord,
     LocutionRecord,
     NodeRecord,
-    RelationRecord,
     build,
     link,
     make_id,
-    scheme_term,
+    relation_from_scheme,
 )
 
 CORPUS = "contextdep"
@@ -202,18 +201,14 @@ def _token_row(
     votes, annotators = int(vote[0]), int(vote[1])
     share = votes / annotators
     label = PARAPHRASE if share >= THRESHOLD else NON_PARAPHRASE
-    term = scheme_term(CORPUS, label)
-    relation = build(
-        RelationRecord,
+    relation = relation_from_scheme(
+        CORPUS,
+        label,
         where,
         id=make_id(CORPUS, qid, "rel"),
         corpus=CORPUS,
         discourse=dialogue,
         local_id=qid,
-        kind=term.label,
-        scheme_label=label,
-        scheme_class=term.iri,
-        origin="gold",
         votes=votes,
         annotator_count=annotators,
         vote_share=share,

@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 from graphstore.loaders.common import read_json, require
-from ontology.errors import LoaderError, OntologyError
+from ontology.errors import LoaderError
 from ontology.records import (
     CorpusBundle,
     CorpusRecord,
@@ -20,14 +20,12 @@ from ontology.records import (
     EdgeRecord,
     LocutionRecord,
     NodeRecord,
-    RelationRecord,
     SpeakerRecord,
     build,
     link,
     make_id,
-    scheme_term,
+    relation_from_scheme,
 )
-from ontology.terms import Label
 
 SCHEMES = {"molweni": "Molweni DP (Li et al. 2020)", "stac": "STAC (Asher et al. 2016)"}
 
@@ -112,23 +110,15 @@ def load_dialogue_json(
                 for name, idx in (("x", x), ("y", y)):
                     if not 0 <= idx < len(edu_ids):
                         raise LoaderError(f"{rwhere}: {name}={idx} is out of range (dialogue has {len(edu_ids)} EDUs)")
-                try:
-                    term = scheme_term(scheme, label)
-                except OntologyError as e:
-                    raise LoaderError(f"{rwhere}: {e}") from e
-                record = build(
-                    RelationRecord,
+                record = relation_from_scheme(
+                    scheme,
+                    label,
                     rwhere,
                     id=make_id(corpus, key, "rel", j),
                     corpus=corpus,
                     discourse=dlg_id,
                     local_id=str(j),
                     position=j,
-                    kind=Label.DiscourseRelation,
-                    scheme_label=label,
-                    scheme_class=term.iri,
-                    sense=term.sense.value if term.sense else None,
-                    origin="gold",
                 )
                 nodes.append(record)
                 edges.extend(link(record, [edu_ids[x]], [edu_ids[y]]))

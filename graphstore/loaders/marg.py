@@ -45,7 +45,7 @@ from graphstore.loaders.common import (
     read_bytes,
     require_columns,
 )
-from ontology.errors import LoaderError, OntologyError
+from ontology.errors import LoaderError
 from ontology.records import (
     AnnotatorRecord,
     CorpusBundle,
@@ -61,7 +61,7 @@ from ontology.records import (
     build,
     link,
     make_id,
-    scheme_term,
+    relation_from_scheme,
 )
 from ontology.terms import Label
 
@@ -598,22 +598,16 @@ def _pair_relation(pair: _Pair, dialogue: str) -> RelationRecord:
         share = votes / count
     elif pair.aggregated is not None:
         count = pair.aggregated[2]
-    try:
-        term = scheme_term(CORPUS, label)
-    except OntologyError as e:
-        raise LoaderError(f"{pair.where}: {e}") from e
-    return build(
-        RelationRecord,
+    return relation_from_scheme(
+        CORPUS,
+        label,
         pair.where,
         id=make_id(CORPUS, "pair", pair.pair_id),
         corpus=CORPUS,
         discourse=dialogue,
         local_id=pair.pair_id,
-        kind=term.label,
-        scheme_label=label,
-        scheme_class=term.iri,
         topic=pair.topic,
-        origin="gold",
+        # The crowd's aggregate confidence in the label (never a model score).
         confidence=confidence,
         votes=votes,
         annotator_count=count,

@@ -18,6 +18,10 @@ from graphstore.loaders.marg import load_marg
 from graphstore.loaders.sciarg import load_sciarg
 from ontology.records import CorpusBundle
 
+SAMPLES: Path = Path(__file__).resolve().parent.parent / "samples"
+"""Small real excerpts of every corpus, laid out like a corpora directory, shipped in the package:
+what the main job loads when no corpora directory is found, and what the tests load."""
+
 
 @dataclass(frozen=True)
 class CorpusSpec:

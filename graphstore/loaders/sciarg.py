@@ -30,11 +30,11 @@ from ontology.records import (
     EdgeRecord,
     NodeRecord,
     PropositionRecord,
-    RelationRecord,
     SentenceRecord,
     build,
     link,
     make_id,
+    relation_from_scheme,
     scheme_term,
 )
 
@@ -265,18 +265,8 @@ def load_paper(
         for arg in (arg1, arg2):
             if arg not in components:
                 raise LoaderError(f"{where}: refers to span {arg!r}, which {ann.name} does not define")
-        term = scheme_term(CORPUS, label)
-        record = build(
-            RelationRecord,
-            where,
-            id=make_id(CORPUS, stem, key),
-            corpus=CORPUS,
-            discourse=doc_id,
-            local_id=key,
-            kind=term.label,
-            scheme_label=label,
-            scheme_class=term.iri,
-            origin="gold",
+        record = relation_from_scheme(
+            CORPUS, label, where, id=make_id(CORPUS, stem, key), corpus=CORPUS, discourse=doc_id, local_id=key
         )
         nodes.append(record)
         edges.extend(link(record, [components[arg1]], [components[arg2]]))

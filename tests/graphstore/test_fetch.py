@@ -1,4 +1,4 @@
-"""Corpus fetching: local mirrors, checksums, archives via file:// URLs, and no network."""
+"""Corpus fetching through pooch: local mirrors, checksums, archives via file:// URLs, and no network."""
 
 from __future__ import annotations
 
@@ -12,8 +12,17 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from graphstore.fetch import SOURCES, CorpusSource, RemoteFile, fetch_corpus, sha256_file, urllib_download
-from graphstore.fetch_manifest import SHA256
+from graphstore.fetch import (
+    SOURCES,
+    CorpusSource,
+    PoochDownloader,
+    RemoteFile,
+    fetch_corpus,
+    load_registry,
+    registry_path,
+    sha256_file,
+    write_registry,
+)
 from ontology.errors import GraphStoreError
 from tests.conftest import SAMPLES, shared_corpora
 
@@ -96,13 +105,13 @@ def test_no_network_and_no_mirror_says_where_to_get_files(tmp_path: Path) -> Non
     # A closed local port: the real urllib downloader fails at once, no traffic leaves the machine.
     source = _source((RemoteFile("a.json", "http://127.0.0.1:9/a.json", sha256=_sha(A)),))
     with pytest.raises(GraphStoreError) as err:
-        fetch_corpus("toy", tmp_path / "corpora", source=source, timeout=0.5)
+        fetch_corpus("toy", tmp_path / "corpora", source=source, timeout=0.5, retries=0)
     message = str(err.value)
     assert "cannot download http://127.0.0.1:9/a.json" in message
     assert "ask the toy makers at https://example.org/toy" in message and "--from" in message
     assert not list((tmp_path / "corpora").rglob("*.json"))
 
-    def offline(url: str, target: Path, timeout: float) -> None:
+    def offline(url: str, output_file: str, pooch: object) -> None:
         raise urllib.error.URLError("[Errno -3] Temporary failure in name resolution")
 
     with pytest.raises(GraphStoreError) as err:
@@ -136,9 +145,9 @@ def test_downloads_files_and_nested_archive_members(tmp_path: Path) -> None:
     )
     calls: list[str] = []
 
-    def counting(url: str, target: Path, timeout: float) -> None:
+    def counting(url: str, output_file: str, pooch: object) -> None:
         calls.append(url)
-        urllib_download(url, target, timeout)
+        PoochDownloader()(url, output_file, pooch)
 
     dest = tmp_path / "corpora"
     report = fetch_corpus("toy", dest, source=source, downloader=counting)
@@ -162,9 +171,10 @@ def test_source_table() -> None:
             assert spec.group in ("main", "test", "audio")
         paths = [f.path for f in source.files]
         assert len(paths) == len(set(paths)), source.folder
-    # Every file of the reference copy is described, with its sum.
-    known = {f"{s.folder}/{f.path}": f.sha256 for s in SOURCES.values() for f in s.files}
-    assert {k: v[0] for k, v in SHA256.items()} == {k: v for k, v in known.items() if v is not None}
+    # The registry is a data file inside the package; the main files of the reference copy have sums.
+    assert registry_path().is_file() and registry_path().parent.name == "data"
+    summed = [f for s in SOURCES.values() for f in s.files if f.sha256 is not None]
+    assert len(summed) > 1500 and all(len(f.sha256 or "") == 64 and f.size for f in summed)
     marg = {f.path: f for f in SOURCES["m-arg"].files}
     assert "zenodo.org/api/records/5653504" in marg["aggregated_dataset.csv"].url
     assert len([p for p in marg if p.startswith("audio/")]) == 17
@@ -193,9 +203,24 @@ def test_fetch_all_from_the_reference_copy(tmp_path: Path) -> None:
     for name in ("qt30", "molweni", "stac", "m-arg", "sciarg", "contextdep"):
         report = fetch_corpus(name, dest, from_dir=root)
         folder = report.folder
-        expected = sum(1 for k in SHA256 if k.startswith(f"{folder}/"))
+        expected = sum(1 for f in SOURCES[folder].files if f.sha256 is not None and f.group == "main")
         assert report.verified == expected, folder
-    assert sha256_file(dest / "molweni" / "DP" / "dev.json") == SHA256["molweni/DP/dev.json"][0]
+    (dev,) = [f for f in SOURCES["molweni"].files if f.path == "DP/dev.json"]
+    assert sha256_file(dest / "molweni" / "DP" / "dev.json") == dev.sha256
+
+
+def test_registry_regenerates_from_a_reference_copy(tmp_path: Path) -> None:
+    registry = tmp_path / "registry.json"
+    shutil.copy(registry_path(), registry)
+    # Regenerating from a directory without files changes nothing, byte for byte.
+    assert write_registry(tmp_path / "empty", registry) == 0
+    assert registry.read_bytes() == registry_path().read_bytes()
+    ref = tmp_path / "ref" / "stac"
+    ref.mkdir(parents=True)
+    (ref / "train.json").write_bytes(B)
+    assert write_registry(tmp_path / "ref", registry) == 1
+    (train,) = [f for f in load_registry(registry)["stac"].files if f.path == "train.json"]
+    assert (train.sha256, train.size) == (_sha(B), len(B))
 
 
 def test_cli_fetch(tmp_path: Path) -> None:

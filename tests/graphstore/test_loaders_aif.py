@@ -17,13 +17,13 @@ from typing import Any
 import pytest
 
 from graphstore.loaders.aif import load_aif
-from graphstore.loaders.registry import CORPORA
+from graphstore.loaders.registry import CORPORA, SAMPLES
 from ontology.errors import LoaderError
 from ontology.records import CorpusBundle, DiscourseRecord, LocutionRecord, PropositionRecord, RelationRecord
 from ontology.terms import Label, RelType
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-MAPS_DIR = DATA / "corpora" / "dialam-2024" / "my_train"
+MAPS_DIR = SAMPLES / "dialam-2024" / "my_train"
 MAPS = sorted(MAPS_DIR.glob("*.json"))
 BAD = DATA / "bad"
 AIF_LABEL = {
@@ -171,7 +171,7 @@ def test_same_map_under_two_names_gives_distinct_nodes(tmp_path: Path) -> None:
 
 
 def test_registry_finds_the_samples() -> None:
-    root = DATA / "corpora"
+    root = SAMPLES
     files = CORPORA["qt30"].find(root)
     assert files == MAPS
     assert CORPORA["qt30"].load(files).counts() == expected_counts(MAPS)

@@ -1,7 +1,7 @@
-"""Molweni / STAC loader on the shipped samples (``tests/data/corpora``) and on broken files.
+"""Molweni / STAC loader on the shipped samples (``graphstore/samples``) and on broken files.
 
 Expected numbers are recomputed here from the raw JSON, never taken from the loader.
-The samples are real dialogues cut from ``shared/corpora`` (see ``tests/data/corpora/PROVENANCE.md``).
+The samples are real dialogues cut from ``shared/corpora`` (see ``graphstore/samples/PROVENANCE.md``).
 """
 
 from __future__ import annotations
@@ -14,24 +14,21 @@ from typing import Any
 import pytest
 
 from graphstore.loaders.dialogue_json import load_dialogue_json
-from graphstore.loaders.registry import CORPORA
+from graphstore.loaders.registry import CORPORA, SAMPLES
 from ontology.errors import LoaderError
-from ontology.records import CorpusBundle, DiscourseRecord, LocutionRecord, RelationRecord, SpeakerRecord
+from ontology.records import DiscourseRecord, LocutionRecord, RelationRecord, SpeakerRecord
 from ontology.terms import Label, RelType, Sense
+from tests.conftest import of_type
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-MOLWENI = DATA / "corpora" / "molweni" / "DP" / "dev.json"
-STAC = DATA / "corpora" / "stac" / "train.json"
+MOLWENI = SAMPLES / "molweni" / "DP" / "dev.json"
+STAC = SAMPLES / "stac" / "train.json"
 BAD = DATA / "bad"
 
 
 def raw(path: Path) -> list[dict[str, Any]]:
     data: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
     return data
-
-
-def of_type(bundle: CorpusBundle, kind: type) -> list[Any]:
-    return [n for n in bundle.nodes if isinstance(n, kind)]
 
 
 def keys(dialogues: list[dict[str, Any]]) -> list[str]:
@@ -167,7 +164,7 @@ def test_stac_backward_link_is_kept() -> None:
 
 
 def test_registry_finds_the_samples() -> None:
-    root = DATA / "corpora"
+    root = SAMPLES
     assert CORPORA["molweni"].find(root) == [MOLWENI]
     assert CORPORA["stac"].find(root) == [STAC]
     bundle = CORPORA["stac"].load(CORPORA["stac"].find(root))

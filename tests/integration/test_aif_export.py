@@ -13,9 +13,11 @@ from typer.testing import CliRunner
 from graphstore.aif_export import build_aif, export_corpus, export_discourse, validate_aif
 from graphstore.loaders.aif import load_aif
 from graphstore.loaders.dialogue_json import load_dialogue_json
+from graphstore.predictions import PredictionStore
 from graphstore.runtime import EmbeddedNeo4j
 from graphstore.store import GraphStore
 from ontology.errors import ClientError, GraphStoreError, NotFoundError
+from ontology.labels import RelationLabel
 from ontology.records import (
     CorpusBundle,
     CorpusRecord,
@@ -23,6 +25,8 @@ from ontology.records import (
     EdgeRecord,
     LocutionRecord,
     NodeRecord,
+    PredictedRelation,
+    PredictionRun,
     PropositionRecord,
     RelationRecord,
     SpeakerRecord,
@@ -174,16 +178,14 @@ def _argument_bundle() -> CorpusBundle:
     rel("neither", Label.NonRelation, "Neither", f"{c}:I3", f"{c}:I2")
     rel("same", Label.SameUnit, "parts_of_same", f"{c}:I0", f"{c}:I3")
     rel("rephrase", Label.Rephrase, "Paraphrase", f"{c}:L1", f"{c}:L3")
-    predicted = RelationRecord(
-        id=f"{c}:pred", corpus=c, discourse=d, kind=Label.Support, origin="predicted", confidence=0.7
-    )
-    nodes.append(predicted)
-    edges.extend(link(predicted, [f"{c}:I3"], [f"{c}:I1"]))
     return CorpusBundle(CorpusRecord(id=c, corpus=c, name="test"), nodes, edges, origin="test")
 
 
 def test_argument_relations_as_ra_ca_ma(store: GraphStore) -> None:
     store.ingest(_argument_bundle())
+    run = PredictionRun(run_id="aif-test", model="m", model_version="1", task="relations")
+    predicted = PredictedRelation(source="m-arg:I3", target="m-arg:I1", label=RelationLabel.SUPPORT, score=0.7)
+    PredictionStore(store.driver).write(run, [predicted])
     aif = export_discourse(store, "m-arg:debate00")
     validate_aif(aif)
     nodes = _by_id(aif)

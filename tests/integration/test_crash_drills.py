@@ -17,8 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from api.services.corpora import SAMPLES
-from graphstore.loaders.registry import CORPORA
+from graphstore.loaders.registry import CORPORA, SAMPLES
 from graphstore.store import GraphStore
 from tests.conftest import shared_corpora
 from tests.integration.cli_support import run_argweb

@@ -9,10 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 from api.cli.main import app
-from api.services.corpora import SAMPLES
 from api.settings import Settings
 from graphstore import cypher
-from graphstore.loaders.registry import CORPORA
+from graphstore.loaders.registry import CORPORA, SAMPLES
 from graphstore.store import GraphStore
 
 

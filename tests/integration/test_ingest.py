@@ -20,12 +20,13 @@ from typer.testing import CliRunner
 
 from graphstore import cypher
 from graphstore.loaders.registry import CORPORA
+from graphstore.loaders.registry import SAMPLES as PACKAGED_SAMPLES
 from graphstore.store import GraphStore, edge_groups, node_groups
 from ontology.errors import GraphStoreError, LoaderError
 from ontology.records import CorpusBundle, CorpusRecord, LocutionRecord
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-SAMPLES = DATA / "corpora"
+SAMPLES = PACKAGED_SAMPLES
 BAD = DATA / "bad"
 NAMES = ("molweni", "stac", "qt30")
 

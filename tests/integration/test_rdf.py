@@ -1,10 +1,9 @@
-"""RDF export: IRIs, datatypes, materialised mappings, streaming reads and the CLI."""
+"""RDF export of a real Neo4j graph: paging, corpus filter and the CLI."""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -12,214 +11,19 @@ import pytest
 from neo4j import Driver
 from typer.testing import CliRunner
 
-from graphstore import cypher
 from graphstore.export import GraphReader
 from graphstore.store import GraphStore
-from ontology.errors import OntologyError
-from ontology.rdf import ONTOLOGY_IRI, PREFIXES, EdgeRow, NodeRow, RdfMapper, ontology_triples, write_export
+from ontology.rdf import ONTOLOGY_IRI, RdfMapper, write_export
 from ontology.sparql import python_value
+from ontology.terms import Label
+from ontology.views import NodeView, RelationView
 from tests.conftest import PASSWORD
+from tests.ontology.test_rdf import AW, BASE, _rel_counts
 from tests.rdf_support import ingest_samples
 
-AW, AIF, XSD = PREFIXES["aw"], PREFIXES["aif"], PREFIXES["xsd"]
-SCI, MARG, QT30 = PREFIXES["sciarg"], PREFIXES["marg"], PREFIXES["qt30"]
-RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
-BASE = "https://example.org/argweb/"
 
-
-def _triples(items: Iterator[ox.Triple]) -> set[tuple[str, str, str]]:
-    return {(str(t.subject), str(t.predicate), str(t.object)) for t in items}
-
-
-def _types(mapper: RdfMapper, row: NodeRow) -> set[str]:
-    return {
-        t.object.value
-        for t in mapper.node_triples(row)
-        if t.predicate.value == RDF_TYPE and isinstance(t.object, ox.NamedNode)
-    }
-
-
-def _literals(mapper: RdfMapper, row: NodeRow) -> set[tuple[str, str, str]]:
-    return {
-        (t.predicate.value, t.object.value, t.object.datatype.value)
-        for t in mapper.node_triples(row)
-        if isinstance(t.object, ox.Literal)
-    }
-
-
-# -- pure mapping ----------------------------------------------------------------------------------
-
-
-def test_iris_are_stable_quoted_and_reversible() -> None:
-    mapper = RdfMapper(BASE)
-    for node_id in ("molweni:1056:edu:0", "stac:s1-league1-game3~2:rel:4", "qt30:nodeset1:a b/c?d#e", "x:é"):
-        iri = mapper.iri(node_id)
-        assert iri == RdfMapper(BASE).iri(node_id)
-        assert iri.startswith(BASE)
-        ox.NamedNode(iri)  # valid IRI
-        assert not any(c in iri[len(BASE) :] for c in " /?#")
-        assert mapper.node_id(iri) == node_id
-    assert mapper.iri("molweni:1:edu:0") == BASE + "molweni:1:edu:0"
-    with pytest.raises(OntologyError, match="not under"):
-        mapper.node_id("https://elsewhere.org/x")
-
-
-@pytest.mark.parametrize("base", ["not an iri", "https://example.org/no-separator", "relative/", "http://a b/"])
-def test_bad_base_iri_is_refused(base: str) -> None:
-    with pytest.raises(OntologyError, match="base IRI"):
-        RdfMapper(base)
-
-
-@pytest.mark.parametrize(
-    ("corpus", "labels", "scheme_class"),
-    [
-        ("sciarg", ["Node", "Relation", "SchemeNode", "Attack"], SCI + "contradicts"),
-        ("m-arg", ["Node", "Relation", "SchemeNode", "Attack"], MARG + "Attack"),
-        ("qt30", ["Node", "Relation", "SchemeNode", "Attack"], QT30 + "CA"),
-    ],
-)
-def test_every_scheme_attack_is_an_attack_and_an_aif_conflict(
-    corpus: str, labels: list[str], scheme_class: str
-) -> None:
-    row = NodeRow(f"{corpus}:r1", labels, {"id": f"{corpus}:r1", "corpus": corpus, "scheme_class": scheme_class})
-    types = _types(RdfMapper(BASE), row)
-    assert {AW + "Attack", AIF + "CA-node", AIF + "S-node", AW + "Relation", scheme_class} <= types
-    # Equivalent scheme classes are materialised too (sciarg:contradicts = marg:Attack = qt30:CA).
-    assert {SCI + "contradicts", MARG + "Attack", QT30 + "CA"} <= types
-    assert AW + "Support" not in types
-
-
-def test_sense_and_scheme_class_materialise_the_sdrt_alignment() -> None:
-    row = NodeRow(
-        "molweni:1:rel:0",
-        ["Node", "Relation", "SchemeNode", "Transition", "DiscourseRelation"],
-        {"corpus": "molweni", "scheme_class": PREFIXES["molweni"] + "QAP", "sense": "QuestionAnswerPair"},
-    )
-    types = _types(RdfMapper(BASE), row)
-    assert {AW + "QuestionAnswerPair", PREFIXES["stac"] + "Question_answer_pair", AIF + "TA-node"} <= types
-    assert AW + "Comment" not in types
-
-
-def test_properties_map_to_declared_datatype_properties() -> None:
-    mapper = RdfMapper(BASE)
-    row = NodeRow(
-        "m-arg:n00001:L",
-        ["Node", "Locution"],
-        {
-            "id": "m-arg:n00001:L",
-            "corpus": "m-arg",
-            "position": 3,
-            "start_time": 1.5,
-            "tokens": ["I", "said", '"no"'],
-            "highlights": [0.0, 0.5, 1.0],
-            "text": 'I said "no"\nthen left',
-        },
-    )
-    s = BASE + "m-arg:n00001:L"
-    got = _literals(mapper, row)
-    assert (AW + "position", "3", XSD + "integer") in got
-    assert (AW + "startTime", "1.5", XSD + "double") in got
-    assert (AW + "tokens", json.dumps(["I", "said", '"no"'], separators=(",", ":")), XSD + "string") in got
-    assert (AW + "highlights", "[0.0,0.5,1.0]", XSD + "string") in got
-    assert (AW + "text", 'I said "no"\nthen left', XSD + "string") in got
-    assert all(str(t.subject) == f"<{s}>" for t in mapper.node_triples(row))
-    judgement = NodeRow("m-arg:j", ["Node", "Judgement"], {"corpus": "m-arg", "tainted": False, "trust": 1})
-    got = _literals(mapper, judgement)
-    assert (AW + "tainted", "false", XSD + "boolean") in got
-    assert (AW + "trust", "1.0", XSD + "double") in got
-
-
-@pytest.mark.parametrize(
-    ("row", "message"),
-    [
-        (NodeRow("x:1", ["Node", "Gadget"], {"corpus": "x"}), "label 'Gadget'"),
-        (NodeRow("x:1", ["Node"], {"corpus": "x", "colour": "red"}), "property 'colour'"),
-        (NodeRow("x:1", ["Node"], {"corpus": "x", "scheme_class": "https://x.org/C"}), "class https://x.org/C"),
-        (NodeRow("x:1", ["Node"], {"corpus": "x", "sense": "Gossip"}), "sense 'Gossip'"),
-        (NodeRow("x:1", ["Node"], {"corpus": "x", "position": "third"}), "xsd:integer"),
-        (NodeRow("x:1", ["Node"], {"corpus": "x", "confidence": [1, 2]}), "xsd:double"),
-    ],
-)
-def test_undeclared_terms_and_ill_typed_values_are_errors_naming_the_node(row: NodeRow, message: str) -> None:
-    with pytest.raises(OntologyError, match="node x:1") as info:
-        list(RdfMapper(BASE).node_triples(row))
-    assert message in str(info.value)
-    with pytest.raises(OntologyError, match="type not declared"):
-        list(RdfMapper(BASE).edge_triples(EdgeRow("a", "KNOWS", "b")))
-
-
-def test_relations_link_premises_and_conclusions_with_scheme_roles() -> None:
-    mapper = RdfMapper(BASE)
-    sciarg = NodeRow(
-        "sciarg:A01:R1",
-        ["Node", "Relation", "SchemeNode", "Support"],
-        {"corpus": "sciarg", "scheme_class": SCI + "supports"},
-        premises=("sciarg:A01:T2",),
-        conclusions=("sciarg:A01:T1",),
-    )
-    got = _triples(mapper.node_triples(sciarg))
-    r, t1, t2 = (f"<{BASE}sciarg:A01:{k}>" for k in ("R1", "T1", "T2"))
-    assert (r, f"<{AW}premise>", t2) in got
-    assert (r, f"<{SCI}arg1>", t2) in got
-    assert (r, f"<{AW}conclusion>", t1) in got
-    assert (r, f"<{SCI}arg2>", t1) in got
-    molweni = NodeRow(
-        "molweni:1:rel:0",
-        ["Node", "Relation", "SchemeNode", "Transition", "DiscourseRelation"],
-        {"corpus": "molweni", "sense": "Comment"},
-        premises=("molweni:1:edu:0",),
-        conclusions=("molweni:1:edu:1",),
-    )
-    got = _triples(mapper.node_triples(molweni))
-    r, x = f"<{BASE}molweni:1:rel:0>", f"<{BASE}molweni:1:edu:0>"
-    # stac:x is owl:equivalentProperty molweni:x, so both are asserted.
-    assert {(r, f"<{PREFIXES['molweni']}x>", x), (r, f"<{PREFIXES['stac']}x>", x)} <= got
-    assert not any(p == f"<{SCI}arg1>" for _, p, _ in got)
-
-
-def test_edges_map_to_object_properties() -> None:
-    got = _triples(RdfMapper(BASE).edge_triples(EdgeRow("qt30:m:1", "SPOKEN_BY", "qt30:person:Ann", "qt30")))
-    assert got == {(f"<{BASE}qt30:m:1>", f"<{AW}spokenBy>", f"<{BASE}qt30:person:Ann>")}
-
-
-# -- streaming writer ------------------------------------------------------------------------------
-
-ROWS = [
-    NodeRow("qt30:m", ["Node", "Discourse", "Dialogue"], {"id": "qt30:m", "corpus": "qt30"}),
-    NodeRow("qt30:m:1", ["Node", "Locution"], {"id": "qt30:m:1", "corpus": "qt30", "text": "A : yes"}),
-    NodeRow("sciarg:d", ["Node", "Discourse", "Document"], {"id": "sciarg:d", "corpus": "sciarg"}),
-]
-EDGES = [EdgeRow("qt30:m:1", "PART_OF", "qt30:m", "qt30")]
-
-
-@pytest.mark.parametrize("fmt", ["nt", "ttl", "nq"])
-def test_write_export_formats_parse_back(tmp_path: Path, fmt: str) -> None:
-    out = tmp_path / f"x.{fmt}"
-    report = write_export(out, iter(ROWS), iter(EDGES), fmt=fmt, mapper=RdfMapper(BASE))
-    parsed = list(ox.parse(path=out))
-    assert len(parsed) == report.triples
-    assert report.nodes == 3 and report.relationships == 1
-    assert report.ontology_triples == sum(1 for _ in ontology_triples())
-    graphs = Counter(str(q.graph_name) for q in parsed)
-    if fmt == "nq":
-        assert set(graphs) == {f"<{ONTOLOGY_IRI}>", f"<{BASE}graph/qt30>", f"<{BASE}graph/sciarg>"}
-        assert graphs[f"<{ONTOLOGY_IRI}>"] == report.ontology_triples
-    else:
-        assert set(graphs) == {"DEFAULT"}
-    assert not list(tmp_path.glob(".*.part"))
-
-
-def test_failed_export_leaves_no_file(tmp_path: Path) -> None:
-    out = tmp_path / "x.nt"
-    bad = [*ROWS, NodeRow("x:bad", ["Node"], {"corpus": "x", "colour": "red"})]
-    with pytest.raises(OntologyError, match="node x:bad"):
-        write_export(out, iter(bad), iter(EDGES), mapper=RdfMapper(BASE))
-    assert list(tmp_path.iterdir()) == []
-    with pytest.raises(OntologyError, match="format"):
-        write_export(out, iter(ROWS), iter(EDGES), fmt="rdfxml")
-
-
-# -- from Neo4j ------------------------------------------------------------------------------------
+def _node(item: NodeView | RelationView) -> NodeView:
+    return item.node if isinstance(item, RelationView) else item
 
 
 @pytest.fixture(scope="module")
@@ -238,29 +42,23 @@ def test_reader_pages_through_every_node_and_relationship_once(driver: Driver, s
     assert len(edges) == len(set(edges)) == whole.size().relationships
     assert Counter(t for _, t, _ in edges) == Counter({r["type"]: r["n"] for r in _rel_counts(driver)})
     one = GraphReader(driver, page_size=5, corpus="stac")
-    assert {r.props["corpus"] for r in one.nodes()} == {"stac"}
+    assert {_node(r).corpus for r in one.nodes()} == {"stac"}
     assert sum(1 for _ in one.nodes()) == sample["stac"] == one.size().nodes
     assert {e.corpus for e in one.relationships()} == {"stac"}
-
-
-def _rel_counts(driver: Driver) -> list[dict[str, object]]:
-    rows = GraphStore(driver).run(cypher.rel_type_counts())
-    out: Counter[str] = Counter()
-    for row in rows:
-        out[str(row["type"])] += int(row["n"])
-    return [{"type": k, "n": v} for k, v in out.items()]
 
 
 def test_relation_rows_carry_their_aif_ends(driver: Driver, sample: dict[str, int]) -> None:
     rows = {r.id: r for r in GraphReader(driver).nodes()}
     rel = next(r for k, r in rows.items() if k.startswith("molweni:") and ":rel:" in k)
-    assert len(rel.premises) == 1 and len(rel.conclusions) == 1
-    assert all(":edu:" in x for x in (*rel.premises, *rel.conclusions))
+    assert isinstance(rel, RelationView)
+    assert len(rel.sources) == 1 and len(rel.targets) == 1
+    assert all(":edu:" in x for x in (*rel.sources, *rel.targets))
     predicted = rows["qt30:predicted:0"]
-    assert predicted.props["origin"] == "predicted" and predicted.props["model"] == "rgcn-link"
-    assert len(predicted.premises) == 1 and len(predicted.conclusions) == 1
-    locutions = [r for r in rows.values() if "Locution" in r.labels]
-    assert locutions and all(r.premises == () and r.conclusions == () for r in locutions)
+    assert isinstance(predicted, RelationView)
+    assert predicted.origin == "predicted" and predicted.model == "rgcn-link"
+    assert len(predicted.sources) == 1 and len(predicted.targets) == 1
+    locutions = [r for r in rows.values() if isinstance(r, NodeView) and r.has(Label.Locution)]
+    assert locutions and all(isinstance(r, NodeView) for r in rows.values() if ":edu:" in r.id)
 
 
 def test_export_round_trips_every_node_property_and_relationship(
@@ -281,7 +79,7 @@ def test_export_round_trips_every_node_property_and_relationship(
     size = reader.size()
     assert report.nodes == size.nodes and report.relationships == size.relationships
     # Every stored property value comes back from its own resource.
-    for row in reader.nodes():
+    for row in map(_node, reader.nodes()):
         for key, value in row.props.items():
             prop, lit = mapper.literal(key, value, row.id)
             assert ox.Quad(mapper.resource(row.id), prop, lit, mapper.graph(row.props["corpus"])) in store
@@ -291,9 +89,6 @@ def test_export_round_trips_every_node_property_and_relationship(
         assert ox.Quad(t.subject, t.predicate, t.object, mapper.graph(edge.corpus)) in store
     graphs = {str(g.value) for g in store.named_graphs()}
     assert graphs == {ONTOLOGY_IRI} | {f"{BASE}graph/{c}" for c in sample}
-
-
-# -- CLI -------------------------------------------------------------------------------------------
 
 
 def test_cli_export_load_and_query(
@@ -336,4 +131,4 @@ def test_cli_export_load_and_query(
     result = runner.invoke(app, ["sparql", "ASK { ?x aw:corpus 'molweni' }", "--format", "json"])
     assert json.loads(result.stdout) == {"head": {}, "boolean": False}
     result = runner.invoke(app, ["sparql", "INSERT DATA { <urn:a> <urn:b> <urn:c> }"])
-    assert result.exit_code == 1 and "refused" in result.output
+    assert result.exit_code == 2 and "refused" in result.output

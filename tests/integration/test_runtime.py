@@ -18,12 +18,13 @@ import pytest
 
 from api.services.graph import embedded_server, open_driver
 from graphstore.loaders.registry import CORPORA
+from graphstore.loaders.registry import SAMPLES as PACKAGED_SAMPLES
 from graphstore.runtime import _alive, free_port
 from graphstore.store import GraphStore
 from tests.conftest import embedded_settings
 
 ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = ROOT / "tests" / "data" / "corpora"
+SAMPLES = PACKAGED_SAMPLES
 PASSWORD = "argweb-runtime-test"
 
 

@@ -10,15 +10,16 @@ from pathlib import Path
 import pytest
 
 from ontology.errors import ClientError, LoaderError, OntologyError
-from ontology.rdf import EdgeRow, NodeRow, RdfMapper, remove_stale_parts, write_export
+from ontology.rdf import RdfMapper, remove_stale_parts, write_export
 from ontology.records import MAX_FIELD_BYTES, DiscourseRecord, build
 from ontology.sparql import SparqlStore, load_store
+from ontology.views import EdgeView, NodeView
 
 NODES = [
-    NodeRow(id="t:c", labels=("Node", "Corpus"), props={"id": "t:c", "corpus": "t:c", "name": "t"}),
-    NodeRow(id="t:1", labels=("Node", "Proposition"), props={"id": "t:1", "corpus": "t:c", "text": "taxes rise"}),
+    NodeView(id="t:c", labels=("Node", "Corpus"), props={"id": "t:c", "corpus": "t:c", "name": "t"}),
+    NodeView(id="t:1", labels=("Node", "Proposition"), props={"id": "t:1", "corpus": "t:c", "text": "taxes rise"}),
 ]
-EDGES = [EdgeRow(source="t:1", type="PART_OF", target="t:c", corpus="t:c")]
+EDGES = [EdgeView(source="t:1", type="PART_OF", target="t:c", corpus="t:c")]
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -61,10 +62,10 @@ def test_oversized_text_is_refused_by_loaders_and_by_the_export() -> None:
         build(DiscourseRecord, "f.json: dialogue #0", id="t:d", corpus="t", kind="Dialogue", local_id="ab\0c")
     mapper = RdfMapper()
     with pytest.raises(OntologyError, match=r"node t:1: property 'text' holds 1,048,577 bytes"):
-        list(mapper.node_triples(NodeRow(id="t:1", labels=("Node",), props={"text": huge})))
+        list(mapper.node_triples(NodeView(id="t:1", labels=("Node",), props={"text": huge})))
     # Just under the limit is fine (multi-byte characters count as bytes).
     ok = "é" * (MAX_FIELD_BYTES // 2)
-    assert list(mapper.node_triples(NodeRow(id="t:1", labels=("Node",), props={"text": ok})))
+    assert list(mapper.node_triples(NodeView(id="t:1", labels=("Node",), props={"text": ok})))
 
 
 def test_a_literal_over_oxigraphs_buffer_fails_the_load_cleanly(tmp_path: Path) -> None:

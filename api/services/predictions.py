@@ -1,0 +1,44 @@
+"""Prediction runs in the graph: write a model's output, list runs, delete a model's predictions.
+
+Shared by the CLI (``argweb predictions ...``, ``argweb delete predictions``), the HTTP API and the
+models' predict commands; the write path itself is :class:`graphstore.predictions.PredictionStore`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from api.services.graph import Graph
+from graphstore.predictions import PredictionReport, PredictionStore, Progress, StoredRun
+from ontology.records import PredictedRelation, PredictionRun
+
+
+def _store(graph: Graph) -> PredictionStore:
+    settings = graph.settings
+    return PredictionStore(graph.driver(), settings.neo4j_database, settings.batch_size)
+
+
+def write_run(
+    graph: Graph, run: PredictionRun, relations: Iterable[PredictedRelation], progress: Progress | None = None
+) -> PredictionReport:
+    """Write one prediction run (all or nothing; a run id already written is not written again).
+
+    Raises:
+        PredictionError: An end node is missing or not a unit, or the run id is taken by other content.
+        GraphStoreError: Neo4j failed (nothing of the run kept).
+    """
+    return _store(graph).write(run, relations, progress)
+
+
+def runs(graph: Graph, model: str | None = None, version: str | None = None) -> list[StoredRun]:
+    """The stored prediction runs, oldest first (of ``model`` / ``version`` when given)."""
+    return _store(graph).runs(model, version)
+
+
+def delete_predictions(graph: Graph, model: str, version: str | None = None) -> int:
+    """Delete every predicted relation of ``model`` (of ``version`` only, when given) and its runs.
+
+    Returns:
+        The number of predicted relations deleted; gold relations are never touched.
+    """
+    return _store(graph).delete(model, version)

@@ -1,0 +1,109 @@
+"""The one label space of relation models: argument relations, no relation and the discourse senses.
+
+Every relation model (argument mining, discourse parsing) predicts a :class:`RelationLabel`;
+the write path maps it onto the ontology class it is stored as. The argument labels are the
+unified AIF scheme classes (support = RA, attack = CA, rephrase = MA) plus ``none`` (an explicit
+non-relation); the discourse labels are the 16 unified SDRT senses of :class:`~ontology.terms.Sense`,
+with the same values. ``tests/ontology/test_labels.py`` checks the enum against the ontology, so a
+sense added to or removed from ``argweb.ttl`` fails there.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from ontology.errors import OntologyError
+from ontology.terms import LABEL_ANCESTORS, Label, Sense
+
+
+class RelationLabel(StrEnum):
+    """What a relation model predicts between two units."""
+
+    SUPPORT = "support"
+    ATTACK = "attack"
+    REPHRASE = "rephrase"
+    NONE = "none"
+    Acknowledgement = "Acknowledgement"
+    Alternation = "Alternation"
+    Background = "Background"
+    ClarificationQuestion = "ClarificationQuestion"
+    Comment = "Comment"
+    Conditional = "Conditional"
+    Continuation = "Continuation"
+    Contrast = "Contrast"
+    Correction = "Correction"
+    Elaboration = "Elaboration"
+    Explanation = "Explanation"
+    Narration = "Narration"
+    Parallel = "Parallel"
+    QuestionAnswerPair = "QuestionAnswerPair"
+    QuestionElaboration = "QuestionElaboration"
+    Result = "Result"
+
+
+ARGUMENT_LABELS: dict[RelationLabel, Label] = {
+    RelationLabel.SUPPORT: Label.Support,
+    RelationLabel.ATTACK: Label.Attack,
+    RelationLabel.REPHRASE: Label.Rephrase,
+    RelationLabel.NONE: Label.NonRelation,
+}
+"""Argument labels and the ontology class each is stored as."""
+
+DISCOURSE_LABELS: tuple[RelationLabel, ...] = tuple(label for label in RelationLabel if label not in ARGUMENT_LABELS)
+"""The discourse senses, in declaration order."""
+
+
+def relation_label(value: str) -> RelationLabel:
+    """Parse a label as a model or a user writes it.
+
+    Argument labels are matched case-insensitively (``Support``, ``SUPPORT``); senses exactly.
+
+    Raises:
+        OntologyError: Not a label of the space, listing the valid ones.
+    """
+    try:
+        return RelationLabel(value.lower() if value.lower() in {a.value for a in ARGUMENT_LABELS} else value)
+    except ValueError as e:
+        raise OntologyError(f"unknown relation label {value!r}; labels: {', '.join(RelationLabel)}") from e
+
+
+def is_discourse(label: RelationLabel) -> bool:
+    """Whether ``label`` is a discourse sense (stored as a ``DiscourseRelation``)."""
+    return label not in ARGUMENT_LABELS
+
+
+def ontology_class(label: RelationLabel) -> Label:
+    """The ontology class a relation of ``label`` is stored as (``Support``, ``DiscourseRelation`` ...)."""
+    return ARGUMENT_LABELS.get(label, Label.DiscourseRelation)
+
+
+def sense(label: RelationLabel) -> Sense | None:
+    """The unified SDRT sense of a discourse label (None for argument labels)."""
+    return None if label in ARGUMENT_LABELS else Sense(label.value)
+
+
+def node_labels(label: RelationLabel) -> tuple[Label, ...]:
+    """All Neo4j labels of a relation node of ``label``, most specific first."""
+    cls = ontology_class(label)
+    return (cls, *LABEL_ANCESTORS[cls])
+
+
+def from_relation(kind: str, sense_name: str | None = None) -> RelationLabel:
+    """The label of a stored relation, from its most specific class and (discourse) sense.
+
+    The inverse of :func:`ontology_class` / :func:`sense`, used to turn gold relations into
+    training targets.
+
+    Raises:
+        OntologyError: The class has no label (``Illocution``, ``SameUnit`` ...), or a discourse
+            relation has no known sense.
+    """
+    if kind == Label.DiscourseRelation.value and sense_name is not None:
+        try:
+            return RelationLabel(Sense(sense_name).value)
+        except ValueError as e:
+            raise OntologyError(f"unknown discourse sense {sense_name!r}") from e
+    for label, cls in ARGUMENT_LABELS.items():
+        if cls.value == kind:
+            return label
+    raise OntologyError(f"relation class {kind!r} (sense {sense_name!r}) has no relation label")

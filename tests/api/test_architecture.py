@@ -1,0 +1,25 @@
+"""The package structure: import contracts (pyproject ``[tool.importlinter]``) and a light CLI import."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_import_contracts_are_kept() -> None:
+    # ontology -> nothing else; graphstore/gnn -> never api; gnn -> never graphstore; no circles.
+    lint = Path(sys.executable).with_name("lint-imports")
+    proc = subprocess.run([str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert "4 kept, 0 broken" in proc.stdout
+
+
+def test_cli_import_pulls_in_no_model_stack() -> None:
+    heavy = ("torch", "transformers", "librosa", "torch_geometric")
+    code = f"import sys, api.cli.main, api.app; print(','.join(m for m in {heavy!r} if m in sys.modules))"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == ""
