@@ -16,8 +16,8 @@ from neo4j import Driver
 from typer.testing import CliRunner
 
 from api.cli.main import app
-from api.services.corpora import SAMPLES
 from api.settings import Settings
+from graphstore.loaders.registry import SAMPLES
 from graphstore.store import GraphStore
 
 BAD = Path(__file__).resolve().parents[1] / "data" / "bad"

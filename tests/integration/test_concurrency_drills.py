@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from api.services.corpora import SAMPLES
-from graphstore.loaders.registry import CORPORA
+from graphstore.loaders.registry import CORPORA, SAMPLES
 from graphstore.store import GraphStore
 from ontology.errors import ArgwebError
 from tests.integration.drill_support import DrillServer, integrity, marker, record

@@ -11,18 +11,20 @@ the shipped samples with a small batch size (so that the kill lands between batc
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from api.services.corpora import SAMPLES
-from graphstore.loaders.registry import CORPORA
+from graphstore.loaders.registry import CORPORA, SAMPLES
 from graphstore.store import GraphStore
 from tests.conftest import shared_corpora
-from tests.integration.cli_support import run_argweb
+from tests.integration.cli_support import ROOT, run_argweb
 from tests.integration.drill_support import (
+    PASSWORD,
     DrillServer,
     integrity,
     kill9,
@@ -196,6 +198,64 @@ def test_kill_mid_export_and_mid_load_keeps_the_previous_sparql_store(tmp_path: 
             quads_before=before,
             quads_after_rerun=after,
             partial_files_left_by_kill=len(leaked),
+            seconds_to_recover=round(recovered, 1),
+        )
+    finally:
+        server.stop()
+
+
+def test_kill_mid_prediction_write_then_rerun_writes_the_whole_run_once(tmp_path: Path) -> None:
+    server = DrillServer(tmp_path / "data", batch_size=5000)
+    server.start()
+    try:
+        files = corpus_files(SAMPLES, "qt30")
+        assert server.ingest("aif", *files).returncode == 0
+        driver = server.driver()
+        try:
+            store = GraphStore(driver)
+            gold = (
+                "MATCH (n:Node {corpus: 'qt30'}) WHERE coalesce(n.origin, 'gold') = 'gold' "
+                "RETURN count(n) AS nodes, "
+                "sum(COUNT { (n)-[]->(m:Node) WHERE coalesce(m.origin, 'gold') = 'gold' }) AS rels"
+            )
+            gold_before = store.read(gold)[0]
+            locutions = [r["id"] for r in store.read("MATCH (l:Locution {corpus: 'qt30'}) RETURN l.id AS id")]
+            want = len(locutions) - 1
+            run_id = "drill-run-1"
+            args = [sys.executable, "-m", "tests.integration.predict_writer", str(server.port), PASSWORD, run_id, "2"]
+            writer = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            count = "MATCH (r:Relation) WHERE r.run_id = $run RETURN count(r) AS n"
+            state: dict[str, int] = {}
+
+            def some_written() -> bool:
+                state["n"] = store.read(count, run=run_id)[0]["n"]
+                return state["n"] >= want // 4
+
+            wait_for(some_written, 600, "a quarter of the prediction run", interval=0.02)
+            kill9(writer.pid)
+            writer.wait(timeout=60)
+            written = state["n"]
+            assert written < want, "the run finished before the kill"
+            started = time.perf_counter()
+            again = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=900, check=False)
+            recovered = time.perf_counter() - started
+            assert again.returncode == 0, again.stdout + again.stderr
+            after = store.read(count, run=run_id)[0]["n"]
+            runs = store.read("MATCH (r:PredictionRun) RETURN r.status AS status, count(*) AS n")
+            gold_after = store.read(gold)[0]
+            third = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=900, check=False)
+            assert third.returncode == 0 and "written 0" in third.stdout  # idempotent per run id
+            assert store.read(count, run=run_id)[0]["n"] == want
+        finally:
+            driver.close()
+        assert after == want
+        assert [(r["status"], r["n"]) for r in runs] == [("complete", 1)]
+        assert gold_after == gold_before  # predictions never touch gold nodes or edges
+        record(
+            "prediction-write-killed",
+            relations_committed_before_kill=written,
+            relations_after_rerun=after,
+            relations_in_run=want,
             seconds_to_recover=round(recovered, 1),
         )
     finally:
