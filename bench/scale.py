@@ -298,6 +298,7 @@ def run_size(items: int, args: argparse.Namespace, save: Callable[[dict[str, Any
     r = in_child(
         step_bulk, str(bulk.data_dir), bulk.port, str(synth_dir), args.heap, args.pagecache, args.start_timeout
     )
+    row["items"] = r["items"]
     row["bulk_items_per_s"] = r["items"] / r["seconds"]
     row["bulk_s"] = r["seconds"]
     row["bulk_phases_s"] = {k: round(v, 2) for k, v in r["phases"].items()}
