@@ -113,14 +113,17 @@ def step_tx(uri: str, synth_dir: str, batch_size: int) -> dict[str, Any]:
     return {"items": items, "parse_s": parse_s, "write_s": write_s, "peak_rss_mb": peak_rss_mb()}
 
 
-def step_bulk(data_dir: str, port: int, synth_dir: str, heap: str, pagecache: int) -> dict[str, Any]:
+def step_bulk(
+    data_dir: str, port: int, synth_dir: str, heap: str, pagecache: int, start_timeout: float
+) -> dict[str, Any]:
     """Bulk first load of every shard into the (running, empty) server of ``data_dir``."""
     from bench.synth import bundle_sources
     from graphstore.bulk import BulkLoader
     from graphstore.runtime import EmbeddedNeo4j
 
     server = EmbeddedNeo4j(Path(data_dir), PASSWORD, port=port, heap=heap, pagecache=pagecache)
-    report = BulkLoader(server, work_dir=Path(data_dir).parent).load(bundle_sources(Path(synth_dir)))
+    loader = BulkLoader(server, work_dir=Path(data_dir).parent, start_timeout=start_timeout)
+    report = loader.load(bundle_sources(Path(synth_dir)))
     seconds = report.seconds - report.phases.get("parse", 0.0)
     return {"items": report.items, "seconds": seconds, "phases": report.phases, "peak_rss_mb": peak_rss_mb()}
 
@@ -270,7 +273,7 @@ def run_size(items: int, args: argparse.Namespace, save: Callable[[dict[str, Any
     tx_stats = tx_answers = tx_digest = None
     if "tx" not in args.skip:
         tx = server("tx", args.port)
-        info = tx.start()
+        info = tx.start(timeout=args.start_timeout)
         r = in_child(step_tx, info.uri, str(synth_dir), args.batch_size)
         row["items"] = r["items"]
         row["tx_items_per_s"] = r["items"] / r["write_s"]
@@ -291,8 +294,11 @@ def run_size(items: int, args: argparse.Namespace, save: Callable[[dict[str, Any
     # 2. bulk
     save(row)
     bulk = server("bulk", args.port)
-    bulk.start()
-    r = in_child(step_bulk, str(bulk.data_dir), bulk.port, str(synth_dir), args.heap, args.pagecache)
+    bulk.start(timeout=args.start_timeout)
+    r = in_child(
+        step_bulk, str(bulk.data_dir), bulk.port, str(synth_dir), args.heap, args.pagecache, args.start_timeout
+    )
+    row["items"] = r["items"]
     row["bulk_items_per_s"] = r["items"] / r["seconds"]
     row["bulk_s"] = r["seconds"]
     row["bulk_phases_s"] = {k: round(v, 2) for k, v in r["phases"].items()}
@@ -428,6 +434,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--heap", default="2g", help="Neo4j JVM heap")
     ap.add_argument("--pagecache", type=int, default=1024 * 2**20, help="Neo4j page cache, bytes")
     ap.add_argument("--batch-size", type=int, default=5000)
+    ap.add_argument("--start-timeout", type=float, default=600.0, help="seconds to wait for a server start")
     ap.add_argument("--nodes", type=int, default=1000, help="random nodes for the latency figures")
     ap.add_argument("--repeat", type=int, default=3, help="runs per competency question (median)")
     ap.add_argument("--keep", action="store_true", help="keep the databases, export and Oxigraph store")
