@@ -9,8 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 from api.cli.main import app
+from graphstore.loaders.registry import SAMPLES
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "corpora"
+DATA = SAMPLES
 AIF_DIR = DATA / "dialam-2024" / "my_train"
 SCIARG_DIR = DATA / "sciarg" / "compiled_corpus"
 

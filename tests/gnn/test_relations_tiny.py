@@ -19,9 +19,10 @@ from gnn.relations.sciarg_task import papers_from_records
 from gnn.relations.text import Lsa
 from graphstore.loaders.aif import load_aif
 from graphstore.loaders.aif_write import AifRelation, add_relations, read_map, strip_relations
+from graphstore.loaders.registry import SAMPLES
 from graphstore.loaders.sciarg import load_sciarg
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "corpora"
+DATA = SAMPLES
 MAPS = sorted((DATA / "dialam-2024" / "my_train").glob("*.json"))
 PAPERS = sorted((DATA / "sciarg" / "compiled_corpus").glob("*.ann"))
 

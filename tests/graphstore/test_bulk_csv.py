@@ -65,8 +65,7 @@ def _bundle() -> CorpusBundle:
     ]
     edges = [
         EdgeRecord(type=RelType.AIF_EDGE, source="t:l1", target="t:l2", corpus="t", id="t:e1"),
-        # The same AIF edge twice and a second one between the same ends: MERGE keeps two.
-        EdgeRecord(type=RelType.AIF_EDGE, source="t:l1", target="t:l2", corpus="t", id="t:e1"),
+        # A second AIF edge between the same ends is a relationship of its own (a repeated id is refused).
         EdgeRecord(type=RelType.AIF_EDGE, source="t:l1", target="t:l2", corpus="t", id="t:e2"),
     ]
     return CorpusBundle(corpus, nodes, edges, origin="test")

@@ -10,10 +10,11 @@ import pytest
 from graphstore.loaders.aif import load_aif
 from graphstore.loaders.aif_write import AifRelation, add_relations, read_map, strip_relations, write_maps
 from graphstore.loaders.brat_write import BratRelation, with_relations, write_paper
+from graphstore.loaders.registry import SAMPLES
 from graphstore.loaders.sciarg import load_sciarg
 from ontology.errors import LoaderError
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "corpora"
+DATA = SAMPLES
 MAPS = sorted((DATA / "dialam-2024" / "my_train").glob("*.json"))
 PAPERS = sorted((DATA / "sciarg" / "compiled_corpus").glob("*.ann"))
 
