@@ -20,6 +20,7 @@ bench: setup
 	$(PY) -m bench.all
 
 stop:
+	-$(PY) -m api.cli serve --stop
 	-$(PY) -m api.cli db stop
 
 clean: stop

@@ -6,6 +6,8 @@ argument; library code (``ontology``, ``graphstore``, ``gnn``) takes explicit ar
 
 from __future__ import annotations
 
+import json
+import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -50,6 +52,8 @@ class Settings(BaseSettings):
         oxigraph_store: The Oxigraph store SPARQL runs on (default ``<data_dir>/oxigraph``).
         allow_sparql_service: Let SPARQL ``SERVICE`` clauses reach other endpoints (off: a public
             endpoint must not make outbound requests for its clients).
+        api_host: Interface the API listens on (``argweb serve``, the main job's background API).
+        api_port: TCP port of the API.
     """
 
     model_config = SettingsConfigDict(env_prefix="ARGWEB_", env_file=".env", extra="ignore")
@@ -75,6 +79,8 @@ class Settings(BaseSettings):
     request_size_limit: int = 10 * 1024 * 1024
     oxigraph_store: Path | None = None
     allow_sparql_service: bool = False
+    api_host: str = "127.0.0.1"
+    api_port: int = 8000
 
     @property
     def neo4j_dir(self) -> Path:
@@ -90,6 +96,26 @@ class Settings(BaseSettings):
     def features_dir(self) -> Path:
         """Computed features (per corpus and kind)."""
         return self.data_dir / "features"
+
+    def child_env(self) -> dict[str, str]:
+        """This process's environment with every setting spelled out as ``ARGWEB_*``.
+
+        A child process (the background API) then reads exactly these settings, whatever came from
+        options, ``.env`` or the environment; relative paths are made absolute.
+        """
+        env = dict(os.environ)
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if isinstance(value, SecretStr):
+                value = value.get_secret_value()
+            elif isinstance(value, Path):
+                value = value.resolve()
+            elif isinstance(value, list | dict | bool):
+                value = json.dumps(value)
+            env[f"ARGWEB_{name.upper()}"] = str(value)
+        return env
 
     def with_overrides(self, **updates: object) -> Settings:
         """A copy with the given fields replaced (``None`` values are ignored: the option was not given)."""

@@ -582,3 +582,12 @@ def delete_emptied_prediction_runs() -> str:
         f"UNWIND $batches AS b MATCH (p:`{Label.PredictionRun.value}`) WHERE p.batch = b "
         f"AND NOT EXISTS {{ MATCH (r:`{Label.Relation.value}`) WHERE r.batch = b }} DETACH DELETE p"
     )
+
+
+def relation_origin_counts() -> str:
+    """Reified relations per corpus, most specific class, scheme label or sense, and origin (gold/predicted)."""
+    return (
+        "MATCH (r:`Relation`) "
+        "RETURN r.corpus AS corpus, labels(r) AS kinds, coalesce(r.sense, r.scheme_label) AS scheme, "
+        "coalesce(r.origin, 'gold') AS origin, count(*) AS n ORDER BY corpus, scheme"
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from typing import Annotated, Any
 
 import typer
@@ -11,7 +12,7 @@ from rich.table import Table
 
 from api.cli.predictions import PREDICTIONS, delete_predictions
 from api.cli_common import REPORTER, console, settings
-from api.services import corpora
+from api.services import corpora, mainjob
 from api.services.graph import Graph
 from ontology.errors import ApiError
 
@@ -80,6 +81,28 @@ def delete(
     typer.echo(f"deleted corpus {corpus}")
 
 
+def print_relation_counts(rows: list[dict[str, Any]]) -> None:
+    """Gold and predicted relations per corpus and type, side by side."""
+    table = Table(title="relations: gold vs predicted")
+    for col in ("corpus", "type", "gold", "predicted"):
+        table.add_column(col, justify="right" if col in ("gold", "predicted") else "left")
+    for row in rows:
+        table.add_row(row["corpus"], row["type"], str(row["gold"]), str(row["predicted"] or ""))
+    Console().print(table)
+
+
+def print_predictions(outcomes: list[mainjob.PredictionOutcome]) -> None:
+    """One line per (model, corpus): written, skipped or FAILED with the reason."""
+    for o in outcomes:
+        model = f"{o.model} {o.version}" if o.model else o.task
+        if o.status == "written":
+            console.print(f"predictions {o.corpus}: {model}: {o.predicted} relations written (run {o.run_id})")
+        elif o.status == "skipped":
+            console.print(f"predictions {o.corpus}: {model}: already written (run {o.run_id})")
+        else:
+            console.print(f"[bold red]predictions {o.corpus}: {model} FAILED[/]: {o.message}")
+
+
 def run(
     bulk: Annotated[
         bool | None,
@@ -88,12 +111,40 @@ def run(
             help="Offline importer for the first load (default: when the embedded database is empty).",
         ),
     ] = None,
+    predict: Annotated[
+        bool, typer.Option("--predict/--no-predict", help="Write the default models' predictions.")
+    ] = True,
+    serve: Annotated[bool, typer.Option("--serve/--no-serve", help="Start the API in the background.")] = True,
 ) -> None:
-    """Main job: start Neo4j, load every corpus found, print stats."""
+    """Main job: start Neo4j, load every corpus found, predict, export to the SPARQL store, start the API.
+
+    Every step is idempotent: a second run loads, predicts and exports only what changed.
+    """
+    from api.services.apiserver import api_server
+
+    started = time.perf_counter()
     cfg = settings()
     root = corpora.corpora_root(cfg)
     console.print(f"corpora: {root}")
     with Graph(cfg) as graph:
         report = corpora.run_all(graph, root, REPORTER, bulk=bulk)
-    print_stats(report.stats)
-    console.print(f"done in {report.seconds:.1f}s")
+        print_stats(report.stats)
+        outcomes: list[mainjob.PredictionOutcome] = []
+        if predict:
+            loaded = [name for name, e in report.stats["corpora"].items() if e.get("status") == "complete"]
+            outcomes = mainjob.predict_defaults(graph, loaded, REPORTER)
+            print_predictions(outcomes)
+        print_relation_counts(mainjob.relation_counts(graph))
+        rdf = mainjob.sync_rdf(graph, REPORTER)
+    console.print(
+        f"SPARQL store {rdf.store_dir}: "
+        + (f"{rdf.triples:,} triples loaded in {rdf.seconds:.1f}s" if rdf.exported else "unchanged")
+    )
+    if serve:
+        server = api_server(cfg)
+        info = server.start()
+        console.print(f"argweb API: {info.url} (pid {info.pid}; stop with `make stop`)")
+    failed = [o for o in outcomes if o.status == "failed"]
+    if failed:
+        console.print(f"[bold red]{len(failed)} prediction step(s) failed[/] (see above); the graph is loaded")
+    console.print(f"done in {time.perf_counter() - started:.1f}s")

@@ -17,17 +17,35 @@ def register(app: typer.Typer) -> None:
 
 
 def serve(
-    host: Annotated[str, typer.Option(help="Interface to listen on (0.0.0.0 for every interface).")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
+    host: Annotated[
+        str | None, typer.Option(help="Interface to listen on (0.0.0.0 for every interface; default 127.0.0.1).")
+    ] = None,
+    port: Annotated[int | None, typer.Option(help="TCP port (default: settings, 8000).")] = None,
     workers: Annotated[int, typer.Option(help="Worker processes.")] = 1,
+    background: Annotated[
+        bool, typer.Option("--background", help="Run detached (pid file in the data directory); no-op if running.")
+    ] = False,
+    stop: Annotated[bool, typer.Option("--stop", help="Stop the background API.")] = False,
 ) -> None:
     """Serve the HTTP API, the SPARQL endpoint and the graph page (Neo4j must be running).
 
     Configuration comes from the ARGWEB_ settings (Neo4j, SPARQL store, API key, CORS, limits).
     """
+    cfg = settings()
+    if stop or background:
+        from api.services.apiserver import api_server
+
+        server = api_server(cfg, host, port)
+        if stop:
+            typer.echo("API stopped" if server.stop() else "API was not running")
+            return
+        info = server.start()
+        console.print(f"argweb API running: {info.url} (pid {info.pid}, log {server.log_file})")
+        return
     import uvicorn
 
-    cfg = settings()
+    host = host or cfg.api_host
+    port = port or cfg.api_port
     console.print(f"argweb API on http://{host}:{port}/ (docs: /docs, SPARQL: /sparql, data: {cfg.rdf_store_dir})")
     if workers > 1:
         uvicorn.run("api.app:app", host=host, port=port, workers=workers, log_level="info")

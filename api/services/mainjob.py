@@ -1,0 +1,221 @@
+"""The main job after loading: the default models' predictions, gold-vs-predicted counts, the SPARQL store.
+
+Each step is idempotent so that a second ``argweb run`` is fast: a corpus that already has a
+complete prediction run of the same model and version is skipped, and the RDF export is redone
+only when the graph's counts or its prediction runs changed since the last export.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from api.services.graph import Graph
+from api.services.predictions import runs
+from api.services.reporting import SILENT, Reporter
+from ontology.errors import DatabaseUnavailableError
+
+# Written next to the Oxigraph store: what the store was last loaded from.
+RDF_STAMP = "rdf-export.json"
+RDF_EXPORT = "export.nt"
+
+
+@dataclass(frozen=True)
+class DefaultModel:
+    """A default model the main job runs on the corpora it serves.
+
+    Attributes:
+        task: The prediction runs' task (``discourse``, ``paraphrase``).
+        corpora: Corpus ids it predicts for.
+        identity: ``() -> (model, version)`` of the model that would run (read from its card).
+        predict: ``(graph, corpus, reporter) -> (run_id or None, predicted relations written)``.
+    """
+
+    task: str
+    corpora: tuple[str, ...]
+    identity: Callable[[], tuple[str, str]]
+    predict: Callable[[Graph, str, Reporter], tuple[str | None, int]]
+
+
+def _discourse_identity() -> tuple[str, str]:
+    from api.services.discourse import default_model
+    from gnn.modelcard import read_card
+
+    card = read_card(default_model(), task="discourse")
+    return card.model, card.version
+
+
+def _discourse_predict(graph: Graph, corpus: str, reporter: Reporter) -> tuple[str | None, int]:
+    from api.services import discourse
+
+    result = discourse.predict(graph, corpus=corpus, write=True, reporter=reporter)
+    return result["run_id"], int(result["predicted"])
+
+
+def _paraphrase_identity() -> tuple[str, str]:
+    from api.services.paraphrase import TASK, resolve_model
+    from gnn.modelcard import read_card
+
+    card = read_card(resolve_model(None), task=TASK)
+    return card.model, card.version
+
+
+def _paraphrase_predict(graph: Graph, corpus: str, reporter: Reporter) -> tuple[str | None, int]:
+    from api.services import paraphrase
+
+    cache = graph.settings.cache_dir / "embeddings" / "contextdep-pairs"
+    summary = paraphrase.predict_graph(graph, corpus=corpus, write=True, cache_dir=cache)
+    return summary.get("run_id"), int(summary["written"])
+
+
+# Argument relations (qt30, sciarg, m-arg) join this list once api/services/relations.py can predict
+# for corpora read from the graph; today it predicts files in the corpora's own formats only.
+DEFAULT_MODELS: tuple[DefaultModel, ...] = (
+    DefaultModel("discourse", ("molweni", "stac"), _discourse_identity, _discourse_predict),
+    DefaultModel("paraphrase", ("contextdep",), _paraphrase_identity, _paraphrase_predict),
+)
+
+
+@dataclass
+class PredictionOutcome:
+    """What the main job did for one (model, corpus).
+
+    Attributes:
+        task: The prediction task.
+        corpus: The corpus.
+        status: ``written``, ``skipped`` (a complete run of this model version exists) or ``failed``.
+        model: Model name (None when its card could not be read).
+        version: Model version.
+        run_id: The run written (or found, when skipped).
+        predicted: Predicted relations written by this job.
+        message: Why it failed.
+    """
+
+    task: str
+    corpus: str
+    status: str
+    model: str | None = None
+    version: str | None = None
+    run_id: str | None = None
+    predicted: int = 0
+    message: str = ""
+
+
+def existing_run(graph: Graph, task: str, model: str, version: str, corpus: str) -> str | None:
+    """The id of a complete run of ``model``/``version`` for ``corpus`` whose relations are still in the graph."""
+    for stored in runs(graph, model, version):
+        params = stored.run.parameters or {}
+        if stored.status != "complete" or stored.run.task != task or params.get("corpus") != corpus:
+            continue
+        # A run whose corpus was deleted and loaded again has lost its relations: predict again.
+        if stored.relations > 0 or not stored.counts.get("relations"):
+            return stored.run.run_id
+    return None
+
+
+def predict_defaults(
+    graph: Graph,
+    corpora: list[str],
+    reporter: Reporter = SILENT,
+    models: tuple[DefaultModel, ...] = DEFAULT_MODELS,
+) -> list[PredictionOutcome]:
+    """Write each default model's predictions for the given loaded corpora, one prediction run per corpus.
+
+    A corpus that already has a complete run of the same model and version is skipped. A model that
+    fails on a corpus is reported in its outcome (and logged) without stopping the others; only a
+    database that went away stops the job.
+
+    Raises:
+        DatabaseUnavailableError: Neo4j is unreachable.
+    """
+    outcomes: list[PredictionOutcome] = []
+    for spec in models:
+        for corpus in spec.corpora:
+            if corpus not in corpora:
+                continue
+            outcome = PredictionOutcome(task=spec.task, corpus=corpus, status="failed")
+            try:
+                outcome.model, outcome.version = spec.identity()
+                found = existing_run(graph, spec.task, outcome.model, outcome.version, corpus)
+                if found is not None:
+                    outcome.status, outcome.run_id = "skipped", found
+                    reporter.log(f"{corpus}: {spec.task} predictions of {outcome.model} {outcome.version} present")
+                else:
+                    reporter.log(f"{corpus}: predicting {spec.task} with {outcome.model} {outcome.version}")
+                    outcome.run_id, outcome.predicted = spec.predict(graph, corpus, reporter)
+                    outcome.status = "written"
+            except DatabaseUnavailableError:
+                raise
+            except Exception as e:  # one model's failure must not end the main job
+                outcome.message = f"{type(e).__name__}: {e}"
+                reporter.warn(f"{corpus}: {spec.task} prediction FAILED: {outcome.message}")
+            outcomes.append(outcome)
+    return outcomes
+
+
+def relation_counts(graph: Graph) -> list[dict[str, Any]]:
+    """Gold and predicted relations per corpus and type (see :meth:`GraphStore.relation_counts`)."""
+    return graph.store().relation_counts()
+
+
+@dataclass(frozen=True)
+class RdfSync:
+    """The SPARQL store after the main job.
+
+    Attributes:
+        store_dir: The Oxigraph store.
+        exported: Whether the graph was exported and loaded now (False: unchanged since the last export).
+        triples: Triples exported now (0 when skipped).
+        seconds: Export and load time.
+    """
+
+    store_dir: Path
+    exported: bool
+    triples: int = 0
+    seconds: float = 0.0
+
+
+def graph_digest(graph: Graph) -> str:
+    """A digest of the graph's counts and prediction runs: it changes whenever an export would."""
+    store = graph.store()
+    state = {
+        "stats": store.stats(),
+        "runs": [[r.run.run_id, r.status, r.relations] for r in runs(graph)],
+        "base": graph.settings.rdf_base,
+    }
+    return hashlib.sha256(json.dumps(state, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def sync_rdf(graph: Graph, reporter: Reporter = SILENT) -> RdfSync:
+    """Export the graph to RDF and load it into the SPARQL store, unless nothing changed since the last time.
+
+    The stamp (digest and store path) is written next to the store after a successful load only, so
+    an interrupted export is redone by the next run.
+
+    Raises:
+        CorpusIncompleteError: A corpus is still marked ``loading``. GraphStoreError: Neo4j failed.
+    """
+    from api.services.rdf import export_rdf
+
+    settings = graph.settings
+    store_dir = settings.rdf_store_dir
+    stamp = store_dir.parent / RDF_STAMP
+    digest = graph_digest(graph)
+    try:
+        previous = json.loads(stamp.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        previous = {}
+    if previous == {"digest": digest, "store": str(store_dir.resolve())} and store_dir.is_dir():
+        reporter.log(f"SPARQL store {store_dir}: up to date")
+        return RdfSync(store_dir, exported=False)
+    stamp.unlink(missing_ok=True)
+    out = store_dir.parent / RDF_EXPORT
+    out.parent.mkdir(parents=True, exist_ok=True)
+    done = export_rdf(graph, out, fmt="nt", reporter=reporter)
+    stamp.write_text(json.dumps({"digest": digest, "store": str(store_dir.resolve())}), encoding="utf-8")
+    seconds = done.export.seconds + (done.loaded.seconds if done.loaded else 0.0)
+    return RdfSync(store_dir, exported=True, triples=done.export.triples, seconds=seconds)

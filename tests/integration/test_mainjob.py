@@ -1,0 +1,87 @@
+"""The main job after loading, on the packaged samples: predictions beside unchanged gold counts, a
+second run that writes nothing, the SPARQL store and the API in the background."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from pathlib import Path
+
+import pytest
+from neo4j import Driver
+
+from api.services import corpora, mainjob
+from api.services.apiserver import api_server
+from api.services.graph import Graph
+from api.settings import Settings
+from graphstore.runtime import free_port
+from graphstore.store import GraphStore
+from tests.conftest import SAMPLES
+
+pytestmark = pytest.mark.integration
+
+
+def _by_corpus(rows: list[dict]) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    for row in rows:
+        cell = out.setdefault(row["corpus"], {"gold": 0, "predicted": 0})
+        cell["gold"] += row["gold"]
+        cell["predicted"] += row["predicted"]
+    return out
+
+
+def test_main_job_predicts_once_exports_and_serves(
+    store: GraphStore, driver: Driver, neo4j_settings: Settings, tmp_path: Path
+) -> None:
+    settings = neo4j_settings.with_overrides(oxigraph_store=tmp_path / "store" / "oxigraph", api_port=free_port())
+    graph = Graph(settings, driver=driver)
+    report = corpora.run_all(graph, SAMPLES, bulk=False)
+    loaded = [name for name, e in report.stats["corpora"].items() if e.get("status") == "complete"]
+    assert {"molweni", "stac", "contextdep"} <= set(loaded)
+    before = _by_corpus(mainjob.relation_counts(graph))
+
+    first = mainjob.predict_defaults(graph, loaded)
+    assert {(o.task, o.corpus) for o in first} == {
+        ("discourse", "molweni"),
+        ("discourse", "stac"),
+        ("paraphrase", "contextdep"),
+    }
+    assert all(o.status in ("written", "skipped") for o in first), [o.message for o in first]
+    after = _by_corpus(mainjob.relation_counts(graph))
+    # Gold counts unchanged; each predicted corpus gained predicted relations (origin predicted).
+    assert {c: v["gold"] for c, v in after.items()} == {c: v["gold"] for c, v in before.items()}
+    for corpus in ("molweni", "stac", "contextdep"):
+        assert after[corpus]["predicted"] > 0
+    written = store.run("MATCH (r:Relation {origin: 'predicted'}) RETURN count(r) AS n")[0]["n"]
+    assert written == sum(v["predicted"] for v in after.values())
+
+    second = mainjob.predict_defaults(graph, loaded)
+    assert [o.status for o in second] == ["skipped"] * 3
+    assert {o.run_id for o in second} >= {o.run_id for o in first if o.status == "written"}
+    assert store.run("MATCH (r:Relation {origin: 'predicted'}) RETURN count(r) AS n")[0]["n"] == written
+
+    rdf = mainjob.sync_rdf(graph)
+    assert rdf.exported and rdf.triples > 0 and rdf.store_dir.is_dir()
+    assert not mainjob.sync_rdf(graph).exported
+
+    server = api_server(settings)
+    try:
+        info = server.start()
+        assert server.start() == info  # already running: no second process
+        with urllib.request.urlopen(f"{info.url}health", timeout=10) as resp:
+            health = json.loads(resp.read())
+        assert health == {"status": "ok", "neo4j": "ok", "sparql": "ok"}
+    finally:
+        assert server.stop()
+    assert server.info() is None and not server.stop()
+
+
+def test_a_failing_model_is_reported_not_fatal(store: GraphStore, driver: Driver, neo4j_settings: Settings) -> None:
+    def broken(graph: Graph, corpus: str, reporter: object) -> tuple[str | None, int]:
+        raise RuntimeError("weights unreadable")
+
+    models = (mainjob.DefaultModel("discourse", ("stac", "molweni"), lambda: ("broken-model", "0"), broken),)
+    outcomes = mainjob.predict_defaults(Graph(neo4j_settings, driver=driver), ["stac"], models=models)
+    assert [(o.corpus, o.status, o.message) for o in outcomes] == [
+        ("stac", "failed", "RuntimeError: weights unreadable")
+    ]
