@@ -97,6 +97,16 @@ class Settings(BaseSettings):
         """Computed features (per corpus and kind)."""
         return self.data_dir / "features"
 
+    @property
+    def embeddings_dir(self) -> Path:
+        """The text-embedding cache shared by every model (keyed by encoder and text hash)."""
+        return self.cache_dir / "embeddings"
+
+    @property
+    def models_dir(self) -> Path:
+        """Where ``argweb train`` writes a model when no ``--out`` is given (one folder per task)."""
+        return self.cache_dir / "models"
+
     def child_env(self) -> dict[str, str]:
         """This process's environment with every setting spelled out as ``ARGWEB_*``.
 

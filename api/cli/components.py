@@ -32,7 +32,7 @@ def train_components(
     """Train the BIO component tagger on A01-A20 (epoch chosen on A21-A24), score A25-A32 with BAM."""
     cfg = settings()
     corpus = data or (cfg.corpora or Path("../shared/corpora")) / "sciarg" / "compiled_corpus"
-    target = out or cfg.cache_dir / "models" / "components"
+    target = out or cfg.models_dir / "components"
     with stages(REPORTER) as progress:
         card = service.train(corpus, target, profile=profile, seed=seed, progress=progress)
     held = card.metrics.get("heldout_bam_nearest_claim_linker")

@@ -46,7 +46,7 @@ def stages(reporter: Reporter) -> Iterator[Any]:
 
 
 def _pairs_cache() -> Path:
-    return settings().cache_dir / "embeddings" / "contextdep-pairs"
+    return settings().embeddings_dir / "contextdep-pairs"
 
 
 def print_metrics(result: dict[str, Any], title: str) -> None:
@@ -79,7 +79,7 @@ def train_paraphrase(
     """
     cfg = settings()
     paths = data or service.default_data(cfg.corpora or Path("../shared/corpora"))
-    target = out or cfg.cache_dir / "models" / "paraphrase"
+    target = out or cfg.models_dir / "paraphrase"
     with stages(REPORTER) as progress:
         card = service.train(paths, target, profile=profile, seed=seed, cache_dir=_pairs_cache(), progress=progress)
     held = card.metrics.get("heldout", {})

@@ -84,7 +84,7 @@ def default_model() -> Path:
 def _encoder(settings: Settings) -> Any:
     from gnn.encoder import TextEncoder
 
-    return TextEncoder(cache_dir=settings.cache_dir / "embeddings")
+    return TextEncoder(cache_dir=settings.embeddings_dir)
 
 
 def load(settings: Settings, model_dir: Path | None = None) -> DiscourseModel:
@@ -175,7 +175,7 @@ def train(
             "edus_per_second": round(sum(len(d) for d in dialogues) / max(elapsed, 1e-9), 1),
         }
         reporter.log(f"{name} held-out: link F1 {100 * scores.link.f1:.1f}, link&rel F1 {100 * scores.link_rel.f1:.1f}")
-    out = out or settings.cache_dir / "models" / TASK
+    out = out or settings.models_dir / TASK
     card = ModelCard(
         task=TASK,
         model=MODEL_NAME,

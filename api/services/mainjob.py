@@ -67,7 +67,7 @@ def _paraphrase_identity() -> tuple[str, str]:
 def _paraphrase_predict(graph: Graph, corpus: str, reporter: Reporter) -> tuple[str | None, int]:
     from api.services import paraphrase
 
-    cache = graph.settings.cache_dir / "embeddings" / "contextdep-pairs"
+    cache = graph.settings.embeddings_dir / "contextdep-pairs"
     summary = paraphrase.predict_graph(graph, corpus=corpus, write=True, cache_dir=cache)
     return summary.get("run_id"), int(summary["written"])
 
