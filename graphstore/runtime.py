@@ -122,7 +122,8 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie counts as gone)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -137,7 +138,7 @@ def _alive(pid: int) -> bool:
         return True
 
 
-def _cmdline(pid: int) -> list[str] | None:
+def process_cmdline(pid: int) -> list[str] | None:
     """The argument vector of ``pid`` (None where ``/proc`` cannot tell)."""
     try:
         raw = Path(f"/proc/{pid}/cmdline").read_bytes()
@@ -153,9 +154,9 @@ def is_launcher(pid: int, data_dir: Path) -> bool:
     reported or signalled, its command line must name the launcher class and this data directory.
     Where ``/proc`` is missing (not Linux) only liveness is checked.
     """
-    if not _alive(pid):
+    if not process_alive(pid):
         return False
-    argv = _cmdline(pid)
+    argv = process_cmdline(pid)
     if argv is None:
         return not Path("/proc/self").exists()
     home = str(Path(data_dir).resolve())
@@ -336,11 +337,11 @@ class EmbeddedNeo4j:
             return False
         os.kill(info.pid, signal.SIGTERM)
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and _alive(info.pid):
+        while time.monotonic() < deadline and process_alive(info.pid):
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(info.pid, os.WNOHANG)
             time.sleep(0.2)
-        if _alive(info.pid):
+        if process_alive(info.pid):
             os.kill(info.pid, signal.SIGKILL)
         self.pid_file.unlink(missing_ok=True)
         return True

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from api.settings import Settings
+from graphstore.runtime import process_alive, process_cmdline
 from ontology.errors import DatabaseUnavailableError
 
 PID_FILE = "api.pid"
@@ -41,26 +42,12 @@ class ApiInfo:
         return f"http://{self.host}:{self.port}/"
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return True
-
-
 def _is_ours(pid: int, port: int) -> bool:
     """Whether ``pid`` is alive and is an ``argweb serve`` on ``port`` (pids are reused)."""
-    if not _alive(pid):
+    if not process_alive(pid):
         return False
-    try:
-        argv = [a.decode(errors="replace") for a in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0") if a]
-    except OSError:
+    argv = process_cmdline(pid)
+    if argv is None:
         return not Path("/proc/self").exists()
     return "serve" in argv and "--port" in argv and str(port) in argv
 
@@ -164,11 +151,11 @@ class ApiServer:
             return False
         os.kill(info.pid, signal.SIGTERM)
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and _alive(info.pid):
+        while time.monotonic() < deadline and process_alive(info.pid):
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(info.pid, os.WNOHANG)
             time.sleep(0.2)
-        if _alive(info.pid):
+        if process_alive(info.pid):
             os.kill(info.pid, signal.SIGKILL)
         self.pid_file.unlink(missing_ok=True)
         return True

@@ -19,7 +19,7 @@ import pytest
 from api.services.graph import embedded_server, open_driver
 from graphstore.loaders.registry import CORPORA
 from graphstore.loaders.registry import SAMPLES as PACKAGED_SAMPLES
-from graphstore.runtime import _alive, free_port
+from graphstore.runtime import free_port, process_alive
 from graphstore.store import GraphStore
 from tests.conftest import embedded_settings
 
@@ -66,7 +66,7 @@ def test_start_status_stop_restart(data_dir: Path) -> None:
     assert first.returncode == 0, first.stderr
     pid = pid_of(first.stdout)
     assert f"bolt://127.0.0.1:{port}" in first.stdout
-    assert _alive(pid)  # the server outlived the CLI process
+    assert process_alive(pid)  # the server outlived the CLI process
 
     again = argweb("db", "start", "--port", str(port), "--data-dir", d)
     assert again.returncode == 0, again.stderr
@@ -88,7 +88,7 @@ def test_start_status_stop_restart(data_dir: Path) -> None:
 
     stop = argweb("db", "stop", "--data-dir", d)
     assert stop.returncode == 0 and "neo4j stopped" in stop.stdout
-    assert not _alive(pid)
+    assert not process_alive(pid)
     status = argweb("db", "status", "--data-dir", d)
     assert status.returncode == 1 and "not running" in status.stdout
     stop = argweb("db", "stop", "--data-dir", d)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from graphstore.runtime import PID_FILE, EmbeddedNeo4j, _alive, connect, free_port, is_launcher
+from graphstore.runtime import PID_FILE, EmbeddedNeo4j, connect, free_port, is_launcher, process_alive
 from tests.integration.cli_support import cli_env, run_argweb
 
 PASSWORD = "argweb-drill-secret-Qx7"
@@ -50,7 +50,7 @@ def test_stale_pid_file_naming_another_process_is_ignored_and_removed(
     pid_file.write_text(f"{bystander.pid} {free_port()}\n")
     stop = run_argweb(env, "db", "stop")
     assert stop.returncode == 0 and "not running" in stop.stdout
-    assert bystander.poll() is None and _alive(bystander.pid)  # never signalled
+    assert bystander.poll() is None and process_alive(bystander.pid)  # never signalled
     assert not is_launcher(bystander.pid, home)
     assert not pid_file.exists()
 
