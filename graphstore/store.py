@@ -424,11 +424,19 @@ class GraphStore:
 
     # -- reads -----------------------------------------------------------------------------
 
-    def stats(self) -> dict[str, Any]:
-        """Counts per label and relationship type, overall and per corpus."""
-        labels = self.read(cypher.label_counts())
-        rels = self.read(cypher.rel_type_counts())
-        kinds = self.read(cypher.relation_kind_counts())
+    def stats(self, include_predicted: bool = False) -> dict[str, Any]:
+        """Counts per label and relationship type, overall and per corpus.
+
+        Args:
+            include_predicted: Count model output too (predicted relations, their edges and the
+                ``PredictionRun`` markers, which belong to no corpus). By default only the corpora's
+                own content is counted, so writing or deleting predictions never changes these figures;
+                :meth:`relation_counts` shows gold and predicted side by side.
+        """
+        gold_only = not include_predicted
+        labels = self.read(cypher.label_counts(gold_only))
+        rels = self.read(cypher.rel_type_counts(gold_only))
+        kinds = self.read(cypher.relation_kind_counts(gold_only))
         corpora = self.read(cypher.corpora())
         out: dict[str, Any] = {"labels": {}, "relationships": {}, "corpora": {}}
         per: dict[str, dict[str, Any]] = {}

@@ -47,10 +47,15 @@ def print_stats(result: dict[str, Any]) -> None:
     Console().print(rel)
 
 
-def stats(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
-    """Counts per label, relationship type and corpus."""
+def stats(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    predicted: Annotated[
+        bool, typer.Option("--predicted", help="Count predicted relations and prediction runs too (else gold only).")
+    ] = False,
+) -> None:
+    """Counts per label, relationship type and corpus (the corpora's gold content unless --predicted)."""
     with Graph(settings()) as graph:
-        result = corpora.stats(graph)
+        result = corpora.stats(graph, include_predicted=predicted)
     if as_json:
         typer.echo(json.dumps(result, indent=2, sort_keys=True))
     else:

@@ -127,6 +127,14 @@ def test_prediction_run_beside_gold_in_cypher_and_sparql(store: GraphStore, tmp_
     assert _ids(store, "MATCH (:Relation {id: 'pred:disc-run-1:0'})-[:PART_OF]->(d:Dialogue) RETURN d.id AS id")
     # Gold untouched, and still told apart: gold nodes, edges and properties are byte for byte the same.
     assert _gold_fingerprint(store) == gold_before
+    # `stats` counts the corpora's own content; predictions show only when asked for.
+    assert store.stats() == stats_before
+    with_predicted = store.stats(include_predicted=True)
+    assert with_predicted["corpora"]["(none)"]["labels"] == {"Node": 2, "PredictionRun": 2}
+    qt30_relations = with_predicted["corpora"]["qt30"]["labels"]["Relation"]
+    assert qt30_relations == stats_before["corpora"]["qt30"]["labels"]["Relation"] + 4
+    molweni_edges = with_predicted["corpora"]["molweni"]["relationships"]["AIF_EDGE"]
+    assert molweni_edges == stats_before["corpora"]["molweni"]["relationships"]["AIF_EDGE"] + 4
     runs = {r.run.run_id: r for r in preds.runs()}
     assert set(runs) == {"arg-run-1", "disc-run-1"}
     assert runs["arg-run-1"].run == ARG_RUN and runs["arg-run-1"].status == "complete"
