@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from api.cli.options import CorpusOpt, DialogueOpt, JsonFlag, ModelDir, Profile, Seed, TrainedModelDir, WriteFlag, show
 from api.cli_common import REPORTER, group, settings
 from api.services import discourse
 from api.services.graph import Graph
@@ -17,9 +18,6 @@ from api.services.graph import Graph
 SchemeOpt = Annotated[
     str | None,
     typer.Option("--scheme", help="Label spelling of the file: molweni or stac (default: detected from its labels)."),
-]
-ModelOpt = Annotated[
-    Path | None, typer.Option("--model", help="Model directory (default: the model shipped with argweb).")
 ]
 
 
@@ -49,13 +47,14 @@ def train(
         list[Path] | None,
         typer.Option("--data", help="Molweni/STAC JSON file (repeatable; default: Molweni dev + STAC train)."),
     ] = None,
-    out: Annotated[
-        Path | None, typer.Option("--out", help="Model directory (default: <cache>/models/discourse).")
-    ] = None,
-    profile: Annotated[str, typer.Option("--profile", help="quick (a few minutes) or full.")] = "full",
-    seed: Annotated[int, typer.Option("--seed", help="Random seed of the model and the splits.")] = 13,
+    out: TrainedModelDir = None,
+    profile: Profile = "full",
+    seed: Seed = 13,
 ) -> None:
-    """Train the discourse parser; held-out scores per file go into the model card."""
+    """Train the discourse parser; held-out scores per file go into the model card.
+
+    The quick profile trains in a few minutes; the shipped model was trained with the full one.
+    """
     result = discourse.train(settings(), data, out, profile=profile, seed=seed, reporter=REPORTER)
     held_out = {k: v for k, v in result.metrics.items() if isinstance(v, dict) and "link_f1" in v}
     _scores_table(f"held-out scores ({result.seconds:.0f} s of training)", held_out)
@@ -64,22 +63,20 @@ def train(
 
 def evaluate(
     data: Annotated[Path, typer.Option("--data", help="Molweni/STAC JSON file with gold relations.")],
-    model: ModelOpt = None,
+    model: ModelDir = None,
     scheme: SchemeOpt = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Micro link F1 and link & relation F1 of a model on every dialogue of a file."""
     result = discourse.evaluate(settings(), data, model, scheme)
-    if as_json:
-        typer.echo(json.dumps(result, indent=2))
-    else:
-        _scores_table(f"{result['file']} ({result['scheme']})", {Path(result["file"]).name: result})
+    title = f"{result['file']} ({result['scheme']})"
+    show(result, as_json, lambda r: _scores_table(title, {Path(r["file"]).name: r}), sort_keys=False)
 
 
 def parse(
     source: Annotated[Path, typer.Option("--in", help="Molweni/STAC JSON file of dialogues.")],
     out: Annotated[Path, typer.Option("--out", help="Where to write the predictions (same format).")],
-    model: ModelOpt = None,
+    model: ModelDir = None,
     scheme: SchemeOpt = None,
 ) -> None:
     """Write the dialogues of a file again with their relations predicted (labels as the file spells them)."""
@@ -89,16 +86,12 @@ def parse(
 
 
 def predict(
-    corpus: Annotated[str | None, typer.Option("--corpus", help="Parse every dialogue of this corpus.")] = None,
-    dialogue: Annotated[
-        str | None, typer.Option("--dialogue", help="Parse one dialogue (graph id or local id).")
-    ] = None,
-    write: Annotated[
-        bool, typer.Option("--write/--dry-run", help="Write the predicted edges (default: dry run).")
-    ] = False,
-    model: ModelOpt = None,
+    corpus: CorpusOpt = None,
+    dialogue: DialogueOpt = None,
+    write: WriteFlag = False,
+    model: ModelDir = None,
     scheme: SchemeOpt = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Parse dialogues of the graph; with --write, store the links as predicted relations (gold untouched)."""
     if corpus is None and dialogue is None:
