@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from api.cli.options import CorpusOpt, DialogueOpt, JsonFlag, ModelDir, Profile, Seed, TrainedModelDir, WriteFlag, show
+from api.cli.options import CorpusOpt, DialogueOpt, JsonFlag, ModelDir, WriteFlag, show, train_command
 from api.cli_common import REPORTER, group, settings
 from api.services import discourse
 from api.services.graph import Graph
@@ -23,7 +23,10 @@ SchemeOpt = Annotated[
 
 def register(app: typer.Typer) -> None:
     """Add the ``discourse`` commands to the ``train``, ``evaluate`` and ``parse`` groups."""
-    group(app, "train", "Train a model and write a model directory with its card.").command("discourse")(train)
+    data_help = "Molweni/STAC JSON file (repeatable; default: Molweni dev + STAC train)."
+    group(app, "train", "Train a model and write a model directory with its card.").command("discourse")(
+        train_command(train, data_help)
+    )
     group(app, "evaluate", "Score a model on a corpus file.").command("discourse")(evaluate)
     group(app, "parse", "Predict relations of a corpus file, written in its own format.").command("discourse")(parse)
     group(app, "predict", "Predict relations of graph dialogues and write them as predicted edges.").command(
@@ -42,15 +45,7 @@ def _scores_table(title: str, rows: dict[str, dict[str, Any]]) -> None:
     Console().print(table)
 
 
-def train(
-    data: Annotated[
-        list[Path] | None,
-        typer.Option("--data", help="Molweni/STAC JSON file (repeatable; default: Molweni dev + STAC train)."),
-    ] = None,
-    out: TrainedModelDir = None,
-    profile: Profile = "full",
-    seed: Seed = 13,
-) -> None:
+def train(data: list[Path] | None, out: Path | None, profile: str, seed: int) -> None:
     """Train the discourse parser; held-out scores per file go into the model card.
 
     The quick profile trains in a few minutes; the shipped model was trained with the full one.

@@ -6,7 +6,8 @@ spelt and documented here, so ``argweb train discourse --help`` and ``argweb tra
 stay with the command.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: :func:`train_command` builds its parameters'
+# annotations from its arguments, and Typer must see them as objects, not as strings to resolve.
 
 import json
 from collections.abc import Callable
@@ -29,6 +30,30 @@ CorpusOpt = Annotated[str | None, typer.Option("--corpus", help="Every dialogue/
 DialogueOpt = Annotated[
     str | None, typer.Option("--dialogue", help="One dialogue/document: graph id or local id (e.g. nodeset21318).")
 ]
+
+
+TrainRun = Callable[[list[Path] | None, Path | None, str, int], None]
+
+
+def train_command(
+    run: TrainRun, data_help: str, default_profile: str = "full", default_seed: int = 13
+) -> Callable[..., None]:
+    """A ``train <model>`` command that hands repeatable ``--data``, ``--out``, ``--profile`` and ``--seed`` to ``run``.
+
+    Every trainer takes these options; what ``--data`` reads (``data_help``) and the defaults differ.
+    The command's help is ``run``'s docstring.
+    """
+
+    def command(
+        data: Annotated[list[Path] | None, typer.Option("--data", help=data_help)] = None,
+        out: TrainedModelDir = None,
+        profile: Profile = default_profile,
+        seed: Seed = default_seed,
+    ) -> None:
+        run(data, out, profile, seed)
+
+    command.__doc__ = run.__doc__
+    return command
 
 
 def show(result: Any, as_json: bool, table: Callable[[Any], None], sort_keys: bool = True) -> None:

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from api.cli.options import JsonFlag, ModelDir, Profile, Seed, TrainedModelDir, WriteFlag, show
+from api.cli.options import JsonFlag, ModelDir, WriteFlag, show, train_command
 from api.cli_common import REPORTER, console, group, settings
 from api.services import paraphrase as service
 from api.services.graph import Graph
@@ -20,7 +20,8 @@ from api.services.reporting import Advance, Reporter
 
 def register(app: typer.Typer) -> None:
     """Add the paraphrase commands to the ``argweb`` app."""
-    group(app, "train", "Train a model.").command("paraphrase")(train_paraphrase)
+    data_help = "*_TOKEN-annotations.tsv files (train files train; dev files tune + held out)."
+    group(app, "train", "Train a model.").command("paraphrase")(train_command(train_paraphrase, data_help))
     group(app, "evaluate", "Score models or predictions against gold data.").command("paraphrase")(evaluate_paraphrase)
     predict = group(app, "predict", "Predict with a trained model.")
     predict.command("contextdep")(predict_contextdep)
@@ -61,15 +62,7 @@ def print_metrics(result: dict[str, Any], title: str) -> None:
     Console().print(table)
 
 
-def train_paraphrase(
-    data: Annotated[
-        list[Path] | None,
-        typer.Option("--data", help="*_TOKEN-annotations.tsv files (train files train; dev files tune + held out)."),
-    ] = None,
-    out: TrainedModelDir = None,
-    profile: Profile = "full",
-    seed: Seed = 13,
-) -> None:
+def train_paraphrase(data: list[Path] | None, out: Path | None, profile: str, seed: int) -> None:
     """Train the ContextDeP highlighter (frozen MiniLM pair encoding + token head) and write its model card.
 
     Default data: the train and dev token files of <corpora>/contextdep. Dev pairs are split by

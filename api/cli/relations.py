@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from api.cli.options import JsonFlag, Profile, Seed, TrainedModelDir, show
+from api.cli.options import JsonFlag, show, train_command
 from api.cli_common import REPORTER, console, group, settings
 
 # Unlike the other models, a relations model trained into the cache wins over the shipped one.
@@ -22,22 +22,15 @@ RelationsModelDir = Annotated[
 
 def register(app: typer.Typer) -> None:
     """Add the relation commands to the ``train``, ``evaluate`` and ``predict`` groups."""
-    group(app, "train", "Train the models.").command("relations")(train_relations)
+    data_help = "AIF maps, Sci-Arg .ann or M-Arg .csv files/folders (repeatable)."
+    group(app, "train", "Train the models.").command("relations")(train_command(train_relations, data_help, "quick", 0))
     group(app, "evaluate", "Evaluate trained models.").command("relations")(evaluate_relations)
     predict = group(app, "predict", "Predict relations and write them in the corpus' own format.")
     predict.command("aif")(predict_aif)
     predict.command("sciarg")(predict_sciarg)
 
 
-def train_relations(
-    data: Annotated[
-        list[Path] | None,
-        typer.Option("--data", help="AIF maps, Sci-Arg .ann or M-Arg .csv files/folders (repeatable)."),
-    ] = None,
-    out: TrainedModelDir = None,
-    profile: Profile = "quick",
-    seed: Seed = 0,
-) -> None:
+def train_relations(data: list[Path] | None, out: Path | None, profile: str, seed: int) -> None:
     """Train the relation classifier (a sub-model per corpus family found in --data) and write its model card.
 
     The quick profile reads the texts as LSA vectors, the full one through the MiniLM encoder.
