@@ -23,6 +23,7 @@ from neo4j import Driver, GraphDatabase
 from neo4j.exceptions import AuthError, DriverError, Neo4jError
 
 from ontology.errors import DatabaseUnavailableError
+from ontology.system import process_alive
 
 JAVA_DIR = Path(__file__).with_name("java")
 MAIN_CLASS = "org.argweb.neo4j.EmbeddedNeo4j"
@@ -120,22 +121,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-def process_alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie counts as gone)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # A zombie child still answers kill(0); check its state.
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        return stat.split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return True
 
 
 def process_cmdline(pid: int) -> list[str] | None:
