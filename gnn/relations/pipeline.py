@@ -107,23 +107,14 @@ def train_relations(
     start = time.perf_counter()
     use_encoder = encoder if profile == "full" else None
     sections: dict[str, Any] = {}
-    if data.qt30:
-        log(f"QT30: {len(data.qt30)} maps")
-        sections["qt30"] = train_qt30(
-            data.qt30,
-            out_dir,
-            profile=profile,
-            seed=seed,
-            device=device,
-            encoder=use_encoder,
-            epochs=epochs,
-            progress=progress,
-            log=log,
-        )
-    if data.sciarg:
-        log(f"Sci-Arg: {len(data.sciarg)} papers")
-        sections["sciarg"] = train_sciarg(
-            data.sciarg,
+    trainers = (("qt30", "QT30", "maps", train_qt30), ("sciarg", "Sci-Arg", "papers", train_sciarg))
+    for family, name, unit, train in trainers:
+        items = getattr(data, family)
+        if not items:
+            continue
+        log(f"{name}: {len(items)} {unit}")
+        sections[family] = train(
+            items,
             out_dir,
             profile=profile,
             seed=seed,
