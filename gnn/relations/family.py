@@ -24,6 +24,29 @@ from ontology.errors import ModelError
 T = TypeVar("T")
 
 
+@dataclass(frozen=True)
+class TrainOptions:
+    """How every family of one training run is trained.
+
+    Attributes:
+        profile: ``quick`` (LSA text vectors) or ``full`` (the text encoder).
+        seed: Seed of the text vectors, the weights and the batches.
+        device: Torch device.
+        encoder: Text encoder for the ``full`` profile (``None``: LSA).
+        epochs: Overrides the profile's number of epochs.
+        progress: Progress bars.
+        log: Receives progress lines.
+    """
+
+    profile: str = "quick"
+    seed: int = 0
+    device: str = "cpu"
+    encoder: TextVectors | None = None
+    epochs: int | None = None
+    progress: bool = False
+    log: Callable[[str], None] = lambda _msg: None
+
+
 def profile_hp(profiles: Mapping[str, Mapping[str, Any]], profile: str, epochs: int | None) -> dict[str, Any]:
     """A copy of the hyper-parameters of ``profile``, with ``epochs`` overriding the profile's."""
     hp = dict(profiles[profile])
@@ -152,14 +175,10 @@ def train_gnn(
     dims: Mapping[str, int],
     dev_score: Callable[[list[T]], Callable[[list[np.ndarray]], float]],
     hp: dict[str, Any],
-    encoder: TextVectors | None,
+    options: TrainOptions,
     out_dir: Path,
     weights: str,
     lsa_file: str,
-    seed: int,
-    device: str,
-    progress: bool,
-    log: Callable[[str], None],
     graphs_per_batch: int = 16,
 ) -> Trained:
     """Fit the text vectors and train a :class:`~gnn.relations.model.RelationGNN` on ``parts``.
@@ -175,14 +194,10 @@ def train_gnn(
             ``pair_dim``, ``n_edge_types``, ``n_labels``).
         dev_score: Dev groups -> function of dev probabilities to maximise (model selection).
         hp: Hyper-parameters (``epochs``, ``lr``, ``text``); the text model is recorded in it.
-        encoder: Text encoder (``None``: LSA).
+        options: Encoder, seed, device, progress bars and log of the run.
         out_dir: Model directory (the LSA file is written there).
         weights: Name of the weights file the family will save.
         lsa_file: Name of the LSA file.
-        seed: Seed of the text vectors, the weights and the batches.
-        device: Torch device.
-        progress: Progress bars.
-        log: Receives progress lines.
         graphs_per_batch: Groups per training batch.
     """
     import torch
@@ -193,13 +208,13 @@ def train_gnn(
     if not parts["dev"]:
         parts["dev"] = parts["train"][-1:]
     texts = [s for t in parts["train"] + parts["dev"] for s in texts_of(t)]
-    text, lsa_files = fit_text_vectors(hp, encoder, texts, out_dir / lsa_file, seed)
-    log(f"{name}: {len(parts['train'])} train / {len(parts['dev'])} dev / {len(parts['test'])} held-out {unit}")
+    text, lsa_files = fit_text_vectors(hp, options.encoder, texts, out_dir / lsa_file, options.seed)
+    options.log(f"{name}: {len(parts['train'])} train / {len(parts['dev'])} dev / {len(parts['test'])} held-out {unit}")
     items = {}
     for split, groups in parts.items():
-        embs = embed_groups([texts_of(t) for t in groups], text, progress)
+        embs = embed_groups([texts_of(t) for t in groups], text, options.progress)
         items[split] = [item_of(t, e) for t, e in zip(groups, embs, strict=True)]
-    torch.manual_seed(seed)
+    torch.manual_seed(options.seed)
     config = {"emb_dim": text.dim, **dims}
     model = RelationGNN(**config)
     start = time.perf_counter()
@@ -209,11 +224,11 @@ def train_gnn(
         items["dev"],
         dev_score(parts["dev"]),
         epochs=hp["epochs"],
-        seed=seed,
-        device=device,
+        seed=options.seed,
+        device=options.device,
         lr=hp["lr"],
         graphs_per_batch=graphs_per_batch,
-        progress=progress,
+        progress=options.progress,
         desc=f"{name} relation GNN",
     )
     return Trained(model, config, text, [weights, *lsa_files], items, history["history"], time.perf_counter() - start)

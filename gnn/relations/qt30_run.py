@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,6 +13,7 @@ import numpy as np
 from gnn.relations.argmap import ArgMap, anchor_accuracy
 from gnn.relations.baseline import PairTfidfLR
 from gnn.relations.family import (
+    TrainOptions,
     embed_groups,
     load_stored,
     pair_texts,
@@ -100,14 +101,7 @@ def _report(test: Sequence[MapTensors], probs: Sequence[np.ndarray], bias: Seque
 def train_qt30(
     maps: Sequence[ArgMap],
     out_dir: Path,
-    *,
-    profile: str = "quick",
-    seed: int = 0,
-    device: str = "cpu",
-    encoder: TextVectors | None = None,
-    epochs: int | None = None,
-    progress: bool = False,
-    log: Callable[[str], None] = lambda _msg: None,
+    options: TrainOptions,
 ) -> dict[str, Any]:
     """Train on the train maps of the fixed split, tune on dev, report on the held-out maps.
 
@@ -117,13 +111,8 @@ def train_qt30(
     Args:
         maps: Annotated maps (``my_train``).
         out_dir: Model directory (``qt30.pt`` and, for LSA text vectors, ``qt30_lsa.npz``).
-        profile: ``quick`` (LSA text vectors, 6 epochs) or ``full`` (encoder, 14 epochs).
-        seed: Training seed.
-        device: Torch device.
-        encoder: Text encoder for the ``full`` profile.
-        epochs: Overrides the profile's number of epochs.
-        progress: Progress bars.
-        log: Receives progress lines.
+        options: Profile (``quick``: LSA text vectors, 6 epochs; ``full``: encoder, 14 epochs),
+            seed, device, encoder, epochs, progress and log.
 
     Returns:
         The model card section: data, hyper-parameters, metrics, seconds, weight files.
@@ -132,10 +121,10 @@ def train_qt30(
 
     from gnn.relations.train import predict_probs
 
-    hp = profile_hp(PROFILES, profile, epochs)
+    hp = profile_hp(PROFILES, options.profile, options.epochs)
     start = time.perf_counter()
     split = split_maps([m.name for m in maps], SPLIT_SEED)
-    tensors = tensors_of(maps, hp["window"], progress)
+    tensors = tensors_of(maps, hp["window"], options.progress)
     parts = {s: [t for t in tensors if split[t.name] == s] for s in ("train", "dev", "test")}
     if not parts["train"]:
         raise ModelError(f"QT30: {len(maps)} map(s) are too few: none falls into the training split")
@@ -154,17 +143,13 @@ def train_qt30(
         },
         dev_score=dev_scorer,
         hp=hp,
-        encoder=encoder,
+        options=options,
         out_dir=out_dir,
         weights=WEIGHTS,
         lsa_file=LSA_FILE,
-        seed=seed,
-        device=device,
-        progress=progress,
-        log=log,
     )
     model, config, items = trained.model, trained.config, trained.items
-    dev_p = predict_probs(model, items["dev"], device)
+    dev_p = predict_probs(model, items["dev"], options.device)
     bias = {obj: tune_bias(parts["dev"], dev_p, obj)[0] for obj in OBJECTIVES}
     torch.save(
         {"state": model.state_dict(), "config": config, "bias": bias, "hp": hp, "labels": list(LABELS)},
@@ -172,11 +157,11 @@ def train_qt30(
     )
     metrics: dict[str, Any] = {}
     if parts["test"]:
-        test_p, pairs_per_second = timed_probs(model, items["test"], device)
+        test_p, pairs_per_second = timed_probs(model, items["test"], options.device)
         metrics["heldout"] = {obj: _report(parts["test"], test_p, bias[obj]) for obj in OBJECTIVES}
         metrics["heldout"]["pairs_per_second"] = pairs_per_second
-        log("QT30: training the TF-IDF + LR baseline")
-        metrics["baseline_tfidf_lr"] = _baseline(parts["train"], parts["dev"], parts["test"], seed)
+        options.log("QT30: training the TF-IDF + LR baseline")
+        metrics["baseline_tfidf_lr"] = _baseline(parts["train"], parts["dev"], parts["test"], options.seed)
     right, total = anchor_accuracy([m for m in maps if split[m.name] == "test"])
     return {
         "files": trained.files,
@@ -189,7 +174,7 @@ def train_qt30(
             "candidate_recall_heldout": round(candidate_recall(parts["test"]), 4) if parts["test"] else None,
             "anchor_accuracy_heldout": round(right / total, 4) if total else None,
         },
-        "hyperparameters": {**hp, **config, "seed": seed, "bias": summary(bias)},
+        "hyperparameters": {**hp, **config, "seed": options.seed, "bias": summary(bias)},
         "metrics": metrics,
         "history": trained.history,
         "seconds": round(time.perf_counter() - start, 1),

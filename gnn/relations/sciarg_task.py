@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ import numpy as np
 from gnn.relations.argmap import words
 from gnn.relations.baseline import PairTfidfLR
 from gnn.relations.family import (
+    TrainOptions,
     embed_groups,
     load_stored,
     pair_texts,
@@ -254,14 +255,7 @@ def _baseline(train: Sequence[PaperTensors], test: Sequence[PaperTensors], seed:
 def train_sciarg(
     papers: Sequence[Paper],
     out_dir: Path,
-    *,
-    profile: str = "quick",
-    seed: int = 0,
-    device: str = "cpu",
-    encoder: TextVectors | None = None,
-    epochs: int | None = None,
-    progress: bool = False,
-    log: Callable[[str], None] = lambda _msg: None,
+    options: TrainOptions,
 ) -> dict[str, Any]:
     """Train on A01-A20, select and tune on A21-A24, report R on the held-out A25-A32.
 
@@ -271,7 +265,7 @@ def train_sciarg(
 
     from gnn.relations.train import predict_probs
 
-    hp = profile_hp(PROFILES, profile, epochs)
+    hp = profile_hp(PROFILES, options.profile, options.epochs)
     start = time.perf_counter()
     tensors = [paper_tensors(p, hp["window"]) for p in papers]
     parts: dict[str, list[PaperTensors]] = {"train": [], "dev": [], "test": []}
@@ -294,28 +288,24 @@ def train_sciarg(
         },
         dev_score=lambda dev: lambda probs: score(dev, probs, [0.0] * len(LABELS))["R"]["micro"]["f1"],
         hp=hp,
-        encoder=encoder,
+        options=options,
         out_dir=out_dir,
         weights=WEIGHTS,
         lsa_file=LSA_FILE,
-        seed=seed,
-        device=device,
-        progress=progress,
-        log=log,
         graphs_per_batch=2,
     )
     model, config, items, dev = trained.model, trained.config, trained.items, parts["dev"]
-    bias = tune(dev, predict_probs(model, items["dev"], device))
+    bias = tune(dev, predict_probs(model, items["dev"], options.device))
     torch.save({"state": model.state_dict(), "config": config, "bias": bias, "hp": hp}, out_dir / WEIGHTS)
     metrics: dict[str, Any] = {}
     if parts["test"]:
-        test_p, pairs_per_second = timed_probs(model, items["test"], device)
+        test_p, pairs_per_second = timed_probs(model, items["test"], options.device)
         metrics["heldout"] = {**score(parts["test"], test_p, bias), "pairs_per_second": pairs_per_second}
         gold_total = sum(len(t.gold) for t in parts["test"])
         covered = sum(1 for t in parts["test"] for k in t.gold if k in set(map(tuple, t.pairs.tolist())))
         metrics["candidate_recall_heldout"] = round(covered / max(gold_total, 1), 4)
-        log("Sci-Arg: training the TF-IDF + LR baseline")
-        metrics["baseline_tfidf_lr"] = _baseline(parts["train"] + parts["dev"], parts["test"], seed)
+        options.log("Sci-Arg: training the TF-IDF + LR baseline")
+        metrics["baseline_tfidf_lr"] = _baseline(parts["train"] + parts["dev"], parts["test"], options.seed)
     return {
         "files": trained.files,
         "data": {
@@ -324,7 +314,7 @@ def train_sciarg(
             "train": sorted(t.name for t in parts["train"]),
             "heldout": sorted(t.name for t in parts["test"]),
         },
-        "hyperparameters": {**hp, **config, "seed": seed, "bias": dict(zip(LABELS, bias, strict=True))},
+        "hyperparameters": {**hp, **config, "seed": options.seed, "bias": dict(zip(LABELS, bias, strict=True))},
         "metrics": metrics,
         "history": trained.history,
         "seconds": round(time.perf_counter() - start, 1),
