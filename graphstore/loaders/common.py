@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ontology.errors import LoaderError
+from ontology.records import CorpusBundle, CorpusRecord, EdgeRecord, NodeRecord
 
 
 def read_json(path: Path) -> Any:
@@ -183,3 +184,29 @@ def describe_sources(paths: Sequence[Path]) -> str:
     except ValueError:
         common = paths[0].parent
     return f"{common} ({len(paths)} files)"
+
+
+def corpus_bundle(
+    corpus: str,
+    name: str,
+    paths: Sequence[Path],
+    nodes: list[NodeRecord],
+    edges: list[EdgeRecord],
+    origin: str,
+    source: str | None = None,
+) -> CorpusBundle:
+    """What one load hands to the store: the corpus record and the records read.
+
+    Args:
+        corpus: Corpus id.
+        name: Corpus name.
+        paths: The files read (the record's ``source`` describes them unless ``source`` is given).
+        nodes: Node records.
+        edges: Explicit edges.
+        origin: Where the records came from, for error messages.
+        source: The record's ``source`` as the loader spells it.
+    """
+    record = CorpusRecord(
+        id=corpus, corpus=corpus, name=name, source=describe_sources(paths) if source is None else source
+    )
+    return CorpusBundle(record, nodes, edges, origin=origin)

@@ -29,12 +29,18 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from graphstore.loaders.common import Row, decode_utf8, describe_sources, parse_delimited, read_bytes, require_columns
+from graphstore.loaders.common import (
+    Row,
+    corpus_bundle,
+    decode_utf8,
+    parse_delimited,
+    read_bytes,
+    require_columns,
+)
 from ontology.errors import LoaderError
 from ontology.records import (
     AnnotatorRecord,
     CorpusBundle,
-    CorpusRecord,
     DiscourseRecord,
     EdgeRecord,
     JudgementRecord,
@@ -311,5 +317,4 @@ def load_contextdep(paths: list[Path]) -> CorpusBundle:
         _read_annotations(path, pairs, relations, nodes, annotators, judged)
     nodes.extend(annotators.values())
     origin = ", ".join(str(p) for p in paths)
-    corpus = CorpusRecord(id=CORPUS, corpus=CORPUS, name=NAME, source=describe_sources(paths))
-    return CorpusBundle(corpus, nodes, edges, origin=origin)
+    return corpus_bundle(CORPUS, NAME, paths, nodes, edges, origin)

@@ -32,13 +32,14 @@ import csv
 import io
 import re
 from collections import defaultdict
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from graphstore.loaders.common import (
     Row,
+    corpus_bundle,
     decode_utf8,
-    describe_sources,
     parse_bool,
     parse_delimited,
     parse_float,
@@ -49,7 +50,6 @@ from ontology.errors import LoaderError
 from ontology.records import (
     AnnotatorRecord,
     CorpusBundle,
-    CorpusRecord,
     DiscourseRecord,
     EdgeRecord,
     JudgementRecord,
@@ -324,11 +324,19 @@ class _MargReader:
             pair.topic = topic
         return pair
 
-    def _gold(self, pair: _Pair, row: Row, path: Path) -> None:
+    def _pair_rows(
+        self, path: Path, header: list[str], rows: list[Row], columns: Sequence[str], what: str
+    ) -> Iterator[tuple[Row, _Pair, str]]:
+        """The rows of a pair file (its columns checked first), each with its pair and where it stands."""
+        require_columns(path, header, columns, what)
+        for row in rows:
+            pair = self._pair(row.get("pair_id").strip(), row, path)
+            yield row, pair, f"{path}: line {row.line} (pair {pair.pair_id})"
+
+    def _gold(self, pair: _Pair, row: Row, where: str) -> None:
         raw = row.get("relation_gold").strip()
         if not raw:
             return
-        where = f"{path}: line {row.line} (pair {pair.pair_id})"
         gold = _label(raw, where, "relation_gold")
         if pair.gold is not None and pair.gold != gold:
             raise LoaderError(f"{where}: gold label {gold} contradicts {pair.gold} ({pair.gold_where})")
@@ -339,18 +347,13 @@ class _MargReader:
             pair.gold_reason = reason
 
     def read_gold(self, path: Path, header: list[str], rows: list[Row]) -> None:
-        require_columns(path, header, GOLD_COLUMNS, "M-Arg gold-question")
-        for row in rows:
-            pair = self._pair(row.get("pair_id").strip(), row, path)
+        for row, pair, where in self._pair_rows(path, header, rows, GOLD_COLUMNS, "M-Arg gold-question"):
             if not row.get("relation_gold").strip():
-                raise LoaderError(f"{path}: line {row.line} (pair {pair.pair_id}): empty relation_gold")
-            self._gold(pair, row, path)
+                raise LoaderError(f"{where}: empty relation_gold")
+            self._gold(pair, row, where)
 
     def read_aggregated(self, path: Path, header: list[str], rows: list[Row]) -> None:
-        require_columns(path, header, AGGREGATED_COLUMNS, "M-Arg aggregated")
-        for row in rows:
-            pair = self._pair(row.get("pair_id").strip(), row, path)
-            where = f"{path}: line {row.line} (pair {pair.pair_id})"
+        for row, pair, where in self._pair_rows(path, header, rows, AGGREGATED_COLUMNS, "M-Arg aggregated"):
             label = _label(row.get("relation"), where, "relation")
             confidence = parse_float(row.get("relation:confidence"), where, "relation:confidence")
             trusted = row.get("_trusted_judgements").strip()
@@ -358,13 +361,10 @@ class _MargReader:
             # A gold pair shown as two units has two aggregated rows: keep the more confident one.
             if pair.aggregated is None or confidence > pair.aggregated[1]:
                 pair.aggregated = (label, confidence, count)
-            self._gold(pair, row, path)
+            self._gold(pair, row, where)
 
     def read_full(self, path: Path, header: list[str], rows: list[Row]) -> None:
-        require_columns(path, header, FULL_COLUMNS, "M-Arg full (per-judgement)")
-        for row in rows:
-            pair = self._pair(row.get("pair_id").strip(), row, path)
-            where = f"{path}: line {row.line} (pair {pair.pair_id})"
+        for row, pair, where in self._pair_rows(path, header, rows, FULL_COLUMNS, "M-Arg full (per-judgement)"):
             worker = row.get("_worker_id").strip()
             unit = row.get("_unit_id").strip()
             if not worker or not unit:
@@ -381,7 +381,7 @@ class _MargReader:
                     where=where,
                 )
             )
-            self._gold(pair, row, path)
+            self._gold(pair, row, where)
 
     def read_reference(self, path: Path, header: list[str], rows: list[Row]) -> None:
         require_columns(path, header, REFERENCE_COLUMNS, "M-Arg sentence-reference")
@@ -469,8 +469,7 @@ def load_marg(paths: list[Path]) -> CorpusBundle:
             raise LoaderError(f"{where}: sentence ids contradict {pair.where}")
     origin = ", ".join(str(p) for p in paths)
     nodes, edges = _records(reader)
-    corpus = CorpusRecord(id=CORPUS, corpus=CORPUS, name=NAME, source=describe_sources(paths))
-    return CorpusBundle(corpus, nodes, edges, origin=origin)
+    return corpus_bundle(CORPUS, NAME, paths, nodes, edges, origin)
 
 
 def _records(reader: _MargReader) -> tuple[list[NodeRecord], list[EdgeRecord]]:
