@@ -167,6 +167,9 @@ class Trained:
 
 def train_gnn(
     parts: dict[str, list[T]],
+    hp: dict[str, Any],
+    options: TrainOptions,
+    out_dir: Path,
     *,
     name: str,
     unit: str,
@@ -174,9 +177,6 @@ def train_gnn(
     item_of: Callable[[T, np.ndarray], Any],
     dims: Mapping[str, int],
     dev_score: Callable[[list[T]], Callable[[list[np.ndarray]], float]],
-    hp: dict[str, Any],
-    options: TrainOptions,
-    out_dir: Path,
     weights: str,
     lsa_file: str,
     graphs_per_batch: int = 16,
@@ -186,6 +186,9 @@ def train_gnn(
     Args:
         parts: ``train``, ``dev`` and ``test`` groups (maps, papers); an empty ``dev`` is replaced
             by the last training group (tiny inputs select and tune on it rather than fail).
+        hp: Hyper-parameters (``epochs``, ``lr``, ``text``); the text model is recorded in it.
+        options: Encoder, seed, device, progress bars and log of the run.
+        out_dir: Model directory (the LSA file is written there).
         name: Family name for log lines and progress bars.
         unit: What a group is, for the log line (``maps``, ``papers``).
         texts_of: A group's unit texts.
@@ -193,9 +196,6 @@ def train_gnn(
         dims: The model's input widths besides the text vectors (``prim_dim``, ``sec_dim``,
             ``pair_dim``, ``n_edge_types``, ``n_labels``).
         dev_score: Dev groups -> function of dev probabilities to maximise (model selection).
-        hp: Hyper-parameters (``epochs``, ``lr``, ``text``); the text model is recorded in it.
-        options: Encoder, seed, device, progress bars and log of the run.
-        out_dir: Model directory (the LSA file is written there).
         weights: Name of the weights file the family will save.
         lsa_file: Name of the LSA file.
         graphs_per_batch: Groups per training batch.

@@ -10,18 +10,9 @@ from typing import Any
 
 import numpy as np
 
+from gnn.relations import family
 from gnn.relations.argmap import ArgMap, anchor_accuracy
 from gnn.relations.baseline import PairTfidfLR
-from gnn.relations.family import (
-    TrainOptions,
-    embed_groups,
-    load_stored,
-    pair_texts,
-    profile_hp,
-    split_rows,
-    timed_probs,
-    train_gnn,
-)
 from gnn.relations.metrics import dialam_scores, relation_macro
 from gnn.relations.qt30 import (
     EDGE_TYPES,
@@ -72,11 +63,11 @@ def _baseline(
     train: Sequence[MapTensors], dev: Sequence[MapTensors], test: Sequence[MapTensors], seed: int
 ) -> dict[str, Any]:
     def texts(ts: Sequence[MapTensors]) -> tuple[list[str], list[str], list[int]]:
-        return pair_texts([(t.prop_texts, t.pairs, t.labels) for t in ts])
+        return family.pair_texts([(t.prop_texts, t.pairs, t.labels) for t in ts])
 
     def probs(model: PairTfidfLR, ts: Sequence[MapTensors]) -> list[np.ndarray]:
         src, tgt, _ = texts(ts)
-        return split_rows(model.predict_proba(src, tgt, len(LABELS)), [len(t.pairs) for t in ts])
+        return family.split_rows(model.predict_proba(src, tgt, len(LABELS)), [len(t.pairs) for t in ts])
 
     start = time.perf_counter()
     model = PairTfidfLR(seed=seed).fit(*texts(train))
@@ -101,7 +92,7 @@ def _report(test: Sequence[MapTensors], probs: Sequence[np.ndarray], bias: Seque
 def train_qt30(
     maps: Sequence[ArgMap],
     out_dir: Path,
-    options: TrainOptions,
+    options: family.TrainOptions,
 ) -> dict[str, Any]:
     """Train on the train maps of the fixed split, tune on dev, report on the held-out maps.
 
@@ -121,15 +112,18 @@ def train_qt30(
 
     from gnn.relations.train import predict_probs
 
-    hp = profile_hp(PROFILES, options.profile, options.epochs)
+    hp = family.profile_hp(PROFILES, options.profile, options.epochs)
     start = time.perf_counter()
     split = split_maps([m.name for m in maps], SPLIT_SEED)
     tensors = tensors_of(maps, hp["window"], options.progress)
     parts = {s: [t for t in tensors if split[t.name] == s] for s in ("train", "dev", "test")}
     if not parts["train"]:
         raise ModelError(f"QT30: {len(maps)} map(s) are too few: none falls into the training split")
-    trained = train_gnn(
+    trained = family.train_gnn(
         parts,
+        hp,
+        options,
+        out_dir,
         name="QT30",
         unit="maps",
         texts_of=lambda t: t.prop_texts,
@@ -142,9 +136,6 @@ def train_qt30(
             "n_labels": len(LABELS),
         },
         dev_score=dev_scorer,
-        hp=hp,
-        options=options,
-        out_dir=out_dir,
         weights=WEIGHTS,
         lsa_file=LSA_FILE,
     )
@@ -157,7 +148,7 @@ def train_qt30(
     )
     metrics: dict[str, Any] = {}
     if parts["test"]:
-        test_p, pairs_per_second = timed_probs(model, items["test"], options.device)
+        test_p, pairs_per_second = family.timed_probs(model, items["test"], options.device)
         metrics["heldout"] = {obj: _report(parts["test"], test_p, bias[obj]) for obj in OBJECTIVES}
         metrics["heldout"]["pairs_per_second"] = pairs_per_second
         options.log("QT30: training the TF-IDF + LR baseline")
@@ -201,7 +192,7 @@ class Qt30Model:
         if objective not in self.bias:
             raise ModelError(f"unknown objective {objective!r}; the model has {sorted(self.bias)}")
         tensors = tensors_of(maps, self.window, progress)
-        embs = embed_groups([t.prop_texts for t in tensors], self.text, progress)
+        embs = family.embed_groups([t.prop_texts for t in tensors], self.text, progress)
         probs = predict_probs(self.model, [item(t, e) for t, e in zip(tensors, embs, strict=True)], self.device)
         out = []
         for amap, t, p in zip(maps, tensors, probs, strict=True):
@@ -218,7 +209,7 @@ def load_qt30(model_dir: Path, *, device: str = "cpu", encoder: TextVectors | No
     Raises:
         ModelError: Missing or unreadable weights, or an encoder-based model without ``encoder``.
     """
-    model, blob, text = load_stored(model_dir, WEIGHTS, LSA_FILE, "QT30", device, encoder)
+    model, blob, text = family.load_stored(model_dir, WEIGHTS, LSA_FILE, "QT30", device, encoder)
     return Qt30Model(model, blob["bias"], text, int(blob["hp"]["window"]), device)
 
 

@@ -19,18 +19,9 @@ from typing import Any
 
 import numpy as np
 
+from gnn.relations import family
 from gnn.relations.argmap import words
 from gnn.relations.baseline import PairTfidfLR
-from gnn.relations.family import (
-    TrainOptions,
-    embed_groups,
-    load_stored,
-    pair_texts,
-    profile_hp,
-    split_rows,
-    timed_probs,
-    train_gnn,
-)
 from gnn.relations.metrics import relation_macro, triple_scores
 from gnn.relations.qt30_task import Item, decode
 from gnn.relations.text import TextVectors
@@ -243,19 +234,19 @@ def tune(tensors: Sequence[PaperTensors], probs: Sequence[np.ndarray], rounds: i
 
 def _baseline(train: Sequence[PaperTensors], test: Sequence[PaperTensors], seed: int) -> dict[str, Any]:
     def flat(ts: Sequence[PaperTensors]) -> tuple[list[str], list[str], list[int]]:
-        return pair_texts([(p.texts, p.pairs, p.labels) for p in ts])
+        return family.pair_texts([(p.texts, p.pairs, p.labels) for p in ts])
 
     start = time.perf_counter()
     model = PairTfidfLR(seed=seed).fit(*flat(train))
     s, t, _ = flat(test)
-    probs = split_rows(model.predict_proba(s, t, len(LABELS)), [len(p.pairs) for p in test])
+    probs = family.split_rows(model.predict_proba(s, t, len(LABELS)), [len(p.pairs) for p in test])
     return {**score(test, probs, [0.0] * len(LABELS)), "seconds": round(time.perf_counter() - start, 1)}
 
 
 def train_sciarg(
     papers: Sequence[Paper],
     out_dir: Path,
-    options: TrainOptions,
+    options: family.TrainOptions,
 ) -> dict[str, Any]:
     """Train on A01-A20, select and tune on A21-A24, report R on the held-out A25-A32.
 
@@ -265,7 +256,7 @@ def train_sciarg(
 
     from gnn.relations.train import predict_probs
 
-    hp = profile_hp(PROFILES, options.profile, options.epochs)
+    hp = family.profile_hp(PROFILES, options.profile, options.epochs)
     start = time.perf_counter()
     tensors = [paper_tensors(p, hp["window"]) for p in papers]
     parts: dict[str, list[PaperTensors]] = {"train": [], "dev": [], "test": []}
@@ -273,8 +264,11 @@ def train_sciarg(
         parts["test" if t.name in HELDOUT else "dev" if t.name in DEV else "train"].append(t)
     if not parts["train"]:
         raise ModelError("Sci-Arg: no training papers (A01-A20 or papers outside A01-A32)")
-    trained = train_gnn(
+    trained = family.train_gnn(
         parts,
+        hp,
+        options,
+        out_dir,
         name="Sci-Arg",
         unit="papers",
         texts_of=lambda t: t.texts,
@@ -287,9 +281,6 @@ def train_sciarg(
             "n_labels": len(LABELS),
         },
         dev_score=lambda dev: lambda probs: score(dev, probs, [0.0] * len(LABELS))["R"]["micro"]["f1"],
-        hp=hp,
-        options=options,
-        out_dir=out_dir,
         weights=WEIGHTS,
         lsa_file=LSA_FILE,
         graphs_per_batch=2,
@@ -299,7 +290,7 @@ def train_sciarg(
     torch.save({"state": model.state_dict(), "config": config, "bias": bias, "hp": hp}, out_dir / WEIGHTS)
     metrics: dict[str, Any] = {}
     if parts["test"]:
-        test_p, pairs_per_second = timed_probs(model, items["test"], options.device)
+        test_p, pairs_per_second = family.timed_probs(model, items["test"], options.device)
         metrics["heldout"] = {**score(parts["test"], test_p, bias), "pairs_per_second": pairs_per_second}
         gold_total = sum(len(t.gold) for t in parts["test"])
         covered = sum(1 for t in parts["test"] for k in t.gold if k in set(map(tuple, t.pairs.tolist())))
@@ -337,7 +328,7 @@ class SciargModel:
         from gnn.relations.train import predict_probs
 
         tensors = [paper_tensors(p, self.window) for p in papers]
-        embs = embed_groups([t.texts for t in tensors], self.text, False)
+        embs = family.embed_groups([t.texts for t in tensors], self.text, False)
         probs = predict_probs(self.model, [_item(t, e) for t, e in zip(tensors, embs, strict=True)], self.device)
         out = []
         for paper, t, p in zip(papers, tensors, probs, strict=True):
@@ -357,7 +348,7 @@ def load_sciarg(model_dir: Path, *, device: str = "cpu", encoder: TextVectors | 
     Raises:
         ModelError: Missing or unreadable weights, or an encoder-based model without ``encoder``.
     """
-    model, blob, text = load_stored(model_dir, WEIGHTS, LSA_FILE, "Sci-Arg", device, encoder)
+    model, blob, text = family.load_stored(model_dir, WEIGHTS, LSA_FILE, "Sci-Arg", device, encoder)
     return SciargModel(model, list(blob["bias"]), text, int(blob["hp"]["window"]), device)
 
 
