@@ -16,7 +16,7 @@ import signal
 import socket
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from neo4j import Driver, GraphDatabase
@@ -162,6 +162,7 @@ class ServerInfo:
         return f"bolt://127.0.0.1:{self.port}"
 
 
+@dataclass(eq=False)
 class EmbeddedNeo4j:
     """Start, check and stop the embedded Neo4j of one data directory.
 
@@ -177,27 +178,18 @@ class EmbeddedNeo4j:
         user: User the driver logs in as (the server's built-in administrator is ``neo4j``).
     """
 
-    def __init__(
-        self,
-        data_dir: Path,
-        password: str,
-        port: int = 7687,
-        heap: str = "2g",
-        pagecache: int = 512 * 1024 * 1024,
-        java_dir: Path = JAVA_DIR,
-        tx_log_retention: str = TX_LOG_RETENTION,
-        tx_log_rotation: int = TX_LOG_ROTATION,
-        user: str = BUILTIN_USER,
-    ) -> None:
-        self.data_dir = Path(data_dir)
-        self.password = password
-        self.port = port
-        self.heap = heap
-        self.pagecache = pagecache
-        self.java_dir = java_dir
-        self.tx_log_retention = tx_log_retention
-        self.tx_log_rotation = tx_log_rotation
-        self.user = user
+    data_dir: Path
+    password: str = field(repr=False)
+    port: int = 7687
+    heap: str = "2g"
+    pagecache: int = 512 * 1024 * 1024
+    java_dir: Path = JAVA_DIR
+    tx_log_retention: str = TX_LOG_RETENTION
+    tx_log_rotation: int = TX_LOG_ROTATION
+    user: str = BUILTIN_USER
+
+    def __post_init__(self) -> None:
+        self.data_dir = Path(self.data_dir)
 
     @property
     def pid_file(self) -> Path:

@@ -106,6 +106,7 @@ def edge_groups(edges: Sequence[EdgeRecord]) -> dict[tuple[RelType, bool], list[
     return groups
 
 
+@dataclass(eq=False)
 class GraphStore(Statements):
     """Writes and reads the argweb graph through an injected Neo4j driver.
 
@@ -117,19 +118,11 @@ class GraphStore(Statements):
         claim_wait: Seconds an ingest waits for another ingest of the same corpus to finish.
     """
 
-    def __init__(
-        self,
-        driver: Driver,
-        database: str = "neo4j",
-        batch_size: int = DEFAULT_BATCH_SIZE,
-        lease_ms: int = DEFAULT_LEASE_MS,
-        claim_wait: float = DEFAULT_CLAIM_WAIT,
-    ) -> None:
-        self.driver = driver
-        self.database = database
-        self.batch_size = batch_size
-        self.lease_ms = lease_ms
-        self.claim_wait = claim_wait
+    driver: Driver
+    database: str = "neo4j"
+    batch_size: int = DEFAULT_BATCH_SIZE
+    lease_ms: int = DEFAULT_LEASE_MS
+    claim_wait: float = DEFAULT_CLAIM_WAIT
 
     def _write(self, query: str, rows: Sequence[dict[str, Any]], batch: str, corpus: str) -> None:
         """One batch, in a managed transaction that also renews this run's claim on the corpus.
