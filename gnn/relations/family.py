@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -45,6 +45,34 @@ class TrainOptions:
     epochs: int | None = None
     progress: bool = False
     log: Callable[[str], None] = lambda _msg: None
+
+
+@dataclass(frozen=True)
+class Family(Generic[T]):
+    """What one corpus family's relation model is made of, besides its features and scoring.
+
+    Attributes:
+        name: Family name for log lines, progress bars and errors.
+        unit: What a group is, for log lines (``maps``, ``papers``).
+        weights: Name of the weights file in the model directory.
+        lsa_file: Name of the LSA text-vector file in the model directory.
+        dims: The model's input widths besides the text vectors (``prim_dim``, ``sec_dim``,
+            ``pair_dim``, ``n_edge_types``, ``n_labels``).
+        texts_of: A group's unit texts.
+        item_of: A group and its text vectors -> model input.
+        dev_score: Dev groups -> function of dev probabilities to maximise (model selection).
+        graphs_per_batch: Groups per training batch.
+    """
+
+    name: str
+    unit: str
+    weights: str
+    lsa_file: str
+    dims: Mapping[str, int]
+    texts_of: Callable[[T], Sequence[str]]
+    item_of: Callable[[T, np.ndarray], Any]
+    dev_score: Callable[[list[T]], Callable[[list[np.ndarray]], float]]
+    graphs_per_batch: int = 16
 
 
 def profile_hp(profiles: Mapping[str, Mapping[str, Any]], profile: str, epochs: int | None) -> dict[str, Any]:
@@ -118,7 +146,7 @@ def timed_probs(model: Any, items: Sequence[Any], device: str) -> tuple[list[np.
 
 
 def load_stored(
-    model_dir: Path, weights: str, lsa_file: str, family: str, device: str, encoder: TextVectors | None
+    model_dir: Path, spec: Family[Any], device: str, encoder: TextVectors | None
 ) -> tuple[Any, dict[str, Any], TextVectors]:
     """Load a relation GNN saved by a family's training and its text vectors.
 
@@ -132,19 +160,19 @@ def load_stored(
 
     from gnn.relations.model import RelationGNN
 
-    path = model_dir / weights
+    path = model_dir / spec.weights
     if not path.is_file():
-        raise ModelError(f"{model_dir}: no {family} relation model ({weights} is missing)")
+        raise ModelError(f"{model_dir}: no {spec.name} relation model ({spec.weights} is missing)")
     try:
         blob = torch.load(path, map_location=device, weights_only=True)
         model = RelationGNN(**blob["config"])
         model.load_state_dict(blob["state"])
     except (OSError, RuntimeError, KeyError, TypeError) as e:
-        raise ModelError(f"{path}: unreadable {family} model ({e})") from e
+        raise ModelError(f"{path}: unreadable {spec.name} model ({e})") from e
     model.to(device).eval()
     hp = blob["hp"]
     if hp["text"] == "lsa":
-        text: TextVectors = Lsa.load(model_dir / lsa_file)
+        text: TextVectors = Lsa.load(model_dir / spec.lsa_file)
     elif encoder is None:
         raise ModelError(f"{path}: the model uses encoder {hp.get('text_model')!r}; pass a text encoder")
     else:
@@ -166,20 +194,7 @@ class Trained:
 
 
 def train_gnn(
-    parts: dict[str, list[T]],
-    hp: dict[str, Any],
-    options: TrainOptions,
-    out_dir: Path,
-    *,
-    name: str,
-    unit: str,
-    texts_of: Callable[[T], Sequence[str]],
-    item_of: Callable[[T, np.ndarray], Any],
-    dims: Mapping[str, int],
-    dev_score: Callable[[list[T]], Callable[[list[np.ndarray]], float]],
-    weights: str,
-    lsa_file: str,
-    graphs_per_batch: int = 16,
+    parts: dict[str, list[T]], hp: dict[str, Any], options: TrainOptions, out_dir: Path, spec: Family[T]
 ) -> Trained:
     """Fit the text vectors and train a :class:`~gnn.relations.model.RelationGNN` on ``parts``.
 
@@ -189,16 +204,7 @@ def train_gnn(
         hp: Hyper-parameters (``epochs``, ``lr``, ``text``); the text model is recorded in it.
         options: Encoder, seed, device, progress bars and log of the run.
         out_dir: Model directory (the LSA file is written there).
-        name: Family name for log lines and progress bars.
-        unit: What a group is, for the log line (``maps``, ``papers``).
-        texts_of: A group's unit texts.
-        item_of: A group and its text vectors -> model input.
-        dims: The model's input widths besides the text vectors (``prim_dim``, ``sec_dim``,
-            ``pair_dim``, ``n_edge_types``, ``n_labels``).
-        dev_score: Dev groups -> function of dev probabilities to maximise (model selection).
-        weights: Name of the weights file the family will save.
-        lsa_file: Name of the LSA file.
-        graphs_per_batch: Groups per training batch.
+        spec: The family.
     """
     import torch
 
@@ -207,28 +213,31 @@ def train_gnn(
 
     if not parts["dev"]:
         parts["dev"] = parts["train"][-1:]
-    texts = [s for t in parts["train"] + parts["dev"] for s in texts_of(t)]
-    text, lsa_files = fit_text_vectors(hp, options.encoder, texts, out_dir / lsa_file, options.seed)
-    options.log(f"{name}: {len(parts['train'])} train / {len(parts['dev'])} dev / {len(parts['test'])} held-out {unit}")
+    texts = [s for t in parts["train"] + parts["dev"] for s in spec.texts_of(t)]
+    text, lsa_files = fit_text_vectors(hp, options.encoder, texts, out_dir / spec.lsa_file, options.seed)
+    sizes = f"{len(parts['train'])} train / {len(parts['dev'])} dev / {len(parts['test'])} held-out"
+    options.log(f"{spec.name}: {sizes} {spec.unit}")
     items = {}
     for split, groups in parts.items():
-        embs = embed_groups([texts_of(t) for t in groups], text, options.progress)
-        items[split] = [item_of(t, e) for t, e in zip(groups, embs, strict=True)]
+        embs = embed_groups([spec.texts_of(t) for t in groups], text, options.progress)
+        items[split] = [spec.item_of(t, e) for t, e in zip(groups, embs, strict=True)]
     torch.manual_seed(options.seed)
-    config = {"emb_dim": text.dim, **dims}
+    config = {"emb_dim": text.dim, **spec.dims}
     model = RelationGNN(**config)
     start = time.perf_counter()
     history = fit(
         model,
         items["train"],
         items["dev"],
-        dev_score(parts["dev"]),
+        spec.dev_score(parts["dev"]),
         epochs=hp["epochs"],
         seed=options.seed,
         device=options.device,
         lr=hp["lr"],
-        graphs_per_batch=graphs_per_batch,
+        graphs_per_batch=spec.graphs_per_batch,
         progress=options.progress,
-        desc=f"{name} relation GNN",
+        desc=f"{spec.name} relation GNN",
     )
-    return Trained(model, config, text, [weights, *lsa_files], items, history["history"], time.perf_counter() - start)
+    return Trained(
+        model, config, text, [spec.weights, *lsa_files], items, history["history"], time.perf_counter() - start
+    )

@@ -44,6 +44,16 @@ PROFILES: dict[str, dict[str, Any]] = {
     "quick": {"epochs": 6, "text": "lsa", "window": 8, "lr": 3e-3},
     "full": {"epochs": 14, "text": "encoder", "window": 8, "lr": 2e-3},
 }
+DIMS = {
+    "prim_dim": N_PROP_FEATURES,
+    "sec_dim": N_LOC_FEATURES,
+    "pair_dim": N_PAIR_FEATURES,
+    "n_edge_types": len(EDGE_TYPES),
+    "n_labels": len(LABELS),
+}
+FAMILY: family.Family[MapTensors] = family.Family(
+    "QT30", "maps", WEIGHTS, LSA_FILE, DIMS, lambda t: t.prop_texts, item, dev_scorer
+)
 
 
 def _progress(items: Sequence[Any], on: bool, desc: str) -> Any:
@@ -119,26 +129,7 @@ def train_qt30(
     parts = {s: [t for t in tensors if split[t.name] == s] for s in ("train", "dev", "test")}
     if not parts["train"]:
         raise ModelError(f"QT30: {len(maps)} map(s) are too few: none falls into the training split")
-    trained = family.train_gnn(
-        parts,
-        hp,
-        options,
-        out_dir,
-        name="QT30",
-        unit="maps",
-        texts_of=lambda t: t.prop_texts,
-        item_of=item,
-        dims={
-            "prim_dim": N_PROP_FEATURES,
-            "sec_dim": N_LOC_FEATURES,
-            "pair_dim": N_PAIR_FEATURES,
-            "n_edge_types": len(EDGE_TYPES),
-            "n_labels": len(LABELS),
-        },
-        dev_score=dev_scorer,
-        weights=WEIGHTS,
-        lsa_file=LSA_FILE,
-    )
+    trained = family.train_gnn(parts, hp, options, out_dir, FAMILY)
     model, config, items = trained.model, trained.config, trained.items
     dev_p = predict_probs(model, items["dev"], options.device)
     bias = {obj: tune_bias(parts["dev"], dev_p, obj)[0] for obj in OBJECTIVES}
@@ -209,7 +200,7 @@ def load_qt30(model_dir: Path, *, device: str = "cpu", encoder: TextVectors | No
     Raises:
         ModelError: Missing or unreadable weights, or an encoder-based model without ``encoder``.
     """
-    model, blob, text = family.load_stored(model_dir, WEIGHTS, LSA_FILE, "QT30", device, encoder)
+    model, blob, text = family.load_stored(model_dir, FAMILY, device, encoder)
     return Qt30Model(model, blob["bias"], text, int(blob["hp"]["window"]), device)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -243,6 +243,24 @@ def _baseline(train: Sequence[PaperTensors], test: Sequence[PaperTensors], seed:
     return {**score(test, probs, [0.0] * len(LABELS)), "seconds": round(time.perf_counter() - start, 1)}
 
 
+def _dev_score(dev: Sequence[PaperTensors]) -> Callable[[list[np.ndarray]], float]:
+    """Model selection score: micro R F1 at zero bias."""
+    return lambda probs: score(dev, probs, [0.0] * len(LABELS))["R"]["micro"]["f1"]
+
+
+DIMS = {
+    "prim_dim": N_PROP_FEATURES,
+    "sec_dim": 0,
+    "pair_dim": N_PAIR_FEATURES,
+    "n_edge_types": len(EDGE_TYPES),
+    "n_labels": len(LABELS),
+}
+# Sci-Arg papers are long: two per batch.
+FAMILY: family.Family[PaperTensors] = family.Family(
+    "Sci-Arg", "papers", WEIGHTS, LSA_FILE, DIMS, lambda t: t.texts, _item, _dev_score, graphs_per_batch=2
+)
+
+
 def train_sciarg(
     papers: Sequence[Paper],
     out_dir: Path,
@@ -264,27 +282,7 @@ def train_sciarg(
         parts["test" if t.name in HELDOUT else "dev" if t.name in DEV else "train"].append(t)
     if not parts["train"]:
         raise ModelError("Sci-Arg: no training papers (A01-A20 or papers outside A01-A32)")
-    trained = family.train_gnn(
-        parts,
-        hp,
-        options,
-        out_dir,
-        name="Sci-Arg",
-        unit="papers",
-        texts_of=lambda t: t.texts,
-        item_of=_item,
-        dims={
-            "prim_dim": N_PROP_FEATURES,
-            "sec_dim": 0,
-            "pair_dim": N_PAIR_FEATURES,
-            "n_edge_types": len(EDGE_TYPES),
-            "n_labels": len(LABELS),
-        },
-        dev_score=lambda dev: lambda probs: score(dev, probs, [0.0] * len(LABELS))["R"]["micro"]["f1"],
-        weights=WEIGHTS,
-        lsa_file=LSA_FILE,
-        graphs_per_batch=2,
-    )
+    trained = family.train_gnn(parts, hp, options, out_dir, FAMILY)
     model, config, items, dev = trained.model, trained.config, trained.items, parts["dev"]
     bias = tune(dev, predict_probs(model, items["dev"], options.device))
     torch.save({"state": model.state_dict(), "config": config, "bias": bias, "hp": hp}, out_dir / WEIGHTS)
@@ -348,7 +346,7 @@ def load_sciarg(model_dir: Path, *, device: str = "cpu", encoder: TextVectors | 
     Raises:
         ModelError: Missing or unreadable weights, or an encoder-based model without ``encoder``.
     """
-    model, blob, text = family.load_stored(model_dir, WEIGHTS, LSA_FILE, "Sci-Arg", device, encoder)
+    model, blob, text = family.load_stored(model_dir, FAMILY, device, encoder)
     return SciargModel(model, list(blob["bias"]), text, int(blob["hp"]["window"]), device)
 
 
