@@ -13,7 +13,16 @@ from pathlib import Path
 from typing import Any
 
 from ontology.errors import LoaderError
-from ontology.records import CorpusBundle, CorpusRecord, EdgeRecord, NodeRecord
+from ontology.records import (
+    AnnotatorRecord,
+    CorpusBundle,
+    CorpusRecord,
+    EdgeRecord,
+    JudgementRecord,
+    NodeRecord,
+    build,
+    make_id,
+)
 
 
 def read_json(path: Path) -> Any:
@@ -210,3 +219,26 @@ def corpus_bundle(
         id=corpus, corpus=corpus, name=name, source=describe_sources(paths) if source is None else source
     )
     return CorpusBundle(record, nodes, edges, origin=origin)
+
+
+class Annotators:
+    """The annotators of one load, each recorded once, and the judgements they made.
+
+    Args:
+        corpus: Corpus id (of the annotator and judgement records).
+    """
+
+    def __init__(self, corpus: str) -> None:
+        self.corpus = corpus
+        self.records: dict[str, AnnotatorRecord] = {}
+
+    def judgement(self, where: str, name: str, **fields: Any) -> JudgementRecord:
+        """A judgement by the annotator called ``name`` (recorded at first sight), with ``fields``.
+
+        Raises:
+            LoaderError: A field is invalid; the message starts with ``where``.
+        """
+        annotator = make_id(self.corpus, "annotator", name)
+        if annotator not in self.records:
+            self.records[annotator] = build(AnnotatorRecord, where, id=annotator, corpus=self.corpus, name=name)
+        return build(JudgementRecord, where, corpus=self.corpus, annotator=annotator, **fields)

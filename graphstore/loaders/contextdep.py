@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from graphstore.loaders.common import (
+    Annotators,
     Row,
     corpus_bundle,
     decode_utf8,
@@ -39,11 +40,9 @@ from graphstore.loaders.common import (
 )
 from ontology.errors import LoaderError
 from ontology.records import (
-    AnnotatorRecord,
     CorpusBundle,
     DiscourseRecord,
     EdgeRecord,
-    JudgementRecord,
     LocutionRecord,
     NodeRecord,
     build,
@@ -229,7 +228,7 @@ def _read_annotations(
     pairs: dict[str, _Pair],
     relations: dict[str, str],
     nodes: list[NodeRecord],
-    annotators: dict[str, AnnotatorRecord],
+    annotators: Annotators,
     judged: dict[str, str],
 ) -> None:
     header, rows = parse_delimited(path, decode_utf16(path, read_bytes(path)), delimiter="\t")
@@ -266,19 +265,14 @@ def _read_annotations(
         if referring not in ("yes", "no", ""):
             raise LoaderError(f"{where}: 'Is Referring' must be Yes or No, got {referring!r}")
         comment = group["comment"].get("highlighted").strip()
-        annotator_id = make_id(CORPUS, "annotator", annotator)
-        if annotator_id not in annotators:
-            annotators[annotator_id] = build(AnnotatorRecord, where, id=annotator_id, corpus=CORPUS, name=annotator)
         session = group["referred"].get("session").strip()
         started = group["referred"].get("session_start").strip()
         nodes.append(
-            build(
-                JudgementRecord,
+            annotators.judgement(
                 where,
+                annotator,
                 id=jid,
-                corpus=CORPUS,
                 relation=relations[qid],
-                annotator=annotator_id,
                 label=PARAPHRASE if referred and paraphrase else NON_PARAPHRASE,
                 source_tokens=referred,
                 target_tokens=paraphrase,
@@ -311,10 +305,10 @@ def load_contextdep(paths: list[Path]) -> CorpusBundle:
     relations: dict[str, str] = {}
     for path in tokens:
         _read_tokens(path, nodes, edges, pairs, relations)
-    annotators: dict[str, AnnotatorRecord] = {}
+    annotators = Annotators(CORPUS)
     judged: dict[str, str] = {}
     for path in annotations:
         _read_annotations(path, pairs, relations, nodes, annotators, judged)
-    nodes.extend(annotators.values())
+    nodes.extend(annotators.records.values())
     origin = ", ".join(str(p) for p in paths)
     return corpus_bundle(CORPUS, NAME, paths, nodes, edges, origin)

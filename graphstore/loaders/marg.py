@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from graphstore.loaders.common import (
+    Annotators,
     Row,
     corpus_bundle,
     decode_utf8,
@@ -48,11 +49,9 @@ from graphstore.loaders.common import (
 )
 from ontology.errors import LoaderError
 from ontology.records import (
-    AnnotatorRecord,
     CorpusBundle,
     DiscourseRecord,
     EdgeRecord,
-    JudgementRecord,
     LocutionRecord,
     NodeRecord,
     PropositionRecord,
@@ -537,7 +536,7 @@ def _records(reader: _MargReader) -> tuple[list[NodeRecord], list[EdgeRecord]]:
         edges += link(illocution, [locution.id], [proposition.id])
     nodes.extend(speakers.values())
 
-    annotators: dict[str, AnnotatorRecord] = {}
+    annotators = Annotators(CORPUS)
     for pair_id in sorted(reader.pairs):
         pair = reader.pairs[pair_id]
         relation = _pair_relation(pair, parts[pair.s1[1:3]])
@@ -545,20 +544,15 @@ def _records(reader: _MargReader) -> tuple[list[NodeRecord], list[EdgeRecord]]:
         edges += link(relation, [make_id(CORPUS, pair.s1, "I")], [make_id(CORPUS, pair.s2, "I")])
         seen: dict[tuple[str, str], int] = defaultdict(int)
         for j in pair.judgements:
-            annotator = make_id(CORPUS, "annotator", j.worker)
-            if annotator not in annotators:
-                annotators[annotator] = build(AnnotatorRecord, j.where, id=annotator, corpus=CORPUS, name=j.worker)
             seen[(j.unit, j.worker)] += 1
             n = seen[(j.unit, j.worker)]
             local = [pair_id, "J", j.unit, j.worker] + ([str(n)] if n > 1 else [])
             nodes.append(
-                build(
-                    JudgementRecord,
+                annotators.judgement(
                     j.where,
+                    j.worker,
                     id=make_id(CORPUS, *local),
-                    corpus=CORPUS,
                     relation=relation.id,
-                    annotator=annotator,
                     label=j.label,
                     trust=j.trust,
                     confidence=j.confidence,
@@ -566,7 +560,7 @@ def _records(reader: _MargReader) -> tuple[list[NodeRecord], list[EdgeRecord]]:
                     golden=j.golden,
                 )
             )
-    nodes.extend(annotators.values())
+    nodes.extend(annotators.records.values())
     return nodes, edges
 
 
