@@ -230,10 +230,7 @@ def label_counts(gold_only: bool = False) -> str:
 def rel_type_counts(gold_only: bool = False) -> str:
     """Relationship count per type per corpus (``gold_only``: none touching a prediction)."""
     where = f"WHERE {_gold('a')} AND {_gold('b')} " if gold_only else ""
-    return (
-        f"MATCH (a)-[r]->(b) {where}"
-        "RETURN r.corpus AS corpus, type(r) AS type, count(*) AS n ORDER BY corpus, type"
-    )
+    return f"MATCH (a)-[r]->(b) {where}RETURN r.corpus AS corpus, type(r) AS type, count(*) AS n ORDER BY corpus, type"
 
 
 def relation_kind_counts(gold_only: bool = False) -> str:

@@ -17,7 +17,7 @@ import socket
 import subprocess
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Generic, Protocol, TypeVar
 
@@ -25,6 +25,7 @@ from neo4j import Driver, GraphDatabase
 from neo4j.exceptions import AuthError, DriverError, Neo4jError
 
 from ontology.errors import DatabaseUnavailableError
+from ontology.system import process_alive
 
 JAVA_DIR = Path(__file__).with_name("java")
 MAIN_CLASS = "org.argweb.neo4j.EmbeddedNeo4j"
@@ -122,22 +123,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-def process_alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie counts as gone)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # A zombie child still answers kill(0); check its state.
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        return stat.split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return True
 
 
 def process_cmdline(pid: int) -> list[str] | None:
@@ -317,6 +302,7 @@ class ServerInfo:
         return f"bolt://127.0.0.1:{self.port}"
 
 
+@dataclass(eq=False)
 class EmbeddedNeo4j(DetachedProcess[ServerInfo]):
     """Start, check and stop the embedded Neo4j of one data directory.
 
@@ -336,27 +322,18 @@ class EmbeddedNeo4j(DetachedProcess[ServerInfo]):
     LOG_NAME = LOG_FILE
     NAME = "embedded Neo4j"
 
-    def __init__(
-        self,
-        data_dir: Path,
-        password: str,
-        port: int = 7687,
-        heap: str = "2g",
-        pagecache: int = 512 * 1024 * 1024,
-        java_dir: Path = JAVA_DIR,
-        tx_log_retention: str = TX_LOG_RETENTION,
-        tx_log_rotation: int = TX_LOG_ROTATION,
-        user: str = BUILTIN_USER,
-    ) -> None:
-        self.data_dir = Path(data_dir)
-        self.password = password
-        self.port = port
-        self.heap = heap
-        self.pagecache = pagecache
-        self.java_dir = java_dir
-        self.tx_log_retention = tx_log_retention
-        self.tx_log_rotation = tx_log_rotation
-        self.user = user
+    data_dir: Path
+    password: str = field(repr=False)
+    port: int = 7687
+    heap: str = "2g"
+    pagecache: int = 512 * 1024 * 1024
+    java_dir: Path = JAVA_DIR
+    tx_log_retention: str = TX_LOG_RETENTION
+    tx_log_rotation: int = TX_LOG_ROTATION
+    user: str = BUILTIN_USER
+
+    def __post_init__(self) -> None:
+        self.data_dir = Path(self.data_dir)
 
     def _parse(self, fields: Sequence[str]) -> ServerInfo:
         pid_s, port_s = fields
