@@ -368,15 +368,31 @@ class EmbeddedNeo4j:
             return "(no log)"
 
 
-def connect(uri: str, user: str, password: str) -> Driver:
+def connect(uri: str, user: str, password: str, *, timeout: float | None = None) -> Driver:
     """Open and verify a driver for any Neo4j (``bolt://``, ``neo4j://``, ``neo4j+s://``).
+
+    Args:
+        uri: Bolt URI.
+        user: User name.
+        password: Password.
+        timeout: Seconds to open a connection, to wait for one from the pool and to retry a
+            managed transaction on a server that went away. The driver's defaults (30 s, 60 s,
+            30 s) suit a batch job that would rather wait than fail; a server answering clients
+            (the API) passes a few seconds so that a database outage is reported at once.
 
     Raises:
         DatabaseUnavailableError: The server cannot be reached or refuses the credentials.
     """
+    limits: dict[str, float] = {}
+    if timeout is not None:
+        limits = {
+            "connection_timeout": timeout,
+            "connection_acquisition_timeout": timeout,
+            "max_transaction_retry_time": timeout,
+        }
     # argweb's own statements are checked by its tests; server notifications (e.g. "property key
     # not in the graph yet" on an empty database) would only flood the CLI output.
-    driver = GraphDatabase.driver(uri, auth=(user, password), notifications_min_severity="OFF")
+    driver = GraphDatabase.driver(uri, auth=(user, password), notifications_min_severity="OFF", **limits)
     try:
         driver.verify_connectivity()
     except (DriverError, Neo4jError, OSError) as e:
