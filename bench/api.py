@@ -59,6 +59,7 @@ from ontology.terms import Label  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 PASSWORD = "argweb-bench-password"
 GOAL_RATIO = 1.5
+BENCH_QUICK_ARGS = ["--n", "20", "--nodes", "10", "--load-seconds", "3", "--load-requests", "200"]
 console = Console(width=120)
 
 
@@ -280,6 +281,14 @@ def main() -> None:
     for row in rows:
         table.add_row(*row)
     console.print(table)
+    from bench.harness import record
+
+    for name, path in (("neighbors", "/nodes/{id}/neighbors"), ("relations", "/relations?limit=100")):
+        f = figures[name]
+        note = f"{f['api_median_ms']:.1f} / {f['direct_median_ms']:.1f} ms, n={args.n}"
+        record(f"api: {path} median, API / direct", f["ratio"], "x", GOAL_RATIO, "lower", note)
+    note = f"{ld['requests_per_s']:.0f} req/s, {ld['requests']} requests, {args.concurrency} clients"
+    record("api: errors under concurrent load", ld["errors"], "", 0, "lower", note)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(figures, indent=2), encoding="utf-8")

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import math
+import runpy
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -77,6 +78,19 @@ class Figure:
         """JSON form, with ratio and verdict."""
         ratio = self.ratio
         return asdict(self) | {"ratio": ratio if math.isfinite(ratio) else None, "pass": self.passed}
+
+
+def run_script(records: Path, module: str, args: list[str]) -> None:
+    """Run ``python -m MODULE ARGS`` in this process with its figures appended to ``records``.
+
+    ``bench/all.py`` starts every benchmark through this (``python -m bench.harness RECORDS
+    MODULE ARGS...``), so that a run can keep its figures apart from :data:`RECORDS` (the
+    test of ``bench/all.py`` does) without any script knowing.
+    """
+    global RECORDS, OUT_DIR
+    RECORDS, OUT_DIR = records, records.parent
+    sys.argv = [module, *args]
+    runpy.run_module(module, run_name="__main__", alter_sys=True)
 
 
 def _bench_name() -> str:
@@ -144,3 +158,10 @@ def table(rows: list[Figure], failures: dict[str, str] | None = None) -> str:
     rule = "-+-".join("-" * w for w in widths)
     text = [" | ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in lines]
     return "\n".join([text[0], rule, *text[1:]])
+
+
+if __name__ == "__main__":
+    # The benchmark imports `bench.harness`, not this `__main__` copy: set the path there.
+    from bench import harness
+
+    harness.run_script(Path(sys.argv[1]), sys.argv[2], sys.argv[3:])

@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 PASSWORD = "argweb-bench-password"
+BENCH_QUICK_ARGS = ["--corpora", "graphstore/samples", "--repeat", "1", "--rdflib-timeout", "300", "--heap", "1g"]
 
 
 def _corpora_root(arg: str | None) -> Path:
