@@ -34,8 +34,9 @@ class Settings(BaseSettings):
         neo4j_database: Database name.
         neo4j_port: Bolt port of the embedded server.
         neo4j_heap: JVM heap of the embedded server.
-        neo4j_connect_timeout: Seconds the API waits to connect to Neo4j, for a pooled
-            connection, and retrying a read on a server that went away, before it answers 503.
+        neo4j_connect_timeout: Seconds the API may spend failing to reach Neo4j for one read
+            (two attempts, see :func:`graphstore.runtime.connect`) before it answers 503; a
+            stopped or killed server is answered in about a second.
         data_dir: Working directory for the embedded Neo4j, the RDF store and computed features.
         cache_dir: Caches that outlive a data directory (text embeddings, trained models).
         corpora: Directory laid out like ``shared/corpora``; when unset ``../shared/corpora`` or
