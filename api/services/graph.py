@@ -128,6 +128,10 @@ class Graph:
                 self._driver = open_driver(self.settings, start=self._start, timeout=self._timeout)
             return self._driver
 
+    def connected(self) -> Driver | None:
+        """The driver if it is already open, else None (never connects: no I/O)."""
+        return self._driver
+
     def store(self) -> GraphStore:
         """A :class:`~graphstore.store.GraphStore` over the configured database and batch size."""
         return GraphStore(self.driver(), self.settings.neo4j_database, self.settings.batch_size)
