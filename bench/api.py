@@ -6,7 +6,9 @@ One run does:
    ``--corpora`` (default: the shipped samples), or use ``--uri`` (read only, nothing written);
 2. start the API (``uvicorn api.app:app``, one worker) as a child process on a loopback port;
 3. for ``/nodes/{id}/neighbors`` (``--nodes`` locutions, depth 1) and ``/relations?limit=100``,
-   time ``--n`` requests through HTTP (one keep-alive session) and the same Cypher builder run
+   time ``--n`` requests through HTTP (one keep-alive ``http.client`` connection: the leanest
+   client, so that the figure is the API's cost rather than a client library's; ``requests``
+   adds about a millisecond of client CPU per call) and the same Cypher builder run
    through the driver in a READ transaction (what the route does, minus HTTP and JSON), in
    alternation so that both see the same machine load; report median and p99 of each;
 4. run a bounded concurrent load (``--concurrency`` clients, at most ``--load-requests`` requests
@@ -23,6 +25,7 @@ Usage: ``python bench/api.py [--corpora DIR] [--n 200] [--concurrency 8] [--load
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import statistics
@@ -36,6 +39,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import requests
 from neo4j import Driver
@@ -212,18 +216,25 @@ def main() -> None:
         ]
         if not ids:
             raise SystemExit("no locutions in the graph")
-        session = requests.Session()
+        connection = http.client.HTTPConnection(url.removeprefix("http://"), timeout=60)
         neighbors_query = browse.neighbors([], "both", 1)
         relations_query = browse.relations(Label.Relation)
 
+        def get(path: str) -> None:
+            connection.request("GET", path)
+            response = connection.getresponse()
+            response.read()
+            if response.status != 200:
+                raise SystemExit(f"GET {path} answered {response.status}")
+
         def api_neighbors(i: int) -> None:
-            session.get(f"{url}/nodes/{ids[i % len(ids)]}/neighbors", timeout=60).raise_for_status()
+            get(f"/nodes/{quote(ids[i % len(ids)], safe=':')}/neighbors")
 
         def direct_neighbors(i: int) -> None:
             reader.rows(neighbors_query, id=ids[i % len(ids)], limit=201)
 
         def api_relations(i: int) -> None:
-            session.get(f"{url}/relations", params={"limit": 100}, timeout=60).raise_for_status()
+            get("/relations?limit=100")
 
         def direct_relations(i: int) -> None:
             reader.rows(

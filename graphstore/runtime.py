@@ -385,18 +385,21 @@ def connect(uri: str, user: str, password: str, *, timeout: float | None = None)
     Raises:
         DatabaseUnavailableError: The server cannot be reached or refuses the credentials.
     """
-    limits: dict[str, float] = {}
-    if timeout is not None:
-        # The driver sleeps ~1 s (then 2, 4...) between attempts and stops once the retry time
-        # has passed since the first failure: 0.5 s gives exactly one retry.
-        limits = {
-            "connection_timeout": timeout / 2,
-            "connection_acquisition_timeout": timeout / 2,
-            "max_transaction_retry_time": min(0.5, timeout / 2),
-        }
     # argweb's own statements are checked by its tests; server notifications (e.g. "property key
     # not in the graph yet" on an empty database) would only flood the CLI output.
-    driver = GraphDatabase.driver(uri, auth=(user, password), notifications_min_severity="OFF", **limits)
+    if timeout is None:
+        driver = GraphDatabase.driver(uri, auth=(user, password), notifications_min_severity="OFF")
+    else:
+        # The driver sleeps ~1 s (then 2, 4...) between attempts and stops once the retry time
+        # has passed since the first failure: 0.5 s gives exactly one retry.
+        driver = GraphDatabase.driver(
+            uri,
+            auth=(user, password),
+            notifications_min_severity="OFF",
+            connection_timeout=timeout / 2,
+            connection_acquisition_timeout=timeout / 2,
+            max_transaction_retry_time=min(0.5, timeout / 2),
+        )
     try:
         driver.verify_connectivity()
     except (DriverError, Neo4jError, OSError) as e:

@@ -50,7 +50,9 @@ async def browse_service(request: Request) -> BrowseService:
         DatabaseUnavailableError: Neo4j cannot be reached.
     """
     graph: Graph = request.app.state.graph
-    drv = graph.connected() or await run_in_threadpool(graph.driver)
+    drv = graph.connected()
+    if drv is None:
+        drv = await run_in_threadpool(graph.driver)
     return _browse(request, drv)
 
 

@@ -38,9 +38,7 @@ def test_connect_gives_up_after_its_timeout(silent_port: int) -> None:
 
 
 def test_the_api_answers_503_problem_json_within_the_connect_timeout(silent_port: int, tmp_path: Path) -> None:
-    settings = Settings(
-        neo4j_uri=f"bolt://127.0.0.1:{silent_port}", neo4j_connect_timeout=1.0, data_dir=tmp_path, _env_file=None
-    )
+    settings = Settings(neo4j_uri=f"bolt://127.0.0.1:{silent_port}", neo4j_connect_timeout=1.0, data_dir=tmp_path)
     with TestClient(create_app(settings)) as client:
         for path in ("/corpora", "/relations", "/nodes/molweni:x/neighbors", "/health"):
             started = time.perf_counter()
@@ -54,4 +52,4 @@ def test_the_api_answers_503_problem_json_within_the_connect_timeout(silent_port
 
 def test_the_connect_timeout_must_be_positive() -> None:
     with pytest.raises(ValueError):
-        Settings(neo4j_connect_timeout=0, _env_file=None)
+        Settings(neo4j_connect_timeout=0)
