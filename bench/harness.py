@@ -18,7 +18,8 @@ failed row, so a broken benchmark cannot pass silently.
 To plug in a new benchmark: add ``bench/<name>.py`` with a ``main()`` run under
 ``if __name__ == "__main__"``, runnable without arguments (bounded in count and time, load
 generators on loopback only), and call :func:`record` for each figure that has a goal. Arguments
-for ``make bench`` go in a module constant ``BENCH_ARGS = ["--flag", "value"]`` (read by
+for ``make bench`` go in a module constant ``BENCH_ARGS = ["--flag", "value"]``, those of a small
+bounded smoke run (``python -m bench.all --quick``) in ``BENCH_QUICK_ARGS`` (both read by
 ``bench/all.py`` without importing the script). The ratio is always "goal met" when >= 1:
 ``figure / goal`` for ``better="higher"``, ``goal / figure`` for ``better="lower"``.
 """
