@@ -85,7 +85,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        app.state.graph = Graph(cfg, start=False)
+        # A short connect/retry limit: with Neo4j away every graph route answers 503 at once.
+        app.state.graph = Graph(cfg, start=False, timeout=cfg.neo4j_connect_timeout)
         try:
             yield
         finally:

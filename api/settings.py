@@ -34,6 +34,9 @@ class Settings(BaseSettings):
         neo4j_database: Database name.
         neo4j_port: Bolt port of the embedded server.
         neo4j_heap: JVM heap of the embedded server.
+        neo4j_connect_timeout: Seconds the API may spend failing to reach Neo4j for one read
+            (two attempts, see :func:`graphstore.runtime.connect`) before it answers 503; a
+            stopped or killed server is answered in about a second.
         data_dir: Working directory for the embedded Neo4j, the RDF store and computed features.
         cache_dir: Caches that outlive a data directory (text embeddings, trained models).
         corpora: Directory laid out like ``shared/corpora``; when unset ``../shared/corpora`` or
@@ -64,6 +67,7 @@ class Settings(BaseSettings):
     neo4j_database: str = "neo4j"
     neo4j_port: int = 7687
     neo4j_heap: str = "2g"
+    neo4j_connect_timeout: float = Field(default=5.0, gt=0)
     data_dir: Path = Path(".argweb")
     cache_dir: Path = Field(default_factory=_default_cache_dir)
     corpora: Path | None = None

@@ -1,12 +1,14 @@
 """``make bench``: run every benchmark under ``bench/`` and print ONE table of figures and goals.
 
-Each ``bench/*.py`` (but :mod:`bench.harness` and this file) runs in its own process, one after the
-other, with the arguments of its ``BENCH_ARGS`` constant when it has one; the figures it records
+Each ``bench/*.py`` (but :mod:`bench.harness`, this file and the corpus generator
+:mod:`bench.synth`) runs in its own process, one after the other, with the arguments of its
+``BENCH_ARGS`` constant when it has one (``BENCH_QUICK_ARGS`` with ``--quick``: a small, bounded
+form that proves the script works, not figures to compare with the goals); the figures it records
 with :func:`bench.harness.record` are gathered into one table (figure, goal, ratio, pass/miss),
 printed and written to ``bench/results.json``. A script that fails or records nothing is a FAIL
 row. Exit status: 0 when every figure met its goal and every script ran, else 1.
 
-Usage: ``python -m bench.all [--only NAME ...] [--timeout SECONDS]``
+Usage: ``python -m bench.all [--quick] [--only NAME ...] [--timeout SECONDS] [--results FILE]``
 """
 
 from __future__ import annotations
@@ -19,19 +21,26 @@ import sys
 import time
 from pathlib import Path
 
-from bench.harness import BENCH_DIR, RECORDS, RESULTS, read_records, table
+from bench.harness import BENCH_DIR, RESULTS, read_records, table
 
 ROOT = BENCH_DIR.parent
-SKIP = {"harness", "all", "__init__"}
+# Not benchmarks: the harness, this runner, and the synthetic corpus generator bench/scale.py uses.
+SKIP = {"harness", "all", "__init__", "synth"}
 
 
-def bench_args(script: Path) -> list[str]:
-    """The script's ``BENCH_ARGS`` constant, read from its source (the script is not imported)."""
+def bench_args(script: Path, constant: str = "BENCH_ARGS") -> list[str]:
+    """A module constant of the script (``BENCH_ARGS`` or ``BENCH_QUICK_ARGS``), read from its
+    source without importing the script; empty when absent."""
     tree = ast.parse(script.read_text(encoding="utf-8"))
     for node in tree.body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "BENCH_ARGS" for t in node.targets):
-            value = ast.literal_eval(node.value)
-            return [str(v) for v in value]
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        if any(isinstance(t, ast.Name) and t.id == constant for t in targets):
+            return [str(v) for v in ast.literal_eval(value)]
     return []
 
 
@@ -39,21 +48,33 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--only", nargs="*", help="run only these benchmarks (script names without .py)")
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds per benchmark script")
+    parser.add_argument("--quick", action="store_true", help="each script's BENCH_QUICK_ARGS: a bounded smoke run")
+    parser.add_argument("--results", type=Path, default=RESULTS, help="where the table goes as JSON")
     args = parser.parse_args(argv)
 
     scripts = sorted(p for p in BENCH_DIR.glob("*.py") if p.stem not in SKIP)
     if args.only:
+        unknown = set(args.only) - {p.stem for p in scripts}
+        if unknown:
+            parser.error(f"no benchmark named {', '.join(sorted(unknown))}")
         scripts = [p for p in scripts if p.stem in args.only]
-    RECORDS.unlink(missing_ok=True)
+    results: Path = args.results.resolve()
+    # Beside the results, as bench/out/records.jsonl is beside bench/results.json.
+    records = results.parent / "out" / "records.jsonl"
+    records.parent.mkdir(parents=True, exist_ok=True)
+    records.unlink(missing_ok=True)
+    constant = "BENCH_QUICK_ARGS" if args.quick else "BENCH_ARGS"
     failures: dict[str, str] = {}
+    seconds_per_script: dict[str, float] = {}
     started = time.perf_counter()
     for script in scripts:
-        before = len(read_records())
-        print(f"\n=== bench/{script.name}", flush=True)
+        before = len(read_records(records))
+        script_args = bench_args(script, constant)
+        print(f"\n=== bench/{script.name} {' '.join(script_args)}", flush=True)
         t0 = time.perf_counter()
         try:
             proc = subprocess.run(
-                [sys.executable, "-m", f"bench.{script.stem}", *bench_args(script)],
+                [sys.executable, "-m", "bench.harness", str(records), f"bench.{script.stem}", *script_args],
                 cwd=ROOT,
                 timeout=args.timeout,
                 check=False,
@@ -62,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
         except subprocess.TimeoutExpired:
             code = None
         seconds = time.perf_counter() - t0
-        recorded = len(read_records()) - before
+        seconds_per_script[script.stem] = round(seconds, 1)
+        recorded = len(read_records(records)) - before
         if code is None:
             failures[script.stem] = f"timed out after {args.timeout:.0f}s"
         elif code != 0:
@@ -70,22 +92,25 @@ def main(argv: list[str] | None = None) -> int:
         elif recorded == 0:
             failures[script.stem] = "recorded no figure (see bench/harness.py)"
 
-    rows = read_records()
-    print(f"\n=== argweb benchmarks ({time.perf_counter() - started:.0f}s)")
+    rows = read_records(records)
+    mode = " quick" if args.quick else ""
+    print(f"\n=== argweb benchmarks{mode} ({time.perf_counter() - started:.0f}s)")
     print(table(rows, failures))
-    RESULTS.write_text(
+    results.write_text(
         json.dumps(
             {
                 "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                "quick": args.quick,
                 "figures": [f.as_dict() for f in rows],
                 "failures": failures,
+                "seconds_per_script": seconds_per_script,
             },
             indent=2,
         )
         + "\n",
         encoding="utf-8",
     )
-    print(f"written to {RESULTS.relative_to(ROOT)}")
+    print(f"written to {results}")
     return 0 if not failures and all(f.passed for f in rows) else 1
 
 

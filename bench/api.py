@@ -6,7 +6,9 @@ One run does:
    ``--corpora`` (default: the shipped samples), or use ``--uri`` (read only, nothing written);
 2. start the API (``uvicorn api.app:app``, one worker) as a child process on a loopback port;
 3. for ``/nodes/{id}/neighbors`` (``--nodes`` locutions, depth 1) and ``/relations?limit=100``,
-   time ``--n`` requests through HTTP (one keep-alive session) and the same Cypher builder run
+   time ``--n`` requests through HTTP (one keep-alive ``http.client`` connection: the leanest
+   client, so that the figure is the API's cost rather than a client library's; ``requests``
+   adds about a millisecond of client CPU per call) and the same Cypher builder run
    through the driver in a READ transaction (what the route does, minus HTTP and JSON), in
    alternation so that both see the same machine load; report median and p99 of each;
 4. run a bounded concurrent load (``--concurrency`` clients, at most ``--load-requests`` requests
@@ -23,6 +25,7 @@ Usage: ``python bench/api.py [--corpora DIR] [--n 200] [--concurrency 8] [--load
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import statistics
@@ -35,6 +38,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import requests
 from neo4j import Driver
@@ -56,6 +60,7 @@ from ontology.terms import Label  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 GOAL_RATIO = 1.5
+BENCH_QUICK_ARGS = ["--n", "20", "--nodes", "10", "--load-seconds", "3", "--load-requests", "200"]
 console = Console(width=120)
 
 
@@ -190,18 +195,25 @@ def main() -> None:
         ]
         if not ids:
             raise SystemExit("no locutions in the graph")
-        session = requests.Session()
+        connection = http.client.HTTPConnection(url.removeprefix("http://"), timeout=60)
         neighbors_query = browse.neighbors([], "both", 1)
         relations_query = browse.relations(Label.Relation)
 
+        def get(path: str) -> None:
+            connection.request("GET", path)
+            response = connection.getresponse()
+            response.read()
+            if response.status != 200:
+                raise SystemExit(f"GET {path} answered {response.status}")
+
         def api_neighbors(i: int) -> None:
-            session.get(f"{url}/nodes/{ids[i % len(ids)]}/neighbors", timeout=60).raise_for_status()
+            get(f"/nodes/{quote(ids[i % len(ids)], safe=':')}/neighbors")
 
         def direct_neighbors(i: int) -> None:
             reader.rows(neighbors_query, id=ids[i % len(ids)], limit=201)
 
         def api_relations(i: int) -> None:
-            session.get(f"{url}/relations", params={"limit": 100}, timeout=60).raise_for_status()
+            get("/relations?limit=100")
 
         def direct_relations(i: int) -> None:
             reader.rows(
@@ -259,6 +271,14 @@ def main() -> None:
     for row in rows:
         table.add_row(*row)
     console.print(table)
+    from bench.harness import record
+
+    for name, path in (("neighbors", "/nodes/{id}/neighbors"), ("relations", "/relations?limit=100")):
+        f = figures[name]
+        note = f"{f['api_median_ms']:.1f} / {f['direct_median_ms']:.1f} ms, n={args.n}"
+        record(f"api: {path} median, API / direct", f["ratio"], "x", GOAL_RATIO, "lower", note)
+    note = f"{ld['requests_per_s']:.0f} req/s, {ld['requests']} requests, {args.concurrency} clients"
+    record("api: errors under concurrent load", ld["errors"], "", 0, "lower", note)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(figures, indent=2), encoding="utf-8")

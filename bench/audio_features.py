@@ -7,6 +7,7 @@ time of a second (fully cached) run.
 
 from __future__ import annotations
 
+import argparse
 import tempfile
 import time
 from pathlib import Path
@@ -15,6 +16,8 @@ import numpy as np
 import soundfile as sf
 
 from gnn.audio import FeatureConfig, Segment, compute_features, load_audio
+
+BENCH_QUICK_ARGS = ["--seconds", "12"]
 
 
 def main(seconds: float = 60.0, utterance_s: float = 3.9, sr: int = 22050) -> None:
@@ -51,4 +54,6 @@ def main(seconds: float = 60.0, utterance_s: float = 3.9, sr: int = 22050) -> No
 
 
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--seconds", type=float, default=60.0, help="length of the generated recording")
+    main(parser.parse_args().seconds)

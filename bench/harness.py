@@ -18,7 +18,8 @@ failed row, so a broken benchmark cannot pass silently.
 To plug in a new benchmark: add ``bench/<name>.py`` with a ``main()`` run under
 ``if __name__ == "__main__"``, runnable without arguments (bounded in count and time, load
 generators on loopback only), and call :func:`record` for each figure that has a goal. Arguments
-for ``make bench`` go in a module constant ``BENCH_ARGS = ["--flag", "value"]`` (read by
+for ``make bench`` go in a module constant ``BENCH_ARGS = ["--flag", "value"]``, those of a small
+bounded smoke run (``python -m bench.all --quick``) in ``BENCH_QUICK_ARGS`` (both read by
 ``bench/all.py`` without importing the script). The ratio is always "goal met" when >= 1:
 ``figure / goal`` for ``better="higher"``, ``goal / figure`` for ``better="lower"``.
 """
@@ -29,6 +30,7 @@ import argparse
 import json
 import math
 import resource
+import runpy
 import sys
 import tempfile
 import time
@@ -87,6 +89,19 @@ class Figure:
         """JSON form, with ratio and verdict."""
         ratio = self.ratio
         return asdict(self) | {"ratio": ratio if math.isfinite(ratio) else None, "pass": self.passed}
+
+
+def run_script(records: Path, module: str, args: list[str]) -> None:
+    """Run ``python -m MODULE ARGS`` in this process with its figures appended to ``records``.
+
+    ``bench/all.py`` starts every benchmark through this (``python -m bench.harness RECORDS
+    MODULE ARGS...``), so that a run can keep its figures apart from :data:`RECORDS` (the
+    test of ``bench/all.py`` does) without any script knowing.
+    """
+    global RECORDS, OUT_DIR
+    RECORDS, OUT_DIR = records, records.parent
+    sys.argv = [module, *args]
+    runpy.run_module(module, run_name="__main__", alter_sys=True)
 
 
 def _bench_name() -> str:
@@ -214,3 +229,10 @@ def bench_neo4j(
         finally:
             driver.close()
             server.stop()
+
+
+if __name__ == "__main__":
+    # The benchmark imports `bench.harness`, not this `__main__` copy: set the path there.
+    from bench import harness
+
+    harness.run_script(Path(sys.argv[1]), sys.argv[2], sys.argv[3:])

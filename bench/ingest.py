@@ -51,6 +51,7 @@ from ontology.records import CorpusBundle, EdgeRecord, NodeRecord
 TARGET_SECONDS = 60.0
 TARGET_RATIO = 20.0
 BENCH_CORPORA = ("molweni", "stac", "qt30")
+BENCH_QUICK_ARGS = ["--corpora", "graphstore/samples", "--baseline-n", "200", "--heap", "1g"]
 console = Console(width=120)
 
 

@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 from bench.harness import peak_rss_mb  # noqa: E402
 
 PASSWORD = "argweb-bench-password"
+BENCH_QUICK_ARGS = ["--corpora", "graphstore/samples", "--repeat", "1", "--rdflib-timeout", "300", "--heap", "1g"]
 
 
 def _corpora_root(arg: str | None) -> Path:

@@ -428,15 +428,38 @@ class EmbeddedNeo4j(DetachedProcess[ServerInfo]):
             return False
 
 
-def connect(uri: str, user: str, password: str) -> Driver:
+def connect(uri: str, user: str, password: str, *, timeout: float | None = None) -> Driver:
     """Open and verify a driver for any Neo4j (``bolt://``, ``neo4j://``, ``neo4j+s://``).
+
+    Args:
+        uri: Bolt URI.
+        user: User name.
+        password: Password.
+        timeout: Seconds a managed transaction may spend failing to reach the server: half of
+            it for each of two attempts to get a connection (open one, or wait for the pool), and
+            one retry about a second after the first failure (a pooled connection can be stale
+            after a server restart). The driver's defaults (30 s per connection, 60 s for the pool,
+            30 s of retries) suit a batch job that would rather wait than fail; a server answering
+            clients (the API) passes a few seconds so that a database outage is reported at once.
 
     Raises:
         DatabaseUnavailableError: The server cannot be reached or refuses the credentials.
     """
     # argweb's own statements are checked by its tests; server notifications (e.g. "property key
     # not in the graph yet" on an empty database) would only flood the CLI output.
-    driver = GraphDatabase.driver(uri, auth=(user, password), notifications_min_severity="OFF")
+    if timeout is None:
+        driver = GraphDatabase.driver(uri, auth=(user, password), notifications_min_severity="OFF")
+    else:
+        # The driver sleeps ~1 s (then 2, 4...) between attempts and stops once the retry time
+        # has passed since the first failure: 0.5 s gives exactly one retry.
+        driver = GraphDatabase.driver(
+            uri,
+            auth=(user, password),
+            notifications_min_severity="OFF",
+            connection_timeout=timeout / 2,
+            connection_acquisition_timeout=timeout / 2,
+            max_transaction_retry_time=min(0.5, timeout / 2),
+        )
     try:
         driver.verify_connectivity()
     except (DriverError, Neo4jError, OSError) as e:

@@ -43,7 +43,7 @@ def fast(model: BaseModel) -> Response:
     return Response(model.model_dump_json(), media_type="application/json")
 
 
-Browse = Annotated[BrowseService, Depends(deps.browse)]
+Browse = Annotated[BrowseService, Depends(deps.browse_service)]
 ERRORS: dict[int | str, dict[str, object]] = {
     400: {"model": Problem, "description": "Invalid parameter"},
     404: {"model": Problem, "description": "Not in the graph"},

@@ -76,13 +76,20 @@ def private_settings(data_dir: Path, password: str, *, port: int | None = None, 
     )
 
 
-def open_driver(settings: Settings, *, start: bool = True) -> Driver:
+def open_driver(settings: Settings, *, start: bool = True, timeout: float | None = None) -> Driver:
     """An open, verified driver for the configured Neo4j (the caller closes it).
+
+    Args:
+        settings: The settings naming the server.
+        start: Start the embedded server when it does not run (see :func:`bolt_uri`).
+        timeout: Connect, pool and retry limit in seconds (see :func:`graphstore.runtime.connect`);
+            the driver's defaults when None.
 
     Raises:
         DatabaseUnavailableError: The server cannot be started, reached or logged into.
     """
-    return connect(bolt_uri(settings, start=start), settings.neo4j_user, settings.neo4j_password.get_secret_value())
+    uri = bolt_uri(settings, start=start)
+    return connect(uri, settings.neo4j_user, settings.neo4j_password.get_secret_value(), timeout=timeout)
 
 
 class Graph:
@@ -96,11 +103,16 @@ class Graph:
         settings: Which server, which database, batch and page sizes.
         start: Whether the embedded server may be started (see :func:`bolt_uri`).
         driver: An already open driver to use instead of connecting (not closed here).
+        timeout: Connect, pool and retry limit of the driver opened here (the API passes
+            ``settings.neo4j_connect_timeout``; the CLI keeps the driver's patient defaults).
     """
 
-    def __init__(self, settings: Settings, *, start: bool = True, driver: Driver | None = None) -> None:
+    def __init__(
+        self, settings: Settings, *, start: bool = True, driver: Driver | None = None, timeout: float | None = None
+    ) -> None:
         self.settings = settings
         self._start = start
+        self._timeout = timeout
         self._driver = driver
         self._owned = driver is None
         self._lock = threading.Lock()
@@ -113,8 +125,12 @@ class Graph:
         """
         with self._lock:
             if self._driver is None:
-                self._driver = open_driver(self.settings, start=self._start)
+                self._driver = open_driver(self.settings, start=self._start, timeout=self._timeout)
             return self._driver
+
+    def connected(self) -> Driver | None:
+        """The driver if it is already open, else None (never connects: no I/O)."""
+        return self._driver
 
     def store(self) -> GraphStore:
         """A :class:`~graphstore.store.GraphStore` over the configured database and batch size."""

@@ -52,3 +52,35 @@ def test_bench_args_are_read_without_importing_the_script(tmp_path: Path) -> Non
     script.write_text('raise SystemExit("imported!")\nBENCH_ARGS = ["--repeat", 1]\n')
     assert bench_all.bench_args(script) == ["--repeat", "1"]
     assert bench_all.bench_args(Path(bench_all.__file__)) == []
+
+
+def test_bench_all_quick_runs_a_script_and_writes_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    results = tmp_path / "results.json"
+    code = bench_all.main(["--quick", "--only", "audio_features", "--results", str(results), "--timeout", "300"])
+    printed = capsys.readouterr().out
+    data = json.loads(results.read_text())
+    assert data["quick"] is True and data["failures"] == {}
+    names = [f["name"] for f in data["figures"]]
+    assert names == ["audio features: utterances per second"]
+    assert data["figures"][0]["bench"] == "audio_features" and data["figures"][0]["figure"] > 0
+    assert code == (0 if data["figures"][0]["pass"] else 1)
+    header = next(line for line in printed.splitlines() if line.startswith("benchmark"))
+    assert [c.strip() for c in header.split("|")] == ["benchmark", "figure", "value", "goal", "ratio", "result"]
+    assert "audio features: utterances per second" in printed
+    # The repository's own records stay untouched.
+    assert (tmp_path / "out" / "records.jsonl").is_file()
+
+
+def test_bench_all_refuses_an_unknown_benchmark(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        bench_all.main(["--only", "no_such_bench", "--results", str(tmp_path / "r.json")])
+    assert exit_info.value.code == 2
+
+
+def test_every_benchmark_has_a_quick_form() -> None:
+    scripts = sorted(p for p in Path(bench_all.BENCH_DIR).glob("*.py") if p.stem not in bench_all.SKIP)
+    assert {p.stem for p in scripts} >= {"api", "ingest", "sparql", "scale", "models", "predictions"}
+    for script in scripts:
+        source = script.read_text(encoding="utf-8")
+        assert "BENCH_QUICK_ARGS" in source, f"{script.name} has no BENCH_QUICK_ARGS"
+        assert "record(" in source, f"{script.name} records no figure"
