@@ -116,6 +116,7 @@ def link_across_corpora(
     graph: Graph,
     settings: Settings,
     *,
+    # Candidates: the k nearest of other corpora; kept: a label other than none scored >= threshold.
     k: int = 3,
     threshold: float = 0.5,
     rephrase_cosine: float = 0.9,
