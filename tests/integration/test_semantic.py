@@ -3,6 +3,7 @@ meaning, corpus filters, idempotent re-embedding, nothing of it in the RDF expor
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -143,6 +144,23 @@ def test_embeddings_stay_out_of_views_and_rdf(embedded: tuple[Graph, dict[str, o
     text = out.read_text(encoding="utf-8")
     assert "sciarg:A01:T1" in text or "A01" in text
     assert "embedding" not in text
+
+
+def test_main_job_step_embeds_what_is_missing_and_leaves_stats_alone(
+    embedded: tuple[Graph, dict[str, object]],
+) -> None:
+    from api.services import mainjob
+
+    graph, _ = embedded
+    stats = json.dumps(graph.store().stats(), sort_keys=True)
+    digest = mainjob.graph_digest(graph)
+    semantic.remove_embeddings(graph, corpus="sciarg")
+    first = mainjob.embed_units(graph)
+    assert first is not None and first["written"] == {"Proposition": 115, "Locution": 0}
+    again = mainjob.embed_units(graph)
+    assert again is not None and again["written"] == {"Proposition": 0, "Locution": 0}
+    assert json.dumps(graph.store().stats(), sort_keys=True) == stats
+    assert mainjob.graph_digest(graph) == digest
 
 
 def test_link_across_corpora_writes_one_run_idempotently_and_deletes(
