@@ -187,8 +187,17 @@ def _query_vectors(settings: Settings, texts: Sequence[str]) -> list[list[float]
             raise ApiError("the query text is empty")
         if len(t) > MAX_QUERY_CHARS:
             raise ApiError(f"the query text has {len(t)} characters; at most {MAX_QUERY_CHARS} are searched")
-    vecs = encoder(settings, cached=False).encode([t.strip() for t in texts])
-    return [v.tolist() for v in vecs]
+    import torch
+
+    # A forward pass, not ``encode``: that keeps every text it saw in memory, which a long-running
+    # API answering arbitrary queries must not do.
+    enc = encoder(settings, cached=False)
+    clean = [t.strip() for t in texts]
+    out: list[list[float]] = []
+    with torch.inference_mode():
+        for s in range(0, len(clean), 64):
+            out.extend(v.tolist() for v in enc.embed(clean[s : s + 64]).float().cpu().numpy())
+    return out
 
 
 def _require_index(store: VectorStore, labels: Sequence[Label]) -> None:
