@@ -17,6 +17,7 @@ from api.cli import (
     predictions,
     rdf,
     relations,
+    semantic,
     serve,
 )
 from api.cli_common import ArgwebGroup
@@ -36,6 +37,7 @@ for _module in (
     bam,
     paraphrase,
     components,
+    semantic,
 ):
     _module.register(app)
 

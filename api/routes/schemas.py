@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from api.services.browse import CorpusInfo, Neighbourhood, SearchHit
 from ontology.terms import Prop
-from ontology.views import DiscourseView, EdgeView, NodeView, RelationView, UnitView
+from ontology.views import DiscourseView, EdgeView, NodeView, RelationView, SemanticHit, UnitView
 
 
 class Problem(BaseModel):
@@ -220,6 +220,14 @@ class SearchPage(BaseModel):
 
     items: list[Hit]
     next_cursor: str | None = None
+
+
+class SemanticSearchPage(BaseModel):
+    """Semantic search hits, best first (one page: ``limit`` nearest nodes)."""
+
+    semantic: bool = True
+    items: list[SemanticHit]
+    next_cursor: None = None
 
 
 class AgreementFigures(BaseModel):
