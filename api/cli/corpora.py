@@ -118,8 +118,13 @@ def run(
     ] = True,
     serve: Annotated[bool, typer.Option("--serve/--no-serve", help="Start the API in the background.")] = True,
     embed: Annotated[
-        bool, typer.Option("--embed/--no-embed", help="Embed new locutions and propositions (semantic search).")
-    ] = True,
+        bool,
+        typer.Option(
+            "--embed/--no-embed",
+            help="Embed new locutions and propositions for semantic search (off by default: a cold embedding "
+            "cache costs longer than the rest of the job; `argweb embed` does it later).",
+        ),
+    ] = False,
 ) -> None:
     """Main job: start Neo4j, load every corpus found, predict, embed, export to the SPARQL store, start the API.
 
