@@ -13,6 +13,7 @@ from api.cli import (
     discourse,
     fetch,
     ingest,
+    mine,
     paraphrase,
     predictions,
     rdf,
@@ -36,6 +37,7 @@ for _module in (
     bam,
     paraphrase,
     components,
+    mine,
 ):
     _module.register(app)
 
