@@ -59,7 +59,7 @@ SEGMENTER = "pysbd"
 MAX_SPEAKER_WORDS = 4
 
 _STAMP = r"\d{1,2}(?::\d{2}){1,2}(?:[.,]\d+)?"
-_STAMP_PREFIX = re.compile(rf"^(?:\[(?P<a>{_STAMP})\]|\((?P<b>{_STAMP})\)|(?P<c>{_STAMP})(?=\s))\s*")
+_STAMP_PREFIX = re.compile(rf"^(?:\[(?P<a>{_STAMP})\]|\((?P<b>{_STAMP})\)|(?P<c>{_STAMP})(?=\s|$))\s*")
 # "Name: text" -- the colon must be followed by whitespace or the line end ("http://x" is text).
 _SPEAKER = re.compile(r"^(?P<speaker>[^\W\d_][\w.'’\- ]{0,59}?)\s*:(?:\s+(?P<text>.*))?$")
 
@@ -143,7 +143,13 @@ def _segmenter() -> Any:
 
 def segment(text: str) -> list[str]:
     """Sentence-level units of one turn (pySBD, English rules), stripped, empty ones dropped."""
-    return [s.strip() for s in _segmenter().segment(text) if s.strip()]
+    try:
+        parts = _segmenter().segment(text)
+    except Exception:
+        # pySBD's rules raise on a few odd inputs (regex edge cases); such a turn stays one unit
+        # rather than failing the whole transcript.
+        parts = [text]
+    return [s.strip() for s in parts if s.strip()]
 
 
 def read_utterances(path: Path) -> list[Utterance]:
