@@ -306,6 +306,19 @@ def _corpus_filter(var: str, corpus: bool) -> str:
     return f" AND {var}.corpus = $corpus" if corpus else ""
 
 
+UNEXPORTED: tuple[Prop, ...] = (Prop.EMBEDDING, Prop.EMBEDDING_MODEL, Prop.EMBEDDING_KEY)
+"""Properties of the semantic layer: derived from the text, kept out of every export."""
+
+
+def unexported_props(var: str) -> str:
+    """The properties of node ``var`` minus :data:`UNEXPORTED` (those keys map to null, which exports skip).
+
+    Leaving them out in the query also spares the transfer of a 384-float vector per node.
+    """
+    nulls = ", ".join(f"{p.value}: null" for p in UNEXPORTED)
+    return f"{var} {{.*, {nulls}}}"
+
+
 def export_node_page(corpus: bool = False) -> str:
     """One page of nodes in id order after ``$after`` (``$limit`` rows).
 
@@ -322,7 +335,7 @@ def export_node_page(corpus: bool = False) -> str:
         "MATCH (n:`Node`) USING INDEX n:`Node`(id) "
         f"WHERE n.id > $after{_corpus_filter('n', corpus)} "
         "WITH n ORDER BY n.id LIMIT $limit "
-        "RETURN n.id AS id, labels(n) AS labels, properties(n) AS props, "
+        f"RETURN n.id AS id, labels(n) AS labels, {unexported_props('n')} AS props, "
         f"CASE WHEN n:`{relation}` THEN [(s:`Node`)-[:{edge}]->(n) | s.id] ELSE [] END AS premises, "
         f"CASE WHEN n:`{relation}` THEN [(n)-[:{edge}]->(t:`Node`) | t.id] ELSE [] END AS conclusions "
         "ORDER BY id"

@@ -13,6 +13,8 @@ from ontology.terms import Label, Prop
 from ontology.views import EdgeView, JudgementView, NodeView, RelationView, UnitView
 
 Row = Mapping[str, Any]
+# Keys the export query maps to null (see graphstore.cypher.unexported_props).
+_UNEXPORTED = frozenset((Prop.EMBEDDING.value, Prop.EMBEDDING_MODEL.value, Prop.EMBEDDING_KEY.value))
 
 
 def node_view(row: Row) -> NodeView:
@@ -22,7 +24,8 @@ def node_view(row: Row) -> NodeView:
 
 def exported_node(row: Row) -> NodeView | RelationView:
     """A node of an export page; reified relations come with their premises and conclusions, sorted."""
-    node = node_view(row)
+    props = {k: v for k, v in row["props"].items() if k not in _UNEXPORTED}
+    node = NodeView(id=row["id"], labels=tuple(sorted(row["labels"])), props=props)
     if not node.has(Label.Relation):
         return node
     return RelationView(node, sources=tuple(sorted(row["premises"])), targets=tuple(sorted(row["conclusions"])))

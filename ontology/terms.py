@@ -67,6 +67,9 @@ class Prop(StrEnum):
     CREATED_AT = "created_at"
     DIGEST = "digest"
     DISCOURSE = "discourse"
+    EMBEDDING = "embedding"
+    EMBEDDING_KEY = "embedding_key"
+    EMBEDDING_MODEL = "embedding_model"
     END_TIME = "end_time"
     GOLDEN = "golden"
     HIGHLIGHTS = "highlights"
@@ -182,6 +185,9 @@ PROP_IRI: dict[Prop, str] = {
     Prop.CREATED_AT: "https://w3id.org/argweb/ontology#createdAt",
     Prop.DIGEST: "https://w3id.org/argweb/ontology#digest",
     Prop.DISCOURSE: "https://w3id.org/argweb/ontology#discourse",
+    Prop.EMBEDDING: "https://w3id.org/argweb/ontology#embedding",
+    Prop.EMBEDDING_KEY: "https://w3id.org/argweb/ontology#embeddingKey",
+    Prop.EMBEDDING_MODEL: "https://w3id.org/argweb/ontology#embeddingModel",
     Prop.END_TIME: "https://w3id.org/argweb/ontology#endTime",
     Prop.GOLDEN: "https://w3id.org/argweb/ontology#golden",
     Prop.HIGHLIGHTS: "https://w3id.org/argweb/ontology#highlights",

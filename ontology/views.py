@@ -209,3 +209,24 @@ class JudgementView:
     def tainted(self) -> bool | None:
         """Whether the platform flagged the judgement as unreliable (M-Arg), if recorded."""
         return self.get(Prop.TAINTED)
+
+
+@dataclass(frozen=True, slots=True)
+class SemanticHit:
+    """A locution or proposition found by meaning (a neighbour in the vector index).
+
+    Attributes:
+        id: Graph id of the node.
+        label: ``Proposition`` or ``Locution``.
+        corpus: Its corpus.
+        discourse: Id of the dialogue or document it is part of (the first by id), if any.
+        text: Its text.
+        score: Cosine similarity of its embedding and the query's, in [-1, 1].
+    """
+
+    id: str
+    label: str
+    corpus: str | None
+    discourse: str | None
+    text: str | None
+    score: float

@@ -18,6 +18,7 @@ from api.cli import (
     predictions,
     rdf,
     relations,
+    semantic,
     serve,
 )
 from api.cli_common import ArgwebGroup
@@ -37,6 +38,7 @@ for _module in (
     bam,
     paraphrase,
     components,
+    semantic,
     mine,
 ):
     _module.register(app)

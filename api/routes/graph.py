@@ -24,10 +24,13 @@ from api.routes.schemas import (
     Relation,
     RelationPage,
     SearchPage,
+    SemanticHitModel,
+    SemanticSearchPage,
 )
 from api.services import browse as svc
 from api.services.browse import BrowseService
-from ontology.errors import ArgwebError
+from api.services.semantic import search as semantic_search
+from ontology.errors import ApiError, ArgwebError
 from ontology.sparql import SparqlStore
 from ontology.terms import Label, Prop
 
@@ -182,15 +185,28 @@ def relations(
     return fast(RelationPage(items=[Relation.of(r) for r in page.items], next_cursor=page.next_cursor))
 
 
-@router.get("/search", response_model=SearchPage, responses=ERRORS, tags=["graph"])
+@router.get("/search", response_model=SearchPage | SemanticSearchPage, responses=ERRORS, tags=["graph"])
 def search(
+    request: Request,
     service: Browse,
-    q: Annotated[str, Query(min_length=1, max_length=500, description="words to find (taken literally)")],
+    q: Annotated[
+        str, Query(min_length=1, max_length=500, description="words to find, or the text to match in meaning")
+    ],
     corpus: Text = None,
     cursor: Cursor = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    semantic: Annotated[
+        bool, Query(description="by meaning: the nearest locutions/propositions in the vector index (one page)")
+    ] = False,
 ) -> Response:
-    """Full-text search over utterances, propositions and dialogue/document ids (Neo4j full-text index)."""
+    """Full-text search over utterances, propositions and dialogue/document ids (Neo4j full-text index),
+    or with ``semantic=true`` the ``limit`` locutions and propositions nearest in meaning (Neo4j vector
+    indexes; 404 until the graph is embedded with ``argweb embed``)."""
+    if semantic:
+        if cursor is not None:
+            raise ApiError("semantic search answers one page: raise limit instead of passing a cursor")
+        hits = semantic_search(request.app.state.graph, deps.settings(request), q, k=limit, corpus=corpus)
+        return fast(SemanticSearchPage(items=[SemanticHitModel.of(h) for h in hits]))
     page = service.search(q, corpus, cursor, limit)
     return fast(SearchPage(items=[Hit.of(h) for h in page.items], next_cursor=page.next_cursor))
 

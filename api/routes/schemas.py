@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from api.services.browse import CorpusInfo, Neighbourhood, SearchHit
 from ontology.terms import Prop
-from ontology.views import DiscourseView, EdgeView, NodeView, RelationView, UnitView
+from ontology.views import DiscourseView, EdgeView, NodeView, RelationView, SemanticHit, UnitView
 
 
 class Problem(BaseModel):
@@ -233,6 +233,31 @@ class SearchPage(BaseModel):
 
     items: list[Hit]
     next_cursor: str | None = None
+
+
+class SemanticHitModel(BaseModel):
+    """A locution or proposition found by meaning (vector index), with its cosine to the query."""
+
+    id: str
+    label: str
+    corpus: str | None
+    discourse: str | None
+    text: str | None
+    score: float
+
+    @classmethod
+    def of(cls, hit: SemanticHit) -> SemanticHitModel:
+        return cls(
+            id=hit.id, label=hit.label, corpus=hit.corpus, discourse=hit.discourse, text=hit.text, score=hit.score
+        )
+
+
+class SemanticSearchPage(BaseModel):
+    """Semantic search hits, best first (one page: ``limit`` nearest nodes)."""
+
+    semantic: bool = True
+    items: list[SemanticHitModel]
+    next_cursor: None = None
 
 
 class AgreementFigures(BaseModel):

@@ -19,13 +19,13 @@ from graphstore import browse, cypher
 from graphstore.judgements import judgements as stored_judgements
 from graphstore.readonly import ReadOnlyStore, ReadRunner
 from ontology.errors import ApiError, NotFoundError
-from ontology.terms import LABEL_ANCESTORS, Label, RelType, Sense
+from ontology.terms import LABEL_ANCESTORS, Label, Prop, RelType, Sense
 from ontology.views import DiscourseView, EdgeView, JudgementView, NodeView, RelationView, UnitView
 
 MAX_PAGE = 500
 MAX_SEARCH_OFFSET = 10_000
-# Properties that are bookkeeping of the ingest, not data.
-_HIDDEN = frozenset({"batch"})
+# Properties that are bookkeeping (of the ingest; of the semantic layer: a 384-float vector), not data.
+_HIDDEN = frozenset({"batch", Prop.EMBEDDING.value, Prop.EMBEDDING_MODEL.value, Prop.EMBEDDING_KEY.value})
 RELATION_KINDS: tuple[str, ...] = (
     *sorted(label.value for label, ancestors in LABEL_ANCESTORS.items() if Label.Relation in ancestors),
     Label.Relation.value,

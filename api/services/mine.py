@@ -9,6 +9,8 @@
    the parser's links as the transitions a QT30 map would have annotated;
 4. each proposition is looked up by meaning in the rest of the graph (the semantic layer).
 
+With ``write`` the new locutions and propositions are embedded too, so later searches find them.
+
 Without ``write`` nothing is stored (a dry run). With ``write`` the dialogue is ingested like a
 corpus (corpus marker, all-or-nothing, idempotent) and the links are written as two prediction
 runs (origin ``predicted``, model, version, score, run id). Run ids derive from the dialogue and the
@@ -43,6 +45,8 @@ from ontology.records import (
     PredictionRun,
     PropositionRecord,
 )
+from ontology.terms import Label
+from ontology.views import SemanticHit
 
 DEFAULT_CORPUS = "mined"
 # The parser tunes a link threshold per training domain; Molweni (multi-party chat, 9k dialogues in
@@ -83,17 +87,10 @@ def relation_model(settings: Settings) -> LoadedModel:
     """The relation model of the settings (else the shipped one), loaded on first use and kept."""
     from api.services import relations
     from gnn.modelcard import read_card
-    from gnn.relations.qt30_run import load_qt30
 
-    path = relations.default_model_dir(settings)
-    key = f"relations:{path}"
-    with _LOCK:
-        if key not in _MODELS:
-            card = read_card(path, "relations")
-            device = relations._device(settings)
-            encoder = relations._encoder(settings, device) if relations._model_uses_encoder(path) else None
-            _MODELS[key] = LoadedModel(card.model, card.version, path, load_qt30(path, device=device, encoder=encoder))
-        return _MODELS[key]
+    path, model = relations.qt30_model(settings)
+    card = read_card(path, "relations")
+    return LoadedModel(card.model, card.version, path, model)
 
 
 def discourse_links(
@@ -167,35 +164,34 @@ def runs_for(dialogue_id: str, models: tuple[LoadedModel, LoadedModel]) -> list[
     ]
 
 
-def _hits(hit: Any) -> dict[str, Any]:
+def _hit(hit: SemanticHit) -> dict[str, Any]:
     return {
-        "id": str(getattr(hit, "id", "")),
-        "corpus": getattr(hit, "corpus", None),
-        "text": getattr(hit, "text", None),
-        "score": round(float(getattr(hit, "score", 0.0)), SCORE_DIGITS),
+        "id": hit.id,
+        "corpus": hit.corpus,
+        "discourse": hit.discourse,
+        "text": hit.text,
+        "score": round(float(hit.score), SCORE_DIGITS),
     }
 
 
 def nearest_elsewhere(
     graph: Graph, texts: Sequence[str], *, k: int, corpus: str
 ) -> tuple[list[list[dict[str, Any]]] | None, str | None]:
-    """The seam to the semantic layer: for each text, the ``k`` nearest stored units of other corpora.
+    """For each text, the ``k`` stored propositions of other corpora nearest in meaning (the semantic layer).
 
     Returns:
-        The hits per text (``id``, ``corpus``, ``text``, ``score``), or None and the reason when
-        nothing can be looked up (nothing embedded yet); never made-up neighbours.
+        The hits per text (``id``, ``corpus``, ``discourse``, ``text``, ``score``), or None and the
+        reason when nothing can be looked up (nothing embedded yet): never made-up neighbours.
     """
-    import importlib
+    from api.services import semantic
 
     try:
-        semantic = importlib.import_module("api.services.semantic")
-    except ModuleNotFoundError:
-        return None, "the semantic layer (api.services.semantic) is not installed"
-    try:
-        found = semantic.nearest(graph, graph.settings, list(texts), k=k, exclude_corpus=corpus)
+        found = semantic.nearest(
+            graph, graph.settings, list(texts), k=k, exclude_corpus=corpus, labels=[Label.Proposition]
+        )
     except NotFoundError as e:
         return None, str(e)
-    return [[_hits(h) for h in row] for row in found], None
+    return [[_hit(h) for h in row] for row in found], None
 
 
 @dataclass
@@ -297,6 +293,10 @@ def mine_utterances(
     if write:
         write_bundle(graph.store(), mined.bundle, reporter)
         runs = write_predictions(graph, mined.dialogue_id, analysis, mined.locutions, mined.propositions)
+        # Embedded at once, the new propositions are found by meaning from the rest of the graph.
+        from api.services import semantic
+
+        semantic.embed_graph(graph, graph.settings, corpus=corpus)
         reporter.log(
             f"{mined.dialogue_id}: dialogue and predictions written (runs {', '.join(r.run_id for r in runs)})"
         )

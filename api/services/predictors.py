@@ -1,7 +1,8 @@
 """The predictors of ``POST /predict``: real models behind :func:`api.services.predict.register`.
 
-* ``pair``: two texts -> the QT30 relation model's label (support / attack / rephrase / none),
-  direction and probabilities; nothing is stored (the texts are not graph nodes).
+* ``pair``: two texts -> the QT30 relation model's label (support / attack / rephrase / none) of
+  the first towards the second, out of context, and its probabilities; nothing is stored (the
+  texts are not graph nodes).
 * ``dialogue``: a stored dialogue -> the discourse parser's links between its locutions and the
   relation model's links between its propositions (anchored by YA edges; a dialogue without
   propositions, such as Molweni's, is argued over its locutions); ``write`` stores both as
@@ -46,12 +47,12 @@ def _response(task: str, summary: dict[str, Any]) -> dict[str, Any]:
 
 
 def predict_pair(request: hook.PredictionRequest, graph: Graph) -> dict[str, Any]:
-    """Relation between two texts, the second said in reply to the first.
+    """How the first text relates to the second (source -> target), out of context.
 
     Raises:
         ApiError: An empty or oversized text, or ``write`` (a pair is not stored).
     """
-    from gnn.relations.live import predict_pair as score_pair
+    from api.services.relations import classify_pairs
 
     assert request.texts is not None
     first, second = (t.strip() for t in request.texts)
@@ -60,7 +61,7 @@ def predict_pair(request: hook.PredictionRequest, graph: Graph) -> dict[str, Any
     if request.write:
         raise ApiError("pair predictions are not stored: the texts are not graph nodes (use task transcript)")
     model = mine.relation_model(graph.settings)
-    p = score_pair(model.model, first, second, mine.RELATION_OBJECTIVE)
+    ((label, score, probabilities),) = classify_pairs(graph.settings, [(first, second)])
     return {
         "task": "pair",
         "model": model.name,
@@ -70,16 +71,16 @@ def predict_pair(request: hook.PredictionRequest, graph: Graph) -> dict[str, Any
         "written": False,
         "edges": [
             {
-                "source": f"text:{p.source}",
-                "target": f"text:{p.target}",
-                "label": p.label,
-                "score": p.score,
+                "source": "text:0",
+                "target": "text:1",
+                "label": label.value,
+                "score": round(score, mine.SCORE_DIGITS),
                 "kind": "argument",
                 "model": model.name,
                 "model_version": model.version,
             }
         ],
-        "probabilities": p.probabilities,
+        "probabilities": {k: round(v, mine.SCORE_DIGITS) for k, v in probabilities.items()},
     }
 
 

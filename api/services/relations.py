@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import tempfile
+import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,7 @@ from graphstore.loaders.common import expand
 from graphstore.loaders.marg import load_marg
 from graphstore.loaders.sciarg import load_sciarg
 from ontology.errors import ApiError, LoaderError, ModelError
+from ontology.labels import RelationLabel
 from ontology.records import PropositionRecord
 
 PACKAGED_MODEL = Path(__file__).resolve().parents[2] / "gnn" / "relations" / "default_model"
@@ -245,3 +248,58 @@ def predict_sciarg(
         total += len(rels)
         write_paper(ann, out_dir / ann.parent.relative_to(in_dir), rels)
     return {"papers": len(anns), "relations": total, "out": str(out_dir), "model": str(model_dir)}
+
+
+_QT30_LABELS = {"none": "none", "RA": "support", "CA": "attack", "MA": "rephrase"}
+
+
+def classify_pairs(
+    settings: Settings, pairs: Sequence[tuple[str, str]], model: Path | None = None
+) -> list[tuple[RelationLabel, float, dict[str, float]]]:
+    """Label (source, target) text pairs with the QT30 relation model, out of context.
+
+    Each pair is shown to the model as a two-proposition map said by two speakers with no reply
+    between them (see :func:`gnn.relations.qt30_run.pair_map`).
+
+    Args:
+        settings: Where a trained model would be (else the shipped one is used).
+        pairs: (source text, target text).
+        model: A model directory instead of the default.
+
+    Returns:
+        Per pair: the label (support, attack, rephrase or none), the model's probability of it
+        and the probability of every label.
+
+    Raises:
+        ModelError: No usable model.
+    """
+    from gnn.relations.qt30_run import classify_pairs as qt30_pairs
+
+    _, qt = qt30_model(settings, model)
+    out = []
+    for label, score, probs in qt30_pairs(qt, pairs):
+        named = {_QT30_LABELS[k]: v for k, v in probs.items()}
+        out.append((RelationLabel(_QT30_LABELS[label]), score, named))
+    return out
+
+
+_LOADED: dict[tuple[str, str], Any] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+def qt30_model(settings: Settings, model: Path | None = None) -> tuple[Path, Any]:
+    """The QT30 relation model (``model``, else the default one) and its directory, loaded once per process.
+
+    Raises:
+        ApiError: ``model`` is not a model directory. ModelError: No usable model.
+    """
+    from gnn.relations.qt30_run import load_qt30
+
+    model_dir = _given_model(model) if model else default_model_dir(settings)
+    device = _device(settings)
+    key = (str(model_dir), device)
+    with _LOAD_LOCK:
+        if key not in _LOADED:
+            encoder = _encoder(settings, device) if _model_uses_encoder(model_dir) else None
+            _LOADED[key] = load_qt30(model_dir, device=device, encoder=encoder)
+        return model_dir, _LOADED[key]

@@ -1,4 +1,4 @@
-"""The QT30 relation model on new dialogues and on text pairs (live mining, ``POST /predict``).
+"""The QT30 relation model on new dialogues (live mining, ``POST /predict``).
 
 A new dialogue has no annotated I-nodes or transitions. It is given to the model in the DialAM
 task-A input form it was trained on: one L-node (``Speaker : text``) and one I-node (same text)
@@ -10,36 +10,12 @@ answers whom), which is what TA nodes annotate in QT30.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-
-import numpy as np
 
 from gnn.relations.argmap import ArgMap, Loc, Prop
-from gnn.relations.qt30 import LABELS
-from gnn.relations.qt30_run import Qt30Model, _embed, tensors_of
-from gnn.relations.qt30_task import decode, item
+from gnn.relations.qt30_run import Qt30Model
 
 ARGUMENT = {"RA": "support", "CA": "attack", "MA": "rephrase", "none": "none"}
 """QT30 relation types as :class:`ontology.labels.RelationLabel` values."""
-
-
-@dataclass(frozen=True)
-class PairPrediction:
-    """The relation between two texts.
-
-    Attributes:
-        label: ``support``, ``attack``, ``rephrase`` or ``none``.
-        source: Index (0 or 1) of the text the relation goes from (the premise, the attacker).
-        target: Index of the text it goes to.
-        score: Probability of ``label`` in that direction.
-        probabilities: Per label, the probability in the chosen direction.
-    """
-
-    label: str
-    source: int
-    target: int
-    score: float
-    probabilities: dict[str, float]
 
 
 def dialogue_map(
@@ -78,36 +54,3 @@ def predict_dialogue(
     amap = dialogue_map("dialogue", texts, speakers, transitions)
     (rels,) = model.predict([amap], objective)
     return [(int(s), int(t), ARGUMENT[lab], float(p)) for s, t, lab, p in rels]
-
-
-def predict_pair(model: Qt30Model, first: str, second: str, objective: str = "general") -> PairPrediction:
-    """How two texts relate, ``second`` said in reply to ``first`` (by another speaker).
-
-    Both directions are scored; decoding is the model's own (tuned log-biases, at most one
-    relation per pair), so ``none`` is returned when no relation beats it.
-    """
-    amap = dialogue_map("pair", [first, second], ["A", "B"], [(0, 1)])
-    (tensors,) = tensors_of([amap], model.window)
-    (emb,) = _embed([tensors], model.text, False)
-    from gnn.relations.train import predict_probs
-
-    (probs,) = predict_probs(model.model, [item(tensors, emb)], model.device)
-    pairs = [tuple(p) for p in tensors.pairs.tolist()]
-    chosen = decode(tensors.pairs, probs, model.bias[objective])
-    if chosen:
-        ((s, t), (lab, score)) = next(iter(chosen.items()))
-        row = probs[pairs.index((s, t))]
-        label = ARGUMENT[lab]
-    else:
-        # No relation: report the direction where "none" is the more certain.
-        k = int(np.argmax(probs[:, 0]))
-        s, t = pairs[k]
-        row = probs[k]
-        label, score = "none", float(row[0])
-    return PairPrediction(
-        label,
-        int(s),
-        int(t),
-        round(float(score), 4),
-        {ARGUMENT[name]: round(float(row[i]), 4) for i, name in enumerate(LABELS)},
-    )

@@ -259,6 +259,61 @@ class Qt30Model:
         return out
 
 
+def pair_map(index: int, source: str, target: str) -> ArgMap:
+    """A two-proposition map asking the QT30 model about ``source`` -> ``target`` out of context.
+
+    Each text is said by its own speaker in its own locution, with no transition between them:
+    the pair comes from different discourses, so the structural features say "not adjacent,
+    no reply", and the label rests on the texts.
+    """
+    from gnn.relations.argmap import Loc, Prop
+
+    return ArgMap(
+        id=f"pair:{index}",
+        name=f"pair{index}",
+        locutions=[Loc("L0", "L0", 0, f"A : {source}", "A", False), Loc("L1", "L1", 2, f"B : {target}", "B", False)],
+        props=[Prop("I0", "I0", 1, source), Prop("I1", "I1", 3, target)],
+    )
+
+
+def _pair_probs(qt: Qt30Model, pairs: Sequence[tuple[str, str]], batch: int = 512) -> np.ndarray:
+    """``(len(pairs), 4)`` probabilities over :data:`LABELS` of source -> target."""
+    from gnn.relations.train import predict_probs
+
+    out = np.zeros((len(pairs), len(LABELS)), dtype=np.float32)
+    for s in range(0, len(pairs), batch):
+        chunk = pairs[s : s + batch]
+        tensors = tensors_of([pair_map(s + i, a, b) for i, (a, b) in enumerate(chunk)], qt.window)
+        embs = _embed(tensors, qt.text, False)
+        probs = predict_probs(qt.model, [item(t, e) for t, e in zip(tensors, embs, strict=True)], qt.device)
+        for i, (t, p) in enumerate(zip(tensors, probs, strict=True)):
+            row = [k for k, (a, b) in enumerate(t.pairs.tolist()) if (a, b) == (0, 1)]
+            out[s + i] = p[row[0]]
+    return out
+
+
+def classify_pairs(
+    qt: Qt30Model, pairs: Sequence[tuple[str, str]], objective: str = "general"
+) -> list[tuple[str, float, dict[str, float]]]:
+    """Label each (source, target) text pair with the QT30 model: ``(label, probability, probabilities)``.
+
+    The label is ``none``, ``RA``, ``CA`` or ``MA``: the relation with the highest biased
+    log-probability (the model's tuned bias of ``objective``) when it beats ``none``, else ``none``.
+    The probability is the model's probability of that label; ``probabilities`` has all four.
+    """
+    if objective not in qt.bias:
+        raise ModelError(f"unknown objective {objective!r}; the model has {sorted(qt.bias)}")
+    if not pairs:
+        return []
+    probs = _pair_probs(qt, pairs)
+    scores = np.log(np.clip(probs, 1e-9, 1.0)) + np.asarray(qt.bias[objective], dtype=np.float64)
+    out = []
+    for p, sc in zip(probs, scores, strict=True):
+        k = int(sc.argmax())
+        out.append((LABELS[k], float(p[k]), {lab: float(v) for lab, v in zip(LABELS, p, strict=True)}))
+    return out
+
+
 def load_qt30(model_dir: Path, *, device: str = "cpu", encoder: TextVectors | None = None) -> Qt30Model:
     """Load ``qt30.pt`` (and its LSA file) from ``model_dir``.
 

@@ -97,7 +97,7 @@ def test_aif_locutions_are_the_utterances() -> None:
 
 def test_aif_map_without_locutions(tmp_path: Path) -> None:
     path = write(tmp_path, '{"nodes": [{"nodeID": "1", "type": "I", "text": "x"}], "edges": []}', "m.json")
-    with pytest.raises(LoaderError, match="m.json: an AIF map without locutions"):
+    with pytest.raises(LoaderError, match=r"m\.json: an AIF map without locutions"):
         read_utterances(path)
 
 

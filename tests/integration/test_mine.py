@@ -11,7 +11,7 @@ import pytest
 from neo4j import Driver
 
 from api.cli.mine import print_summary
-from api.services import corpora, mine
+from api.services import corpora, mine, semantic
 from api.services.graph import Graph
 from api.settings import Settings
 from graphstore.loaders.registry import CORPORA
@@ -43,7 +43,9 @@ def _predicted(store: GraphStore, dialogue: str) -> list[dict[str, Any]]:
 def graph(store: GraphStore, driver: Driver, neo4j_settings: Settings, tmp_path: Path) -> Graph:
     spec = CORPORA["qt30"]
     store.ingest(spec.load(spec.find(SAMPLES)))
-    return Graph(neo4j_settings.with_overrides(cache_dir=tmp_path / "cache"), driver=driver)
+    graph = Graph(neo4j_settings.with_overrides(cache_dir=tmp_path / "cache"), driver=driver)
+    semantic.embed_graph(graph, graph.settings, corpus="qt30")
+    return graph
 
 
 def test_mine_dry_run_write_rerun_delete(graph: Graph, store: GraphStore) -> None:
@@ -62,6 +64,12 @@ def test_mine_dry_run_write_rerun_delete(graph: Graph, store: GraphStore) -> Non
         best = dry["strongest"][kind]
         assert best == (max(mine_kind, key=lambda r: r["score"]) if mine_kind else None)
     assert [r["task"] for r in dry["runs"]] == ["discourse", "relations"]
+    # Every proposition has its nearest propositions elsewhere: QT30 ones, best first.
+    assert dry["nearest_note"] is None and len(dry["nearest"]) == 11
+    for row in dry["nearest"]:
+        scores = [h["score"] for h in row["hits"]]
+        assert len(scores) == 3 and scores == sorted(scores, reverse=True)
+        assert {h["corpus"] for h in row["hits"]} == {"qt30"} and all(h["id"].startswith("qt30:") for h in row["hits"])
     assert _gold_fingerprint(store) == gold_before
     assert _count(store, "MATCH (n:Node {corpus: 'mined'}) RETURN count(n) AS n") == 0
 
@@ -95,6 +103,8 @@ def test_mine_dry_run_write_rerun_delete(graph: Graph, store: GraphStore) -> Non
     # The transcript's own structure is gold; nothing gold outside it changed.
     assert _count(store, "MATCH (r:Relation {corpus: 'mined', origin: 'gold'}) RETURN count(r) AS n") == 11
 
+    embedded = store.run("MATCH (p:Proposition {corpus: 'mined'}) WHERE p.embedding IS NOT NULL RETURN count(p) AS n")
+    assert embedded == [{"n": 11}]
     # The corpus marker's counts are recounted by every load (now with the predictions); every other
     # node, property and relationship stays as it was.
     snapshot = [n for n in graph_snapshot(store, "mined") if n["id"] != "mined"]
@@ -113,7 +123,7 @@ def test_mine_refusals_write_nothing(graph: Graph, store: GraphStore, tmp_path: 
     before = _count(store, "MATCH (n) RETURN count(n) AS n")
     with pytest.raises(ApiError, match="gold annotation"):
         mine.mine_file(graph, DEBATE, corpus="molweni", write=True)
-    with pytest.raises(LoaderError, match="bad-latin1.txt: line 2: not UTF-8"):
+    with pytest.raises(LoaderError, match=r"bad-latin1\.txt: line 2: not UTF-8"):
         mine.mine_file(graph, DATA / "mine" / "bad-latin1.txt", write=True)
     with pytest.raises(ApiError, match="k must lie"):
         mine.mine_file(graph, DEBATE, k=0, write=True)

@@ -1,0 +1,291 @@
+"""The semantic layer: embeddings of locutions and propositions in Neo4j, search by meaning.
+
+Shared by the CLI (``argweb embed``, ``argweb search --semantic``), the HTTP API
+(``GET /search?semantic=true``), the main job and the cross-corpus linker
+(:mod:`api.services.links`). Texts are encoded with :class:`gnn.encoder.TextEncoder` (the offline
+all-MiniLM-L6-v2 by default); the vectors live on the nodes and in Neo4j vector indexes
+(:mod:`graphstore.vectors`), never in a side file.
+
+The encoder is loaded once per process and kept: a query embedding costs a forward pass of a few
+milliseconds, not a model load. Graph embedding reads the on-disk embedding cache of
+``settings.embeddings_dir``; query embeddings skip it (one query text never pays for reading
+tens of thousands of cached vectors).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from api.services.graph import Graph
+from api.services.reporting import SILENT, Reporter
+from api.settings import Settings
+from graphstore.vectors import EMBEDDED_LABELS, VECTOR_INDEXES, VectorStore
+from ontology.errors import ApiError, InvalidQueryError, NotFoundError
+from ontology.terms import Label
+from ontology.views import SemanticHit
+
+if TYPE_CHECKING:
+    from gnn.encoder import TextEncoder
+
+MAX_QUERY_CHARS = 2000
+MAX_K = 100
+_ENCODERS: dict[tuple[str, bool], TextEncoder] = {}
+_LOCK = threading.Lock()
+
+
+def encoder(settings: Settings, *, cached: bool = True) -> TextEncoder:
+    """The process-wide text encoder (loaded on first use, then kept).
+
+    Args:
+        settings: Where the embedding cache lives.
+        cached: Use the on-disk cache (graph embedding) or not (query texts).
+    """
+    from gnn.encoder import TextEncoder
+
+    key = (str(settings.embeddings_dir), cached)
+    with _LOCK:
+        enc = _ENCODERS.get(key)
+        if enc is None:
+            enc = TextEncoder(cache_dir=settings.embeddings_dir if cached else None, batch_size=128)
+            _ENCODERS[key] = enc
+        return enc
+
+
+def model_tag(enc: TextEncoder) -> str:
+    """What ``embedding_model`` records: readable name and weight fingerprint."""
+    return enc.cache_key()
+
+
+def _vectors(graph: Graph) -> VectorStore:
+    return VectorStore(graph.driver(), graph.settings.neo4j_database)
+
+
+@dataclass
+class EmbedReport:
+    """What :func:`embed_graph` did, per label.
+
+    Attributes:
+        model: Model tag written to the nodes.
+        pending: Nodes whose embedding was missing or stale.
+        written: Nodes written.
+        encode_seconds: Time spent encoding (cache reads included).
+        write_seconds: Time spent writing the vectors (index updates included).
+        index_seconds: Time waiting for the vector indexes to come online.
+    """
+
+    model: str
+    pending: dict[str, int] = field(default_factory=dict)
+    written: dict[str, int] = field(default_factory=dict)
+    encode_seconds: float = 0.0
+    write_seconds: float = 0.0
+    index_seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready summary."""
+        return {
+            "model": self.model,
+            "pending": self.pending,
+            "written": self.written,
+            "encode_seconds": round(self.encode_seconds, 2),
+            "write_seconds": round(self.write_seconds, 2),
+            "index_seconds": round(self.index_seconds, 2),
+        }
+
+
+def embed_graph(
+    graph: Graph, settings: Settings, corpus: str | None = None, reporter: Reporter = SILENT
+) -> EmbedReport:
+    """Embed every locution and proposition with a text whose embedding is missing or stale.
+
+    Idempotent: a node already embedded from the same text by the same model is not written
+    again. The vector indexes are created first (with the encoder's dimensions) and awaited last.
+
+    Args:
+        graph: The graph.
+        settings: Embedding cache and batch sizes.
+        corpus: Only this corpus.
+        reporter: Log lines and progress.
+
+    Raises:
+        ApiError: The vector indexes exist with other dimensions.
+        DatabaseUnavailableError: Neo4j is away.
+    """
+    from gnn.encoder import text_key
+
+    enc = encoder(settings)
+    tag = model_tag(enc)
+    store = _vectors(graph)
+    report = EmbedReport(tag)
+    store.ensure_indexes(enc.dim)
+    for label in EMBEDDED_LABELS:
+        report.pending[label.value] = 0
+        report.written[label.value] = 0
+        for page in store.pending(label, tag, text_key, corpus):
+            report.pending[label.value] += len(page)
+            with reporter.progress(f"embedding {label.value.lower()}s", len(page)) as advance:
+                for s in range(0, len(page), 4096):
+                    chunk = page[s : s + 4096]
+                    t0 = time.perf_counter()
+                    vecs = enc.encode([n.text for n in chunk])
+                    t1 = time.perf_counter()
+                    rows = [
+                        {"id": n.id, "vec": v.tolist(), "key": text_key(n.text)}
+                        for n, v in zip(chunk, vecs, strict=True)
+                    ]
+                    report.written[label.value] += store.write(label, tag, rows)
+                    report.encode_seconds += t1 - t0
+                    report.write_seconds += time.perf_counter() - t1
+                    advance(len(chunk))
+    t0 = time.perf_counter()
+    store.ensure_indexes(enc.dim)
+    report.index_seconds = time.perf_counter() - t0
+    reporter.log(
+        f"embedded {sum(report.written.values())} of {sum(report.pending.values())} pending node(s) with {tag}"
+    )
+    return report
+
+
+def remove_embeddings(graph: Graph, corpus: str | None = None) -> None:
+    """Remove embeddings (of one corpus; for the whole graph also the vector indexes)."""
+    _vectors(graph).remove(corpus)
+
+
+def embedding_status(graph: Graph) -> dict[str, Any]:
+    """Vector indexes and, per corpus and label, how many nodes are embedded and by which model."""
+    store = _vectors(graph)
+    corpora: dict[str, dict[str, dict[str, Any]]] = {}
+    for r in store.counts():
+        entry = corpora.setdefault(r["corpus"] or "(none)", {}).setdefault(
+            r["label"], {"nodes": 0, "embedded": 0, "models": {}}
+        )
+        entry["nodes"] += int(r["n"])
+        if r["model"] is not None:
+            entry["embedded"] += int(r["n"])
+            entry["models"][r["model"]] = int(r["n"])
+    return {"indexes": store.indexes(), "corpora": corpora}
+
+
+def _labels(labels: Sequence[str | Label] | None) -> tuple[Label, ...]:
+    if not labels:
+        return EMBEDDED_LABELS
+    out = []
+    for name in labels:
+        label = next((lab for lab in EMBEDDED_LABELS if lab.value.lower() == str(name).lower()), None)
+        if label is None:
+            raise ApiError(f"unknown label {name!r}; semantic search covers {', '.join(EMBEDDED_LABELS)}")
+        out.append(label)
+    return tuple(dict.fromkeys(out))
+
+
+def _query_vectors(settings: Settings, texts: Sequence[str]) -> list[list[float]]:
+    for t in texts:
+        if not t or not t.strip():
+            raise ApiError("the query text is empty")
+        if len(t) > MAX_QUERY_CHARS:
+            raise ApiError(f"the query text has {len(t)} characters; at most {MAX_QUERY_CHARS} are searched")
+    vecs = encoder(settings, cached=False).encode([t.strip() for t in texts])
+    return [v.tolist() for v in vecs]
+
+
+def _require_index(store: VectorStore, labels: Sequence[Label]) -> None:
+    present = store.indexes()
+    missing = [VECTOR_INDEXES[label] for label in labels if VECTOR_INDEXES[label] not in present]
+    if missing:
+        raise NotFoundError(f"no vector index {', '.join(missing)} in the graph: run `argweb embed` first")
+
+
+def neighbours(
+    graph: Graph,
+    vectors: Sequence[Sequence[float]],
+    *,
+    k: int,
+    corpus: str | None = None,
+    exclude_corpus: str | None = None,
+    labels: Sequence[Label] = EMBEDDED_LABELS,
+) -> list[list[SemanticHit]]:
+    """The ``k`` nearest embedded nodes of each vector over ``labels``, best first.
+
+    A corpus filter is applied to a deeper index answer (``FILTER_OVERFETCH`` x ``k``); a query
+    that still finds fewer than ``k`` nodes of the corpus is answered by an exact scan of the
+    corpus, so ``corpus`` never silently returns too few hits.
+
+    Raises:
+        NotFoundError: A vector index is missing (nothing embedded yet).
+    """
+    store = _vectors(graph)
+    merged: list[list[SemanticHit]] = [[] for _ in vectors]
+    for label in labels:
+        try:
+            found = store.nearest(label, vectors, k, corpus=corpus, exclude_corpus=exclude_corpus)
+        except InvalidQueryError:
+            _require_index(store, [label])
+            raise
+        short = [i for i, hits in enumerate(found) if corpus is not None and len(hits) < k]
+        if short:
+            exact = store.nearest(label, [vectors[i] for i in short], k, corpus=corpus, exact_scan=True)
+            for i, hits in zip(short, exact, strict=True):
+                found[i] = hits
+        for i, hits in enumerate(found):
+            merged[i].extend(hits)
+    return [sorted(hits, key=lambda h: (-h.score, h.id))[:k] for hits in merged]
+
+
+def search(
+    graph: Graph,
+    settings: Settings,
+    text: str,
+    *,
+    k: int = 10,
+    corpus: str | None = None,
+    labels: Sequence[str | Label] | None = None,
+) -> list[SemanticHit]:
+    """Locutions and propositions nearest in meaning to ``text``, best first.
+
+    Args:
+        graph: The graph.
+        settings: Encoder settings.
+        text: The query (up to ``MAX_QUERY_CHARS`` characters).
+        k: Number of hits (1..100).
+        corpus: Only this corpus.
+        labels: ``Proposition`` and/or ``Locution`` (default both).
+
+    Raises:
+        ApiError: Empty or oversized query, ``k`` out of range, unknown label.
+        NotFoundError: Nothing embedded yet (no vector index).
+    """
+    if not 1 <= k <= MAX_K:
+        raise ApiError(f"k must lie in 1..{MAX_K}, not {k}")
+    chosen = _labels(labels)
+    vec = _query_vectors(settings, [text])
+    return neighbours(graph, vec, k=k, corpus=corpus, labels=chosen)[0]
+
+
+def nearest(
+    graph: Graph,
+    settings: Settings,
+    texts: Sequence[str],
+    *,
+    k: int = 3,
+    exclude_corpus: str | None = None,
+    labels: Sequence[str | Label] | None = None,
+) -> list[list[SemanticHit]]:
+    """For each text, the ``k`` nearest stored locutions/propositions (of other corpora than ``exclude_corpus``).
+
+    The batch form of :func:`search` for live mining: all texts are encoded in one pass and
+    looked up in one query per vector index.
+
+    Raises:
+        ApiError: An empty or oversized text, ``k`` out of range, unknown label.
+        NotFoundError: Nothing embedded yet (no vector index).
+    """
+    if not 1 <= k <= MAX_K:
+        raise ApiError(f"k must lie in 1..{MAX_K}, not {k}")
+    chosen = _labels(labels)
+    if not texts:
+        return []
+    vecs = _query_vectors(settings, texts)
+    return neighbours(graph, vecs, k=k, exclude_corpus=exclude_corpus, labels=chosen)
