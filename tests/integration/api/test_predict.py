@@ -60,8 +60,9 @@ def test_dialogue_dry_run_then_write(client: TestClient, api_graph: ApiGraph) ->
     }
     arguments = [e for e in dry["edges"] if e["kind"] == "argument"]
     discourse = [e for e in dry["edges"] if e["kind"] == "discourse"]
-    assert arguments and discourse
-    # Argument links join the map's propositions; discourse links its locutions.
+    assert discourse
+    # Argument links join the map's propositions (the model finds none in this small map: a real
+    # output, not a failure); discourse links join its locutions.
     assert all(e["source"] in props and e["target"] in props for e in arguments)
     assert all(e["source"] not in props for e in discourse)
     assert (
@@ -111,6 +112,15 @@ def test_transcript_dry_run_and_write(client: TestClient, api_graph: ApiGraph) -
     done = client.post("/predict", json={**body, "write": True}, headers=KEY)
     assert done.status_code == 200, done.text
     assert done.json()["edges"] == dry["edges"]
+    # The stored dialogue, read back from the graph, gets the same predictions as the transcript.
+    stored = client.post("/predict", json={"task": "dialogue", "dialogue_id": dry["dialogue_id"]}).json()
+    assert [e for e in stored["edges"] if e["kind"] == "argument"] == [
+        e for e in dry["edges"] if e["kind"] == "argument"
+    ]
+    assert [e for e in stored["edges"] if e["kind"] == "discourse"] == [
+        e for e in dry["edges"] if e["kind"] == "discourse"
+    ]
+    assert any(e["kind"] == "argument" for e in dry["edges"])
     locs = store.run("MATCH (l:Locution {corpus: 'api-mined'}) RETURN count(l) AS n")
     assert locs == [{"n": 5}]
     predicted = store.run(
