@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from api.services.graph import Graph
-from api.services.mine_summary import Analysis, summarise
+from api.services.mine_summary import Analysis, DialogueUnits, summarise
 from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
 from graphstore.loaders.registry import CORPORA
@@ -300,19 +300,10 @@ def mine_utterances(
         reporter.log(
             f"{mined.dialogue_id}: dialogue and predictions written (runs {', '.join(r.run_id for r in runs)})"
         )
+    speakers = [u.speaker for u in utterances]
+    units = DialogueUnits(mined.dialogue_id, corpus, speakers, texts, mined.locutions, mined.propositions)
     return summarise(
-        dialogue_id=mined.dialogue_id,
-        corpus=corpus,
-        speakers=[u.speaker for u in utterances],
-        texts=texts,
-        locutions=mined.locutions,
-        units=mined.propositions,
-        analysis=analysis,
-        runs=runs,
-        neighbours=neighbours,
-        neighbours_note=why,
-        written=write,
-        segmenter=SEGMENTER,
+        units, analysis, runs=runs, neighbours=neighbours, neighbours_note=why, written=write, segmenter=SEGMENTER
     )
 
 

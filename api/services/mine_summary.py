@@ -39,40 +39,52 @@ def _link(
     }
 
 
-def summarise(
-    *,
-    dialogue_id: str,
-    corpus: str | None,
-    speakers: Sequence[str],
-    texts: Sequence[str],
-    locutions: Sequence[str],
-    units: Sequence[str],
-    analysis: Analysis,
-    runs: Sequence[PredictionRun],
-    neighbours: list[list[dict[str, Any]]] | None,
-    neighbours_note: str | None,
-    written: bool,
-    segmenter: str | None = None,
-    unit_texts: Sequence[str] | None = None,
-) -> dict[str, Any]:
-    """What was mined: utterances, predicted links, the strongest support and attack, nearest units elsewhere.
+@dataclass(frozen=True)
+class DialogueUnits:
+    """A dialogue as the models saw it.
 
-    Args:
+    Attributes:
         dialogue_id: Graph id of the dialogue.
         corpus: Its corpus.
         speakers: Speaker per utterance.
         texts: Utterance texts (the locutions).
         locutions: Locution ids.
         units: Ids of the argument units (propositions) the argument links join.
+        unit_texts: Texts of the argument units (None: ``texts``, one proposition per locution).
+    """
+
+    dialogue_id: str
+    corpus: str | None
+    speakers: Sequence[str]
+    texts: Sequence[str]
+    locutions: Sequence[str]
+    units: Sequence[str]
+    unit_texts: Sequence[str] | None = None
+
+
+def summarise(
+    dialogue: DialogueUnits,
+    analysis: Analysis,
+    *,
+    runs: Sequence[PredictionRun],
+    neighbours: list[list[dict[str, Any]]] | None,
+    neighbours_note: str | None,
+    written: bool,
+    segmenter: str | None = None,
+) -> dict[str, Any]:
+    """What was mined: utterances, predicted links, the strongest support and attack, nearest units elsewhere.
+
+    Args:
+        dialogue: Its utterances and argument units.
         analysis: The predicted links.
         runs: The discourse run and the relations run (their ids, also when not written).
         neighbours: Per argument unit, its nearest units in other corpora, or None.
         neighbours_note: Why there are no neighbours, if so.
         written: Whether the dialogue and the runs were written.
         segmenter: How turns were split into utterances.
-        unit_texts: Texts of the argument units (default: ``texts``).
     """
-    unit_texts = list(unit_texts if unit_texts is not None else texts)
+    texts, locutions, units, speakers = dialogue.texts, dialogue.locutions, dialogue.units, dialogue.speakers
+    unit_texts = list(dialogue.unit_texts if dialogue.unit_texts is not None else texts)
     disc_run, rel_run = runs
     discourse = [_link(x, y, s, p, locutions, texts, disc_run) for x, y, s, p in analysis.discourse]
     arguments = [_link(x, y, lab, p, units, unit_texts, rel_run) for x, y, lab, p in analysis.arguments]
@@ -89,8 +101,8 @@ def summarise(
             if hits
         ]
     return {
-        "dialogue_id": dialogue_id,
-        "corpus": corpus,
+        "dialogue_id": dialogue.dialogue_id,
+        "corpus": dialogue.corpus,
         "written": written,
         "segmenter": segmenter,
         "counts": {

@@ -21,7 +21,7 @@ from typing import Any
 from api.services import mine
 from api.services import predict as hook
 from api.services.graph import Graph
-from api.services.mine_summary import Analysis, summarise
+from api.services.mine_summary import Analysis, DialogueUnits, summarise
 from ontology.errors import ApiError
 from ontology.terms import Label
 
@@ -148,19 +148,9 @@ def predict_dialogue(request: hook.PredictionRequest, graph: Graph) -> dict[str,
     runs = mine.runs_for(did, mine.models(graph.settings))
     if request.write:
         runs = mine.write_predictions(graph, did, analysis, loc_ids, unit_ids)
+    units = DialogueUnits(did, corpus, speakers, texts, loc_ids, unit_ids, unit_texts)
     summary = summarise(
-        dialogue_id=did,
-        corpus=corpus,
-        speakers=speakers,
-        texts=texts,
-        locutions=loc_ids,
-        units=unit_ids,
-        analysis=analysis,
-        runs=runs,
-        neighbours=None,
-        neighbours_note="not looked up for a stored dialogue",
-        written=request.write,
-        unit_texts=unit_texts,
+        units, analysis, runs=runs, neighbours=None, neighbours_note="not looked up", written=request.write
     )
     return _response("dialogue", summary)
 

@@ -36,22 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from graphstore.loaders.common import decode_utf8, read_bytes, require
+from ontology import records as rec
 from ontology.errors import LoaderError
-from ontology.records import (
-    CorpusBundle,
-    CorpusRecord,
-    DiscourseRecord,
-    EdgeRecord,
-    LocutionRecord,
-    NodeRecord,
-    PropositionRecord,
-    SpeakerRecord,
-    build,
-    link,
-    make_id,
-    relation_from_scheme,
-    scheme_term,
-)
 
 AIF_SCHEME = "qt30"
 ILLOCUTION = "Default Illocuting"
@@ -212,7 +198,7 @@ def transcript_key(name: str, utterances: list[Utterance]) -> str:
     return f"{stem}-{digest.hexdigest()[:10]}"
 
 
-def transcript_bundle(utterances: list[Utterance], corpus: str, name: str, source: str = "") -> CorpusBundle:
+def transcript_bundle(utterances: list[Utterance], corpus: str, name: str, source: str = "") -> rec.CorpusBundle:
     """The dialogue of ``utterances`` as a corpus bundle (validated; nothing written).
 
     Args:
@@ -227,46 +213,57 @@ def transcript_bundle(utterances: list[Utterance], corpus: str, name: str, sourc
     if not utterances:
         raise LoaderError(f"{source or name}: no utterances")
     key = transcript_key(name, utterances)
-    dlg_id = make_id(corpus, key)
+    dlg_id = rec.make_id(corpus, key)
     where = source or name
-    nodes: list[NodeRecord] = [
-        build(DiscourseRecord, where, id=dlg_id, corpus=corpus, kind="Dialogue", local_id=key, name=name, source=source)
+    nodes: list[rec.NodeRecord] = [
+        rec.build(
+            rec.DiscourseRecord,
+            where,
+            id=dlg_id,
+            corpus=corpus,
+            kind="Dialogue",
+            local_id=key,
+            name=name,
+            source=source,
+        )
     ]
-    edges: list[EdgeRecord] = []
-    speakers: dict[str, SpeakerRecord] = {}
-    prop_class = scheme_term(AIF_SCHEME, "I").iri
+    edges: list[rec.EdgeRecord] = []
+    speakers: dict[str, rec.SpeakerRecord] = {}
+    prop_class = rec.scheme_term(AIF_SCHEME, "I").iri
     for i, u in enumerate(utterances):
         uwhere = f"{where}: line {u.line}"
-        sid = make_id(corpus, "speaker", u.speaker)
+        sid = rec.make_id(corpus, "speaker", u.speaker)
         if sid not in speakers:
-            speakers[sid] = build(SpeakerRecord, uwhere, id=sid, corpus=corpus, name=u.speaker)
+            speakers[sid] = rec.build(rec.SpeakerRecord, uwhere, id=sid, corpus=corpus, name=u.speaker)
         unit = {"corpus": corpus, "discourse": dlg_id, "local_id": str(i), "position": i, "text": u.text}
-        loc = build(
-            LocutionRecord,
+        loc = rec.build(
+            rec.LocutionRecord,
             uwhere,
-            id=make_id(corpus, key, "L", i),
+            id=rec.make_id(corpus, key, "L", i),
             speaker=u.speaker,
             speaker_id=sid,
             timestamp=u.timestamp,
             **unit,
         )
-        prop = build(PropositionRecord, uwhere, id=make_id(corpus, key, "I", i), scheme_class=prop_class, **unit)
-        ya = relation_from_scheme(
+        prop = rec.build(
+            rec.PropositionRecord, uwhere, id=rec.make_id(corpus, key, "I", i), scheme_class=prop_class, **unit
+        )
+        ya = rec.relation_from_scheme(
             AIF_SCHEME,
             "YA",
             uwhere,
             scheme_label=ILLOCUTION,
             aif_type="YA",
-            id=make_id(corpus, key, "YA", i),
+            id=rec.make_id(corpus, key, "YA", i),
             corpus=corpus,
             discourse=dlg_id,
             local_id=f"YA{i}",
             position=i,
         )
         nodes += [loc, prop, ya]
-        edges += link(ya, [loc.id], [prop.id])
+        edges += rec.link(ya, [loc.id], [prop.id])
     nodes.extend(speakers.values())
-    record = CorpusRecord(id=corpus, corpus=corpus, name=f"mined transcripts ({corpus})", source=source or name)
-    bundle = CorpusBundle(record, nodes, edges, origin=where)
+    record = rec.CorpusRecord(id=corpus, corpus=corpus, name=f"mined transcripts ({corpus})", source=source or name)
+    bundle = rec.CorpusBundle(record, nodes, edges, origin=where)
     bundle.validate()
     return bundle
