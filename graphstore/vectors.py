@@ -54,8 +54,9 @@ def create_index(label: Label, dimensions: int) -> str:
     """Schema statement of the cosine vector index over ``embedding`` of ``label`` (idempotent)."""
     if not 1 <= dimensions <= 4096:
         raise ValueError(f"vector dimensions must lie in 1..4096, not {dimensions}")
+    target = _label(label)
     return (
-        f"CREATE VECTOR INDEX {VECTOR_INDEXES[label]} IF NOT EXISTS FOR (n:{_label(label)}) ON n.{EMB} "
+        f"CREATE VECTOR INDEX {VECTOR_INDEXES[label]} IF NOT EXISTS FOR (n:{target}) ON n.{EMB} "
         f"OPTIONS {{indexConfig: {{`vector.dimensions`: {int(dimensions)}, "
         "`vector.similarity_function`: 'cosine'}}"
     )

@@ -115,8 +115,11 @@ def run(
         bool, typer.Option("--predict/--no-predict", help="Write the default models' predictions.")
     ] = True,
     serve: Annotated[bool, typer.Option("--serve/--no-serve", help="Start the API in the background.")] = True,
+    embed: Annotated[
+        bool, typer.Option("--embed/--no-embed", help="Embed new locutions and propositions (semantic search).")
+    ] = True,
 ) -> None:
-    """Main job: start Neo4j, load every corpus found, predict, export to the SPARQL store, start the API.
+    """Main job: start Neo4j, load every corpus found, predict, embed, export to the SPARQL store, start the API.
 
     Every step is idempotent: a second run loads, predicts and exports only what changed.
     """
@@ -135,6 +138,10 @@ def run(
             outcomes = mainjob.predict_defaults(graph, loaded, REPORTER)
             print_predictions(outcomes)
         print_relation_counts(mainjob.relation_counts(graph))
+        if embed:
+            embedded = mainjob.embed_units(graph, REPORTER)
+            if embedded is None:
+                outcomes.append(mainjob.PredictionOutcome("embedding", "(all)", "failed"))
         rdf = mainjob.sync_rdf(graph, REPORTER)
     console.print(
         f"SPARQL store {rdf.store_dir}: "
@@ -146,5 +153,7 @@ def run(
         console.print(f"argweb API: {info.url} (pid {info.pid}; stop with `make stop`)")
     failed = [o for o in outcomes if o.status == "failed"]
     if failed:
-        console.print(f"[bold red]{len(failed)} prediction step(s) failed[/] (see above); the graph is loaded")
+        console.print(
+            f"[bold red]{len(failed)} prediction or embedding step(s) failed[/] (see above); the graph is loaded"
+        )
     console.print(f"done in {time.perf_counter() - started:.1f}s")

@@ -113,17 +113,15 @@ def link(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Predict support/attack/rephrase links between propositions of different corpora."""
-    from api.services.links import link_across_corpora
+    from api.services.links import LinkOptions, link_across_corpora
     from ontology.errors import ApiError
 
     if not across_corpora:
         raise ApiError("argweb link needs --across-corpora (the only kind of linking there is)")
     s = settings()
     with Graph(s) as graph:
-        report = link_across_corpora(
-            graph, s, k=k, threshold=threshold, rephrase_cosine=rephrase_cosine, limit=limit, write=write,
-            reporter=REPORTER,
-        )  # fmt: skip
+        options = LinkOptions(k=k, threshold=threshold, rephrase_cosine=rephrase_cosine, limit=limit)
+        report = link_across_corpora(graph, s, options, write=write, reporter=REPORTER)
     if as_json:
         typer.echo(json.dumps(report.as_dict(), indent=2, ensure_ascii=False))
         return

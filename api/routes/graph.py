@@ -24,7 +24,6 @@ from api.routes.schemas import (
     Relation,
     RelationPage,
     SearchPage,
-    SemanticHitModel,
     SemanticSearchPage,
 )
 from api.services import browse as svc
@@ -206,7 +205,7 @@ def search(
         if cursor is not None:
             raise ApiError("semantic search answers one page: raise limit instead of passing a cursor")
         hits = semantic_search(request.app.state.graph, deps.settings(request), q, k=limit, corpus=corpus)
-        return fast(SemanticSearchPage(items=[SemanticHitModel.of(h) for h in hits]))
+        return fast(SemanticSearchPage(items=hits))
     page = service.search(q, corpus, cursor, limit)
     return fast(SearchPage(items=[Hit.of(h) for h in page.items], next_cursor=page.next_cursor))
 

@@ -235,28 +235,11 @@ class SearchPage(BaseModel):
     next_cursor: str | None = None
 
 
-class SemanticHitModel(BaseModel):
-    """A locution or proposition found by meaning (vector index), with its cosine to the query."""
-
-    id: str
-    label: str
-    corpus: str | None
-    discourse: str | None
-    text: str | None
-    score: float
-
-    @classmethod
-    def of(cls, hit: SemanticHit) -> SemanticHitModel:
-        return cls(
-            id=hit.id, label=hit.label, corpus=hit.corpus, discourse=hit.discourse, text=hit.text, score=hit.score
-        )
-
-
 class SemanticSearchPage(BaseModel):
     """Semantic search hits, best first (one page: ``limit`` nearest nodes)."""
 
     semantic: bool = True
-    items: list[SemanticHitModel]
+    items: list[SemanticHit]
     next_cursor: None = None
 
 

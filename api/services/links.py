@@ -112,16 +112,40 @@ def _propositions(store: VectorStore, limit: int | None) -> list[dict[str, Any]]
     return rows
 
 
+@dataclass(frozen=True)
+class LinkOptions:
+    """How candidates are found and which links are kept.
+
+    Attributes:
+        k: Nearest propositions of other corpora per proposition (1..50).
+        threshold: Minimum score of a kept link, in [0, 1].
+        rephrase_cosine: Cosine from which a pair is a rephrase.
+        limit: Consider only this many propositions (a seeded sample); None = all.
+        sample_size: Links shown with their texts.
+    """
+
+    k: int = 3
+    threshold: float = 0.5
+    rephrase_cosine: float = 0.9
+    limit: int | None = None
+    sample_size: int = 5
+
+    def check(self) -> None:
+        """Raise :class:`ApiError` for values out of range."""
+        if not 1 <= self.k <= 50:
+            raise ApiError(f"k must lie in 1..50, not {self.k}")
+        if not 0.0 <= self.threshold <= 1.0 or not 0.0 < self.rephrase_cosine <= 1.0:
+            raise ApiError("threshold must lie in [0, 1] and the rephrase cosine in (0, 1]")
+        if self.limit is not None and self.limit < 1:
+            raise ApiError(f"limit must be positive, not {self.limit}")
+
+
 def link_across_corpora(
     graph: Graph,
     settings: Settings,
+    options: LinkOptions | None = None,
     *,
-    k: int = 3,
-    threshold: float = 0.5,
-    rephrase_cosine: float = 0.9,
-    limit: int | None = None,
     write: bool = False,
-    sample_size: int = 5,
     reporter: Reporter = SILENT,
 ) -> LinkReport:
     """Predict relations between each proposition and its nearest propositions of other corpora.
@@ -129,23 +153,16 @@ def link_across_corpora(
     Args:
         graph: The graph (propositions must be embedded: ``argweb embed``).
         settings: Encoder and model settings.
-        k: Nearest propositions of other corpora per proposition (1..50).
-        threshold: Minimum score of a kept link, in [0, 1].
-        rephrase_cosine: Cosine from which a pair is a rephrase.
-        limit: Consider only this many propositions (a seeded sample); None = all.
+        options: Candidates and thresholds (defaults: k 3, threshold 0.5, rephrase cosine 0.9).
         write: Store the links as one prediction run.
-        sample_size: Links shown with their texts.
         reporter: Progress and log lines.
 
     Raises:
-        ApiError: Arguments out of range. NotFoundError: Nothing embedded.
+        ApiError: Options out of range. NotFoundError: Nothing embedded.
     """
-    if not 1 <= k <= 50:
-        raise ApiError(f"k must lie in 1..50, not {k}")
-    if not 0.0 <= threshold <= 1.0 or not 0.0 < rephrase_cosine <= 1.0:
-        raise ApiError("threshold must lie in [0, 1] and the rephrase cosine in (0, 1]")
-    if limit is not None and limit < 1:
-        raise ApiError(f"limit must be positive, not {limit}")
+    opts = options or LinkOptions()
+    opts.check()
+    k, threshold, rephrase_cosine, limit = opts.k, opts.threshold, opts.rephrase_cosine, opts.limit
     from api.services.semantic import _require_index
     from gnn.modelcard import read_card
 
@@ -208,7 +225,7 @@ def link_across_corpora(
     report.pairs_by_corpora = dict(
         sorted(Counter("->".join((x.source_corpus, x.target_corpus)) for x in links).items())
     )
-    report.sample = random.Random(1).sample(links, min(sample_size, len(links))) if links else []
+    report.sample = random.Random(1).sample(links, min(opts.sample_size, len(links))) if links else []
     if write and links:
         params = {"k": k, "threshold": threshold, "rephrase_cosine": rephrase_cosine, "limit": limit}
         digest = hashlib.sha1(

@@ -157,6 +157,26 @@ def predict_defaults(
     return outcomes
 
 
+def embed_units(graph: Graph, reporter: Reporter = SILENT) -> dict[str, Any] | None:
+    """Embed the locutions and propositions that are new or changed (semantic search), or None when it failed.
+
+    Idempotent and cheap when nothing changed (one read of ids, texts and keys); a failing encoder
+    is reported and the job goes on, a database that went away stops it.
+
+    Raises:
+        DatabaseUnavailableError: Neo4j is unreachable.
+    """
+    from api.services.semantic import embed_graph
+
+    try:
+        return embed_graph(graph, graph.settings, reporter=reporter).as_dict()
+    except DatabaseUnavailableError:
+        raise
+    except Exception as e:  # the semantic layer must not end the main job
+        reporter.warn(f"embedding FAILED: {type(e).__name__}: {e}")
+        return None
+
+
 def relation_counts(graph: Graph) -> list[dict[str, Any]]:
     """Gold and predicted relations per corpus and type (see :meth:`GraphStore.relation_counts`)."""
     return graph.store().relation_counts()

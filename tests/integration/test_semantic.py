@@ -3,6 +3,7 @@ meaning, corpus filters, idempotent re-embedding, nothing of it in the RDF expor
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -143,6 +144,84 @@ def test_embeddings_stay_out_of_views_and_rdf(embedded: tuple[Graph, dict[str, o
     text = out.read_text(encoding="utf-8")
     assert "sciarg:A01:T1" in text or "A01" in text
     assert "embedding" not in text
+
+
+def test_main_job_step_embeds_what_is_missing_and_leaves_stats_alone(
+    embedded: tuple[Graph, dict[str, object]],
+) -> None:
+    from api.services import mainjob
+
+    graph, _ = embedded
+    stats = json.dumps(graph.store().stats(), sort_keys=True)
+    digest = mainjob.graph_digest(graph)
+    semantic.remove_embeddings(graph, corpus="sciarg")
+    first = mainjob.embed_units(graph)
+    assert first is not None and first["written"] == {"Proposition": 115, "Locution": 0}
+    again = mainjob.embed_units(graph)
+    assert again is not None and again["written"] == {"Proposition": 0, "Locution": 0}
+    assert json.dumps(graph.store().stats(), sort_keys=True) == stats
+    assert mainjob.graph_digest(graph) == digest
+
+
+def test_link_across_corpora_writes_one_run_idempotently_and_deletes(
+    embedded: tuple[Graph, dict[str, object]], sem_settings: Settings
+) -> None:
+    from api.services import predictions
+    from api.services.links import MODEL, LinkOptions, link_across_corpora
+
+    graph, _ = embedded
+    store = graph.store()
+    gold_before = store.run("MATCH (r:Relation) WHERE r.origin IS NULL RETURN count(r) AS n")[0]["n"]
+    opts = LinkOptions(k=2, threshold=0.3, rephrase_cosine=0.5)
+    dry = link_across_corpora(graph, sem_settings, opts)
+    assert dry.propositions > 300 and 0 < dry.candidates <= 2 * dry.propositions
+    assert dry.links and dry.run_id is None
+    assert all(x.source_corpus != x.target_corpus for x in dry.links)
+    assert all(x.score >= 0.3 and x.label.value != "none" for x in dry.links)
+    assert sum(dry.counts.values()) == len(dry.links) and len(dry.sample) == min(5, len(dry.links))
+    assert not store.run("MATCH (r:Relation {origin: 'predicted'}) RETURN r.id AS id LIMIT 1")
+
+    wrote = link_across_corpora(graph, sem_settings, opts, write=True)
+    assert wrote.written == len(wrote.links) == len(dry.links) and wrote.run_id is not None
+    stored = store.run(
+        "MATCH (r:Relation {run_id: $run}) RETURN r.origin AS origin, r.model AS model, r.model_version AS v, "
+        "r.score AS score, [(a)-[:AIF_EDGE]->(r) | a.corpus] AS src, [(r)-[:AIF_EDGE]->(b) | b.corpus] AS tgt",
+        run=wrote.run_id,
+    )
+    assert len(stored) == wrote.written
+    assert {r["origin"] for r in stored} == {"predicted"} and {r["model"] for r in stored} == {MODEL}
+    assert all(r["src"][0] != r["tgt"][0] for r in stored)
+    again = link_across_corpora(graph, sem_settings, opts, write=True)
+    assert again.run_id == wrote.run_id and again.written == 0
+    assert store.run("MATCH (r:Relation) WHERE r.origin IS NULL RETURN count(r) AS n")[0]["n"] == gold_before
+    assert predictions.delete_predictions(graph, MODEL) == wrote.written
+    assert not store.run("MATCH (r:Relation {run_id: $run}) RETURN r.id AS id", run=wrote.run_id)
+
+
+def test_http_semantic_search(embedded: tuple[Graph, dict[str, object]], sem_settings: Settings) -> None:
+    from fastapi.testclient import TestClient
+
+    from api.app import create_app
+
+    with TestClient(create_app(sem_settings)) as client:
+        r = client.get("/search", params={"q": "3D character models used in medicine", "semantic": "true", "limit": 3})
+        assert r.status_code == 200, r.text
+        body = r.json()
+        assert body["semantic"] is True and len(body["items"]) == 3
+        assert body["items"][0]["id"] == "sciarg:A01:T1" and body["items"][0]["label"] == "Proposition"
+        r = client.get("/search", params={"q": "court", "semantic": "true", "corpus": "molweni", "limit": 4})
+        assert r.status_code == 200 and {h["corpus"] for h in r.json()["items"]} == {"molweni"}
+        r = client.get("/search", params={"q": "court", "semantic": "true", "cursor": "MA"})
+        assert r.status_code == 400 and r.headers["content-type"].startswith("application/problem+json")
+        words = client.get("/search", params={"q": "character models"})
+        assert words.status_code == 200 and "node" in words.json()["items"][0]
+        assert "/search" in client.get("/openapi.json").json()["paths"]
+        semantic.remove_embeddings(Graph(sem_settings, driver=embedded[0].driver()))
+        try:
+            r = client.get("/search", params={"q": "court", "semantic": "true"})
+            assert r.status_code == 404 and "argweb embed" in r.json()["detail"]
+        finally:
+            semantic.embed_graph(embedded[0], sem_settings)
 
 
 def test_missing_index_is_not_found(driver: Driver, sem_settings: Settings) -> None:
