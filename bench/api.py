@@ -28,7 +28,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -39,7 +38,6 @@ from typing import Any
 
 import requests
 from neo4j import Driver
-from pydantic import SecretStr
 from rich.console import Console
 from rich.table import Table
 
@@ -47,8 +45,8 @@ from rich.table import Table
 _HERE = Path(__file__).resolve().parent
 sys.path[:] = [str(_HERE.parent)] + [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
-from api.services.graph import embedded_server, open_driver, private_settings  # noqa: E402
-from api.settings import Settings, get_settings  # noqa: E402
+from api.settings import Settings  # noqa: E402
+from bench.harness import bench_neo4j  # noqa: E402
 from graphstore import browse  # noqa: E402
 from graphstore.loaders.registry import CORPORA, SAMPLES  # noqa: E402
 from graphstore.readonly import ReadRunner  # noqa: E402
@@ -57,7 +55,6 @@ from graphstore.store import GraphStore  # noqa: E402
 from ontology.terms import Label  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-PASSWORD = "argweb-bench-password"
 GOAL_RATIO = 1.5
 console = Console(width=120)
 
@@ -65,33 +62,15 @@ console = Console(width=120)
 @contextmanager
 def graph(args: argparse.Namespace) -> Iterator[tuple[Settings, Driver]]:
     """Settings and driver of ``--uri``, or of a throw-away embedded server with the corpora loaded."""
-    if args.uri:
-        settings = get_settings().with_overrides(
-            neo4j_uri=args.uri, neo4j_user=args.user, neo4j_password=SecretStr(args.password)
-        )
-        driver = open_driver(settings)
-        try:
-            yield settings, driver
-        finally:
-            driver.close()
-        return
-    with tempfile.TemporaryDirectory(prefix="argweb-bench-api-") as tmp:
-        settings = private_settings(Path(tmp), PASSWORD, heap=args.heap)
-        server = embedded_server(settings)
-        info = server.start()
-        settings = settings.with_overrides(neo4j_uri=info.uri)
-        driver = open_driver(settings, start=False)
-        try:
+    with bench_neo4j(args, "argweb-bench-api-") as (settings, driver):
+        if not args.uri:
             store = GraphStore(driver, batch_size=5000)
             for name, spec in CORPORA.items():
                 files = spec.find(args.corpora)
                 if files:
                     report = store.ingest(spec.load(files))
                     console.print(f"loaded {name}: {report.items:,} items in {report.seconds:.1f}s")
-            yield settings, driver
-        finally:
-            driver.close()
-            server.stop()
+        yield settings, driver
 
 
 @contextmanager

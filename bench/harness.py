@@ -25,18 +25,28 @@ for ``make bench`` go in a module constant ``BENCH_ARGS = ["--flag", "value"]`` 
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
+import resource
 import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from api.settings import Settings
 
 BENCH_DIR = Path(__file__).resolve().parent
 OUT_DIR = BENCH_DIR / "out"
 RECORDS = OUT_DIR / "records.jsonl"
 RESULTS = BENCH_DIR / "results.json"
 Better = Literal["higher", "lower"]
+PASSWORD = "argweb-bench-password"
 
 
 @dataclass(frozen=True)
@@ -144,3 +154,63 @@ def table(rows: list[Figure], failures: dict[str, str] | None = None) -> str:
     rule = "-+-".join("-" * w for w in widths)
     text = [" | ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in lines]
     return "\n".join([text[0], rule, *text[1:]])
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process image in MB.
+
+    ``ru_maxrss`` survives ``exec``: a child forked from a large parent would report the parent's
+    peak, so the per-image high-water mark VmHWM is read where Linux provides it.
+    """
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+@contextmanager
+def bench_neo4j(
+    args: argparse.Namespace, prefix: str, log: Callable[[str], None] = lambda _msg: None
+) -> Iterator[tuple[Settings, Any]]:
+    """Settings and driver of ``--uri`` (``--user``, ``--password``), or of a throw-away embedded server.
+
+    A throw-away server lives in a temporary directory with the benchmarks' password and the heap
+    of ``--heap``; it is stopped and its directory removed when the benchmark leaves the context.
+
+    Args:
+        args: Parsed options with ``uri``, ``user``, ``password`` and ``heap``.
+        prefix: Prefix of the embedded server's temporary directory.
+        log: Receives the line saying where and how fast the embedded server came up.
+    """
+    # Imported here: bench/all.py imports this module and needs none of it.
+    from pydantic import SecretStr
+
+    from api.services.graph import embedded_server, open_driver, private_settings
+    from api.settings import get_settings
+
+    if args.uri:
+        settings = get_settings().with_overrides(
+            neo4j_uri=args.uri, neo4j_user=args.user, neo4j_password=SecretStr(args.password)
+        )
+        driver = open_driver(settings)
+        try:
+            yield settings, driver
+        finally:
+            driver.close()
+        return
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        settings = private_settings(Path(tmp), PASSWORD, heap=args.heap)
+        server = embedded_server(settings)
+        started = time.perf_counter()
+        info = server.start()
+        log(f"embedded Neo4j up on {info.uri} in {time.perf_counter() - started:.1f}s (heap {args.heap})")
+        settings = settings.with_overrides(neo4j_uri=info.uri)
+        driver = open_driver(settings, start=False)
+        try:
+            yield settings, driver
+        finally:
+            driver.close()
+            server.stop()

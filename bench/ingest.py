@@ -28,7 +28,6 @@ import argparse
 import json
 import logging
 import sys
-import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -38,19 +37,17 @@ from pathlib import Path
 from typing import Any
 
 from neo4j import Driver, ManagedTransaction
-from pydantic import SecretStr
 from rich.console import Console
 from rich.table import Table
 
 from api.services.corpora import corpora_root
-from api.services.graph import embedded_server, open_driver, private_settings
 from api.settings import get_settings
+from bench.harness import bench_neo4j
 from graphstore import cypher
 from graphstore.loaders.registry import CORPORA
 from graphstore.store import DEFAULT_BATCH_SIZE, GraphStore
 from ontology.records import CorpusBundle, EdgeRecord, NodeRecord
 
-PASSWORD = "argweb-bench-password"
 TARGET_SECONDS = 60.0
 TARGET_RATIO = 20.0
 BENCH_CORPORA = ("molweni", "stac", "qt30")
@@ -80,28 +77,8 @@ class Row:
 @contextmanager
 def neo4j_driver(args: argparse.Namespace) -> Iterator[Driver]:
     """The driver of ``--uri``, or of a throw-away embedded server."""
-    if args.uri:
-        external = get_settings().with_overrides(
-            neo4j_uri=args.uri, neo4j_user=args.user, neo4j_password=SecretStr(args.password)
-        )
-        driver = open_driver(external)
-        try:
-            yield driver
-        finally:
-            driver.close()
-        return
-    with tempfile.TemporaryDirectory(prefix="argweb-bench-") as tmp:
-        settings = private_settings(Path(tmp), PASSWORD, heap=args.heap)
-        server = embedded_server(settings)
-        started = time.perf_counter()
-        info = server.start()
-        console.print(f"embedded Neo4j up on {info.uri} in {time.perf_counter() - started:.1f}s (heap {args.heap})")
-        driver = open_driver(settings, start=False)
-        try:
-            yield driver
-        finally:
-            driver.close()
-            server.stop()
+    with bench_neo4j(args, "argweb-bench-", console.print) as (_settings, driver):
+        yield driver
 
 
 def empty(store: GraphStore) -> None:

@@ -37,43 +37,32 @@ def relation_rows(model_dir: Path, data_paths: list[Path], limit: int = 200) -> 
 
     card = read_card(model_dir, "relations")
     data = load_data(data_paths)
+    # Per family: the data, the weights file, the loader, how its candidate pairs are built, what a pair is.
+    families = (
+        ("qt30", data.qt30, "qt30.pt", load_qt30, map_tensors, "I-node pairs"),
+        ("sciarg", data.sciarg, "sciarg.pt", load_sciarg, paper_tensors, "component pairs"),
+    )
     rows: list[dict[str, Any]] = []
-    if data.qt30 and (model_dir / "qt30.pt").is_file():
-        maps = data.qt30[:limit]
-        model = load_qt30(model_dir)
+    for family, items, weights, load, tensors, unit in families:
+        if not items or not (model_dir / weights).is_file():
+            continue
+        timed = items[:limit]
+        model = load(model_dir)
         start = time.perf_counter()
-        model.predict(maps)
+        model.predict(timed)
         seconds = time.perf_counter() - start
-        pairs = sum(len(map_tensors(m, model.window).pairs) for m in maps)
-        section = card.data.get("qt30", {})
-        rows.append(
-            {
-                "task": "relations/qt30",
-                "train_items": section.get("train_maps"),
-                "training_s": card.hyperparameters.get("qt30", {}).get("train_seconds") or card.training_seconds,
-                "inference_items": pairs,
-                "inference_unit": "I-node pairs",
-                "inference_s": round(seconds, 2),
-                "items_per_s": round(pairs / seconds, 1),
-            }
+        pairs = sum(len(tensors(x, model.window).pairs) for x in timed)
+        row: dict[str, Any] = {"task": f"relations/{family}"}
+        if family == "qt30":
+            row["train_items"] = card.data.get("qt30", {}).get("train_maps")
+        row.update(
+            training_s=card.hyperparameters.get(family, {}).get("train_seconds") or card.training_seconds,
+            inference_items=pairs,
+            inference_unit=unit,
+            inference_s=round(seconds, 2),
+            items_per_s=round(pairs / seconds, 1),
         )
-    if data.sciarg and (model_dir / "sciarg.pt").is_file():
-        papers = data.sciarg[:limit]
-        smodel = load_sciarg(model_dir)
-        start = time.perf_counter()
-        smodel.predict(papers)
-        seconds = time.perf_counter() - start
-        pairs = sum(len(paper_tensors(p, smodel.window).pairs) for p in papers)
-        rows.append(
-            {
-                "task": "relations/sciarg",
-                "training_s": card.training_seconds,
-                "inference_items": pairs,
-                "inference_unit": "component pairs",
-                "inference_s": round(seconds, 2),
-                "items_per_s": round(pairs / seconds, 1),
-            }
-        )
+        rows.append(row)
     return rows
 
 

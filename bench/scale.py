@@ -27,7 +27,6 @@ import argparse
 import json
 import multiprocessing
 import os
-import resource
 import shutil
 import statistics
 import sys
@@ -39,6 +38,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from bench.harness import peak_rss_mb  # noqa: E402
 
 PASSWORD = "argweb-scale-bench"
 REQUIRED_KEYS = (
@@ -53,17 +54,6 @@ REQUIRED_KEYS = (
     "export_peak_rss_mb",
     "oxigraph_load_s",
 )
-
-
-def peak_rss_mb() -> float:
-    """High-water mark of this process image's resident memory in MB (VmHWM, not inherited)."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def dir_mb(path: Path) -> float:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import statistics
 import subprocess
 import sys
@@ -33,6 +32,8 @@ from typing import Any, cast
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.harness import peak_rss_mb  # noqa: E402
+
 PASSWORD = "argweb-bench-password"
 
 
@@ -41,21 +42,6 @@ def _corpora_root(arg: str | None) -> Path:
     from api.settings import get_settings
 
     return corpora_root(get_settings().with_overrides(corpora=Path(arg) if arg else None))
-
-
-def _rss_mb() -> float:
-    """Peak resident memory of this process image in MB.
-
-    ``ru_maxrss`` survives ``exec``: a child forked from a large parent would report the parent's
-    peak, so the per-image high-water mark VmHWM is read where Linux provides it.
-    """
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 # -- child processes -------------------------------------------------------------------------------
@@ -74,7 +60,7 @@ def child_export(work: str, port: int, out: str, corpus: str | None, trace: bool
         tracemalloc.start()
     settings = private_settings(Path(work), PASSWORD, port=port)
     driver = open_driver(settings, start=False)
-    baseline = _rss_mb()
+    baseline = peak_rss_mb()
     try:
         reader = GraphReader(driver, page_size=settings.page_size, corpus=corpus)
         report = write_export(Path(out), reader.nodes(), reader.relationships(), fmt="nt", mapper=mapper)
@@ -90,7 +76,7 @@ def child_export(work: str, port: int, out: str, corpus: str | None, trace: bool
                 "relationships": report.relationships,
                 "seconds": report.seconds,
                 "rss_before_mb": baseline,
-                "rss_peak_mb": _rss_mb(),
+                "rss_peak_mb": peak_rss_mb(),
                 "heap_peak_mb": peak_heap,
             }
         )
@@ -107,7 +93,7 @@ def child_rdflib(path: str, queries_json: str, repeat: int) -> None:
     started = time.perf_counter()
     g = Graph()
     g.parse(path, format="nt")
-    print(json.dumps({"load_seconds": time.perf_counter() - started, "triples": len(g), "rss_mb": _rss_mb()}))
+    print(json.dumps({"load_seconds": time.perf_counter() - started, "triples": len(g), "rss_mb": peak_rss_mb()}))
     sys.stdout.flush()
     for name, text in json.loads(queries_json):
         times = []
@@ -347,7 +333,7 @@ def main() -> int:
     finally:
         driver.close()
         server.stop()
-    print(f"\npeak RSS of this process: {_rss_mb():.0f} MB")
+    print(f"\npeak RSS of this process: {peak_rss_mb():.0f} MB")
     return 0
 
 

@@ -9,15 +9,14 @@ and the creation time.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import tempfile
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from ontology.errors import ModelError
+from ontology.system import atomic_write_bytes
 
 CARD_FILE = "model_card.json"
 REQUIRED = ("task", "model", "version", "weights")
@@ -71,23 +70,6 @@ def git_commit(cwd: Path | None = None) -> str | None:
         return None
     commit = out.stdout.strip()
     return commit if out.returncode == 0 and commit else None
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename, so readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        # mkstemp creates 0600; give the file the mode a plain open() would have.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def write_card(model_dir: Path, card: ModelCard) -> Path:

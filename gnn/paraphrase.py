@@ -213,22 +213,15 @@ def _build_head(dim_in: int, hidden: int, dropout: float) -> nn.Module:
     )
 
 
+@dataclass(eq=False)
 class ParaphraseHighlighter:
     """Frozen encoder + PCA + token MLP. Build one with :func:`train_highlighter` or :meth:`load`."""
 
-    def __init__(
-        self,
-        embedder: PairEmbedder,
-        mean: np.ndarray,
-        components: np.ndarray,
-        head: nn.Module,
-        config: HighlighterConfig,
-    ) -> None:
-        self.embedder = embedder
-        self.mean = mean
-        self.components = components
-        self.head = head
-        self.config = config
+    embedder: PairEmbedder
+    mean: np.ndarray
+    components: np.ndarray
+    head: nn.Module
+    config: HighlighterConfig
 
     @classmethod
     def load(

@@ -316,6 +316,7 @@ def run_importer(cmd: list[str], home: Path, log_file: Path) -> None:
 # -- the load --------------------------------------------------------------------------------------
 
 
+@dataclass(eq=False)
 class BulkLoader:
     """Bulk first load of an empty embedded database.
 
@@ -330,23 +331,13 @@ class BulkLoader:
             on a freshly imported store can take longer than a routine one.
     """
 
-    def __init__(
-        self,
-        server: EmbeddedNeo4j,
-        database: str = "neo4j",
-        work_dir: Path | None = None,
-        threads: int | None = None,
-        heap: str = "1g",
-        max_off_heap: str = "2G",
-        start_timeout: float = 600.0,
-    ) -> None:
-        self.server = server
-        self.start_timeout = start_timeout
-        self.database = database
-        self.work_dir = work_dir
-        self.threads = threads
-        self.heap = heap
-        self.max_off_heap = max_off_heap
+    server: EmbeddedNeo4j
+    database: str = "neo4j"
+    work_dir: Path | None = None
+    threads: int | None = None
+    heap: str = "1g"
+    max_off_heap: str = "2G"
+    start_timeout: float = 600.0
 
     def _store(self) -> tuple[GraphStore, Any]:
         info = self.server.start(timeout=self.start_timeout)

@@ -212,23 +212,35 @@ def delete_corpus_predictions() -> str:
     )
 
 
-def label_counts() -> str:
-    """Node count per label per corpus."""
+def _gold_where(gold_only: bool, *variables: str) -> str:
+    """``WHERE`` clause keeping gold content only: model output (predicted relations and their run
+    markers) is not corpus content, so the gold counts stay the same whatever predictions exist."""
+    if not gold_only:
+        return ""
+    gold = f"(NOT {{v}}:`{Label.PredictionRun.value}` AND coalesce({{v}}.`{Prop.ORIGIN.value}`, 'gold') <> 'predicted')"
+    return "WHERE " + " AND ".join(gold.format(v=v) for v in variables) + " "
+
+
+def label_counts(gold_only: bool = False) -> str:
+    """Node count per label per corpus (``gold_only``: predictions and their runs left out)."""
     return (
-        "MATCH (n:`Node`) UNWIND labels(n) AS label "
+        f"MATCH (n:`Node`) {_gold_where(gold_only, 'n')}UNWIND labels(n) AS label "
         "RETURN n.corpus AS corpus, label, count(*) AS n ORDER BY corpus, label"
     )
 
 
-def rel_type_counts() -> str:
-    """Relationship count per type per corpus."""
-    return "MATCH ()-[r]->() RETURN r.corpus AS corpus, type(r) AS type, count(*) AS n ORDER BY corpus, type"
+def rel_type_counts(gold_only: bool = False) -> str:
+    """Relationship count per type per corpus (``gold_only``: none touching a prediction)."""
+    return (
+        f"MATCH (a)-[r]->(b) {_gold_where(gold_only, 'a', 'b')}"
+        "RETURN r.corpus AS corpus, type(r) AS type, count(*) AS n ORDER BY corpus, type"
+    )
 
 
-def relation_kind_counts() -> str:
+def relation_kind_counts(gold_only: bool = False) -> str:
     """Reified relations per corpus by most specific class, scheme label and sense."""
     return (
-        "MATCH (r:`Relation`) "
+        f"MATCH (r:`Relation`) {_gold_where(gold_only, 'r')}"
         "RETURN r.corpus AS corpus, labels(r) AS kinds, "
         "coalesce(r.sense, r.scheme_label) AS scheme, count(*) AS n ORDER BY corpus, scheme"
     )

@@ -27,11 +27,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from neo4j import Driver, RoutingControl
-from neo4j.exceptions import DriverError, Neo4jError
+from neo4j import Driver
 
 from graphstore import cypher
 from graphstore.errors import database_error
+from graphstore.statements import Statements
 from ontology.errors import GraphStoreError, PredictionError
 from ontology.labels import ontology_class, sense
 from ontology.records import PredictedRelation, PredictionRun, RelationRecord, new_run_id
@@ -99,7 +99,7 @@ def _kind_key(label: Label, sense_name: str | None) -> str:
     return f"{label.value}:{sense_name}" if sense_name else label.value
 
 
-class PredictionStore:
+class PredictionStore(Statements):
     """Writes, lists and deletes prediction runs through an injected Neo4j driver.
 
     Args:
@@ -113,35 +113,9 @@ class PredictionStore:
         self.database = database
         self.batch_size = batch_size
 
-    # -- low level -------------------------------------------------------------------------
-
-    def _read(self, query: str, **params: Any) -> list[dict[str, Any]]:
-        try:
-            records, _, _ = self.driver.execute_query(
-                query, params, database_=self.database, routing_=RoutingControl.READ
-            )
-        except (Neo4jError, DriverError, OSError) as e:
-            raise database_error(e, "Neo4j query failed") from e
-        return [r.data() for r in records]
-
-    def _write(self, query: str, **params: Any) -> list[dict[str, Any]]:
-        try:
-            records, _, _ = self.driver.execute_query(query, params, database_=self.database)
-        except (Neo4jError, DriverError, OSError) as e:
-            raise database_error(e, "Neo4j query failed") from e
-        return [r.data() for r in records]
-
-    def _auto(self, query: str, **params: Any) -> None:
-        # CALL {} IN TRANSACTIONS needs an auto-commit transaction.
-        try:
-            with self.driver.session(database=self.database) as session:
-                session.run(query, params).consume()
-        except (Neo4jError, DriverError, OSError) as e:
-            raise database_error(e, "Neo4j query failed") from e
-
     def _delete_batch(self, batch: str) -> None:
-        self._auto(cypher.delete_batch_relationships(), batch=batch)
-        self._auto(cypher.delete_batch_nodes(), batch=batch)
+        self.run_auto(cypher.delete_batch_relationships(), batch=batch)
+        self.run_auto(cypher.delete_batch_nodes(), batch=batch)
 
     # -- write -----------------------------------------------------------------------------
 
@@ -170,8 +144,8 @@ class PredictionStore:
         self._check_rows(run, rows)
         digest = _digest(run, rows)
         for stmt in cypher.constraints():
-            self._write(stmt)
-        stored = self._read(cypher.prediction_run(), id=run.node_id)
+            self.run(stmt)
+        stored = self.read(cypher.prediction_run(), id=run.node_id)
         if stored:
             props = stored[0]["props"]
             if props.get(Prop.STATUS.value) == "complete":
@@ -200,10 +174,10 @@ class PredictionStore:
             Prop.DIGEST.value: digest,
         }
         try:
-            self._write(cypher.mark_prediction_run("loading"), id=run.node_id, batch=batch, props=run_props)
+            self.run(cypher.mark_prediction_run("loading"), id=run.node_id, batch=batch, props=run_props)
             self._write_relations(records, rows, batch, progress)
             done = {**run_props, Prop.COUNTS.value: json.dumps({"relations": len(records), "by_class": counts})}
-            self._write(cypher.mark_prediction_run("complete"), id=run.node_id, batch=batch, props=done)
+            self.run(cypher.mark_prediction_run("complete"), id=run.node_id, batch=batch, props=done)
         except BaseException as e:
             # If even the clean-up fails the run stays "loading"; the next write of this run id cleans up.
             with contextlib.suppress(GraphStoreError):
@@ -234,7 +208,7 @@ class PredictionStore:
         ends = sorted({r.source for r in rows} | {r.target for r in rows})
         nodes: dict[str, dict[str, Any]] = {}
         for start in range(0, len(ends), self.batch_size):
-            for row in self._read(cypher.resolve_nodes(), ids=ends[start : start + self.batch_size]):
+            for row in self.read(cypher.resolve_nodes(), ids=ends[start : start + self.batch_size]):
                 nodes[row["id"]] = row
         missing = [i for i in ends if not nodes.get(i, {}).get("found")]
         if missing:
@@ -304,7 +278,7 @@ class PredictionStore:
             query = cypher.merge_predicted_relations(labels)
             for start in range(0, len(items), self.batch_size):
                 chunk = items[start : start + self.batch_size]
-                written = self._write(query, rows=chunk, batch=batch)
+                written = self.run(query, rows=chunk, batch=batch)
                 if not written or written[0]["written"] != len(chunk):
                     raise PredictionError(
                         f"prediction run: end nodes of {len(chunk) - (written[0]['written'] if written else 0)} "
@@ -318,7 +292,7 @@ class PredictionStore:
     def runs(self, model: str | None = None, version: str | None = None) -> list[StoredRun]:
         """Stored prediction runs (of ``model`` / ``version`` when given), oldest first."""
         out = []
-        for row in self._read(cypher.prediction_runs(), model=model, version=version):
+        for row in self.read(cypher.prediction_runs(), model=model, version=version):
             p = row["props"]
             run = PredictionRun(
                 run_id=p[Prop.RUN_ID.value],
@@ -341,8 +315,8 @@ class PredictionStore:
         Returns:
             The number of predicted relations deleted.
         """
-        rows = self._read(cypher.count_predicted_relations(), model=model, version=version)
+        rows = self.read(cypher.count_predicted_relations(), model=model, version=version)
         n = int(rows[0]["n"]) if rows else 0
-        self._auto(cypher.delete_predicted_relations(), model=model, version=version)
-        self._write(cypher.delete_prediction_runs(), model=model, version=version)
+        self.run_auto(cypher.delete_predicted_relations(), model=model, version=version)
+        self.run(cypher.delete_prediction_runs(), model=model, version=version)
         return n

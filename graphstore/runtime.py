@@ -16,13 +16,16 @@ import signal
 import socket
 import subprocess
 import time
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar, Generic, Protocol, TypeVar
 
 from neo4j import Driver, GraphDatabase
 from neo4j.exceptions import AuthError, DriverError, Neo4jError
 
 from ontology.errors import DatabaseUnavailableError
+from ontology.system import process_alive
 
 JAVA_DIR = Path(__file__).with_name("java")
 MAIN_CLASS = "org.argweb.neo4j.EmbeddedNeo4j"
@@ -122,22 +125,6 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def process_alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie counts as gone)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # A zombie child still answers kill(0); check its state.
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        return stat.split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return True
-
-
 def process_cmdline(pid: int) -> list[str] | None:
     """The argument vector of ``pid`` (None where ``/proc`` cannot tell)."""
     try:
@@ -163,6 +150,144 @@ def is_launcher(pid: int, data_dir: Path) -> bool:
     return MAIN_CLASS in argv and any(a == "--home" and b == home for a, b in itertools.pairwise(argv))
 
 
+class _HasPid(Protocol):
+    @property
+    def pid(self) -> int: ...
+
+
+InfoT = TypeVar("InfoT", bound=_HasPid)
+
+
+class DetachedProcess(Generic[InfoT]):
+    """A detached server process of one data directory, found again through its pid file.
+
+    The embedded Neo4j and the background API both run this way: started in a new session with
+    its output in a log file, a pid file (``<pid> <fields>``) naming the running process, and
+    verified to answer before it counts as started. Subclasses say what the pid file holds and how
+    to tell that a live pid is really theirs (the kernel reuses pids).
+
+    Attributes:
+        data_dir: Where the pid and log files live.
+    """
+
+    PID_NAME: ClassVar[str]
+    LOG_NAME: ClassVar[str]
+    # How messages name the process ("embedded Neo4j", "the API").
+    NAME: ClassVar[str]
+    STOP_TIMEOUT: ClassVar[float] = 60.0
+
+    data_dir: Path
+
+    @property
+    def pid_file(self) -> Path:
+        """File naming the running process: its pid, then where it listens."""
+        return self.data_dir / self.PID_NAME
+
+    @property
+    def log_file(self) -> Path:
+        """The process's stdout and stderr."""
+        return self.data_dir / self.LOG_NAME
+
+    def _parse(self, fields: Sequence[str]) -> InfoT:
+        """The info a pid file's fields describe (ValueError when they do not fit)."""
+        raise NotImplementedError
+
+    def _fields(self, info: InfoT) -> Sequence[object]:
+        """What the pid file records of ``info``, in :meth:`_parse` order."""
+        raise NotImplementedError
+
+    def _owns(self, info: InfoT) -> bool:
+        """Whether ``info.pid`` is alive and is this kind of process of this data directory."""
+        raise NotImplementedError
+
+    def _started(self, pid: int) -> InfoT:
+        """The info of the process just started as ``pid``."""
+        raise NotImplementedError
+
+    def _ready(self, info: InfoT) -> bool:
+        """Whether the started process answers (raises DatabaseUnavailableError when it never will)."""
+        raise NotImplementedError
+
+    def info(self) -> InfoT | None:
+        """The running process of this data directory, or None.
+
+        A pid file whose process is gone, or is now some other program (pids are reused), is stale:
+        it is removed and None returned, so that nothing unrelated is reported or signalled.
+        """
+        try:
+            info = self._parse(self.pid_file.read_text().split())
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError):
+            self.pid_file.unlink(missing_ok=True)
+            return None
+        if not self._owns(info):
+            self.pid_file.unlink(missing_ok=True)
+            return None
+        return info
+
+    def _check_port_free(self, host: str, port: int, hint: str) -> None:
+        with socket.socket() as s:
+            if s.connect_ex((host, port)) == 0:
+                raise DatabaseUnavailableError(f"port {port} is already in use by another program; {hint}")
+
+    def _launch(self, cmd: list[str], env: dict[str, str] | None, where: str, timeout: float, poll: float) -> InfoT:
+        """Start ``cmd`` detached, record it in the pid file and wait until it is :meth:`_ready`.
+
+        :meth:`_ready` raising :class:`DatabaseUnavailableError` means the process came up but cannot be
+        used: it is stopped rather than left behind, and the error goes on.
+
+        Raises:
+            DatabaseUnavailableError: The process exited, or was not ready within ``timeout`` seconds
+                (the message ends with its log).
+        """
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.log_file, "wb") as log:
+            proc = subprocess.Popen(
+                cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True, env=env
+            )
+        info = self._started(proc.pid)
+        self.pid_file.write_text(" ".join(str(f) for f in self._fields(info)) + "\n")
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                self.pid_file.unlink(missing_ok=True)
+                raise DatabaseUnavailableError(f"{self.NAME} exited with {proc.returncode}:\n{self._log_tail()}")
+            try:
+                if self._ready(info):
+                    return info
+            except DatabaseUnavailableError:
+                self.stop()
+                raise
+            time.sleep(poll)
+        self.stop()
+        raise DatabaseUnavailableError(
+            f"{self.NAME} did not answer on {where} within {timeout:.0f}s:\n{self._log_tail()}"
+        )
+
+    def stop(self, timeout: float | None = None) -> bool:
+        """Stop the process (SIGTERM, then SIGKILL after ``timeout`` seconds); False if none was running."""
+        info = self.info()
+        if info is None:
+            return False
+        os.kill(info.pid, signal.SIGTERM)
+        deadline = time.monotonic() + (self.STOP_TIMEOUT if timeout is None else timeout)
+        while time.monotonic() < deadline and process_alive(info.pid):
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(info.pid, os.WNOHANG)
+            time.sleep(0.2)
+        if process_alive(info.pid):
+            os.kill(info.pid, signal.SIGKILL)
+        self.pid_file.unlink(missing_ok=True)
+        return True
+
+    def _log_tail(self, chars: int = 4000) -> str:
+        try:
+            return self.log_file.read_text(errors="replace")[-chars:]
+        except OSError:
+            return "(no log)"
+
+
 @dataclass
 class ServerInfo:
     """Where a running embedded server listens."""
@@ -177,7 +302,8 @@ class ServerInfo:
         return f"bolt://127.0.0.1:{self.port}"
 
 
-class EmbeddedNeo4j:
+@dataclass(eq=False)
+class EmbeddedNeo4j(DetachedProcess[ServerInfo]):
     """Start, check and stop the embedded Neo4j of one data directory.
 
     Args:
@@ -192,56 +318,40 @@ class EmbeddedNeo4j:
         user: User the driver logs in as (the server's built-in administrator is ``neo4j``).
     """
 
-    def __init__(
-        self,
-        data_dir: Path,
-        password: str,
-        port: int = 7687,
-        heap: str = "2g",
-        pagecache: int = 512 * 1024 * 1024,
-        java_dir: Path = JAVA_DIR,
-        tx_log_retention: str = TX_LOG_RETENTION,
-        tx_log_rotation: int = TX_LOG_ROTATION,
-        user: str = BUILTIN_USER,
-    ) -> None:
-        self.data_dir = Path(data_dir)
-        self.password = password
-        self.port = port
-        self.heap = heap
-        self.pagecache = pagecache
-        self.java_dir = java_dir
-        self.tx_log_retention = tx_log_retention
-        self.tx_log_rotation = tx_log_rotation
-        self.user = user
+    PID_NAME = PID_FILE
+    LOG_NAME = LOG_FILE
+    NAME = "embedded Neo4j"
 
-    @property
-    def pid_file(self) -> Path:
-        """File holding ``<pid> <port>`` of the running server."""
-        return self.data_dir / PID_FILE
+    data_dir: Path
+    password: str = field(repr=False)
+    port: int = 7687
+    heap: str = "2g"
+    pagecache: int = 512 * 1024 * 1024
+    java_dir: Path = JAVA_DIR
+    tx_log_retention: str = TX_LOG_RETENTION
+    tx_log_rotation: int = TX_LOG_ROTATION
+    user: str = BUILTIN_USER
 
-    @property
-    def log_file(self) -> Path:
-        """Server stdout/stderr."""
-        return self.data_dir / LOG_FILE
+    def __post_init__(self) -> None:
+        self.data_dir = Path(self.data_dir)
 
-    def info(self) -> ServerInfo | None:
-        """The running server of this data directory, or None.
+    def _parse(self, fields: Sequence[str]) -> ServerInfo:
+        pid_s, port_s = fields
+        return ServerInfo(pid=int(pid_s), port=int(port_s), data_dir=self.data_dir)
 
-        A pid file whose process is gone, or is now some other program (pids are reused), is stale:
-        it is removed and None returned, so that nothing unrelated is reported or signalled.
-        """
-        try:
-            pid_s, port_s = self.pid_file.read_text().split()
-            pid, port = int(pid_s), int(port_s)
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError):
-            self.pid_file.unlink(missing_ok=True)
-            return None
-        if not is_launcher(pid, self.data_dir):
-            self.pid_file.unlink(missing_ok=True)
-            return None
-        return ServerInfo(pid=pid, port=port, data_dir=self.data_dir)
+    def _fields(self, info: ServerInfo) -> Sequence[object]:
+        return (info.pid, info.port)
+
+    def _owns(self, info: ServerInfo) -> bool:
+        return is_launcher(info.pid, self.data_dir)
+
+    def _started(self, pid: int) -> ServerInfo:
+        return ServerInfo(pid=pid, port=self.port, data_dir=self.data_dir)
+
+    def _ready(self, info: ServerInfo) -> bool:
+        # Bolt listens before the launcher has set the password: wait for its ready line. A wrong
+        # password for an existing store raises, and the server nobody can use is stopped.
+        return self._ready_logged() and self._bolt_ok(info.uri)
 
     def _bolt_ok(self, uri: str) -> bool:
         try:
@@ -275,13 +385,9 @@ class EmbeddedNeo4j:
         # A checkout with an older build in target/ must not run a launcher its sources no longer match.
         if not launcher_built(self.java_dir) or launcher_stale(self.java_dir):
             build_launcher(self.java_dir)
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", self.port)) == 0:
-                raise DatabaseUnavailableError(
-                    f"port {self.port} is already in use by another program; set ARGWEB_NEO4J_PORT to a free port "
-                    "(or stop the program using it)"
-                )
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._check_port_free(
+            "127.0.0.1", self.port, "set ARGWEB_NEO4J_PORT to a free port (or stop the program using it)"
+        )
         target = launcher_dir(self.java_dir) / "target"
         classpath = os.pathsep.join([str(target / "classes"), str(target / "lib" / "*")])
         cmd = [
@@ -304,47 +410,7 @@ class EmbeddedNeo4j:
         ]
         # The child inherits this environment plus the password (Popen takes a whole mapping).
         env = {**os.environ, PASSWORD_ENV: self.password}
-        with open(self.log_file, "wb") as log:
-            proc = subprocess.Popen(
-                cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True, env=env
-            )
-        self.pid_file.write_text(f"{proc.pid} {self.port}\n")
-        info = ServerInfo(pid=proc.pid, port=self.port, data_dir=self.data_dir)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                self.pid_file.unlink(missing_ok=True)
-                raise DatabaseUnavailableError(f"embedded Neo4j exited with {proc.returncode}:\n{self._log_tail()}")
-            # Bolt listens before the launcher has set the password: wait for its ready line.
-            try:
-                if self._ready_logged() and self._bolt_ok(info.uri):
-                    return info
-            except DatabaseUnavailableError:
-                # Wrong password for an existing store: do not leave a server behind that nobody can use.
-                self.stop()
-                raise
-            time.sleep(0.5)
-        self.stop()
-        raise DatabaseUnavailableError(
-            f"embedded Neo4j did not answer on {info.uri} within {timeout:.0f}s:\n{self._log_tail()}"
-        )
-
-    def stop(self, timeout: float = 60.0) -> bool:
-        """Stop the server (SIGTERM, then SIGKILL after ``timeout``); False if none was running."""
-        info = self.info()
-        if info is None:
-            self.pid_file.unlink(missing_ok=True)
-            return False
-        os.kill(info.pid, signal.SIGTERM)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and process_alive(info.pid):
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(info.pid, os.WNOHANG)
-            time.sleep(0.2)
-        if process_alive(info.pid):
-            os.kill(info.pid, signal.SIGKILL)
-        self.pid_file.unlink(missing_ok=True)
-        return True
+        return self._launch(cmd, env, f"bolt://127.0.0.1:{self.port}", timeout, poll=0.5)
 
     def driver(self) -> Driver:
         """A driver for the running server."""
@@ -360,12 +426,6 @@ class EmbeddedNeo4j:
                 return marker in fh.read()
         except OSError:
             return False
-
-    def _log_tail(self, chars: int = 4000) -> str:
-        try:
-            return self.log_file.read_text(errors="replace")[-chars:]
-        except OSError:
-            return "(no log)"
 
 
 def connect(uri: str, user: str, password: str) -> Driver:

@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from neo4j import Driver, RoutingControl
+from neo4j import Driver
 from neo4j.exceptions import DriverError, Neo4jError
 
 from graphstore import cypher
 from graphstore.errors import database_error
+from graphstore.statements import Statements, retrying
 from ontology.errors import CorpusIncompleteError, GraphStoreError, NotFoundError
 from ontology.records import CorpusBundle, EdgeRecord, NodeRecord
 from ontology.terms import Label, RelType
@@ -27,30 +28,6 @@ Progress = Callable[[int], None]
 T = TypeVar("T")
 DEFAULT_LEASE_MS = 120_000
 DEFAULT_CLAIM_WAIT = 900.0
-# Raised by a statement that meets a node another transaction deleted under it (read committed
-# isolation), or by `CREATE ... IF NOT EXISTS` racing the same statement of a concurrent ingest;
-# like a deadlock, running the statement again is the remedy.
-_RETRY_CODES = (
-    "Neo.ClientError.Statement.EntityNotFound",
-    "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
-    "Neo.TransientError.",
-)
-
-
-def retrying(work: Callable[[], T], attempts: int = 5, delay: float = 0.2) -> T:
-    """Run ``work``, again with backoff when Neo4j reports a transient conflict.
-
-    The driver's managed transactions already retry transient errors; this adds
-    ``EntityNotFound`` (a node deleted by a concurrent transaction) for reads and writes.
-    """
-    for attempt in range(attempts):
-        try:
-            return work()
-        except Neo4jError as e:
-            if attempt == attempts - 1 or not (e.code or "").startswith(_RETRY_CODES):
-                raise
-            time.sleep(delay * 2**attempt)
-    raise AssertionError("unreachable")
 
 
 def process_token(pid: int | None = None) -> str:
@@ -129,7 +106,8 @@ def edge_groups(edges: Sequence[EdgeRecord]) -> dict[tuple[RelType, bool], list[
     return groups
 
 
-class GraphStore:
+@dataclass(eq=False)
+class GraphStore(Statements):
     """Writes and reads the argweb graph through an injected Neo4j driver.
 
     Args:
@@ -140,55 +118,11 @@ class GraphStore:
         claim_wait: Seconds an ingest waits for another ingest of the same corpus to finish.
     """
 
-    def __init__(
-        self,
-        driver: Driver,
-        database: str = "neo4j",
-        batch_size: int = DEFAULT_BATCH_SIZE,
-        lease_ms: int = DEFAULT_LEASE_MS,
-        claim_wait: float = DEFAULT_CLAIM_WAIT,
-    ) -> None:
-        self.driver = driver
-        self.database = database
-        self.batch_size = batch_size
-        self.lease_ms = lease_ms
-        self.claim_wait = claim_wait
-
-    # -- low level -------------------------------------------------------------------------
-
-    def run(self, query: str, **params: Any) -> list[dict[str, Any]]:
-        """Run one statement in its own write transaction and return the records as dicts.
-
-        Raises:
-            InvalidQueryError: The statement is malformed.
-            DatabaseUnavailableError: Neo4j cannot be reached.
-            GraphStoreError: Neo4j failed otherwise.
-        """
-        return self._execute(query, params, RoutingControl.WRITE)
-
-    def read(self, query: str, **params: Any) -> list[dict[str, Any]]:
-        """Run one statement in a read transaction (READ access mode: a write in it is refused).
-
-        On a cluster the statement goes to a reader. Raises as :meth:`run`.
-        """
-        return self._execute(query, params, RoutingControl.READ)
-
-    def _execute(self, query: str, params: dict[str, Any], routing: RoutingControl) -> list[dict[str, Any]]:
-        try:
-            records, _, _ = retrying(
-                lambda: self.driver.execute_query(query, params, database_=self.database, routing_=routing)
-            )
-        except (Neo4jError, DriverError, OSError) as e:
-            raise database_error(e, "Neo4j query failed") from e
-        return [r.data() for r in records]
-
-    def run_auto(self, query: str, **params: Any) -> None:
-        """Run a statement in an auto-commit transaction (needed by ``CALL {} IN TRANSACTIONS``)."""
-        try:
-            with self.driver.session(database=self.database) as session:
-                session.run(query, params).consume()
-        except (Neo4jError, DriverError, OSError) as e:
-            raise database_error(e, "Neo4j query failed") from e
+    driver: Driver
+    database: str = "neo4j"
+    batch_size: int = DEFAULT_BATCH_SIZE
+    lease_ms: int = DEFAULT_LEASE_MS
+    claim_wait: float = DEFAULT_CLAIM_WAIT
 
     def _write(self, query: str, rows: Sequence[dict[str, Any]], batch: str, corpus: str) -> None:
         """One batch, in a managed transaction that also renews this run's claim on the corpus.
@@ -424,11 +358,19 @@ class GraphStore:
 
     # -- reads -----------------------------------------------------------------------------
 
-    def stats(self) -> dict[str, Any]:
-        """Counts per label and relationship type, overall and per corpus."""
-        labels = self.read(cypher.label_counts())
-        rels = self.read(cypher.rel_type_counts())
-        kinds = self.read(cypher.relation_kind_counts())
+    def stats(self, include_predicted: bool = False) -> dict[str, Any]:
+        """Counts per label and relationship type, overall and per corpus.
+
+        Args:
+            include_predicted: Count model output too (predicted relations, their edges and the
+                ``PredictionRun`` markers, which belong to no corpus). By default only the corpora's
+                own content is counted, so writing or deleting predictions never changes these figures;
+                :meth:`relation_counts` shows gold and predicted side by side.
+        """
+        gold_only = not include_predicted
+        labels = self.read(cypher.label_counts(gold_only))
+        rels = self.read(cypher.rel_type_counts(gold_only))
+        kinds = self.read(cypher.relation_kind_counts(gold_only))
         corpora = self.read(cypher.corpora())
         out: dict[str, Any] = {"labels": {}, "relationships": {}, "corpora": {}}
         per: dict[str, dict[str, Any]] = {}

@@ -7,6 +7,7 @@ module differs from what this script produces.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -149,13 +150,67 @@ def render(ontology_file: Path = ONTOLOGY_FILE) -> str:
         "    sense: Sense | None",
         "",
         "",
-        "SCHEME_TERMS: tuple[SchemeTerm, ...] = (",
     ]
+    lines += _scheme_tables(schemes, ident)
+    return "\n".join(lines)
+
+
+def _scheme_tables(schemes: list[_Scheme], ident: Callable[[str], str]) -> list[str]:
+    """``SCHEME_TERMS`` as two tables and one loop.
+
+    The discourse-relation classes of the dialogue corpora are one row per unified sense, with the
+    class each corpus maps onto it (an alignment table of the corpora's SDRT labels); every other
+    scheme class is a row of its own. ``SCHEME_TERMS`` joins both, sorted by corpus and label.
+
+    Raises:
+        LookupError: A corpus maps two classes onto the same sense (the table could not hold them).
+    """
+    senses: dict[str, dict[str, _Scheme]] = {}
+    others: list[_Scheme] = []
     for s in sorted(schemes, key=lambda s: (s.corpus, s.raw)):
+        if s.label != "DiscourseRelation" or s.sense is None:
+            others.append(s)
+            continue
+        by_corpus = senses.setdefault(s.sense, {})
+        if s.corpus in by_corpus:
+            raise LookupError(f"{s.corpus}: {by_corpus[s.corpus].iri} and {s.iri} both map onto sense {s.sense}")
+        by_corpus[s.corpus] = s
+    lines = [
+        "# Discourse-relation classes of the dialogue corpora, per unified sense: corpus -> (label, class IRI).",
+        "_SENSE_CLASSES: dict[Sense, dict[str, tuple[str, str]]] = {",
+    ]
+    for sense in sorted(senses):
+        by_corpus = senses[sense]
+        cells = ", ".join(f'"{c}": ("{t.raw}", "{t.iri}")' for c, t in sorted(by_corpus.items()))
+        lines.append(f"    Sense.{sense}: {{{cells}}},")
+    lines += [
+        "}",
+        "",
+        "# Every other scheme class: units, argument relations, non-relations.",
+        "_OTHER_SCHEME_TERMS: tuple[SchemeTerm, ...] = (",
+    ]
+    for s in others:
         sense = f"Sense.{s.sense}" if s.sense else "None"
         lines.append(f'    SchemeTerm("{s.corpus}", "{s.raw}", "{s.iri}", Label.{ident(s.label)}, {sense}),')
-    lines += [")", ""]
-    return "\n".join(lines)
+    lines += [
+        ")",
+        "",
+        "SCHEME_TERMS: tuple[SchemeTerm, ...] = tuple(",
+        "    sorted(",
+        "        [",
+        "            *_OTHER_SCHEME_TERMS,",
+        "            *(",
+        "                SchemeTerm(corpus, raw, iri, Label.DiscourseRelation, sense)",
+        "                for sense, by_corpus in _SENSE_CLASSES.items()",
+        "                for corpus, (raw, iri) in by_corpus.items()",
+        "            ),",
+        "        ],",
+        "        key=lambda t: (t.corpus, t.raw),",
+        "    )",
+        ")",
+        "",
+    ]
+    return lines
 
 
 def main() -> int:

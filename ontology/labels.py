@@ -23,22 +23,23 @@ class RelationLabel(StrEnum):
     ATTACK = "attack"
     REPHRASE = "rephrase"
     NONE = "none"
-    Acknowledgement = "Acknowledgement"
-    Alternation = "Alternation"
-    Background = "Background"
-    ClarificationQuestion = "ClarificationQuestion"
-    Comment = "Comment"
-    Conditional = "Conditional"
-    Continuation = "Continuation"
-    Contrast = "Contrast"
-    Correction = "Correction"
-    Elaboration = "Elaboration"
-    Explanation = "Explanation"
-    Narration = "Narration"
-    Parallel = "Parallel"
-    QuestionAnswerPair = "QuestionAnswerPair"
-    QuestionElaboration = "QuestionElaboration"
-    Result = "Result"
+    # The discourse senses take their values from the generated Sense enum, so the two cannot drift.
+    Acknowledgement = Sense.Acknowledgement.value
+    Alternation = Sense.Alternation.value
+    Background = Sense.Background.value
+    ClarificationQuestion = Sense.ClarificationQuestion.value
+    Comment = Sense.Comment.value
+    Conditional = Sense.Conditional.value
+    Continuation = Sense.Continuation.value
+    Contrast = Sense.Contrast.value
+    Correction = Sense.Correction.value
+    Elaboration = Sense.Elaboration.value
+    Explanation = Sense.Explanation.value
+    Narration = Sense.Narration.value
+    Parallel = Sense.Parallel.value
+    QuestionAnswerPair = Sense.QuestionAnswerPair.value
+    QuestionElaboration = Sense.QuestionElaboration.value
+    Result = Sense.Result.value
 
 
 ARGUMENT_LABELS: dict[RelationLabel, Label] = {

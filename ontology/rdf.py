@@ -34,15 +34,13 @@ import pyoxigraph as ox
 
 from ontology.errors import OntologyError
 from ontology.records import MAX_FIELD_BYTES, oversized
+from ontology.system import process_alive
 from ontology.terms import LABEL_IRI, NAMESPACE, PROP_IRI, REL_TYPE_IRI, SENSE_IRI, Prop
 from ontology.views import EdgeView, NodeView, RelationView
 
 ONTOLOGY_FILE = Path(__file__).with_name("argweb.ttl")
 ONTOLOGY_IRI = "https://w3id.org/argweb/ontology"
 DEFAULT_BASE = "https://w3id.org/argweb/data/"
-RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
-XSD = "http://www.w3.org/2001/XMLSchema#"
-OWL_THING = "http://www.w3.org/2002/07/owl#Thing"
 
 PREFIXES: dict[str, str] = {
     "aw": NAMESPACE,
@@ -56,8 +54,12 @@ PREFIXES: dict[str, str] = {
     "owl": "http://www.w3.org/2002/07/owl#",
     "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
     "rdfs": "http://www.w3.org/2000/01/rdf-schema#",
-    "xsd": XSD,
+    "xsd": "http://www.w3.org/2001/XMLSchema#",
 }
+# The W3C terms the mapper writes, from the one table of namespaces above.
+RDF_TYPE = PREFIXES["rdf"] + "type"
+XSD = PREFIXES["xsd"]
+OWL_THING = PREFIXES["owl"] + "Thing"
 
 FORMATS: dict[str, ox.RdfFormat] = {
     "nt": ox.RdfFormat.N_TRIPLES,
@@ -414,16 +416,6 @@ def ontology_triples(ontology_file: Path = ONTOLOGY_FILE) -> Iterator[ox.Triple]
         raise OntologyError(f"{ontology_file}: {e}") from e
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def remove_stale_parts(out: Path) -> list[Path]:
     """Remove ``.OUT.<pid>.part`` files of exports whose process is gone (killed mid-write).
 
@@ -436,7 +428,7 @@ def remove_stale_parts(out: Path) -> list[Path]:
     prefix = f".{out.name}."
     for part in out.parent.glob(f".{out.name}.*.part"):
         pid_text = part.name[len(prefix) : -len(".part")]
-        if not pid_text.isdigit() or (int(pid_text) != os.getpid() and _pid_alive(int(pid_text))):
+        if not pid_text.isdigit() or (int(pid_text) != os.getpid() and process_alive(int(pid_text))):
             continue
         part.unlink(missing_ok=True)
         removed.append(part)

@@ -86,8 +86,16 @@ def scheme_term(corpus: str, raw: str) -> SchemeTerm:
         raise OntologyError(f"unknown {corpus} label {raw!r}; the {corpus} scheme has {known}") from e
 
 
+class _Raw:
+    """Type of :data:`RAW`."""
+
+
+RAW = _Raw()
+"""Default ``scheme_label`` of :func:`relation_from_scheme`: store the label as written."""
+
+
 def relation_from_scheme(
-    scheme: str, raw: str, where: str, *, scheme_label: str | None = None, **fields: Any
+    scheme: str, raw: str, where: str, *, scheme_label: str | _Raw | None = RAW, **fields: Any
 ) -> RelationRecord:
     """A gold relation typed by a corpus-scheme label: the one place loaders build relations.
 
@@ -100,7 +108,8 @@ def relation_from_scheme(
         raw: The label as written in the corpus files.
         where: File and record, for error messages.
         scheme_label: The label to store as ``scheme_label`` when it is not ``raw`` (AIF keeps the
-            scheme name, e.g. ``Default Inference``, of an ``RA`` node); default ``raw``.
+            scheme name, e.g. ``Default Inference``, of an ``RA`` node, and none when the S-node
+            names no scheme: ``None``); default ``raw``.
         **fields: The other :class:`RelationRecord` fields (``id``, ``corpus``, ``discourse`` ...).
 
     Raises:
@@ -114,7 +123,7 @@ def relation_from_scheme(
         RelationRecord,
         where,
         kind=term.label,
-        scheme_label=raw if scheme_label is None else scheme_label,
+        scheme_label=raw if isinstance(scheme_label, _Raw) else scheme_label,
         scheme_class=term.iri,
         sense=term.sense.value if term.sense else None,
         origin="gold",

@@ -290,28 +290,33 @@ class SchemeTerm(NamedTuple):
     sense: Sense | None
 
 
-SCHEME_TERMS: tuple[SchemeTerm, ...] = (
+# Discourse-relation classes of the dialogue corpora, per unified sense: corpus -> (label, class IRI).
+_SENSE_CLASSES: dict[Sense, dict[str, tuple[str, str]]] = {
+    Sense.Acknowledgement: {"molweni": ("Acknowledgement", "https://w3id.org/argweb/scheme/molweni#Acknowledgement"), "stac": ("Acknowledgement", "https://w3id.org/argweb/scheme/stac#Acknowledgement")},
+    Sense.Alternation: {"molweni": ("Alternation", "https://w3id.org/argweb/scheme/molweni#Alternation"), "stac": ("Alternation", "https://w3id.org/argweb/scheme/stac#Alternation")},
+    Sense.Background: {"molweni": ("Background", "https://w3id.org/argweb/scheme/molweni#Background"), "stac": ("Background", "https://w3id.org/argweb/scheme/stac#Background")},
+    Sense.ClarificationQuestion: {"molweni": ("Clarification_question", "https://w3id.org/argweb/scheme/molweni#Clarification_question"), "stac": ("Clarification_question", "https://w3id.org/argweb/scheme/stac#Clarification_question")},
+    Sense.Comment: {"molweni": ("Comment", "https://w3id.org/argweb/scheme/molweni#Comment"), "stac": ("Comment", "https://w3id.org/argweb/scheme/stac#Comment")},
+    Sense.Conditional: {"molweni": ("Conditional", "https://w3id.org/argweb/scheme/molweni#Conditional"), "stac": ("Conditional", "https://w3id.org/argweb/scheme/stac#Conditional")},
+    Sense.Continuation: {"molweni": ("Continuation", "https://w3id.org/argweb/scheme/molweni#Continuation"), "stac": ("Continuation", "https://w3id.org/argweb/scheme/stac#Continuation")},
+    Sense.Contrast: {"molweni": ("Contrast", "https://w3id.org/argweb/scheme/molweni#Contrast"), "stac": ("Contrast", "https://w3id.org/argweb/scheme/stac#Contrast")},
+    Sense.Correction: {"molweni": ("Correction", "https://w3id.org/argweb/scheme/molweni#Correction"), "stac": ("Correction", "https://w3id.org/argweb/scheme/stac#Correction")},
+    Sense.Elaboration: {"molweni": ("Elaboration", "https://w3id.org/argweb/scheme/molweni#Elaboration"), "stac": ("Elaboration", "https://w3id.org/argweb/scheme/stac#Elaboration")},
+    Sense.Explanation: {"molweni": ("Explanation", "https://w3id.org/argweb/scheme/molweni#Explanation"), "stac": ("Explanation", "https://w3id.org/argweb/scheme/stac#Explanation")},
+    Sense.Narration: {"molweni": ("Narration", "https://w3id.org/argweb/scheme/molweni#Narration"), "stac": ("Narration", "https://w3id.org/argweb/scheme/stac#Narration")},
+    Sense.Parallel: {"molweni": ("Parallel", "https://w3id.org/argweb/scheme/molweni#Parallel"), "stac": ("Parallel", "https://w3id.org/argweb/scheme/stac#Parallel")},
+    Sense.QuestionAnswerPair: {"molweni": ("QAP", "https://w3id.org/argweb/scheme/molweni#QAP"), "stac": ("Question-answer_pair", "https://w3id.org/argweb/scheme/stac#Question_answer_pair")},
+    Sense.QuestionElaboration: {"molweni": ("Q-Elab", "https://w3id.org/argweb/scheme/molweni#Q_Elab"), "stac": ("Q-Elab", "https://w3id.org/argweb/scheme/stac#Q_Elab")},
+    Sense.Result: {"molweni": ("Result", "https://w3id.org/argweb/scheme/molweni#Result"), "stac": ("Result", "https://w3id.org/argweb/scheme/stac#Result")},
+}
+
+# Every other scheme class: units, argument relations, non-relations.
+_OTHER_SCHEME_TERMS: tuple[SchemeTerm, ...] = (
     SchemeTerm("contextdep", "NonParaphrase", "https://w3id.org/argweb/scheme/contextdep#NonParaphrase", Label.NonRelation, None),
     SchemeTerm("contextdep", "Paraphrase", "https://w3id.org/argweb/scheme/contextdep#Paraphrase", Label.Rephrase, None),
     SchemeTerm("m-arg", "Attack", "https://w3id.org/argweb/scheme/m-arg#Attack", Label.Attack, None),
     SchemeTerm("m-arg", "Neither", "https://w3id.org/argweb/scheme/m-arg#Neither", Label.NonRelation, None),
     SchemeTerm("m-arg", "Support", "https://w3id.org/argweb/scheme/m-arg#Support", Label.Support, None),
-    SchemeTerm("molweni", "Acknowledgement", "https://w3id.org/argweb/scheme/molweni#Acknowledgement", Label.DiscourseRelation, Sense.Acknowledgement),
-    SchemeTerm("molweni", "Alternation", "https://w3id.org/argweb/scheme/molweni#Alternation", Label.DiscourseRelation, Sense.Alternation),
-    SchemeTerm("molweni", "Background", "https://w3id.org/argweb/scheme/molweni#Background", Label.DiscourseRelation, Sense.Background),
-    SchemeTerm("molweni", "Clarification_question", "https://w3id.org/argweb/scheme/molweni#Clarification_question", Label.DiscourseRelation, Sense.ClarificationQuestion),
-    SchemeTerm("molweni", "Comment", "https://w3id.org/argweb/scheme/molweni#Comment", Label.DiscourseRelation, Sense.Comment),
-    SchemeTerm("molweni", "Conditional", "https://w3id.org/argweb/scheme/molweni#Conditional", Label.DiscourseRelation, Sense.Conditional),
-    SchemeTerm("molweni", "Continuation", "https://w3id.org/argweb/scheme/molweni#Continuation", Label.DiscourseRelation, Sense.Continuation),
-    SchemeTerm("molweni", "Contrast", "https://w3id.org/argweb/scheme/molweni#Contrast", Label.DiscourseRelation, Sense.Contrast),
-    SchemeTerm("molweni", "Correction", "https://w3id.org/argweb/scheme/molweni#Correction", Label.DiscourseRelation, Sense.Correction),
-    SchemeTerm("molweni", "Elaboration", "https://w3id.org/argweb/scheme/molweni#Elaboration", Label.DiscourseRelation, Sense.Elaboration),
-    SchemeTerm("molweni", "Explanation", "https://w3id.org/argweb/scheme/molweni#Explanation", Label.DiscourseRelation, Sense.Explanation),
-    SchemeTerm("molweni", "Narration", "https://w3id.org/argweb/scheme/molweni#Narration", Label.DiscourseRelation, Sense.Narration),
-    SchemeTerm("molweni", "Parallel", "https://w3id.org/argweb/scheme/molweni#Parallel", Label.DiscourseRelation, Sense.Parallel),
-    SchemeTerm("molweni", "Q-Elab", "https://w3id.org/argweb/scheme/molweni#Q_Elab", Label.DiscourseRelation, Sense.QuestionElaboration),
-    SchemeTerm("molweni", "QAP", "https://w3id.org/argweb/scheme/molweni#QAP", Label.DiscourseRelation, Sense.QuestionAnswerPair),
-    SchemeTerm("molweni", "Result", "https://w3id.org/argweb/scheme/molweni#Result", Label.DiscourseRelation, Sense.Result),
     SchemeTerm("qt30", "CA", "https://w3id.org/argweb/scheme/qt30#CA", Label.Attack, None),
     SchemeTerm("qt30", "I", "https://w3id.org/argweb/scheme/qt30#I", Label.Proposition, None),
     SchemeTerm("qt30", "L", "https://w3id.org/argweb/scheme/qt30#L", Label.Locution, None),
@@ -326,20 +331,18 @@ SCHEME_TERMS: tuple[SchemeTerm, ...] = (
     SchemeTerm("sciarg", "parts_of_same", "https://w3id.org/argweb/scheme/sciarg#parts_of_same", Label.SameUnit, None),
     SchemeTerm("sciarg", "semantically_same", "https://w3id.org/argweb/scheme/sciarg#semantically_same", Label.Rephrase, None),
     SchemeTerm("sciarg", "supports", "https://w3id.org/argweb/scheme/sciarg#supports", Label.Support, None),
-    SchemeTerm("stac", "Acknowledgement", "https://w3id.org/argweb/scheme/stac#Acknowledgement", Label.DiscourseRelation, Sense.Acknowledgement),
-    SchemeTerm("stac", "Alternation", "https://w3id.org/argweb/scheme/stac#Alternation", Label.DiscourseRelation, Sense.Alternation),
-    SchemeTerm("stac", "Background", "https://w3id.org/argweb/scheme/stac#Background", Label.DiscourseRelation, Sense.Background),
-    SchemeTerm("stac", "Clarification_question", "https://w3id.org/argweb/scheme/stac#Clarification_question", Label.DiscourseRelation, Sense.ClarificationQuestion),
-    SchemeTerm("stac", "Comment", "https://w3id.org/argweb/scheme/stac#Comment", Label.DiscourseRelation, Sense.Comment),
-    SchemeTerm("stac", "Conditional", "https://w3id.org/argweb/scheme/stac#Conditional", Label.DiscourseRelation, Sense.Conditional),
-    SchemeTerm("stac", "Continuation", "https://w3id.org/argweb/scheme/stac#Continuation", Label.DiscourseRelation, Sense.Continuation),
-    SchemeTerm("stac", "Contrast", "https://w3id.org/argweb/scheme/stac#Contrast", Label.DiscourseRelation, Sense.Contrast),
-    SchemeTerm("stac", "Correction", "https://w3id.org/argweb/scheme/stac#Correction", Label.DiscourseRelation, Sense.Correction),
-    SchemeTerm("stac", "Elaboration", "https://w3id.org/argweb/scheme/stac#Elaboration", Label.DiscourseRelation, Sense.Elaboration),
-    SchemeTerm("stac", "Explanation", "https://w3id.org/argweb/scheme/stac#Explanation", Label.DiscourseRelation, Sense.Explanation),
-    SchemeTerm("stac", "Narration", "https://w3id.org/argweb/scheme/stac#Narration", Label.DiscourseRelation, Sense.Narration),
-    SchemeTerm("stac", "Parallel", "https://w3id.org/argweb/scheme/stac#Parallel", Label.DiscourseRelation, Sense.Parallel),
-    SchemeTerm("stac", "Q-Elab", "https://w3id.org/argweb/scheme/stac#Q_Elab", Label.DiscourseRelation, Sense.QuestionElaboration),
-    SchemeTerm("stac", "Question-answer_pair", "https://w3id.org/argweb/scheme/stac#Question_answer_pair", Label.DiscourseRelation, Sense.QuestionAnswerPair),
-    SchemeTerm("stac", "Result", "https://w3id.org/argweb/scheme/stac#Result", Label.DiscourseRelation, Sense.Result),
+)
+
+SCHEME_TERMS: tuple[SchemeTerm, ...] = tuple(
+    sorted(
+        [
+            *_OTHER_SCHEME_TERMS,
+            *(
+                SchemeTerm(corpus, raw, iri, Label.DiscourseRelation, sense)
+                for sense, by_corpus in _SENSE_CLASSES.items()
+                for corpus, (raw, iri) in by_corpus.items()
+            ),
+        ],
+        key=lambda t: (t.corpus, t.raw),
+    )
 )

@@ -89,7 +89,19 @@ class EdgeView:
 
 
 @dataclass(frozen=True, slots=True)
-class UnitView:
+class _OfNode:
+    """A view built around one stored node (its first field), identified by the node's id."""
+
+    node: NodeView
+
+    @property
+    def id(self) -> str:
+        """Graph id."""
+        return self.node.id
+
+
+@dataclass(frozen=True, slots=True)
+class UnitView(_OfNode):
     """A locution, proposition or sentence of a dialogue or document, in reading order.
 
     Attributes:
@@ -99,15 +111,9 @@ class UnitView:
         discourse: Id of the dialogue or document it was read as part of, if known.
     """
 
-    node: NodeView
     speaker_id: str | None = None
     speaker: str | None = None
     discourse: str | None = None
-
-    @property
-    def id(self) -> str:
-        """Graph id."""
-        return self.node.id
 
     @property
     def text(self) -> str:
@@ -118,7 +124,7 @@ class UnitView:
 
 
 @dataclass(frozen=True, slots=True)
-class RelationView:
+class RelationView(_OfNode):
     """A reified relation (AIF S-node, discourse relation, non-relation) with its ends.
 
     Attributes:
@@ -127,14 +133,8 @@ class RelationView:
         targets: Ids of the nodes the relation points to (conclusions / discourse target).
     """
 
-    node: NodeView
     sources: tuple[str, ...] = ()
     targets: tuple[str, ...] = ()
-
-    @property
-    def id(self) -> str:
-        """Graph id."""
-        return self.node.id
 
     @property
     def kind(self) -> str:
@@ -155,7 +155,7 @@ class RelationView:
 
 
 @dataclass(frozen=True, slots=True)
-class DiscourseView:
+class DiscourseView(_OfNode):
     """A dialogue or document with its units in order and the relations among them.
 
     Attributes:
@@ -164,14 +164,8 @@ class DiscourseView:
         relations: Relations whose ends lie in it (gold and predicted).
     """
 
-    node: NodeView
     units: tuple[UnitView, ...] = ()
     relations: tuple[RelationView, ...] = ()
-
-    @property
-    def id(self) -> str:
-        """Graph id."""
-        return self.node.id
 
     @property
     def corpus(self) -> str | None:

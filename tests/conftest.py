@@ -103,6 +103,18 @@ def neo4j_server(neo4j_settings: Settings) -> Iterator[EmbeddedNeo4j]:
         server.stop()
 
 
+@pytest.fixture
+def cli_env(neo4j_settings: Settings) -> dict[str, str]:
+    """Environment of a command-line run against the session's Neo4j (wide columns: no wrapped messages)."""
+    return {
+        "ARGWEB_NEO4J_URI": "",
+        "ARGWEB_NEO4J_PORT": str(neo4j_settings.neo4j_port),
+        "ARGWEB_NEO4J_PASSWORD": neo4j_settings.neo4j_password.get_secret_value(),
+        "ARGWEB_DATA_DIR": str(neo4j_settings.data_dir),
+        "COLUMNS": "2000",
+    }
+
+
 @pytest.fixture(scope="session")
 def driver(neo4j_server: EmbeddedNeo4j, neo4j_settings: Settings) -> Iterator[Driver]:
     drv = open_driver(neo4j_settings, start=False)

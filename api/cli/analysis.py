@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -10,6 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from api.cli.options import JsonFlag, show
 from api.cli_common import REPORTER, console, group, settings
 from api.services.graph import Graph
 
@@ -63,7 +63,7 @@ def agreement(
     include_tainted: Annotated[
         bool, typer.Option("--include-tainted", help="Keep judgements marked tainted (M-Arg).")
     ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Krippendorff's alpha of the stored judgements (M-Arg: Table-2 grid of trust/confidence filters)."""
     from api.services.agreement import agreement as compute
@@ -72,10 +72,7 @@ def agreement(
         result = compute(
             graph, corpus, min_trust=min_trust, min_confidence=min_confidence, include_tainted=include_tainted
         )
-    if as_json:
-        typer.echo(json.dumps(result, indent=2, sort_keys=True))
-    else:
-        print_agreement(result)
+    show(result, as_json, print_agreement)
 
 
 def features_audio(

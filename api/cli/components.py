@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from api.cli.options import ModelDir, Profile, Seed, TrainedModelDir
 from api.cli.paraphrase import stages
 from api.cli_common import REPORTER, console, group, settings
 from api.services import components as service
@@ -23,11 +24,9 @@ def train_components(
     data: Annotated[
         Path | None, typer.Option("--data", help="Sci-Arg brat directory (default <corpora>/sciarg/compiled_corpus).")
     ] = None,
-    out: Annotated[
-        Path | None, typer.Option("--out", help="Model directory (default <cache>/models/components).")
-    ] = None,
-    profile: Annotated[str, typer.Option(help="quick or full.")] = "full",
-    seed: Annotated[int, typer.Option(help="Random seed.")] = 13,
+    out: TrainedModelDir = None,
+    profile: Profile = "full",
+    seed: Seed = 13,
 ) -> None:
     """Train the BIO component tagger on A01-A20 (epoch chosen on A21-A24), score A25-A32 with BAM."""
     cfg = settings()
@@ -45,7 +44,7 @@ def train_components(
 def predict_components(
     source: Annotated[Path, typer.Option("--in", help="Directory of Sci-Arg .txt files (any .ann there is ignored).")],
     target: Annotated[Path, typer.Option("--out", help="Output directory: predicted .ann plus the copied .txt.")],
-    model: Annotated[Path | None, typer.Option("--model", help="Model directory (default: the shipped one).")] = None,
+    model: ModelDir = None,
     link: Annotated[
         bool, typer.Option("--link/--no-link", help="Add R lines from the nearest-claim linker (data -> claim).")
     ] = True,

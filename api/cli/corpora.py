@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Annotated, Any
 
@@ -10,6 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from api.cli.options import JsonFlag, show
 from api.cli.predictions import PREDICTIONS, delete_predictions
 from api.cli_common import REPORTER, console, settings
 from api.services import corpora, mainjob
@@ -47,14 +47,16 @@ def print_stats(result: dict[str, Any]) -> None:
     Console().print(rel)
 
 
-def stats(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
-    """Counts per label, relationship type and corpus."""
+def stats(
+    as_json: JsonFlag = False,
+    predicted: Annotated[
+        bool, typer.Option("--predicted", help="Count predicted relations and prediction runs too (else gold only).")
+    ] = False,
+) -> None:
+    """Counts per label, relationship type and corpus (the corpora's gold content unless --predicted)."""
     with Graph(settings()) as graph:
-        result = corpora.stats(graph)
-    if as_json:
-        typer.echo(json.dumps(result, indent=2, sort_keys=True))
-    else:
-        print_stats(result)
+        result = corpora.stats(graph, include_predicted=predicted)
+    show(result, as_json, print_stats)
 
 
 def delete(

@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from api.cli.options import CorpusOpt, DialogueOpt, JsonFlag, ModelDir, WriteFlag, show, train_command
 from api.cli_common import REPORTER, group, settings
 from api.services import discourse
 from api.services.graph import Graph
@@ -18,14 +19,14 @@ SchemeOpt = Annotated[
     str | None,
     typer.Option("--scheme", help="Label spelling of the file: molweni or stac (default: detected from its labels)."),
 ]
-ModelOpt = Annotated[
-    Path | None, typer.Option("--model", help="Model directory (default: the model shipped with argweb).")
-]
 
 
 def register(app: typer.Typer) -> None:
     """Add the ``discourse`` commands to the ``train``, ``evaluate`` and ``parse`` groups."""
-    group(app, "train", "Train a model and write a model directory with its card.").command("discourse")(train)
+    data_help = "Molweni/STAC JSON file (repeatable; default: Molweni dev + STAC train)."
+    group(app, "train", "Train a model and write a model directory with its card.").command("discourse")(
+        train_command(train, data_help)
+    )
     group(app, "evaluate", "Score a model on a corpus file.").command("discourse")(evaluate)
     group(app, "parse", "Predict relations of a corpus file, written in its own format.").command("discourse")(parse)
     group(app, "predict", "Predict relations of graph dialogues and write them as predicted edges.").command(
@@ -44,18 +45,11 @@ def _scores_table(title: str, rows: dict[str, dict[str, Any]]) -> None:
     Console().print(table)
 
 
-def train(
-    data: Annotated[
-        list[Path] | None,
-        typer.Option("--data", help="Molweni/STAC JSON file (repeatable; default: Molweni dev + STAC train)."),
-    ] = None,
-    out: Annotated[
-        Path | None, typer.Option("--out", help="Model directory (default: <cache>/models/discourse).")
-    ] = None,
-    profile: Annotated[str, typer.Option("--profile", help="quick (a few minutes) or full.")] = "full",
-    seed: Annotated[int, typer.Option("--seed", help="Random seed of the model and the splits.")] = 13,
-) -> None:
-    """Train the discourse parser; held-out scores per file go into the model card."""
+def train(data: list[Path] | None, out: Path | None, profile: str, seed: int) -> None:
+    """Train the discourse parser; held-out scores per file go into the model card.
+
+    The quick profile trains in a few minutes; the shipped model was trained with the full one.
+    """
     result = discourse.train(settings(), data, out, profile=profile, seed=seed, reporter=REPORTER)
     held_out = {k: v for k, v in result.metrics.items() if isinstance(v, dict) and "link_f1" in v}
     _scores_table(f"held-out scores ({result.seconds:.0f} s of training)", held_out)
@@ -64,22 +58,20 @@ def train(
 
 def evaluate(
     data: Annotated[Path, typer.Option("--data", help="Molweni/STAC JSON file with gold relations.")],
-    model: ModelOpt = None,
+    model: ModelDir = None,
     scheme: SchemeOpt = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Micro link F1 and link & relation F1 of a model on every dialogue of a file."""
     result = discourse.evaluate(settings(), data, model, scheme)
-    if as_json:
-        typer.echo(json.dumps(result, indent=2))
-    else:
-        _scores_table(f"{result['file']} ({result['scheme']})", {Path(result["file"]).name: result})
+    title = f"{result['file']} ({result['scheme']})"
+    show(result, as_json, lambda r: _scores_table(title, {Path(r["file"]).name: r}), sort_keys=False)
 
 
 def parse(
     source: Annotated[Path, typer.Option("--in", help="Molweni/STAC JSON file of dialogues.")],
     out: Annotated[Path, typer.Option("--out", help="Where to write the predictions (same format).")],
-    model: ModelOpt = None,
+    model: ModelDir = None,
     scheme: SchemeOpt = None,
 ) -> None:
     """Write the dialogues of a file again with their relations predicted (labels as the file spells them)."""
@@ -89,16 +81,12 @@ def parse(
 
 
 def predict(
-    corpus: Annotated[str | None, typer.Option("--corpus", help="Parse every dialogue of this corpus.")] = None,
-    dialogue: Annotated[
-        str | None, typer.Option("--dialogue", help="Parse one dialogue (graph id or local id).")
-    ] = None,
-    write: Annotated[
-        bool, typer.Option("--write/--dry-run", help="Write the predicted edges (default: dry run).")
-    ] = False,
-    model: ModelOpt = None,
+    corpus: CorpusOpt = None,
+    dialogue: DialogueOpt = None,
+    write: WriteFlag = False,
+    model: ModelDir = None,
     scheme: SchemeOpt = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Parse dialogues of the graph; with --write, store the links as predicted relations (gold untouched)."""
     if corpus is None and dialogue is None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from pathlib import Path
@@ -12,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from api.cli.options import JsonFlag, ModelDir, WriteFlag, show, train_command
 from api.cli_common import REPORTER, console, group, settings
 from api.services import paraphrase as service
 from api.services.graph import Graph
@@ -20,7 +20,8 @@ from api.services.reporting import Advance, Reporter
 
 def register(app: typer.Typer) -> None:
     """Add the paraphrase commands to the ``argweb`` app."""
-    group(app, "train", "Train a model.").command("paraphrase")(train_paraphrase)
+    data_help = "*_TOKEN-annotations.tsv files (train files train; dev files tune + held out)."
+    group(app, "train", "Train a model.").command("paraphrase")(train_command(train_paraphrase, data_help))
     group(app, "evaluate", "Score models or predictions against gold data.").command("paraphrase")(evaluate_paraphrase)
     predict = group(app, "predict", "Predict with a trained model.")
     predict.command("contextdep")(predict_contextdep)
@@ -61,17 +62,7 @@ def print_metrics(result: dict[str, Any], title: str) -> None:
     Console().print(table)
 
 
-def train_paraphrase(
-    data: Annotated[
-        list[Path] | None,
-        typer.Option("--data", help="*_TOKEN-annotations.tsv files (train files train; dev files tune + held out)."),
-    ] = None,
-    out: Annotated[
-        Path | None, typer.Option("--out", help="Model directory (default <cache>/models/paraphrase).")
-    ] = None,
-    profile: Annotated[str, typer.Option(help="quick or full.")] = "full",
-    seed: Annotated[int, typer.Option(help="Random seed.")] = 13,
-) -> None:
+def train_paraphrase(data: list[Path] | None, out: Path | None, profile: str, seed: int) -> None:
     """Train the ContextDeP highlighter (frozen MiniLM pair encoding + token head) and write its model card.
 
     Default data: the train and dev token files of <corpora>/contextdep. Dev pairs are split by
@@ -92,21 +83,18 @@ def train_paraphrase(
 
 def evaluate_paraphrase(
     data: Annotated[Path, typer.Option("--data", help="A *_TOKEN-annotations.tsv file with votes and highlights.")],
-    model: Annotated[Path | None, typer.Option("--model", help="Model directory (default: the shipped one).")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    model: ModelDir = None,
+    as_json: JsonFlag = False,
 ) -> None:
     """F1/P/R against the majority vote and highlight Jaccard (guest/host) against most annotators' tokens."""
     result = service.evaluate(model, data, cache_dir=_pairs_cache())
-    if as_json:
-        typer.echo(json.dumps(result, indent=2, sort_keys=True))
-    else:
-        print_metrics(result, f"paraphrase highlighting on {data.name}")
+    show(result, as_json, lambda r: print_metrics(r, f"paraphrase highlighting on {data.name}"))
 
 
 def predict_contextdep(
     source: Annotated[Path, typer.Option("--in", help="A *_TOKEN-annotations.tsv file.")],
     target: Annotated[Path, typer.Option("--out", help="Output TSV: QID, paraphrase, score, guest_probs, host_probs.")],
-    model: Annotated[Path | None, typer.Option("--model", help="Model directory (default: the shipped one).")] = None,
+    model: ModelDir = None,
 ) -> None:
     """Write one row per pair: the 0/1 decision, its score and a probability per guest and host token."""
     summary = service.predict_file(source, target, model, cache_dir=_pairs_cache())
@@ -120,10 +108,8 @@ def predict_paraphrase(
     corpus: Annotated[
         str, typer.Option("--corpus", help="Corpus of (guest, host) dialogues in the graph.")
     ] = "contextdep",
-    model: Annotated[Path | None, typer.Option("--model", help="Model directory (default: the shipped one).")] = None,
-    write: Annotated[
-        bool, typer.Option("--write/--dry-run", help="Write the predicted rephrase edges (default: only count them).")
-    ] = False,
+    model: ModelDir = None,
+    write: WriteFlag = False,
 ) -> None:
     """Predict paraphrases between the guest and host turn of every dialogue; --write adds rephrase edges.
 

@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from api.cli.options import CorpusOpt, DialogueOpt
 from api.cli_common import REPORTER, console, group, settings
 from api.services import aif as aif_service
 from api.services import query as query_service
@@ -55,12 +56,8 @@ def export_rdf(
 
 def export_aif(
     out: Annotated[Path, typer.Argument(help="Output .json file (--dialogue) or directory (--corpus).")],
-    dialogue: Annotated[
-        str | None, typer.Option("--dialogue", help="Dialogue/document id or local id (e.g. nodeset21318).")
-    ] = None,
-    corpus: Annotated[
-        str | None, typer.Option("--corpus", help="Export every dialogue/document of this corpus (one file each).")
-    ] = None,
+    dialogue: DialogueOpt = None,
+    corpus: CorpusOpt = None,
     include_predicted: Annotated[bool, typer.Option(help="Also export predicted relations.")] = False,
 ) -> None:
     """AIF JSON (nodes, edges, locutions, participants) of a dialogue/document or a whole corpus."""

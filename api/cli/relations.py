@@ -8,32 +8,33 @@ from typing import Annotated, Any
 
 import typer
 
+from api.cli.options import JsonFlag, show, train_command
 from api.cli_common import REPORTER, console, group, settings
+
+# Unlike the other models, a relations model trained into the cache wins over the shipped one.
+RelationsModelDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--model", help="Model directory (default: the one trained into <cache>/models, else the shipped one)."
+    ),
+]
 
 
 def register(app: typer.Typer) -> None:
     """Add the relation commands to the ``train``, ``evaluate`` and ``predict`` groups."""
-    group(app, "train", "Train the models.").command("relations")(train_relations)
+    data_help = "AIF maps, Sci-Arg .ann or M-Arg .csv files/folders (repeatable)."
+    group(app, "train", "Train the models.").command("relations")(train_command(train_relations, data_help, "quick", 0))
     group(app, "evaluate", "Evaluate trained models.").command("relations")(evaluate_relations)
     predict = group(app, "predict", "Predict relations and write them in the corpus' own format.")
     predict.command("aif")(predict_aif)
     predict.command("sciarg")(predict_sciarg)
 
 
-def train_relations(
-    data: Annotated[
-        list[Path] | None,
-        typer.Option("--data", help="AIF maps, Sci-Arg .ann or M-Arg .csv files/folders (repeatable)."),
-    ] = None,
-    out: Annotated[
-        Path | None, typer.Option("--out", help="Model directory (default: the settings' models dir).")
-    ] = None,
-    profile: Annotated[
-        str, typer.Option("--profile", help="quick (LSA text vectors) or full (MiniLM encoder).")
-    ] = "quick",
-    seed: Annotated[int, typer.Option("--seed", help="Seed of everything random.")] = 0,
-) -> None:
-    """Train the relation classifier (a sub-model per corpus family found in --data) and write its model card."""
+def train_relations(data: list[Path] | None, out: Path | None, profile: str, seed: int) -> None:
+    """Train the relation classifier (a sub-model per corpus family found in --data) and write its model card.
+
+    The quick profile reads the texts as LSA vectors, the full one through the MiniLM encoder.
+    """
     from api.services.corpora import corpora_root
     from api.services.relations import train
 
@@ -97,22 +98,19 @@ def _print_eval(result: dict[str, Any]) -> None:
 def evaluate_relations(
     model: Annotated[Path, typer.Option("--model", help="Model directory.")],
     data: Annotated[list[Path], typer.Option("--data", help="Gold data files/folders (repeatable).")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Score a relations model (with a TF-IDF + LR baseline trained in the same run)."""
     from api.services.relations import evaluate
 
     result = evaluate(settings(), model, data, reporter=REPORTER)
-    if as_json:
-        typer.echo(json.dumps(result, indent=2, sort_keys=True))
-    else:
-        _print_eval(result)
+    show(result, as_json, _print_eval)
 
 
 def predict_aif(
     in_dir: Annotated[Path, typer.Option("--in", help="Folder of AIF maps (any YA/RA/CA/MA are dropped first).")],
     out_dir: Annotated[Path, typer.Option("--out", help="Output folder (same file names).")],
-    model: Annotated[Path | None, typer.Option("--model", help="Model directory (default: the default model).")] = None,
+    model: RelationsModelDir = None,
     objective: Annotated[
         str, typer.Option("--objective", help="Decision biases tuned for the 'general' or the 'focused' score.")
     ] = "general",
@@ -127,7 +125,7 @@ def predict_aif(
 def predict_sciarg(
     in_dir: Annotated[Path, typer.Option("--in", help="Folder of brat .ann + .txt papers.")],
     out_dir: Annotated[Path, typer.Option("--out", help="Output folder.")],
-    model: Annotated[Path | None, typer.Option("--model", help="Model directory (default: the default model).")] = None,
+    model: RelationsModelDir = None,
 ) -> None:
     """Predict Sci-Arg relations between the gold components of every paper."""
     from api.services.relations import predict_sciarg as run

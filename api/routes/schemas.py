@@ -51,20 +51,6 @@ class NodeDetail(Node):
     discourses: list[str] = Field(default_factory=list)
 
 
-class Edge(BaseModel):
-    """A stored relationship."""
-
-    source: str
-    type: str
-    target: str
-    corpus: str | None = None
-    id: str | None = None
-
-    @classmethod
-    def of(cls, view: EdgeView) -> Edge:
-        return cls(source=view.source, type=view.type, target=view.target, corpus=view.corpus, id=view.id)
-
-
 class Unit(BaseModel):
     """A locution or proposition of a dialogue/document, in reading order."""
 
@@ -209,11 +195,12 @@ class Neighbors(BaseModel):
 
     center: str
     nodes: list[Node]
-    edges: list[Edge]
+    # The read view itself: a stored relationship has no field the API adds or hides.
+    edges: list[EdgeView]
 
     @classmethod
     def of(cls, hood: Neighbourhood) -> Neighbors:
-        return cls(center=hood.center, nodes=[Node.of(n) for n in hood.nodes], edges=[Edge.of(e) for e in hood.edges])
+        return cls(center=hood.center, nodes=[Node.of(n) for n in hood.nodes], edges=list(hood.edges))
 
 
 class Hit(BaseModel):

@@ -7,22 +7,16 @@ again is a no-op while it answers.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import signal
-import socket
-import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from api.settings import Settings
-from graphstore.runtime import process_alive, process_cmdline
-from ontology.errors import DatabaseUnavailableError
+from graphstore.runtime import DetachedProcess, process_alive, process_cmdline
 
 PID_FILE = "api.pid"
 LOG_FILE = "api.log"
@@ -42,17 +36,7 @@ class ApiInfo:
         return f"http://{self.host}:{self.port}/"
 
 
-def _is_ours(pid: int, port: int) -> bool:
-    """Whether ``pid`` is alive and is an ``argweb serve`` on ``port`` (pids are reused)."""
-    if not process_alive(pid):
-        return False
-    argv = process_cmdline(pid)
-    if argv is None:
-        return not Path("/proc/self").exists()
-    return "serve" in argv and "--port" in argv and str(port) in argv
-
-
-class ApiServer:
+class ApiServer(DetachedProcess[ApiInfo]):
     """Start, check and stop the background API of one data directory.
 
     Args:
@@ -62,36 +46,38 @@ class ApiServer:
         env: Environment of the server process (default: this process's).
     """
 
+    PID_NAME = PID_FILE
+    LOG_NAME = LOG_FILE
+    NAME = "the API"
+    STOP_TIMEOUT = 20.0
+
     def __init__(self, data_dir: Path, host: str = "127.0.0.1", port: int = 8000, env: dict[str, str] | None = None):
         self.data_dir = Path(data_dir)
         self.host = host
         self.port = port
         self.env = env
 
-    @property
-    def pid_file(self) -> Path:
-        """``<pid> <host> <port>`` of the running server."""
-        return self.data_dir / PID_FILE
+    def _parse(self, fields: Sequence[str]) -> ApiInfo:
+        pid_s, host, port_s = fields
+        return ApiInfo(int(pid_s), host, int(port_s))
 
-    @property
-    def log_file(self) -> Path:
-        """Server output."""
-        return self.data_dir / LOG_FILE
+    def _fields(self, info: ApiInfo) -> Sequence[object]:
+        return (info.pid, info.host, info.port)
 
-    def info(self) -> ApiInfo | None:
-        """The running background API, or None (a stale pid file is removed)."""
-        try:
-            pid_s, host, port_s = self.pid_file.read_text().split()
-            info = ApiInfo(int(pid_s), host, int(port_s))
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError):
-            self.pid_file.unlink(missing_ok=True)
-            return None
-        if not _is_ours(info.pid, info.port):
-            self.pid_file.unlink(missing_ok=True)
-            return None
-        return info
+    def _owns(self, info: ApiInfo) -> bool:
+        """Whether ``info.pid`` is alive and is an ``argweb serve`` on its port (pids are reused)."""
+        if not process_alive(info.pid):
+            return False
+        argv = process_cmdline(info.pid)
+        if argv is None:
+            return not Path("/proc/self").exists()
+        return "serve" in argv and "--port" in argv and str(info.port) in argv
+
+    def _started(self, pid: int) -> ApiInfo:
+        return ApiInfo(pid, self.host, self.port)
+
+    def _ready(self, info: ApiInfo) -> bool:
+        return self.healthy(info, timeout=2.0)
 
     def healthy(self, info: ApiInfo, timeout: float = 5.0) -> bool:
         """Whether ``/health`` answers 200 with a JSON status (``ok`` or ``degraded``)."""
@@ -113,58 +99,9 @@ class ApiServer:
             return running
         if running is not None:
             self.stop()
-        with socket.socket() as s:
-            if s.connect_ex((self.host, self.port)) == 0:
-                raise DatabaseUnavailableError(
-                    f"port {self.port} is already in use by another program; set ARGWEB_API_PORT to a free port"
-                )
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._check_port_free(self.host, self.port, "set ARGWEB_API_PORT to a free port")
         cmd = [sys.executable, "-m", "api.cli", "serve", "--host", self.host, "--port", str(self.port)]
-        with open(self.log_file, "wb") as log:
-            proc = subprocess.Popen(
-                cmd,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,
-                env=self.env,
-            )
-        info = ApiInfo(proc.pid, self.host, self.port)
-        self.pid_file.write_text(f"{proc.pid} {self.host} {self.port}\n")
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                self.pid_file.unlink(missing_ok=True)
-                raise DatabaseUnavailableError(f"the API exited with {proc.returncode}:\n{self._log_tail()}")
-            if self.healthy(info, timeout=2.0):
-                return info
-            time.sleep(0.3)
-        self.stop()
-        raise DatabaseUnavailableError(
-            f"the API did not answer on {info.url} within {timeout:.0f}s:\n{self._log_tail()}"
-        )
-
-    def stop(self, timeout: float = 20.0) -> bool:
-        """Stop the background API (SIGTERM, then SIGKILL); False when none was running."""
-        info = self.info()
-        if info is None:
-            return False
-        os.kill(info.pid, signal.SIGTERM)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and process_alive(info.pid):
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(info.pid, os.WNOHANG)
-            time.sleep(0.2)
-        if process_alive(info.pid):
-            os.kill(info.pid, signal.SIGKILL)
-        self.pid_file.unlink(missing_ok=True)
-        return True
-
-    def _log_tail(self, chars: int = 4000) -> str:
-        try:
-            return self.log_file.read_text(errors="replace")[-chars:]
-        except OSError:
-            return "(no log)"
+        return self._launch(cmd, self.env, f"http://{self.host}:{self.port}/", timeout, poll=0.3)
 
 
 def api_server(settings: Settings, host: str | None = None, port: int | None = None) -> ApiServer:

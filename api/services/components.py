@@ -14,8 +14,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from api.services.training import profile_config, write_trained_card
 from gnn.bam import BratDocument, Component, Relation, documents_from_records, evaluate
-from gnn.modelcard import ModelCard, atomic_write_bytes, git_commit, read_card, write_card
+from gnn.modelcard import ModelCard, atomic_write_bytes, read_card
 from graphstore.loaders.common import decode_utf8, read_bytes
 from graphstore.loaders.sciarg import load_paper
 from ontology.errors import LoaderError, ModelError
@@ -70,10 +71,8 @@ def train(
     """
     from gnn.components import PROFILES, TaggerConfig, nearest_claim_relations, train_tagger
 
-    if profile not in PROFILES:
-        raise ModelError(f"unknown profile {profile!r}; expected one of {sorted(PROFILES)}")
+    config = profile_config(PROFILES, profile, seed, TaggerConfig)
     train_papers, tune_papers = read_papers(corpus, TRAIN), read_papers(corpus, TUNE)
-    config = TaggerConfig(seed=seed, **PROFILES[profile])
     tagger, result = train_tagger(train_papers, tune_papers, config, progress=progress)
     metrics: dict[str, Any] = {"tune_exact_f1": result.tune_f1, "best_epoch": result.best_epoch}
     held = read_papers(corpus, HELDOUT) if all((corpus / f"{n}.ann").is_file() for n in HELDOUT) else {}
@@ -83,7 +82,6 @@ def train(
             name: predicted_document(tagger, doc, text, nearest_claim_relations) for name, (doc, text) in held.items()
         }
         metrics["heldout_bam_nearest_claim_linker"] = evaluate(pred, gold).as_dict()
-    size = tagger.save(out)
     card = ModelCard(
         task=TASK,
         model=MODEL_NAME,
@@ -91,15 +89,10 @@ def train(
         weights=["components_tagger.safetensors", "components_config.json"],
         encoder=None,
         data={"corpus": str(corpus), "train": list(TRAIN), "tune": list(TUNE), "heldout": sorted(held)},
-        hyperparameters={k: v for k, v in vars(config).items() if k != "extra"} | {"profile": profile},
-        metrics=metrics | {"history": result.history, "bytes": size},
-        training_seconds=round(result.seconds, 1),
-        git_commit=git_commit(),
         notes="BIO tagger (hashed lexical features, linear model trained with SGD on the logistic loss), per sentence; "
         "held-out R uses the nearest-claim linker, not a trained relation model.",
     )
-    write_card(out, card)
-    return card
+    return write_trained_card(out, card, config, profile, result, metrics, tagger.save(out))
 
 
 def load_tagger(model: Path | None = None) -> Any:

@@ -86,9 +86,9 @@ def run_all(graph: Graph, root: Path, reporter: Reporter = SILENT, bulk: bool | 
     return report
 
 
-def stats(graph: Graph) -> dict[str, Any]:
-    """Counts per label, relationship type and corpus (see :meth:`GraphStore.stats`)."""
-    return graph.store().stats()
+def stats(graph: Graph, include_predicted: bool = False) -> dict[str, Any]:
+    """Counts per label, relationship type and corpus (see :meth:`GraphStore.stats`): gold only by default."""
+    return graph.store().stats(include_predicted)
 
 
 def delete_corpus(graph: Graph, corpus: str) -> None:

@@ -27,15 +27,20 @@ def load_files(corpus: str, paths: list[Path]) -> CorpusBundle:
     return CORPORA[corpus].load(files_for(corpus, paths))
 
 
+def _written(report: IngestReport | BulkReport, detail: str = "") -> str:
+    """What a load wrote and how fast, for the log (``detail`` goes inside the closing parenthesis)."""
+    return (
+        f"{report.nodes} nodes + {report.edges} relationships in {report.seconds:.1f}s "
+        f"({report.items / max(report.seconds, 1e-9):,.0f} items/s{detail})"
+    )
+
+
 def write_bundle(store: GraphStore, bundle: CorpusBundle, reporter: Reporter = SILENT) -> IngestReport:
     """Write a parsed corpus (all-or-nothing) and report what was written."""
     total = len(bundle.nodes) + len(bundle.edges)
     with reporter.progress(bundle.corpus.id, total) as advance:
         report = store.ingest(bundle, progress=advance)
-    reporter.log(
-        f"{report.corpus}: {report.nodes} nodes + {report.edges} relationships in {report.seconds:.1f}s "
-        f"({report.items / max(report.seconds, 1e-9):,.0f} items/s)"
-    )
+    reporter.log(f"{report.corpus}: {_written(report)}")
     return report
 
 
@@ -78,10 +83,7 @@ def bulk_load(graph: Graph, sources: Sequence[Callable[[], CorpusBundle]], repor
     loader = BulkLoader(embedded_server(settings), database=settings.neo4j_database)
     report = loader.load(sources, progress=reporter.log)
     phases = ", ".join(f"{name} {seconds:.1f}s" for name, seconds in report.phases.items())
-    reporter.log(
-        f"bulk load of {', '.join(report.corpora)}: {report.nodes} nodes + {report.edges} relationships "
-        f"in {report.seconds:.1f}s ({report.items / max(report.seconds, 1e-9):,.0f} items/s; {phases})"
-    )
+    reporter.log(f"bulk load of {', '.join(report.corpora)}: {_written(report, f'; {phases}')}")
     return report
 
 

@@ -19,7 +19,8 @@ from typing import Any
 
 from api.services.graph import Graph
 from api.services.predictions import write_run
-from gnn.modelcard import ModelCard, atomic_write_bytes, git_commit, read_card, write_card
+from api.services.training import profile_config, write_trained_card
+from gnn.modelcard import ModelCard, atomic_write_bytes, read_card
 from gnn.paraphrase_eval import ParaphrasePair, score_predictions, split_by_interview
 from graphstore.loaders.contextdep import load_contextdep, split_of
 from graphstore.pairs import utterance_pairs
@@ -109,15 +110,12 @@ def train(
     """
     from gnn.paraphrase import PROFILES, HighlighterConfig, train_highlighter
 
-    if profile not in PROFILES:
-        raise ModelError(f"unknown profile {profile!r}; expected one of {sorted(PROFILES)}")
+    config = profile_config(PROFILES, profile, seed, HighlighterConfig)
     parts = split_data(paths)
-    config = HighlighterConfig(seed=seed, **PROFILES[profile])
     model, result = train_highlighter(parts["train"], parts["tune"], config, cache_dir=cache_dir, progress=progress)
-    metrics: dict[str, Any] = {"tune": result.tune}
+    metrics: dict[str, Any] = {"tune": result.tune, "best_epoch": result.best_epoch}
     if parts["heldout"]:
         metrics["heldout"] = score_predictions(parts["heldout"], model.predict(parts["heldout"])).as_dict()
-    size = model.save(out)
     card = ModelCard(
         task=TASK,
         model=MODEL_NAME,
@@ -131,15 +129,10 @@ def train(
             "pairs": {k: len(v) for k, v in parts.items()},
             "heldout_qids": [p.qid for p in parts["heldout"]],
         },
-        hyperparameters={k: v for k, v in vars(config).items() if k != "extra"} | {"profile": profile},
-        metrics=metrics | {"best_epoch": result.best_epoch, "history": result.history, "bytes": size},
-        training_seconds=round(result.seconds, 1),
-        git_commit=git_commit(),
         notes="Frozen MiniLM pair encoding (guest and host in one input) + BiGRU/cross-attention head; "
         "a pair is a paraphrase when both sides have a token with probability >= 0.5.",
     )
-    write_card(out, card)
-    return card
+    return write_trained_card(out, card, config, profile, result, metrics, model.save(out))
 
 
 def resolve_model(model: Path | None) -> Path:

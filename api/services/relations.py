@@ -155,14 +155,33 @@ def _model_uses_encoder(model_dir: Path) -> bool:
     return any(isinstance(v, dict) and v.get("text") == "encoder" for v in card.hyperparameters.values())
 
 
+def _device_and_encoder(settings: Settings, model_dir: Path) -> tuple[str, Any]:
+    """The device to run ``model_dir`` on, and the text encoder when the model reads texts through one."""
+    device = _device(settings)
+    return device, _encoder(settings, device) if _model_uses_encoder(model_dir) else None
+
+
+def _prediction_inputs(
+    settings: Settings, in_dir: Path, out_dir: Path, model: Path | None, pattern: str, kept: str
+) -> tuple[list[Path], Path]:
+    """The input files (``pattern`` under ``in_dir``) and the model directory of a prediction into files.
+
+    Raises:
+        ApiError: ``in_dir`` equals ``out_dir`` (the input ``kept`` would be overwritten), or ``model``
+            is not a model directory.
+    """
+    if in_dir.resolve() == out_dir.resolve():
+        raise ApiError(f"--out must differ from --in (the input {kept} are kept)")
+    return expand([in_dir], pattern), _given_model(model) if model else default_model_dir(settings)
+
+
 def evaluate(settings: Settings, model: Path, paths: list[Path], *, reporter: Reporter = SILENT) -> dict[str, Any]:
     """Scores of ``model`` on ``paths`` with the TF-IDF + LR baseline of the same run."""
     from gnn.relations.pipeline import evaluate_relations
 
     _given_model(model)
     data = load_data(paths, reporter)
-    device = _device(settings)
-    encoder = _encoder(settings, device) if _model_uses_encoder(model) else None
+    device, encoder = _device_and_encoder(settings, model)
     return evaluate_relations(model, data, device=device, encoder=encoder)
 
 
@@ -187,12 +206,8 @@ def predict_aif(
     from gnn.relations.argmap import maps_from_records
     from gnn.relations.qt30_run import load_qt30
 
-    if in_dir.resolve() == out_dir.resolve():
-        raise ApiError("--out must differ from --in (the input maps are kept)")
-    files = expand([in_dir], "*.json")
-    model_dir = _given_model(model) if model else default_model_dir(settings)
-    device = _device(settings)
-    encoder = _encoder(settings, device) if _model_uses_encoder(model_dir) else None
+    files, model_dir = _prediction_inputs(settings, in_dir, out_dir, model, "*.json", "maps")
+    device, encoder = _device_and_encoder(settings, model_dir)
     qt = load_qt30(model_dir, device=device, encoder=encoder)
     stripped = [(f, strip_relations(read_map(f))) for f in files]
     with tempfile.TemporaryDirectory() as tmp:
@@ -230,12 +245,8 @@ def predict_sciarg(
     from gnn.relations.sciarg_task import load_sciarg as load_model
     from gnn.relations.sciarg_task import papers_from_records
 
-    if in_dir.resolve() == out_dir.resolve():
-        raise ApiError("--out must differ from --in (the input papers are kept)")
-    anns = expand([in_dir], "*.ann")
-    model_dir = _given_model(model) if model else default_model_dir(settings)
-    device = _device(settings)
-    encoder = _encoder(settings, device) if _model_uses_encoder(model_dir) else None
+    anns, model_dir = _prediction_inputs(settings, in_dir, out_dir, model, "*.ann", "papers")
+    device, encoder = _device_and_encoder(settings, model_dir)
     sm = load_model(model_dir, device=device, encoder=encoder)
     bundle = load_sciarg(anns)
     papers = {p.name: p for p in papers_from_records(bundle.nodes, bundle.edges)}

@@ -35,6 +35,13 @@ class SparqlAnswer:
     rows: list[list[Any]] = field(default_factory=list)
 
 
+def result_form(result: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples) -> str:
+    """``boolean`` (ASK), ``graph`` (CONSTRUCT/DESCRIBE) or ``solutions`` (SELECT)."""
+    if isinstance(result, ox.QueryBoolean):
+        return "boolean"
+    return "graph" if isinstance(result, ox.QueryTriples) else "solutions"
+
+
 def compact(value: Any) -> str:
     """An IRI written with a known prefix (``aw:Support``); other values as text, unbound as ''."""
     if value is None:
@@ -63,13 +70,7 @@ def query(store_dir: Path, text: str, fmt: str | None = None) -> SparqlAnswer:
         raise ApiError(f"--format must be one of table, {', '.join(SERIALIZED_FORMATS)}, not {fmt!r}")
     with SparqlStore(store_dir, read_only=True) as store:
         result = store.query(text)
-        form = (
-            "boolean"
-            if isinstance(result, ox.QueryBoolean)
-            else "graph"
-            if isinstance(result, ox.QueryTriples)
-            else "solutions"
-        )
+        form = result_form(result)
         if fmt is not None:
             return SparqlAnswer(form, body=serialize_result(result, fmt))
         if isinstance(result, ox.QueryBoolean):

@@ -30,6 +30,7 @@ def main(argv: list[str]) -> int:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     import pyoxigraph as ox
 
+    from api.services.sparql import result_form
     from ontology.errors import ArgwebError
     from ontology.rdf import PREFIXES
     from ontology.sparql import GRAPH_FORMATS, RESULT_FORMATS, SparqlStore
@@ -44,14 +45,7 @@ def main(argv: list[str]) -> int:
     except MemoryError:
         _header(out, {"ok": False, "error": "SPARQL query exceeded the memory limit", "refused": False})
         return 0
-    kind = (
-        "boolean"
-        if isinstance(result, ox.QueryBoolean)
-        else "triples"
-        if isinstance(result, ox.QueryTriples)
-        else "solutions"
-    )
-    _header(out, {"ok": True, "kind": kind})
+    _header(out, {"ok": True, "kind": result_form(result)})
     if isinstance(result, ox.QueryTriples):
         ox.serialize(result, output=out, format=GRAPH_FORMATS[fmt], prefixes=PREFIXES)
     else:

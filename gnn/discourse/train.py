@@ -145,6 +145,7 @@ def decode(
     return result
 
 
+@dataclass(eq=False)
 class DiscourseModel:
     """A trained parser with its vocabulary, encoder and configuration.
 
@@ -155,11 +156,10 @@ class DiscourseModel:
         encoder: The text encoder its embeddings come from.
     """
 
-    def __init__(self, net: DiscourseParser, vocab: list[str], config: ParserConfig, encoder: TextEncoder) -> None:
-        self.net = net
-        self.vocab = vocab
-        self.config = config
-        self.encoder = encoder
+    net: DiscourseParser
+    vocab: list[str]
+    config: ParserConfig
+    encoder: TextEncoder
 
     @property
     def device(self) -> str:

@@ -19,6 +19,7 @@ import numpy as np
 
 from gnn.modelcard import ModelCard, git_commit, read_card, write_card
 from gnn.relations.argmap import ArgMap
+from gnn.relations.family import TrainOptions
 from gnn.relations.marg_task import Pair, cross_validate
 from gnn.relations.sciarg_task import Paper
 from gnn.relations.text import Lsa, TextVectors
@@ -107,32 +108,14 @@ def train_relations(
     start = time.perf_counter()
     use_encoder = encoder if profile == "full" else None
     sections: dict[str, Any] = {}
-    if data.qt30:
-        log(f"QT30: {len(data.qt30)} maps")
-        sections["qt30"] = train_qt30(
-            data.qt30,
-            out_dir,
-            profile=profile,
-            seed=seed,
-            device=device,
-            encoder=use_encoder,
-            epochs=epochs,
-            progress=progress,
-            log=log,
-        )
-    if data.sciarg:
-        log(f"Sci-Arg: {len(data.sciarg)} papers")
-        sections["sciarg"] = train_sciarg(
-            data.sciarg,
-            out_dir,
-            profile=profile,
-            seed=seed,
-            device=device,
-            encoder=use_encoder,
-            epochs=epochs,
-            progress=progress,
-            log=log,
-        )
+    options = TrainOptions(profile, seed, device, use_encoder, epochs, progress, log)
+    trainers = (("qt30", "QT30", "maps", train_qt30), ("sciarg", "Sci-Arg", "papers", train_sciarg))
+    for family, name, unit, train in trainers:
+        items = getattr(data, family)
+        if not items:
+            continue
+        log(f"{name}: {len(items)} {unit}")
+        sections[family] = train(items, out_dir, options)
     if data.marg:
         log(f"M-Arg: {len(data.marg)} pairs (cross-validation)")
         sections["marg"] = {"metrics": {"cross_validation": _marg(data, use_encoder, seed)}}

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from gnn.relations import family
 from gnn.relations.argmap import ArgMap, anchor_accuracy
 from gnn.relations.baseline import PairTfidfLR
 from gnn.relations.metrics import dialam_scores, relation_macro
@@ -33,7 +34,7 @@ from gnn.relations.qt30_task import (
     summary,
     tune_bias,
 )
-from gnn.relations.text import Lsa, TextVectors
+from gnn.relations.text import TextVectors
 from ontology.errors import ModelError
 
 WEIGHTS = "qt30.pt"
@@ -43,6 +44,16 @@ PROFILES: dict[str, dict[str, Any]] = {
     "quick": {"epochs": 6, "text": "lsa", "window": 8, "lr": 3e-3},
     "full": {"epochs": 14, "text": "encoder", "window": 8, "lr": 2e-3},
 }
+DIMS = {
+    "prim_dim": N_PROP_FEATURES,
+    "sec_dim": N_LOC_FEATURES,
+    "pair_dim": N_PAIR_FEATURES,
+    "n_edge_types": len(EDGE_TYPES),
+    "n_labels": len(LABELS),
+}
+FAMILY: family.Family[MapTensors] = family.Family(
+    "QT30", "maps", WEIGHTS, LSA_FILE, DIMS, lambda t: t.prop_texts, item, dev_scorer
+)
 
 
 def _progress(items: Sequence[Any], on: bool, desc: str) -> Any:
@@ -58,36 +69,15 @@ def tensors_of(maps: Sequence[ArgMap], window: int, progress: bool = False) -> l
     return [map_tensors(m, window) for m in _progress(maps, progress, "QT30 features")]
 
 
-def _embed(tensors: Sequence[MapTensors], text: TextVectors, progress: bool) -> list[np.ndarray]:
-    texts = [s for t in tensors for s in t.prop_texts]
-    vecs = text.encode(texts, progress=progress) if texts else np.zeros((0, text.dim), np.float32)
-    out, off = [], 0
-    for t in tensors:
-        out.append(vecs[off : off + t.n_props])
-        off += t.n_props
-    return out
-
-
 def _baseline(
     train: Sequence[MapTensors], dev: Sequence[MapTensors], test: Sequence[MapTensors], seed: int
 ) -> dict[str, Any]:
     def texts(ts: Sequence[MapTensors]) -> tuple[list[str], list[str], list[int]]:
-        src, tgt, lab = [], [], []
-        for t in ts:
-            for (i, j), y in zip(t.pairs.tolist(), t.labels.tolist(), strict=True):
-                src.append(t.prop_texts[i])
-                tgt.append(t.prop_texts[j])
-                lab.append(y)
-        return src, tgt, lab
+        return family.pair_texts([(t.prop_texts, t.pairs, t.labels) for t in ts])
 
     def probs(model: PairTfidfLR, ts: Sequence[MapTensors]) -> list[np.ndarray]:
         src, tgt, _ = texts(ts)
-        flat = model.predict_proba(src, tgt, len(LABELS))
-        out, off = [], 0
-        for t in ts:
-            out.append(flat[off : off + len(t.pairs)])
-            off += len(t.pairs)
-        return out
+        return family.split_rows(model.predict_proba(src, tgt, len(LABELS)), [len(t.pairs) for t in ts])
 
     start = time.perf_counter()
     model = PairTfidfLR(seed=seed).fit(*texts(train))
@@ -112,14 +102,7 @@ def _report(test: Sequence[MapTensors], probs: Sequence[np.ndarray], bias: Seque
 def train_qt30(
     maps: Sequence[ArgMap],
     out_dir: Path,
-    *,
-    profile: str = "quick",
-    seed: int = 0,
-    device: str = "cpu",
-    encoder: TextVectors | None = None,
-    epochs: int | None = None,
-    progress: bool = False,
-    log: Callable[[str], None] = lambda _msg: None,
+    options: family.TrainOptions,
 ) -> dict[str, Any]:
     """Train on the train maps of the fixed split, tune on dev, report on the held-out maps.
 
@@ -129,72 +112,26 @@ def train_qt30(
     Args:
         maps: Annotated maps (``my_train``).
         out_dir: Model directory (``qt30.pt`` and, for LSA text vectors, ``qt30_lsa.npz``).
-        profile: ``quick`` (LSA text vectors, 6 epochs) or ``full`` (encoder, 14 epochs).
-        seed: Training seed.
-        device: Torch device.
-        encoder: Text encoder for the ``full`` profile.
-        epochs: Overrides the profile's number of epochs.
-        progress: Progress bars.
-        log: Receives progress lines.
+        options: Profile (``quick``: LSA text vectors, 6 epochs; ``full``: encoder, 14 epochs),
+            seed, device, encoder, epochs, progress and log.
 
     Returns:
         The model card section: data, hyper-parameters, metrics, seconds, weight files.
     """
     import torch
 
-    from gnn.relations.model import RelationGNN
-    from gnn.relations.train import fit, predict_probs
+    from gnn.relations.train import predict_probs
 
-    hp = dict(PROFILES[profile])
-    if epochs is not None:
-        hp["epochs"] = epochs
+    hp = family.profile_hp(PROFILES, options.profile, options.epochs)
     start = time.perf_counter()
     split = split_maps([m.name for m in maps], SPLIT_SEED)
-    tensors = tensors_of(maps, hp["window"], progress)
+    tensors = tensors_of(maps, hp["window"], options.progress)
     parts = {s: [t for t in tensors if split[t.name] == s] for s in ("train", "dev", "test")}
     if not parts["train"]:
         raise ModelError(f"QT30: {len(maps)} map(s) are too few: none falls into the training split")
-    if not parts["dev"]:
-        # Tiny inputs: select and tune on the last training map rather than fail.
-        parts["dev"] = parts["train"][-1:]
-    files = [WEIGHTS]
-    if hp["text"] == "lsa" or encoder is None:
-        hp["text"] = "lsa"
-        text: TextVectors = Lsa.fit([s for t in parts["train"] + parts["dev"] for s in t.prop_texts], seed=seed)
-        text.save(out_dir / LSA_FILE)  # type: ignore[attr-defined]
-        files.append(LSA_FILE)
-        hp["text_model"] = text.name  # type: ignore[attr-defined]
-    else:
-        text = encoder
-        hp["text_model"] = getattr(encoder, "name", "encoder")
-    log(f"QT30: {len(parts['train'])} train / {len(parts['dev'])} dev / {len(parts['test'])} held-out maps")
-    embs = {s: _embed(parts[s], text, progress) for s in parts}
-    items = {s: [item(t, e) for t, e in zip(parts[s], embs[s], strict=True)] for s in parts}
-    torch.manual_seed(seed)
-    config = {
-        "emb_dim": text.dim,
-        "prim_dim": N_PROP_FEATURES,
-        "sec_dim": N_LOC_FEATURES,
-        "pair_dim": N_PAIR_FEATURES,
-        "n_edge_types": len(EDGE_TYPES),
-        "n_labels": len(LABELS),
-    }
-    model = RelationGNN(**config)
-    train_start = time.perf_counter()
-    history = fit(
-        model,
-        items["train"],
-        items["dev"],
-        dev_scorer(parts["dev"]),
-        epochs=hp["epochs"],
-        seed=seed,
-        device=device,
-        lr=hp["lr"],
-        progress=progress,
-        desc="QT30 relation GNN",
-    )
-    train_seconds = time.perf_counter() - train_start
-    dev_p = predict_probs(model, items["dev"], device)
+    trained = family.train_gnn(parts, hp, options, out_dir, FAMILY)
+    model, config, items = trained.model, trained.config, trained.items
+    dev_p = predict_probs(model, items["dev"], options.device)
     bias = {obj: tune_bias(parts["dev"], dev_p, obj)[0] for obj in OBJECTIVES}
     torch.save(
         {"state": model.state_dict(), "config": config, "bias": bias, "hp": hp, "labels": list(LABELS)},
@@ -202,16 +139,14 @@ def train_qt30(
     )
     metrics: dict[str, Any] = {}
     if parts["test"]:
-        infer = time.perf_counter()
-        test_p = predict_probs(model, items["test"], device)
-        n_pairs = sum(len(t.pairs) for t in parts["test"])
+        test_p, pairs_per_second = family.timed_probs(model, items["test"], options.device)
         metrics["heldout"] = {obj: _report(parts["test"], test_p, bias[obj]) for obj in OBJECTIVES}
-        metrics["heldout"]["pairs_per_second"] = round(n_pairs / max(time.perf_counter() - infer, 1e-9), 1)
-        log("QT30: training the TF-IDF + LR baseline")
-        metrics["baseline_tfidf_lr"] = _baseline(parts["train"], parts["dev"], parts["test"], seed)
+        metrics["heldout"]["pairs_per_second"] = pairs_per_second
+        options.log("QT30: training the TF-IDF + LR baseline")
+        metrics["baseline_tfidf_lr"] = _baseline(parts["train"], parts["dev"], parts["test"], options.seed)
     right, total = anchor_accuracy([m for m in maps if split[m.name] == "test"])
     return {
-        "files": files,
+        "files": trained.files,
         "data": {
             "maps": len(maps),
             "split": "by map: sha1('13:'+name) < 0.15 -> held-out; of the rest 10% dev (bias tuning, model selection)",
@@ -221,11 +156,11 @@ def train_qt30(
             "candidate_recall_heldout": round(candidate_recall(parts["test"]), 4) if parts["test"] else None,
             "anchor_accuracy_heldout": round(right / total, 4) if total else None,
         },
-        "hyperparameters": {**hp, **config, "seed": seed, "bias": summary(bias)},
+        "hyperparameters": {**hp, **config, "seed": options.seed, "bias": summary(bias)},
         "metrics": metrics,
-        "history": history["history"],
+        "history": trained.history,
         "seconds": round(time.perf_counter() - start, 1),
-        "train_seconds": round(train_seconds, 1),
+        "train_seconds": round(trained.train_seconds, 1),
     }
 
 
@@ -248,7 +183,7 @@ class Qt30Model:
         if objective not in self.bias:
             raise ModelError(f"unknown objective {objective!r}; the model has {sorted(self.bias)}")
         tensors = tensors_of(maps, self.window, progress)
-        embs = _embed(tensors, self.text, progress)
+        embs = family.embed_groups([t.prop_texts for t in tensors], self.text, progress)
         probs = predict_probs(self.model, [item(t, e) for t, e in zip(tensors, embs, strict=True)], self.device)
         out = []
         for amap, t, p in zip(maps, tensors, probs, strict=True):
@@ -320,28 +255,8 @@ def load_qt30(model_dir: Path, *, device: str = "cpu", encoder: TextVectors | No
     Raises:
         ModelError: Missing or unreadable weights, or an encoder-based model without ``encoder``.
     """
-    import torch
-
-    from gnn.relations.model import RelationGNN
-
-    path = model_dir / WEIGHTS
-    if not path.is_file():
-        raise ModelError(f"{model_dir}: no QT30 relation model ({WEIGHTS} is missing)")
-    try:
-        blob = torch.load(path, map_location=device, weights_only=True)
-        model = RelationGNN(**blob["config"])
-        model.load_state_dict(blob["state"])
-    except (OSError, RuntimeError, KeyError, TypeError) as e:
-        raise ModelError(f"{path}: unreadable QT30 model ({e})") from e
-    model.to(device).eval()
-    hp = blob["hp"]
-    if hp["text"] == "lsa":
-        text: TextVectors = Lsa.load(model_dir / LSA_FILE)
-    elif encoder is None:
-        raise ModelError(f"{path}: the model uses encoder {hp.get('text_model')!r}; pass a text encoder")
-    else:
-        text = encoder
-    return Qt30Model(model, blob["bias"], text, int(hp["window"]), device)
+    model, blob, text = family.load_stored(model_dir, FAMILY, device, encoder)
+    return Qt30Model(model, blob["bias"], text, int(blob["hp"]["window"]), device)
 
 
 def score_maps(maps: Sequence[ArgMap], predicted: Sequence[Sequence[tuple[str, str, str, float]]]) -> dict[str, Any]:

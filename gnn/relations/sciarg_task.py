@@ -19,11 +19,12 @@ from typing import Any
 
 import numpy as np
 
+from gnn.relations import family
 from gnn.relations.argmap import words
 from gnn.relations.baseline import PairTfidfLR
 from gnn.relations.metrics import relation_macro, triple_scores
 from gnn.relations.qt30_task import Item, decode
-from gnn.relations.text import Lsa, TextVectors
+from gnn.relations.text import TextVectors
 from ontology.errors import ModelError
 from ontology.records import EdgeRecord, NodeRecord, PropositionRecord, RelationRecord
 
@@ -231,48 +232,39 @@ def tune(tensors: Sequence[PaperTensors], probs: Sequence[np.ndarray], rounds: i
     return bias
 
 
-def _embed(tensors: Sequence[PaperTensors], text: TextVectors, progress: bool) -> list[np.ndarray]:
-    flat = [s for t in tensors for s in t.texts]
-    vecs = text.encode(flat, progress=progress) if flat else np.zeros((0, text.dim), np.float32)
-    out, off = [], 0
-    for t in tensors:
-        out.append(vecs[off : off + len(t.texts)])
-        off += len(t.texts)
-    return out
-
-
 def _baseline(train: Sequence[PaperTensors], test: Sequence[PaperTensors], seed: int) -> dict[str, Any]:
     def flat(ts: Sequence[PaperTensors]) -> tuple[list[str], list[str], list[int]]:
-        s, t, y = [], [], []
-        for p in ts:
-            for (i, j), lab in zip(p.pairs.tolist(), p.labels.tolist(), strict=True):
-                s.append(p.texts[i])
-                t.append(p.texts[j])
-                y.append(lab)
-        return s, t, y
+        return family.pair_texts([(p.texts, p.pairs, p.labels) for p in ts])
 
     start = time.perf_counter()
     model = PairTfidfLR(seed=seed).fit(*flat(train))
     s, t, _ = flat(test)
-    probs_flat = model.predict_proba(s, t, len(LABELS))
-    probs, off = [], 0
-    for p in test:
-        probs.append(probs_flat[off : off + len(p.pairs)])
-        off += len(p.pairs)
+    probs = family.split_rows(model.predict_proba(s, t, len(LABELS)), [len(p.pairs) for p in test])
     return {**score(test, probs, [0.0] * len(LABELS)), "seconds": round(time.perf_counter() - start, 1)}
+
+
+def _dev_score(dev: Sequence[PaperTensors]) -> Callable[[list[np.ndarray]], float]:
+    """Model selection score: micro R F1 at zero bias."""
+    return lambda probs: score(dev, probs, [0.0] * len(LABELS))["R"]["micro"]["f1"]
+
+
+DIMS = {
+    "prim_dim": N_PROP_FEATURES,
+    "sec_dim": 0,
+    "pair_dim": N_PAIR_FEATURES,
+    "n_edge_types": len(EDGE_TYPES),
+    "n_labels": len(LABELS),
+}
+# Sci-Arg papers are long: two per batch.
+FAMILY: family.Family[PaperTensors] = family.Family(
+    "Sci-Arg", "papers", WEIGHTS, LSA_FILE, DIMS, lambda t: t.texts, _item, _dev_score, graphs_per_batch=2
+)
 
 
 def train_sciarg(
     papers: Sequence[Paper],
     out_dir: Path,
-    *,
-    profile: str = "quick",
-    seed: int = 0,
-    device: str = "cpu",
-    encoder: TextVectors | None = None,
-    epochs: int | None = None,
-    progress: bool = False,
-    log: Callable[[str], None] = lambda _msg: None,
+    options: family.TrainOptions,
 ) -> dict[str, Any]:
     """Train on A01-A20, select and tune on A21-A24, report R on the held-out A25-A32.
 
@@ -280,12 +272,9 @@ def train_sciarg(
     """
     import torch
 
-    from gnn.relations.model import RelationGNN
-    from gnn.relations.train import fit, predict_probs
+    from gnn.relations.train import predict_probs
 
-    hp = dict(PROFILES[profile])
-    if epochs is not None:
-        hp["epochs"] = epochs
+    hp = family.profile_hp(PROFILES, options.profile, options.epochs)
     start = time.perf_counter()
     tensors = [paper_tensors(p, hp["window"]) for p in papers]
     parts: dict[str, list[PaperTensors]] = {"train": [], "dev": [], "test": []}
@@ -293,75 +282,32 @@ def train_sciarg(
         parts["test" if t.name in HELDOUT else "dev" if t.name in DEV else "train"].append(t)
     if not parts["train"]:
         raise ModelError("Sci-Arg: no training papers (A01-A20 or papers outside A01-A32)")
-    if not parts["dev"]:
-        parts["dev"] = parts["train"][-1:]
-    files = [WEIGHTS]
-    if hp["text"] == "lsa" or encoder is None:
-        hp["text"] = "lsa"
-        text: TextVectors = Lsa.fit([s for t in parts["train"] + parts["dev"] for s in t.texts], seed=seed)
-        text.save(out_dir / LSA_FILE)  # type: ignore[attr-defined]
-        files.append(LSA_FILE)
-        hp["text_model"] = text.name  # type: ignore[attr-defined]
-    else:
-        text = encoder
-        hp["text_model"] = getattr(encoder, "name", "encoder")
-    log(f"Sci-Arg: {len(parts['train'])} train / {len(parts['dev'])} dev / {len(parts['test'])} held-out papers")
-    items = {s: [_item(t, e) for t, e in zip(parts[s], _embed(parts[s], text, progress), strict=True)] for s in parts}
-    torch.manual_seed(seed)
-    config = {
-        "emb_dim": text.dim,
-        "prim_dim": N_PROP_FEATURES,
-        "sec_dim": 0,
-        "pair_dim": N_PAIR_FEATURES,
-        "n_edge_types": len(EDGE_TYPES),
-        "n_labels": len(LABELS),
-    }
-    model = RelationGNN(**config)
-    dev = parts["dev"]
-    train_start = time.perf_counter()
-    history = fit(
-        model,
-        items["train"],
-        items["dev"],
-        lambda probs: score(dev, probs, [0.0] * len(LABELS))["R"]["micro"]["f1"],
-        epochs=hp["epochs"],
-        seed=seed,
-        device=device,
-        lr=hp["lr"],
-        graphs_per_batch=2,
-        progress=progress,
-        desc="Sci-Arg relation GNN",
-    )
-    train_seconds = time.perf_counter() - train_start
-    bias = tune(dev, predict_probs(model, items["dev"], device))
+    trained = family.train_gnn(parts, hp, options, out_dir, FAMILY)
+    model, config, items, dev = trained.model, trained.config, trained.items, parts["dev"]
+    bias = tune(dev, predict_probs(model, items["dev"], options.device))
     torch.save({"state": model.state_dict(), "config": config, "bias": bias, "hp": hp}, out_dir / WEIGHTS)
     metrics: dict[str, Any] = {}
     if parts["test"]:
-        t0 = time.perf_counter()
-        test_p = predict_probs(model, items["test"], device)
-        n_pairs = sum(len(t.pairs) for t in parts["test"])
-        metrics["heldout"] = {
-            **score(parts["test"], test_p, bias),
-            "pairs_per_second": round(n_pairs / max(time.perf_counter() - t0, 1e-9), 1),
-        }
+        test_p, pairs_per_second = family.timed_probs(model, items["test"], options.device)
+        metrics["heldout"] = {**score(parts["test"], test_p, bias), "pairs_per_second": pairs_per_second}
         gold_total = sum(len(t.gold) for t in parts["test"])
         covered = sum(1 for t in parts["test"] for k in t.gold if k in set(map(tuple, t.pairs.tolist())))
         metrics["candidate_recall_heldout"] = round(covered / max(gold_total, 1), 4)
-        log("Sci-Arg: training the TF-IDF + LR baseline")
-        metrics["baseline_tfidf_lr"] = _baseline(parts["train"] + parts["dev"], parts["test"], seed)
+        options.log("Sci-Arg: training the TF-IDF + LR baseline")
+        metrics["baseline_tfidf_lr"] = _baseline(parts["train"] + parts["dev"], parts["test"], options.seed)
     return {
-        "files": files,
+        "files": trained.files,
         "data": {
             "papers": len(papers),
             "split": "train A01-A20, dev A21-A24 (model selection, bias tuning), held-out A25-A32",
             "train": sorted(t.name for t in parts["train"]),
             "heldout": sorted(t.name for t in parts["test"]),
         },
-        "hyperparameters": {**hp, **config, "seed": seed, "bias": dict(zip(LABELS, bias, strict=True))},
+        "hyperparameters": {**hp, **config, "seed": options.seed, "bias": dict(zip(LABELS, bias, strict=True))},
         "metrics": metrics,
-        "history": history["history"],
+        "history": trained.history,
         "seconds": round(time.perf_counter() - start, 1),
-        "train_seconds": round(train_seconds, 1),
+        "train_seconds": round(trained.train_seconds, 1),
     }
 
 
@@ -380,7 +326,7 @@ class SciargModel:
         from gnn.relations.train import predict_probs
 
         tensors = [paper_tensors(p, self.window) for p in papers]
-        embs = _embed(tensors, self.text, False)
+        embs = family.embed_groups([t.texts for t in tensors], self.text, False)
         probs = predict_probs(self.model, [_item(t, e) for t, e in zip(tensors, embs, strict=True)], self.device)
         out = []
         for paper, t, p in zip(papers, tensors, probs, strict=True):
@@ -400,28 +346,8 @@ def load_sciarg(model_dir: Path, *, device: str = "cpu", encoder: TextVectors | 
     Raises:
         ModelError: Missing or unreadable weights, or an encoder-based model without ``encoder``.
     """
-    import torch
-
-    from gnn.relations.model import RelationGNN
-
-    path = model_dir / WEIGHTS
-    if not path.is_file():
-        raise ModelError(f"{model_dir}: no Sci-Arg relation model ({WEIGHTS} is missing)")
-    try:
-        blob = torch.load(path, map_location=device, weights_only=True)
-        model = RelationGNN(**blob["config"])
-        model.load_state_dict(blob["state"])
-    except (OSError, RuntimeError, KeyError, TypeError) as e:
-        raise ModelError(f"{path}: unreadable Sci-Arg model ({e})") from e
-    model.to(device).eval()
-    hp = blob["hp"]
-    if hp["text"] == "lsa":
-        text: TextVectors = Lsa.load(model_dir / LSA_FILE)
-    elif encoder is None:
-        raise ModelError(f"{path}: the model uses encoder {hp.get('text_model')!r}; pass a text encoder")
-    else:
-        text = encoder
-    return SciargModel(model, list(blob["bias"]), text, int(hp["window"]), device)
+    model, blob, text = family.load_stored(model_dir, FAMILY, device, encoder)
+    return SciargModel(model, list(blob["bias"]), text, int(blob["hp"]["window"]), device)
 
 
 def score_papers(papers: Sequence[Paper], predicted: Sequence[Sequence[tuple[str, str, str, float]]]) -> dict[str, Any]:

@@ -9,14 +9,14 @@ original up to ids. Node ids are scoped by map (the same AIFdb node can occur in
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from graphstore.loaders.common import describe_sources, read_json, require
+from graphstore.loaders.common import corpus_bundle, read_json, require
 from ontology.errors import LoaderError
 from ontology.records import (
     CorpusBundle,
-    CorpusRecord,
     DiscourseRecord,
     EdgeRecord,
     LocutionRecord,
@@ -36,6 +36,18 @@ S_TYPES = ("RA", "CA", "MA", "TA", "YA")
 
 def _opt_str(value: Any) -> str | None:
     return None if value is None else str(value)
+
+
+def _with_ids(path: Path, entries: list[Any], key: str, kind: str) -> Iterator[tuple[int, Any, str, str]]:
+    """Each entry with its position, its id (field ``key``, unique in the file) and where it stands."""
+    seen: dict[str, int] = {}
+    for pos, entry in enumerate(entries):
+        local = str(require(entry, key, (str, int), f"{path}: {kind} #{pos}"))
+        where = f"{path}: {kind} {local}"
+        if local in seen:
+            raise LoaderError(f"{where}: duplicate {key} ({kind}s #{seen[local]} and #{pos})")
+        seen[local] = pos
+        yield pos, entry, local, where
 
 
 def load_aif_map(
@@ -62,12 +74,7 @@ def load_aif_map(
         locs.setdefault(node_id, []).append({key: value for key, value in loc.items() if key != "nodeID"})
 
     local_ids: set[str] = set()
-    for pos, node in enumerate(raw_nodes):
-        nwhere = f"{path}: node #{pos}"
-        local = str(require(node, "nodeID", (str, int), nwhere))
-        nwhere = f"{path}: node {local}"
-        if local in local_ids:
-            raise LoaderError(f"{nwhere}: duplicate nodeID")
+    for pos, node, local, nwhere in _with_ids(path, raw_nodes, "nodeID", "node"):
         local_ids.add(local)
         ntype = require(node, "type", str, nwhere)
         text = node.get("text")
@@ -114,14 +121,7 @@ def load_aif_map(
     if missing_locs:
         raise LoaderError(f"{path}: locution for missing node {sorted(missing_locs)[0]!r}")
 
-    edge_ids: dict[str, int] = {}
-    for k, edge in enumerate(raw_edges):
-        ewhere = f"{path}: edge #{k}"
-        eid = str(require(edge, "edgeID", (str, int), ewhere))
-        ewhere = f"{path}: edge {eid}"
-        if eid in edge_ids:
-            raise LoaderError(f"{ewhere}: duplicate edgeID (edges #{edge_ids[eid]} and #{k})")
-        edge_ids[eid] = k
+    for _k, edge, eid, ewhere in _with_ids(path, raw_edges, "edgeID", "edge"):
         src = str(require(edge, "fromID", (str, int), ewhere))
         dst = str(require(edge, "toID", (str, int), ewhere))
         for end in (src, dst):
@@ -155,10 +155,4 @@ def load_aif(paths: list[Path], corpus: str = AIF_SCHEME) -> CorpusBundle:
         load_aif_map(path, corpus, nodes, edges, speakers)
     nodes.extend(speakers.values())
     origin = f"{len(paths)} AIF map(s) from {paths[0].parent}" if paths else "no files"
-    record = CorpusRecord(
-        id=corpus,
-        corpus=corpus,
-        name="AIF argument maps (QT30 / DialAM-2024)",
-        source=describe_sources(paths),
-    )
-    return CorpusBundle(record, nodes, edges, origin=origin)
+    return corpus_bundle(corpus, "AIF argument maps (QT30 / DialAM-2024)", paths, nodes, edges, origin)

@@ -7,15 +7,14 @@ ones appended as ``R<k><TAB><type> Arg1:<T> Arg2:<T>``. The ``.txt`` is copied b
 
 from __future__ import annotations
 
-import os
 import shutil
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from graphstore.loaders.common import decode_utf8, read_bytes
 from ontology.errors import LoaderError
+from ontology.system import atomic_write_bytes
 
 
 @dataclass(frozen=True)
@@ -54,25 +53,13 @@ def with_relations(ann: Path, relations: Iterable[BratRelation]) -> str:
     return newline.join(lines) + newline
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def write_paper(ann: Path, out_dir: Path, relations: Iterable[BratRelation]) -> tuple[Path, Path]:
     """Write ``<stem>.ann`` (spans kept, predicted relations) and a copy of ``<stem>.txt`` into ``out_dir``."""
     content = with_relations(ann, relations)
     txt = ann.with_suffix(".txt")
     out_ann = out_dir / ann.name
     out_txt = out_dir / txt.name
-    _atomic_write(out_ann, content.encode("utf-8"))
+    atomic_write_bytes(out_ann, content.encode("utf-8"))
     if txt.is_file():
         out_dir.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(txt, out_txt)

@@ -13,6 +13,16 @@ from pathlib import Path
 from typing import Any
 
 from ontology.errors import LoaderError
+from ontology.records import (
+    AnnotatorRecord,
+    CorpusBundle,
+    CorpusRecord,
+    EdgeRecord,
+    JudgementRecord,
+    NodeRecord,
+    build,
+    make_id,
+)
 
 
 def read_json(path: Path) -> Any:
@@ -183,3 +193,52 @@ def describe_sources(paths: Sequence[Path]) -> str:
     except ValueError:
         common = paths[0].parent
     return f"{common} ({len(paths)} files)"
+
+
+def corpus_bundle(
+    corpus: str,
+    name: str,
+    paths: Sequence[Path],
+    nodes: list[NodeRecord],
+    edges: list[EdgeRecord],
+    origin: str,
+    source: str | None = None,
+) -> CorpusBundle:
+    """What one load hands to the store: the corpus record and the records read.
+
+    Args:
+        corpus: Corpus id.
+        name: Corpus name.
+        paths: The files read (the record's ``source`` describes them unless ``source`` is given).
+        nodes: Node records.
+        edges: Explicit edges.
+        origin: Where the records came from, for error messages.
+        source: The record's ``source`` as the loader spells it.
+    """
+    record = CorpusRecord(
+        id=corpus, corpus=corpus, name=name, source=describe_sources(paths) if source is None else source
+    )
+    return CorpusBundle(record, nodes, edges, origin=origin)
+
+
+class Annotators:
+    """The annotators of one load, each recorded once, and the judgements they made.
+
+    Args:
+        corpus: Corpus id (of the annotator and judgement records).
+    """
+
+    def __init__(self, corpus: str) -> None:
+        self.corpus = corpus
+        self.records: dict[str, AnnotatorRecord] = {}
+
+    def judgement(self, where: str, name: str, **fields: Any) -> JudgementRecord:
+        """A judgement by the annotator called ``name`` (recorded at first sight), with ``fields``.
+
+        Raises:
+            LoaderError: A field is invalid; the message starts with ``where``.
+        """
+        annotator = make_id(self.corpus, "annotator", name)
+        if annotator not in self.records:
+            self.records[annotator] = build(AnnotatorRecord, where, id=annotator, corpus=self.corpus, name=name)
+        return build(JudgementRecord, where, corpus=self.corpus, annotator=annotator, **fields)

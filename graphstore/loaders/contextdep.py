@@ -29,15 +29,20 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from graphstore.loaders.common import Row, decode_utf8, describe_sources, parse_delimited, read_bytes, require_columns
+from graphstore.loaders.common import (
+    Annotators,
+    Row,
+    corpus_bundle,
+    decode_utf8,
+    parse_delimited,
+    read_bytes,
+    require_columns,
+)
 from ontology.errors import LoaderError
 from ontology.records import (
-    AnnotatorRecord,
     CorpusBundle,
-    CorpusRecord,
     DiscourseRecord,
     EdgeRecord,
-    JudgementRecord,
     LocutionRecord,
     NodeRecord,
     build,
@@ -223,7 +228,7 @@ def _read_annotations(
     pairs: dict[str, _Pair],
     relations: dict[str, str],
     nodes: list[NodeRecord],
-    annotators: dict[str, AnnotatorRecord],
+    annotators: Annotators,
     judged: dict[str, str],
 ) -> None:
     header, rows = parse_delimited(path, decode_utf16(path, read_bytes(path)), delimiter="\t")
@@ -260,19 +265,14 @@ def _read_annotations(
         if referring not in ("yes", "no", ""):
             raise LoaderError(f"{where}: 'Is Referring' must be Yes or No, got {referring!r}")
         comment = group["comment"].get("highlighted").strip()
-        annotator_id = make_id(CORPUS, "annotator", annotator)
-        if annotator_id not in annotators:
-            annotators[annotator_id] = build(AnnotatorRecord, where, id=annotator_id, corpus=CORPUS, name=annotator)
         session = group["referred"].get("session").strip()
         started = group["referred"].get("session_start").strip()
         nodes.append(
-            build(
-                JudgementRecord,
+            annotators.judgement(
                 where,
+                annotator,
                 id=jid,
-                corpus=CORPUS,
                 relation=relations[qid],
-                annotator=annotator_id,
                 label=PARAPHRASE if referred and paraphrase else NON_PARAPHRASE,
                 source_tokens=referred,
                 target_tokens=paraphrase,
@@ -305,11 +305,10 @@ def load_contextdep(paths: list[Path]) -> CorpusBundle:
     relations: dict[str, str] = {}
     for path in tokens:
         _read_tokens(path, nodes, edges, pairs, relations)
-    annotators: dict[str, AnnotatorRecord] = {}
+    annotators = Annotators(CORPUS)
     judged: dict[str, str] = {}
     for path in annotations:
         _read_annotations(path, pairs, relations, nodes, annotators, judged)
-    nodes.extend(annotators.values())
+    nodes.extend(annotators.records.values())
     origin = ", ".join(str(p) for p in paths)
-    corpus = CorpusRecord(id=CORPUS, corpus=CORPUS, name=NAME, source=describe_sources(paths))
-    return CorpusBundle(corpus, nodes, edges, origin=origin)
+    return corpus_bundle(CORPUS, NAME, paths, nodes, edges, origin)

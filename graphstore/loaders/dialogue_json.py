@@ -14,11 +14,10 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from graphstore.loaders.common import read_json, require
+from graphstore.loaders.common import corpus_bundle, read_json, require
 from ontology.errors import LoaderError
 from ontology.records import (
     CorpusBundle,
-    CorpusRecord,
     DiscourseRecord,
     EdgeRecord,
     LocutionRecord,
@@ -135,11 +134,9 @@ def load_dialogue_json(
                 )
                 nodes.append(record)
                 edges.extend(link(record, [edu_ids[x]], [edu_ids[y]]))
-    corpus_record = CorpusRecord(
-        id=corpus, corpus=corpus, name=SCHEMES[scheme], source=", ".join(str(p) for p in paths)
-    )
     nodes.extend(speakers.values())
-    return CorpusBundle(corpus_record, nodes, edges, origin=", ".join(str(p) for p in paths))
+    listed = ", ".join(str(p) for p in paths)
+    return corpus_bundle(corpus, SCHEMES[scheme], paths, nodes, edges, listed, source=listed)
 
 
 # -- writing predictions back -----------------------------------------------------------------------

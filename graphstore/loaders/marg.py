@@ -32,13 +32,15 @@ import csv
 import io
 import re
 from collections import defaultdict
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from graphstore.loaders.common import (
+    Annotators,
     Row,
+    corpus_bundle,
     decode_utf8,
-    describe_sources,
     parse_bool,
     parse_delimited,
     parse_float,
@@ -47,12 +49,9 @@ from graphstore.loaders.common import (
 )
 from ontology.errors import LoaderError
 from ontology.records import (
-    AnnotatorRecord,
     CorpusBundle,
-    CorpusRecord,
     DiscourseRecord,
     EdgeRecord,
-    JudgementRecord,
     LocutionRecord,
     NodeRecord,
     PropositionRecord,
@@ -324,11 +323,19 @@ class _MargReader:
             pair.topic = topic
         return pair
 
-    def _gold(self, pair: _Pair, row: Row, path: Path) -> None:
+    def _pair_rows(
+        self, path: Path, header: list[str], rows: list[Row], columns: Sequence[str], what: str
+    ) -> Iterator[tuple[Row, _Pair, str]]:
+        """The rows of a pair file (its columns checked first), each with its pair and where it stands."""
+        require_columns(path, header, columns, what)
+        for row in rows:
+            pair = self._pair(row.get("pair_id").strip(), row, path)
+            yield row, pair, f"{path}: line {row.line} (pair {pair.pair_id})"
+
+    def _gold(self, pair: _Pair, row: Row, where: str) -> None:
         raw = row.get("relation_gold").strip()
         if not raw:
             return
-        where = f"{path}: line {row.line} (pair {pair.pair_id})"
         gold = _label(raw, where, "relation_gold")
         if pair.gold is not None and pair.gold != gold:
             raise LoaderError(f"{where}: gold label {gold} contradicts {pair.gold} ({pair.gold_where})")
@@ -339,18 +346,13 @@ class _MargReader:
             pair.gold_reason = reason
 
     def read_gold(self, path: Path, header: list[str], rows: list[Row]) -> None:
-        require_columns(path, header, GOLD_COLUMNS, "M-Arg gold-question")
-        for row in rows:
-            pair = self._pair(row.get("pair_id").strip(), row, path)
+        for row, pair, where in self._pair_rows(path, header, rows, GOLD_COLUMNS, "M-Arg gold-question"):
             if not row.get("relation_gold").strip():
-                raise LoaderError(f"{path}: line {row.line} (pair {pair.pair_id}): empty relation_gold")
-            self._gold(pair, row, path)
+                raise LoaderError(f"{where}: empty relation_gold")
+            self._gold(pair, row, where)
 
     def read_aggregated(self, path: Path, header: list[str], rows: list[Row]) -> None:
-        require_columns(path, header, AGGREGATED_COLUMNS, "M-Arg aggregated")
-        for row in rows:
-            pair = self._pair(row.get("pair_id").strip(), row, path)
-            where = f"{path}: line {row.line} (pair {pair.pair_id})"
+        for row, pair, where in self._pair_rows(path, header, rows, AGGREGATED_COLUMNS, "M-Arg aggregated"):
             label = _label(row.get("relation"), where, "relation")
             confidence = parse_float(row.get("relation:confidence"), where, "relation:confidence")
             trusted = row.get("_trusted_judgements").strip()
@@ -358,13 +360,10 @@ class _MargReader:
             # A gold pair shown as two units has two aggregated rows: keep the more confident one.
             if pair.aggregated is None or confidence > pair.aggregated[1]:
                 pair.aggregated = (label, confidence, count)
-            self._gold(pair, row, path)
+            self._gold(pair, row, where)
 
     def read_full(self, path: Path, header: list[str], rows: list[Row]) -> None:
-        require_columns(path, header, FULL_COLUMNS, "M-Arg full (per-judgement)")
-        for row in rows:
-            pair = self._pair(row.get("pair_id").strip(), row, path)
-            where = f"{path}: line {row.line} (pair {pair.pair_id})"
+        for row, pair, where in self._pair_rows(path, header, rows, FULL_COLUMNS, "M-Arg full (per-judgement)"):
             worker = row.get("_worker_id").strip()
             unit = row.get("_unit_id").strip()
             if not worker or not unit:
@@ -381,7 +380,7 @@ class _MargReader:
                     where=where,
                 )
             )
-            self._gold(pair, row, path)
+            self._gold(pair, row, where)
 
     def read_reference(self, path: Path, header: list[str], rows: list[Row]) -> None:
         require_columns(path, header, REFERENCE_COLUMNS, "M-Arg sentence-reference")
@@ -469,8 +468,7 @@ def load_marg(paths: list[Path]) -> CorpusBundle:
             raise LoaderError(f"{where}: sentence ids contradict {pair.where}")
     origin = ", ".join(str(p) for p in paths)
     nodes, edges = _records(reader)
-    corpus = CorpusRecord(id=CORPUS, corpus=CORPUS, name=NAME, source=describe_sources(paths))
-    return CorpusBundle(corpus, nodes, edges, origin=origin)
+    return corpus_bundle(CORPUS, NAME, paths, nodes, edges, origin)
 
 
 def _records(reader: _MargReader) -> tuple[list[NodeRecord], list[EdgeRecord]]:
@@ -538,7 +536,7 @@ def _records(reader: _MargReader) -> tuple[list[NodeRecord], list[EdgeRecord]]:
         edges += link(illocution, [locution.id], [proposition.id])
     nodes.extend(speakers.values())
 
-    annotators: dict[str, AnnotatorRecord] = {}
+    annotators = Annotators(CORPUS)
     for pair_id in sorted(reader.pairs):
         pair = reader.pairs[pair_id]
         relation = _pair_relation(pair, parts[pair.s1[1:3]])
@@ -546,20 +544,15 @@ def _records(reader: _MargReader) -> tuple[list[NodeRecord], list[EdgeRecord]]:
         edges += link(relation, [make_id(CORPUS, pair.s1, "I")], [make_id(CORPUS, pair.s2, "I")])
         seen: dict[tuple[str, str], int] = defaultdict(int)
         for j in pair.judgements:
-            annotator = make_id(CORPUS, "annotator", j.worker)
-            if annotator not in annotators:
-                annotators[annotator] = build(AnnotatorRecord, j.where, id=annotator, corpus=CORPUS, name=j.worker)
             seen[(j.unit, j.worker)] += 1
             n = seen[(j.unit, j.worker)]
             local = [pair_id, "J", j.unit, j.worker] + ([str(n)] if n > 1 else [])
             nodes.append(
-                build(
-                    JudgementRecord,
+                annotators.judgement(
                     j.where,
+                    j.worker,
                     id=make_id(CORPUS, *local),
-                    corpus=CORPUS,
                     relation=relation.id,
-                    annotator=annotator,
                     label=j.label,
                     trust=j.trust,
                     confidence=j.confidence,
@@ -567,7 +560,7 @@ def _records(reader: _MargReader) -> tuple[list[NodeRecord], list[EdgeRecord]]:
                     golden=j.golden,
                 )
             )
-    nodes.extend(annotators.values())
+    nodes.extend(annotators.records.values())
     return nodes, edges
 
 

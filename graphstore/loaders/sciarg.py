@@ -21,11 +21,10 @@ import itertools
 import re
 from pathlib import Path
 
-from graphstore.loaders.common import decode_utf8, describe_sources, mismatch, read_bytes
+from graphstore.loaders.common import corpus_bundle, decode_utf8, mismatch, read_bytes
 from ontology.errors import LoaderError, OntologyError
 from ontology.records import (
     CorpusBundle,
-    CorpusRecord,
     DiscourseRecord,
     EdgeRecord,
     NodeRecord,
@@ -292,7 +291,4 @@ def load_sciarg(paths: list[Path]) -> CorpusBundle:
     for stem, ann, txt in papers:
         load_paper(stem, ann, txt, nodes, edges)
     origin = f"{len(papers)} Sci-Arg paper(s) from {papers[0][1].parent}"
-    corpus = CorpusRecord(
-        id=CORPUS, corpus=CORPUS, name=NAME, source=describe_sources([p for _, ann, txt in papers for p in (ann, txt)])
-    )
-    return CorpusBundle(corpus, nodes, edges, origin=origin)
+    return corpus_bundle(CORPUS, NAME, [p for _, ann, txt in papers for p in (ann, txt)], nodes, edges, origin)

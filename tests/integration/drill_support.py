@@ -140,3 +140,14 @@ def integrity(store: GraphStore) -> dict[str, int]:
             "MATCH (a:Node)-[r]->(b:Node) WHERE a.corpus <> b.corpus OR r.corpus <> a.corpus RETURN count(r) AS n"
         )[0]["n"],
     }
+
+
+def settled_state(server: DrillServer, corpus: str) -> tuple[dict[str, int], dict[str, int], dict[str, Any] | None]:
+    """What a drill checks once the work is done: the corpus's graph counts, the integrity defects
+    of the whole graph and the corpus's ingest marker, read on a connection of its own."""
+    driver = server.driver()
+    try:
+        store = GraphStore(driver)
+        return store.graph_counts(corpus), integrity(store), marker(store, corpus)
+    finally:
+        driver.close()

@@ -51,14 +51,11 @@ def test_stored_judgements_give_reference_values(loaded: GraphStore) -> None:
     assert cdep["majority_vote_accuracy"] == pytest.approx(want_c["accuracy"])
 
 
-def test_cli_agreement_json(neo4j_server: EmbeddedNeo4j, loaded: GraphStore) -> None:
+def test_cli_agreement_json(cli_env: dict[str, str], loaded: GraphStore) -> None:
     from api.cli.main import app
 
-    info = neo4j_server.info()
-    assert info is not None
-    env = {"ARGWEB_NEO4J_URI": info.uri, "ARGWEB_NEO4J_PASSWORD": PASSWORD}
     runner = CliRunner()
-    result = runner.invoke(app, ["agreement", "m-arg", "--json"], env=env)
+    result = runner.invoke(app, ["agreement", "m-arg", "--json"], env=cli_env)
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["overall"]["alpha"] == pytest.approx(marg_expected(None, None)["alpha"])
@@ -68,24 +65,24 @@ def test_cli_agreement_json(neo4j_server: EmbeddedNeo4j, loaded: GraphStore) -> 
         assert row["alpha"] == pytest.approx(want["alpha"])
         assert (row["annotators"], row["annotations"]) == (want["annotators"], want["annotations"])
     result = runner.invoke(
-        app, ["agreement", "m-arg", "--min-trust", "0.85", "--min-confidence", "4", "--json"], env=env
+        app, ["agreement", "m-arg", "--min-trust", "0.85", "--min-confidence", "4", "--json"], env=cli_env
     )
     assert result.exit_code == 0, result.output
     (row,) = json.loads(result.stdout)["filters"]
     assert row["alpha"] == pytest.approx(marg_expected(0.85, 4)["alpha"])
-    result = runner.invoke(app, ["agreement", "m-arg", "--include-tainted", "--json"], env=env)
+    result = runner.invoke(app, ["agreement", "m-arg", "--include-tainted", "--json"], env=cli_env)
     assert json.loads(result.stdout)["overall"]["annotations"] == 49
-    result = runner.invoke(app, ["agreement", "contextdep", "--json"], env=env)
+    result = runner.invoke(app, ["agreement", "contextdep", "--json"], env=cli_env)
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     want_c = cdep_expected()
     assert data["alpha"] == pytest.approx(want_c["alpha"])
     assert data["majority_vote_accuracy"] == pytest.approx(want_c["accuracy"])
-    result = runner.invoke(app, ["agreement", "contextdep"], env=env)
+    result = runner.invoke(app, ["agreement", "contextdep"], env=cli_env)
     assert result.exit_code == 0 and "majority_vote_accuracy" in result.stdout
-    result = runner.invoke(app, ["agreement", "contextdep", "--min-trust", "0.9"], env=env)
+    result = runner.invoke(app, ["agreement", "contextdep", "--min-trust", "0.9"], env=cli_env)
     assert result.exit_code == 2 and "no trust" in result.output
-    result = runner.invoke(app, ["agreement", "sciarg", "--json"], env=env)
+    result = runner.invoke(app, ["agreement", "sciarg", "--json"], env=cli_env)
     assert result.exit_code == 2 and "no judgements stored" in " ".join(result.output.split())
 
 

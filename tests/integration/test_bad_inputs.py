@@ -16,7 +16,6 @@ from neo4j import Driver
 from typer.testing import CliRunner
 
 from api.cli.main import app
-from api.settings import Settings
 from graphstore.loaders.registry import SAMPLES
 from graphstore.store import GraphStore
 
@@ -76,24 +75,12 @@ def test_every_bad_file_has_a_manifest_entry() -> None:
     assert named - present == set(), "manifest entries naming missing files"
 
 
-@pytest.fixture
-def env(neo4j_settings: Settings, tmp_path: Path) -> dict[str, str]:
-    """CLI environment: the session's Neo4j; an own data directory for the SPARQL store."""
-    return {
-        "ARGWEB_NEO4J_URI": "",
-        "ARGWEB_NEO4J_PORT": str(neo4j_settings.neo4j_port),
-        "ARGWEB_NEO4J_PASSWORD": neo4j_settings.neo4j_password.get_secret_value(),
-        "ARGWEB_DATA_DIR": str(neo4j_settings.data_dir),
-        "COLUMNS": "2000",
-    }
-
-
 @pytest.mark.parametrize("entry", ENTRIES, ids=entry_id)
 def test_bad_input_is_refused_naming_file_and_record(
-    entry: dict[str, Any], env: dict[str, str], store: GraphStore, driver: Driver, tmp_path: Path
+    entry: dict[str, Any], cli_env: dict[str, str], store: GraphStore, driver: Driver, tmp_path: Path
 ) -> None:
     # A corpus already in the graph must come through every refusal untouched.
-    assert cli(["ingest", "stac", str(SAMPLES / "stac")], env)[0] == 0
+    assert cli(["ingest", "stac", str(SAMPLES / "stac")], cli_env)[0] == 0
     paths = [BAD / name for name in entry["files"]]
     if "generate" in entry:
         paths.append(generate(entry["generate"], tmp_path))
@@ -101,7 +88,7 @@ def test_bad_input_is_refused_naming_file_and_record(
     command = entry["command"].split()
 
     if command[0] == "sparql" or command[:2] == ["rdf", "load"]:
-        rdf_env = {**env, "ARGWEB_DATA_DIR": str(tmp_path / "rdf-data")}
+        rdf_env = {**cli_env, "ARGWEB_DATA_DIR": str(tmp_path / "rdf-data")}
         good = tmp_path / "good.nt"
         good.write_text(GOOD_NT, encoding="utf-8")
         assert cli(["rdf", "load", str(good)], rdf_env)[0] == 0
@@ -113,13 +100,13 @@ def test_bad_input_is_refused_naming_file_and_record(
         assert answer[0] == 0 and answer[1].split()[-1] == "2", answer  # the previous store, unchanged
     else:
         before = graph_state(store)
-        code, out = cli([*command, *map(str, paths)], env)
+        code, out = cli([*command, *map(str, paths)], cli_env)
         if entry.get("outcome") == "loads":
             assert code == 0, out
             counts = store.graph_counts("qt30")
             assert {k: counts.get(k) for k in entry["counts"]} == entry["counts"]
             export = tmp_path / "aif"
-            assert cli(["export", "aif", "--corpus", "qt30", str(export)], env)[0] == 0
+            assert cli(["export", "aif", "--corpus", "qt30", str(export)], cli_env)[0] == 0
             assert len(list(export.glob("*.json"))) == 1
             return
         assert graph_state(store) == before, "a refused input changed the graph"

@@ -16,7 +16,7 @@ import pytest
 from graphstore.loaders.registry import CORPORA, SAMPLES
 from graphstore.store import GraphStore
 from ontology.errors import ArgwebError
-from tests.integration.drill_support import DrillServer, integrity, marker, record
+from tests.integration.drill_support import DrillServer, record, settled_state
 
 pytestmark = pytest.mark.drill
 
@@ -56,10 +56,7 @@ def test_two_ingests_of_one_new_corpus_with_readers_running(tmp_path: Path) -> N
         thread.join(timeout=60)
         logs = [(tmp_path / f"{n}.log").read_text(errors="replace") for n in ("first", "second")]
         assert codes == (0, 0), logs
-        store = GraphStore(driver)
-        got = store.graph_counts(corpus)
-        defects = integrity(store)
-        m = marker(store, corpus)
+        got, defects, m = settled_state(server, corpus)
     finally:
         stop.set()
         driver.close()

@@ -26,11 +26,11 @@ from tests.integration.cli_support import ROOT, run_argweb
 from tests.integration.drill_support import (
     PASSWORD,
     DrillServer,
-    integrity,
     kill9,
     marker,
     record,
     rows_of_batch,
+    settled_state,
     wait_for,
 )
 
@@ -41,6 +41,8 @@ SHARED = shared_corpora()
 SOURCES = [pytest.param((SAMPLES, 10), id="samples")]
 if SHARED is not None:
     SOURCES.append(pytest.param((SHARED, 2000), id="shared", marks=pytest.mark.corpora))
+# The samples in batches large enough to write each corpus at once (the drill kills other work).
+WHOLE_BATCHES = [pytest.param((SAMPLES, 5000), id="samples")]
 
 
 @pytest.fixture
@@ -120,14 +122,7 @@ def test_kill_mid_ingest_then_rerun_equals_a_clean_ingest(
     recovered = time.perf_counter() - started
     assert rerun.returncode == 0, rerun.stdout + rerun.stderr
 
-    driver = drill_server.driver()
-    try:
-        store = GraphStore(driver)
-        got = store.graph_counts(corpus)
-        defects = integrity(store)
-        m = marker(store, corpus)
-    finally:
-        driver.close()
+    got, defects, m = settled_state(drill_server, corpus)
     assert got == want
     assert defects == dict.fromkeys(defects, 0)
     assert m is not None and m["status"] == "complete"
@@ -142,121 +137,121 @@ def test_kill_mid_ingest_then_rerun_equals_a_clean_ingest(
     )
 
 
+def ingest_samples(server: DrillServer, corpus: str) -> None:
+    """Ingest the shipped sample of ``corpus`` (it must load)."""
+    result = server.ingest(CORPORA[corpus].command_name, *corpus_files(SAMPLES, corpus))
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 def sparql_count(server: DrillServer) -> int:
     result = run_argweb(server.env, "sparql", "--format", "csv", "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
     assert result.returncode == 0, result.stdout + result.stderr
     return int(result.stdout.split()[-1])
 
 
-def test_kill_mid_export_and_mid_load_keeps_the_previous_sparql_store(tmp_path: Path) -> None:
-    server = DrillServer(tmp_path / "data", batch_size=5000)
-    server.start()
+@pytest.mark.parametrize("drill_server", WHOLE_BATCHES, indirect=True)
+def test_kill_mid_export_and_mid_load_keeps_the_previous_sparql_store(
+    drill_server: DrillServer, tmp_path: Path
+) -> None:
+    ingest_samples(drill_server, "molweni")
+    out = tmp_path / "export" / "graph.nt"
+    first = run_argweb(drill_server.env, "export", "rdf", str(out))
+    assert first.returncode == 0, first.stdout + first.stderr
+    before = sparql_count(drill_server)
+    assert before > 0
+
+    # More data, so that the next export differs from what the store holds.
+    ingest_samples(drill_server, "stac")
+
+    # 1. Killed while writing the export file: a .part stays behind; the store still answers.
+    exporter = drill_server.spawn(tmp_path / "export.log", "export", "rdf", str(out), "--page-size", "5")
+    wait_for(lambda: any(out.parent.glob(f".{out.name}.*.part")), 300, "the export's .part file", interval=0.01)
+    kill9(exporter.pid)
+    exporter.wait(timeout=60)
+    leaked = list(out.parent.glob(f".{out.name}.*.part"))
+    assert leaked, "the killed export left no partial file (killed too late?)"
+    assert sparql_count(drill_server) == before
+
+    # 2. Killed while bulk-loading a big file into the store: the previous store still answers.
+    big = tmp_path / "big.nt"
+    with open(big, "w", encoding="utf-8") as fh:
+        for i in range(300_000):
+            fh.write(f'<https://w3id.org/argweb/data/b{i}> <https://w3id.org/argweb/ontology#text> "t{i}" .\n')
+    loader = drill_server.spawn(tmp_path / "load.log", "rdf", "load", str(big))
+    loading = tmp_path / "data" / "oxigraph.loading"
+    wait_for(loading.exists, 300, "the store's .loading directory", interval=0.01)
+    kill9(loader.pid)
+    loader.wait(timeout=60)
+    assert sparql_count(drill_server) == before
+
+    # 3. The next export replaces the store and removes what the killed runs left.
+    started = time.perf_counter()
+    again = run_argweb(drill_server.env, "export", "rdf", str(out))
+    recovered = time.perf_counter() - started
+    assert again.returncode == 0, again.stdout + again.stderr
+    after = sparql_count(drill_server)
+    assert after > before
+    assert not list(out.parent.glob(f".{out.name}.*.part"))
+    assert not loading.exists()
+    record(
+        "export-and-load-killed",
+        quads_before=before,
+        quads_after_rerun=after,
+        partial_files_left_by_kill=len(leaked),
+        seconds_to_recover=round(recovered, 1),
+    )
+
+
+@pytest.mark.parametrize("drill_server", WHOLE_BATCHES, indirect=True)
+def test_kill_mid_prediction_write_then_rerun_writes_the_whole_run_once(
+    drill_server: DrillServer, tmp_path: Path
+) -> None:
+    ingest_samples(drill_server, "qt30")
+    driver = drill_server.driver()
     try:
-        molweni = corpus_files(SAMPLES, "molweni")
-        assert server.ingest("molweni", *molweni).returncode == 0
-        out = tmp_path / "export" / "graph.nt"
-        first = run_argweb(server.env, "export", "rdf", str(out))
-        assert first.returncode == 0, first.stdout + first.stderr
-        before = sparql_count(server)
-        assert before > 0
+        store = GraphStore(driver)
+        gold = (
+            "MATCH (n:Node {corpus: 'qt30'}) WHERE coalesce(n.origin, 'gold') = 'gold' "
+            "RETURN count(n) AS nodes, "
+            "sum(COUNT { (n)-[]->(m:Node) WHERE coalesce(m.origin, 'gold') = 'gold' }) AS rels"
+        )
+        gold_before = store.read(gold)[0]
+        locutions = [r["id"] for r in store.read("MATCH (l:Locution {corpus: 'qt30'}) RETURN l.id AS id")]
+        want = len(locutions) - 1
+        run_id = "drill-run-1"
+        args = [sys.executable, "-m", "tests.integration.predict_writer", str(drill_server.port), PASSWORD, run_id, "2"]
+        writer = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        count = "MATCH (r:Relation) WHERE r.run_id = $run RETURN count(r) AS n"
+        state: dict[str, int] = {}
 
-        # More data, so that the next export differs from what the store holds.
-        assert server.ingest("stac", *corpus_files(SAMPLES, "stac")).returncode == 0
+        def some_written() -> bool:
+            state["n"] = store.read(count, run=run_id)[0]["n"]
+            return state["n"] >= want // 4
 
-        # 1. Killed while writing the export file: a .part stays behind; the store still answers.
-        exporter = server.spawn(tmp_path / "export.log", "export", "rdf", str(out), "--page-size", "5")
-        wait_for(lambda: any(out.parent.glob(f".{out.name}.*.part")), 300, "the export's .part file", interval=0.01)
-        kill9(exporter.pid)
-        exporter.wait(timeout=60)
-        leaked = list(out.parent.glob(f".{out.name}.*.part"))
-        assert leaked, "the killed export left no partial file (killed too late?)"
-        assert sparql_count(server) == before
-
-        # 2. Killed while bulk-loading a big file into the store: the previous store still answers.
-        big = tmp_path / "big.nt"
-        with open(big, "w", encoding="utf-8") as fh:
-            for i in range(300_000):
-                fh.write(f'<https://w3id.org/argweb/data/b{i}> <https://w3id.org/argweb/ontology#text> "t{i}" .\n')
-        loader = server.spawn(tmp_path / "load.log", "rdf", "load", str(big))
-        loading = tmp_path / "data" / "oxigraph.loading"
-        wait_for(loading.exists, 300, "the store's .loading directory", interval=0.01)
-        kill9(loader.pid)
-        loader.wait(timeout=60)
-        assert sparql_count(server) == before
-
-        # 3. The next export replaces the store and removes what the killed runs left.
+        wait_for(some_written, 600, "a quarter of the prediction run", interval=0.02)
+        kill9(writer.pid)
+        writer.wait(timeout=60)
+        written = state["n"]
+        assert written < want, "the run finished before the kill"
         started = time.perf_counter()
-        again = run_argweb(server.env, "export", "rdf", str(out))
+        again = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=900, check=False)
         recovered = time.perf_counter() - started
         assert again.returncode == 0, again.stdout + again.stderr
-        after = sparql_count(server)
-        assert after > before
-        assert not list(out.parent.glob(f".{out.name}.*.part"))
-        assert not loading.exists()
-        record(
-            "export-and-load-killed",
-            quads_before=before,
-            quads_after_rerun=after,
-            partial_files_left_by_kill=len(leaked),
-            seconds_to_recover=round(recovered, 1),
-        )
+        after = store.read(count, run=run_id)[0]["n"]
+        runs = store.read("MATCH (r:PredictionRun) RETURN r.status AS status, count(*) AS n")
+        gold_after = store.read(gold)[0]
+        third = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=900, check=False)
+        assert third.returncode == 0 and "written 0" in third.stdout  # idempotent per run id
+        assert store.read(count, run=run_id)[0]["n"] == want
     finally:
-        server.stop()
-
-
-def test_kill_mid_prediction_write_then_rerun_writes_the_whole_run_once(tmp_path: Path) -> None:
-    server = DrillServer(tmp_path / "data", batch_size=5000)
-    server.start()
-    try:
-        files = corpus_files(SAMPLES, "qt30")
-        assert server.ingest("aif", *files).returncode == 0
-        driver = server.driver()
-        try:
-            store = GraphStore(driver)
-            gold = (
-                "MATCH (n:Node {corpus: 'qt30'}) WHERE coalesce(n.origin, 'gold') = 'gold' "
-                "RETURN count(n) AS nodes, "
-                "sum(COUNT { (n)-[]->(m:Node) WHERE coalesce(m.origin, 'gold') = 'gold' }) AS rels"
-            )
-            gold_before = store.read(gold)[0]
-            locutions = [r["id"] for r in store.read("MATCH (l:Locution {corpus: 'qt30'}) RETURN l.id AS id")]
-            want = len(locutions) - 1
-            run_id = "drill-run-1"
-            args = [sys.executable, "-m", "tests.integration.predict_writer", str(server.port), PASSWORD, run_id, "2"]
-            writer = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-            count = "MATCH (r:Relation) WHERE r.run_id = $run RETURN count(r) AS n"
-            state: dict[str, int] = {}
-
-            def some_written() -> bool:
-                state["n"] = store.read(count, run=run_id)[0]["n"]
-                return state["n"] >= want // 4
-
-            wait_for(some_written, 600, "a quarter of the prediction run", interval=0.02)
-            kill9(writer.pid)
-            writer.wait(timeout=60)
-            written = state["n"]
-            assert written < want, "the run finished before the kill"
-            started = time.perf_counter()
-            again = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=900, check=False)
-            recovered = time.perf_counter() - started
-            assert again.returncode == 0, again.stdout + again.stderr
-            after = store.read(count, run=run_id)[0]["n"]
-            runs = store.read("MATCH (r:PredictionRun) RETURN r.status AS status, count(*) AS n")
-            gold_after = store.read(gold)[0]
-            third = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=900, check=False)
-            assert third.returncode == 0 and "written 0" in third.stdout  # idempotent per run id
-            assert store.read(count, run=run_id)[0]["n"] == want
-        finally:
-            driver.close()
-        assert after == want
-        assert [(r["status"], r["n"]) for r in runs] == [("complete", 1)]
-        assert gold_after == gold_before  # predictions never touch gold nodes or edges
-        record(
-            "prediction-write-killed",
-            relations_committed_before_kill=written,
-            relations_after_rerun=after,
-            relations_in_run=want,
-            seconds_to_recover=round(recovered, 1),
-        )
-    finally:
-        server.stop()
+        driver.close()
+    assert after == want
+    assert [(r["status"], r["n"]) for r in runs] == [("complete", 1)]
+    assert gold_after == gold_before  # predictions never touch gold nodes or edges
+    record(
+        "prediction-write-killed",
+        relations_committed_before_kill=written,
+        relations_after_rerun=after,
+        relations_in_run=want,
+        seconds_to_recover=round(recovered, 1),
+    )

@@ -6,25 +6,12 @@ import json
 import re
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from api.cli.main import app
-from api.settings import Settings
 from graphstore import cypher
 from graphstore.loaders.registry import CORPORA, SAMPLES
 from graphstore.store import GraphStore
-
-
-@pytest.fixture
-def env(neo4j_settings: Settings, tmp_path: Path) -> dict[str, str]:
-    return {
-        "ARGWEB_NEO4J_URI": "",
-        "ARGWEB_NEO4J_PORT": str(neo4j_settings.neo4j_port),
-        "ARGWEB_NEO4J_PASSWORD": neo4j_settings.neo4j_password.get_secret_value(),
-        "ARGWEB_DATA_DIR": str(neo4j_settings.data_dir),
-        "COLUMNS": "2000",
-    }
 
 
 def cli(args: list[str], env: dict[str, str]) -> tuple[int, str]:
@@ -32,13 +19,13 @@ def cli(args: list[str], env: dict[str, str]) -> tuple[int, str]:
     return result.exit_code, " ".join(result.output.split())
 
 
-def test_deleting_an_unknown_corpus_is_a_client_error(store: GraphStore, env: dict[str, str]) -> None:
-    code, out = cli(["delete", "no-such-corpus"], env)
+def test_deleting_an_unknown_corpus_is_a_client_error(store: GraphStore, cli_env: dict[str, str]) -> None:
+    code, out = cli(["delete", "no-such-corpus"], cli_env)
     assert code == 2
     assert "no corpus 'no-such-corpus' in the graph" in out
 
 
-def test_exports_refuse_a_half_loaded_corpus(store: GraphStore, env: dict[str, str], tmp_path: Path) -> None:
+def test_exports_refuse_a_half_loaded_corpus(store: GraphStore, cli_env: dict[str, str], tmp_path: Path) -> None:
     spec = CORPORA["molweni"]
     store.ingest(spec.load(spec.find(SAMPLES)))
     # What an ingest killed mid-way leaves: the marker says loading.
@@ -55,7 +42,7 @@ def test_exports_refuse_a_half_loaded_corpus(store: GraphStore, env: dict[str, s
             str(tmp_path / "d.json"),
         ],
     ):
-        code, out = cli(args, env)
+        code, out = cli(args, cli_env)
         assert code == 1, (args, out)
         assert "molweni is half-loaded" in out and "refusing to export" in out, out
     assert list(tmp_path.iterdir()) == []  # nothing written

@@ -15,14 +15,13 @@ from graphstore import cypher
 from graphstore.export import GraphReader
 from graphstore.loaders.registry import CORPORA
 from graphstore.predictions import PredictionStore
-from graphstore.runtime import EmbeddedNeo4j
 from graphstore.store import GraphStore
 from ontology.errors import GraphStoreError, PredictionError
 from ontology.labels import RelationLabel
 from ontology.rdf import write_export
 from ontology.records import PredictedRelation, PredictionRun
 from ontology.sparql import SparqlStore
-from tests.conftest import PASSWORD, SAMPLES
+from tests.conftest import SAMPLES
 
 ARG_RUN = PredictionRun(
     run_id="arg-run-1",
@@ -127,6 +126,14 @@ def test_prediction_run_beside_gold_in_cypher_and_sparql(store: GraphStore, tmp_
     assert _ids(store, "MATCH (:Relation {id: 'pred:disc-run-1:0'})-[:PART_OF]->(d:Dialogue) RETURN d.id AS id")
     # Gold untouched, and still told apart: gold nodes, edges and properties are byte for byte the same.
     assert _gold_fingerprint(store) == gold_before
+    # `stats` counts the corpora's own content; predictions show only when asked for.
+    assert store.stats() == stats_before
+    with_predicted = store.stats(include_predicted=True)
+    assert with_predicted["corpora"]["(none)"]["labels"] == {"Node": 2, "PredictionRun": 2}
+    qt30_relations = with_predicted["corpora"]["qt30"]["labels"]["Relation"]
+    assert qt30_relations == stats_before["corpora"]["qt30"]["labels"]["Relation"] + 4
+    molweni_edges = with_predicted["corpora"]["molweni"]["relationships"]["AIF_EDGE"]
+    assert molweni_edges == stats_before["corpora"]["molweni"]["relationships"]["AIF_EDGE"] + 4
     runs = {r.run.run_id: r for r in preds.runs()}
     assert set(runs) == {"arg-run-1", "disc-run-1"}
     assert runs["arg-run-1"].run == ARG_RUN and runs["arg-run-1"].status == "complete"
@@ -270,25 +277,22 @@ def test_deleting_a_corpus_removes_the_predictions_that_touch_it(store: GraphSto
     assert store.run(cypher.label_counts()) == []
 
 
-def test_cli_lists_and_deletes_predictions(neo4j_server: EmbeddedNeo4j, store: GraphStore) -> None:
+def test_cli_lists_and_deletes_predictions(cli_env: dict[str, str], store: GraphStore) -> None:
     from api.cli.main import app
 
     _load(store, "qt30")
     preds = PredictionStore(store.driver)
     preds.write(ARG_RUN, _argument_predictions(store))
-    info = neo4j_server.info()
-    assert info is not None
-    env = {"ARGWEB_NEO4J_URI": info.uri, "ARGWEB_NEO4J_PASSWORD": PASSWORD}
     runner = CliRunner()
-    result = runner.invoke(app, ["predictions", "runs", "--json"], env=env)
+    result = runner.invoke(app, ["predictions", "runs", "--json"], env=cli_env)
     assert result.exit_code == 0, result.output
     (row,) = json.loads(result.stdout)
     assert (row["run_id"], row["model"], row["status"], row["relations"]) == ("arg-run-1", "rgcn-link", "complete", 4)
-    result = runner.invoke(app, ["delete", "predictions"], env=env)
+    result = runner.invoke(app, ["delete", "predictions"], env=cli_env)
     assert result.exit_code == 2 and "needs --model" in " ".join(result.output.split())
-    result = runner.invoke(app, ["delete", "qt30", "--model", "rgcn-link"], env=env)
+    result = runner.invoke(app, ["delete", "qt30", "--model", "rgcn-link"], env=cli_env)
     assert result.exit_code == 2 and "go with 'argweb delete predictions'" in " ".join(result.output.split())
-    result = runner.invoke(app, ["delete", "predictions", "--model", "rgcn-link", "--version", "0.3.1"], env=env)
+    result = runner.invoke(app, ["delete", "predictions", "--model", "rgcn-link", "--version", "0.3.1"], env=cli_env)
     assert result.exit_code == 0, result.output
     assert "deleted 4 predicted relations of rgcn-link 0.3.1" in result.output
     assert preds.runs() == []

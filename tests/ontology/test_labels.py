@@ -127,6 +127,9 @@ def test_relation_factory_types_from_the_scheme() -> None:
     )
     assert qap.scheme_class == "https://w3id.org/argweb/scheme/molweni#QAP"
     ra = relation_from_scheme("qt30", "RA", "m.json: node 7", scheme_label="Default Inference", id="q:7", corpus="q")
+    # An AIF S-node that names no scheme keeps no scheme label (it is not its node type).
+    bare = relation_from_scheme("qt30", "CA", "m.json: node 8", scheme_label=None, id="q:8", corpus="q")
+    assert (bare.kind, bare.scheme_label) == (Label.Attack, None)
     assert (ra.kind, ra.scheme_label, ra.sense) == (Label.Support, "Default Inference", None)
     with pytest.raises(LoaderError, match=r"^f\.json: relation 1: unknown molweni label 'Foo'"):
         relation_from_scheme("molweni", "Foo", "f.json: relation 1", id="molweni:r1", corpus="molweni")

@@ -1,0 +1,64 @@
+"""Options and output that several commands share, declared once.
+
+A flag that means the same thing in every command (``--json``, ``--model``, ``--seed`` ...) is
+spelt and documented here, so ``argweb train discourse --help`` and ``argweb train paraphrase
+--help`` cannot drift apart. Options whose meaning depends on the command (``--data``, ``--in``)
+stay with the command.
+"""
+
+# No ``from __future__ import annotations`` here: :func:`train_command` builds its parameters'
+# annotations from its arguments, and Typer must see them as objects, not as strings to resolve.
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+ModelDir = Annotated[Path | None, typer.Option("--model", help="Model directory (default: the shipped one).")]
+TrainedModelDir = Annotated[
+    Path | None, typer.Option("--out", help="Model directory to write (default: <cache>/models/<model name>).")
+]
+Profile = Annotated[str, typer.Option("--profile", help="quick or full (the description says what differs).")]
+Seed = Annotated[int, typer.Option("--seed", help="Random seed of the model and of the data splits.")]
+WriteFlag = Annotated[
+    bool, typer.Option("--write/--dry-run", help="Write the predicted edges (default: dry run, only count them).")
+]
+CorpusOpt = Annotated[str | None, typer.Option("--corpus", help="Every dialogue/document of this corpus.")]
+DialogueOpt = Annotated[
+    str | None, typer.Option("--dialogue", help="One dialogue/document: graph id or local id (e.g. nodeset21318).")
+]
+
+
+TrainRun = Callable[[list[Path] | None, Path | None, str, int], None]
+
+
+def train_command(
+    run: TrainRun, data_help: str, default_profile: str = "full", default_seed: int = 13
+) -> Callable[..., None]:
+    """A ``train <model>`` command that hands repeatable ``--data``, ``--out``, ``--profile`` and ``--seed`` to ``run``.
+
+    Every trainer takes these options; what ``--data`` reads (``data_help``) and the defaults differ.
+    The command's help is ``run``'s docstring.
+    """
+
+    def command(
+        data: Annotated[list[Path] | None, typer.Option("--data", help=data_help)] = None,
+        out: TrainedModelDir = None,
+        profile: Profile = default_profile,
+        seed: Seed = default_seed,
+    ) -> None:
+        run(data, out, profile, seed)
+
+    command.__doc__ = run.__doc__
+    return command
+
+
+def show(result: Any, as_json: bool, table: Callable[[Any], None], sort_keys: bool = True) -> None:
+    """Print ``result`` as indented JSON on stdout when ``as_json``, else through ``table``."""
+    if as_json:
+        typer.echo(json.dumps(result, indent=2, sort_keys=sort_keys))
+    else:
+        table(result)

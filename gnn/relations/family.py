@@ -1,0 +1,243 @@
+"""What the per-family relation tasks (QT30 maps, Sci-Arg papers) share.
+
+Both families train the same :class:`~gnn.relations.model.RelationGNN` on groups of units (a map's
+I-nodes, a paper's components) with candidate pairs inside each group; they differ in features,
+split and scoring. The steps around that are one piece of code here: the training profile, the
+text vectors (LSA fitted and stored next to the weights, or the encoder), embedding the units of
+every group in one call, the pair texts of the TF-IDF baseline, timing held-out inference and
+loading a stored model.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+import numpy as np
+
+from gnn.relations.text import Lsa, TextVectors
+from ontology.errors import ModelError
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class TrainOptions:
+    """How every family of one training run is trained.
+
+    Attributes:
+        profile: ``quick`` (LSA text vectors) or ``full`` (the text encoder).
+        seed: Seed of the text vectors, the weights and the batches.
+        device: Torch device.
+        encoder: Text encoder for the ``full`` profile (``None``: LSA).
+        epochs: Overrides the profile's number of epochs.
+        progress: Progress bars.
+        log: Receives progress lines.
+    """
+
+    profile: str = "quick"
+    seed: int = 0
+    device: str = "cpu"
+    encoder: TextVectors | None = None
+    epochs: int | None = None
+    progress: bool = False
+    log: Callable[[str], None] = lambda _msg: None
+
+
+@dataclass(frozen=True)
+class Family(Generic[T]):
+    """What one corpus family's relation model is made of, besides its features and scoring.
+
+    Attributes:
+        name: Family name for log lines, progress bars and errors.
+        unit: What a group is, for log lines (``maps``, ``papers``).
+        weights: Name of the weights file in the model directory.
+        lsa_file: Name of the LSA text-vector file in the model directory.
+        dims: The model's input widths besides the text vectors (``prim_dim``, ``sec_dim``,
+            ``pair_dim``, ``n_edge_types``, ``n_labels``).
+        texts_of: A group's unit texts.
+        item_of: A group and its text vectors -> model input.
+        dev_score: Dev groups -> function of dev probabilities to maximise (model selection).
+        graphs_per_batch: Groups per training batch.
+    """
+
+    name: str
+    unit: str
+    weights: str
+    lsa_file: str
+    dims: Mapping[str, int]
+    texts_of: Callable[[T], Sequence[str]]
+    item_of: Callable[[T, np.ndarray], Any]
+    dev_score: Callable[[list[T]], Callable[[list[np.ndarray]], float]]
+    graphs_per_batch: int = 16
+
+
+def profile_hp(profiles: Mapping[str, Mapping[str, Any]], profile: str, epochs: int | None) -> dict[str, Any]:
+    """A copy of the hyper-parameters of ``profile``, with ``epochs`` overriding the profile's."""
+    hp = dict(profiles[profile])
+    if epochs is not None:
+        hp["epochs"] = epochs
+    return hp
+
+
+def fit_text_vectors(
+    hp: dict[str, Any], encoder: TextVectors | None, texts: Sequence[str], lsa_path: Path, seed: int
+) -> tuple[TextVectors, list[str]]:
+    """The text vectors a model trains on, recorded in ``hp`` (``text``, ``text_model``).
+
+    The ``lsa`` profile, or any profile without an encoder, fits an LSA on ``texts`` and saves it to
+    ``lsa_path``; otherwise ``encoder`` is used as it is.
+
+    Returns:
+        The text vectors and the names of the files written into the model directory.
+    """
+    if hp["text"] == "lsa" or encoder is None:
+        hp["text"] = "lsa"
+        lsa = Lsa.fit(texts, seed=seed)
+        lsa.save(lsa_path)
+        hp["text_model"] = lsa.name
+        return lsa, [lsa_path.name]
+    hp["text_model"] = getattr(encoder, "name", "encoder")
+    return encoder, []
+
+
+def embed_groups(groups: Sequence[Sequence[str]], text: TextVectors, progress: bool) -> list[np.ndarray]:
+    """Text vectors of every group's texts, encoded in one call and split back by group."""
+    flat = [s for g in groups for s in g]
+    vecs = text.encode(flat, progress=progress) if flat else np.zeros((0, text.dim), np.float32)
+    return split_rows(vecs, [len(g) for g in groups])
+
+
+def split_rows(flat: np.ndarray, sizes: Sequence[int]) -> list[np.ndarray]:
+    """Consecutive row blocks of ``flat``, one of each size."""
+    out, off = [], 0
+    for n in sizes:
+        out.append(flat[off : off + n])
+        off += n
+    return out
+
+
+PairGroup = tuple[Sequence[str], np.ndarray, np.ndarray]
+"""A group's unit texts, its ``(n, 2)`` candidate pairs and their ``(n,)`` label indices."""
+
+
+def pair_texts(groups: Sequence[PairGroup]) -> tuple[list[str], list[str], list[int]]:
+    """Source texts, target texts and label indices of every candidate pair of ``groups``."""
+    src, tgt, lab = [], [], []
+    for texts, pairs, labels in groups:
+        for (i, j), y in zip(pairs.tolist(), labels.tolist(), strict=True):
+            src.append(texts[i])
+            tgt.append(texts[j])
+            lab.append(y)
+    return src, tgt, lab
+
+
+def timed_probs(model: Any, items: Sequence[Any], device: str) -> tuple[list[np.ndarray], float]:
+    """Label probabilities of ``items`` and the throughput, in candidate pairs per second."""
+    from gnn.relations.train import predict_probs
+
+    start = time.perf_counter()
+    probs = predict_probs(model, items, device)
+    n_pairs = sum(len(it[4]) for it in items)
+    return probs, round(n_pairs / max(time.perf_counter() - start, 1e-9), 1)
+
+
+def load_stored(
+    model_dir: Path, spec: Family[Any], device: str, encoder: TextVectors | None
+) -> tuple[Any, dict[str, Any], TextVectors]:
+    """Load a relation GNN saved by a family's training and its text vectors.
+
+    Returns:
+        The model (in eval mode on ``device``), the saved blob (``bias``, ``hp`` ...) and the text vectors.
+
+    Raises:
+        ModelError: Missing or unreadable weights, or an encoder-based model without ``encoder``.
+    """
+    import torch
+
+    from gnn.relations.model import RelationGNN
+
+    path = model_dir / spec.weights
+    if not path.is_file():
+        raise ModelError(f"{model_dir}: no {spec.name} relation model ({spec.weights} is missing)")
+    try:
+        blob = torch.load(path, map_location=device, weights_only=True)
+        model = RelationGNN(**blob["config"])
+        model.load_state_dict(blob["state"])
+    except (OSError, RuntimeError, KeyError, TypeError) as e:
+        raise ModelError(f"{path}: unreadable {spec.name} model ({e})") from e
+    model.to(device).eval()
+    hp = blob["hp"]
+    if hp["text"] == "lsa":
+        text: TextVectors = Lsa.load(model_dir / spec.lsa_file)
+    elif encoder is None:
+        raise ModelError(f"{path}: the model uses encoder {hp.get('text_model')!r}; pass a text encoder")
+    else:
+        text = encoder
+    return model, blob, text
+
+
+@dataclass
+class Trained:
+    """A relation GNN trained by :func:`train_gnn`, with what its family needs to tune, save and report."""
+
+    model: Any
+    config: dict[str, int]
+    text: TextVectors
+    files: list[str]
+    items: dict[str, list[Any]]
+    history: Any
+    train_seconds: float
+
+
+def train_gnn(
+    parts: dict[str, list[T]], hp: dict[str, Any], options: TrainOptions, out_dir: Path, spec: Family[T]
+) -> Trained:
+    """Fit the text vectors and train a :class:`~gnn.relations.model.RelationGNN` on ``parts``.
+
+    Args:
+        parts: ``train``, ``dev`` and ``test`` groups (maps, papers); an empty ``dev`` is replaced
+            by the last training group (tiny inputs select and tune on it rather than fail).
+        hp: Hyper-parameters (``epochs``, ``lr``, ``text``); the text model is recorded in it.
+        options: Encoder, seed, device, progress bars and log of the run.
+        out_dir: Model directory (the LSA file is written there).
+        spec: The family.
+    """
+    import torch
+
+    from gnn.relations.model import RelationGNN
+    from gnn.relations.train import fit
+
+    if not parts["dev"]:
+        parts["dev"] = parts["train"][-1:]
+    texts = [s for t in parts["train"] + parts["dev"] for s in spec.texts_of(t)]
+    text, lsa_files = fit_text_vectors(hp, options.encoder, texts, out_dir / spec.lsa_file, options.seed)
+    sizes = f"{len(parts['train'])} train / {len(parts['dev'])} dev / {len(parts['test'])} held-out"
+    options.log(f"{spec.name}: {sizes} {spec.unit}")
+    items = {}
+    for split, groups in parts.items():
+        embs = embed_groups([spec.texts_of(t) for t in groups], text, options.progress)
+        items[split] = [spec.item_of(t, e) for t, e in zip(groups, embs, strict=True)]
+    torch.manual_seed(options.seed)
+    config = {"emb_dim": text.dim, **spec.dims}
+    model = RelationGNN(**config)
+    start = time.perf_counter()
+    history = fit(
+        model,
+        items["train"],
+        items["dev"],
+        spec.dev_score(parts["dev"]),
+        epochs=hp["epochs"],
+        seed=options.seed,
+        device=options.device,
+        lr=hp["lr"],
+        graphs_per_batch=spec.graphs_per_batch,
+        progress=options.progress,
+        desc=f"{spec.name} relation GNN",
+    )
+    return Trained(
+        model, config, text, [spec.weights, *lsa_files], items, history["history"], time.perf_counter() - start
+    )
