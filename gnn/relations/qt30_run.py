@@ -219,7 +219,7 @@ def _pair_probs(qt: Qt30Model, pairs: Sequence[tuple[str, str]], batch: int = 51
     for s in range(0, len(pairs), batch):
         chunk = pairs[s : s + batch]
         tensors = tensors_of([pair_map(s + i, a, b) for i, (a, b) in enumerate(chunk)], qt.window)
-        embs = _embed(tensors, qt.text, False)
+        embs = family.embed_groups([t.prop_texts for t in tensors], qt.text, False)
         probs = predict_probs(qt.model, [item(t, e) for t, e in zip(tensors, embs, strict=True)], qt.device)
         for i, (t, p) in enumerate(zip(tensors, probs, strict=True)):
             row = [k for k, (a, b) in enumerate(t.pairs.tolist()) if (a, b) == (0, 1)]
