@@ -80,6 +80,7 @@ class _TooLarge(Exception):
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the app; nothing connects to Neo4j at import or build time."""
     from api.routes import aif, graph, linked, pages, predict, query
+    from api.services import predictors
 
     cfg = settings or get_settings()
 
@@ -94,6 +95,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app = FastAPI(title="argweb", version="0.1.0", description=DESCRIPTION, lifespan=lifespan)
     app.state.settings = cfg
+    predictors.install()
     problems.install(app)
     if cfg.cors_origins:
         app.add_middleware(

@@ -13,6 +13,7 @@ from api.cli import (
     discourse,
     fetch,
     ingest,
+    mine,
     paraphrase,
     predictions,
     rdf,
@@ -38,6 +39,7 @@ for _module in (
     paraphrase,
     components,
     semantic,
+    mine,
 ):
     _module.register(app)
 

@@ -1,10 +1,9 @@
 """The prediction hook of the API (``POST /predict``).
 
-The relation and discourse models live on their own branches (``api/services/relations.py``,
-``api/services/discourse.py``). This module is the one place the API asks them for predictions:
-:func:`register` installs a predictor per task, :func:`predict` calls it. Until a model service
-registers itself, a prediction request is answered 503 (the feature exists; no model is installed),
-never with made-up edges.
+This module is the one place the API asks models for predictions: :func:`register` installs a
+predictor per task, :func:`predict` checks the request and calls it. The app installs the real
+predictors (:mod:`api.services.predictors`: relation model, discourse parser, live mining) when it
+is built; a server where none is registered answers 503, never with made-up edges.
 """
 
 from __future__ import annotations
@@ -28,8 +27,9 @@ class PredictionRequest:
         texts: The two texts of a pair.
         dialogue_id: The stored dialogue.
         utterances: ``[{"speaker": ..., "text": ...}]`` of a new transcript.
-        model: Model name to use (the service's default when None).
+        model: Reserved: only the server's installed models answer (a value is refused).
         write: Store the predictions through the prediction write path (API key checked by the route).
+        options: Task options (transcript: ``corpus``, ``name``, ``k``).
     """
 
     task: str
@@ -42,7 +42,7 @@ class PredictionRequest:
 
 
 Predictor = Callable[[PredictionRequest, Any], dict[str, Any]]
-"""``(request, driver) -> {"model", "model_version", "run_id"?, "edges": [{source, target, label, score}]}``."""
+"""``(request, graph) -> {"model", "model_version", "run_id"?, "edges": [{source, target, label, score}], ...}``."""
 
 _PREDICTORS: dict[str, Predictor] = {}
 
@@ -54,7 +54,7 @@ def register(task: str, predictor: Predictor) -> None:
     _PREDICTORS[task] = predictor
 
 
-def predict(request: PredictionRequest, driver: Any) -> dict[str, Any]:
+def predict(request: PredictionRequest, graph: Any) -> dict[str, Any]:
     """Predicted edges with scores for a pair, a stored dialogue or a new transcript.
 
     Raises:
@@ -65,6 +65,8 @@ def predict(request: PredictionRequest, driver: Any) -> dict[str, Any]:
         raise ApiError(f"task must be one of {', '.join(TASKS)}")
     if request.task == "pair" and request.texts is None:
         raise ApiError("a pair prediction needs two texts")
+    if request.model is not None:
+        raise ApiError("model: only the server's installed models can be used; leave it out")
     if request.task == "dialogue" and not request.dialogue_id:
         raise ApiError("a dialogue prediction needs dialogue_id")
     if request.task == "transcript" and not request.utterances:
@@ -72,4 +74,4 @@ def predict(request: PredictionRequest, driver: Any) -> dict[str, Any]:
     predictor = _PREDICTORS.get(request.task)
     if predictor is None:
         raise DatabaseUnavailableError(f"no model is installed for {request.task} prediction on this server")
-    return predictor(request, driver)
+    return predictor(request, graph)

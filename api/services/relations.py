@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -284,19 +285,32 @@ def classify_pairs(
         ModelError: No usable model.
     """
     from gnn.relations.qt30_run import classify_pairs as qt30_pairs
-    from gnn.relations.qt30_run import load_qt30
 
-    model_dir = _given_model(model) if model else default_model_dir(settings)
-    device = _device(settings)
-    encoder = _encoder(settings, device) if _model_uses_encoder(model_dir) else None
-    key = (str(model_dir), device)
-    if key not in _LOADED:
-        _LOADED[key] = load_qt30(model_dir, device=device, encoder=encoder)
+    _, qt = qt30_model(settings, model)
     out = []
-    for label, score, probs in qt30_pairs(_LOADED[key], pairs):
+    for label, score, probs in qt30_pairs(qt, pairs):
         named = {_QT30_LABELS[k]: v for k, v in probs.items()}
         out.append((RelationLabel(_QT30_LABELS[label]), score, named))
     return out
 
 
 _LOADED: dict[tuple[str, str], Any] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+def qt30_model(settings: Settings, model: Path | None = None) -> tuple[Path, Any]:
+    """The QT30 relation model (``model``, else the default one) and its directory, loaded once per process.
+
+    Raises:
+        ApiError: ``model`` is not a model directory. ModelError: No usable model.
+    """
+    from gnn.relations.qt30_run import load_qt30
+
+    model_dir = _given_model(model) if model else default_model_dir(settings)
+    device = _device(settings)
+    key = (str(model_dir), device)
+    with _LOAD_LOCK:
+        if key not in _LOADED:
+            encoder = _encoder(settings, device) if _model_uses_encoder(model_dir) else None
+            _LOADED[key] = load_qt30(model_dir, device=device, encoder=encoder)
+        return model_dir, _LOADED[key]

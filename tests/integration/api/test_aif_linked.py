@@ -108,10 +108,3 @@ def test_dashboard_pages_and_plots(client: TestClient) -> None:
     assert png.content.startswith(b"\x89PNG")
     assert client.get("/dashboard/nope").status_code == 404
     assert client.get("/dashboard/m-arg/nope.svg").status_code == 404
-
-
-def test_predict_answers_without_faking(client: TestClient) -> None:
-    r = client.post("/predict", json={"task": "pair", "texts": ["We should act.", "Because it is urgent."]})
-    assert r.status_code == 503 and "no model" in r.json()["detail"]
-    assert client.post("/predict", json={"task": "pair"}).status_code == 400
-    assert client.post("/predict", json={"task": "pair", "texts": ["a", "b"], "write": True}).status_code == 401

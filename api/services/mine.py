@@ -1,0 +1,349 @@
+"""Live mining: a new transcript becomes a dialogue of the graph with predicted discourse and argument links.
+
+``argweb mine`` and ``POST /predict`` (tasks ``transcript`` and ``dialogue``) share this pipeline:
+
+1. the transcript is read and segmented (:mod:`graphstore.loaders.transcript`) into a dialogue
+   bundle -- locutions, propositions, illocutions: gold structure, because it is the input;
+2. the shipped discourse parser links the utterances (who answers whom, with an SDRT sense);
+3. the relation model (QT30) predicts support / attack / rephrase between the propositions, given
+   the parser's links as the transitions a QT30 map would have annotated;
+4. each proposition is looked up by meaning in the rest of the graph (the semantic layer).
+
+With ``write`` the new locutions and propositions are embedded too, so later searches find them.
+
+Without ``write`` nothing is stored (a dry run). With ``write`` the dialogue is ingested like a
+corpus (corpus marker, all-or-nothing, idempotent) and the links are written as two prediction
+runs (origin ``predicted``, model, version, score, run id). Run ids derive from the dialogue and the
+model version, so mining the same transcript again writes nothing new.
+
+Models are loaded on first use and kept for the life of the process (the API answers many
+requests with one load).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from api.services.graph import Graph
+from api.services.mine_summary import Analysis, DialogueUnits, summarise
+from api.services.reporting import SILENT, Reporter
+from api.settings import Settings
+from graphstore.loaders.registry import CORPORA
+from graphstore.loaders.transcript import SEGMENTER, Utterance, read_utterances, segment, transcript_bundle
+from ontology.errors import ApiError, NotFoundError
+from ontology.labels import RelationLabel
+from ontology.records import (
+    CorpusBundle,
+    DiscourseRecord,
+    LocutionRecord,
+    PredictedRelation,
+    PredictionRun,
+    PropositionRecord,
+)
+from ontology.terms import Label
+from ontology.views import SemanticHit
+
+DEFAULT_CORPUS = "mined"
+# The parser tunes a link threshold per training domain; Molweni (multi-party chat, 9k dialogues in
+# training) is the closer of its two domains to a debate transcript.
+DISCOURSE_DOMAIN = "molweni"
+RELATION_OBJECTIVE = "general"
+SCORE_DIGITS = 4
+
+_MODELS: dict[str, LoadedModel] = {}
+_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """A model kept in memory with the name and version its predictions carry."""
+
+    name: str
+    version: str
+    path: Path
+    model: Any
+
+
+def discourse_model(settings: Settings) -> LoadedModel:
+    """The shipped discourse parser, loaded on first use and kept."""
+    from api.services import discourse
+    from gnn.modelcard import read_card
+
+    path = discourse.default_model()
+    key = f"discourse:{path}"
+    with _LOCK:
+        if key not in _MODELS:
+            card = read_card(path, task="discourse")
+            _MODELS[key] = LoadedModel(card.model, card.version, path, discourse.load(settings, path))
+        return _MODELS[key]
+
+
+def relation_model(settings: Settings) -> LoadedModel:
+    """The relation model of the settings (else the shipped one), loaded on first use and kept."""
+    from api.services import relations
+    from gnn.modelcard import read_card
+
+    path, model = relations.qt30_model(settings)
+    card = read_card(path, "relations")
+    return LoadedModel(card.model, card.version, path, model)
+
+
+def discourse_links(
+    settings: Settings, texts: Sequence[str], speakers: Sequence[str]
+) -> list[tuple[int, int, str, float]]:
+    """The discourse parser's links between utterances: ``(x, y, sense, score)``.
+
+    Scores are rounded to 4 digits, so that a repeated run is recognised as the same content.
+    """
+    from gnn.discourse.data import Dialogue
+
+    if not texts:
+        return []
+    dialogue = Dialogue("mined#0", "mined", DISCOURSE_DOMAIN, list(texts), list(speakers))
+    (links,) = discourse_model(settings).model.predict([dialogue])
+    return [(p.x, p.y, p.sense.value, round(min(1.0, max(0.0, p.score)), SCORE_DIGITS)) for p in links]
+
+
+def argument_links(
+    settings: Settings, texts: Sequence[str], speakers: Sequence[str], transitions: Sequence[tuple[int, int]]
+) -> list[tuple[int, int, str, float]]:
+    """The relation model's support / attack / rephrase links between argument units: ``(s, t, label, score)``.
+
+    Args:
+        settings: Where the models live.
+        texts: Argument unit texts in order.
+        speakers: Speaker of each unit.
+        transitions: ``(earlier, later)`` unit indices linked in the dialogue (the parser's links).
+    """
+    from gnn.relations.live import predict_dialogue
+
+    model = relation_model(settings).model
+    return [
+        (s, t, lab, round(min(1.0, max(0.0, p)), SCORE_DIGITS))
+        for s, t, lab, p in predict_dialogue(model, texts, speakers, transitions, RELATION_OBJECTIVE)
+    ]
+
+
+def analyse(settings: Settings, texts: Sequence[str], speakers: Sequence[str]) -> Analysis:
+    """Discourse links between utterances, then argument links with the discourse links as transitions.
+
+    Each utterance is its own argument unit (one proposition per locution).
+    """
+    disc = discourse_links(settings, texts, speakers)
+    return Analysis(disc, argument_links(settings, texts, speakers, [(x, y) for x, y, _, _ in disc]))
+
+
+def models(settings: Settings) -> tuple[LoadedModel, LoadedModel]:
+    """The discourse parser and the relation model (loaded on first use)."""
+    return discourse_model(settings), relation_model(settings)
+
+
+def run_for(dialogue_id: str, model: LoadedModel, task: str, parameters: dict[str, Any]) -> PredictionRun:
+    """The prediction run of ``model`` on a dialogue: its id depends only on dialogue, model and version."""
+    key = hashlib.sha1(f"{dialogue_id}\n{model.name}\n{model.version}\n{task}".encode()).hexdigest()[:16]
+    return PredictionRun(
+        run_id=f"mine-{task}-{key}",
+        model=model.name,
+        model_version=model.version,
+        task=task,
+        parameters={"dialogue": dialogue_id, **parameters},
+    )
+
+
+def runs_for(dialogue_id: str, models: tuple[LoadedModel, LoadedModel]) -> list[PredictionRun]:
+    """The discourse and the relations run of a dialogue."""
+    parser, relator = models
+    return [
+        run_for(dialogue_id, parser, "discourse", {"domain": DISCOURSE_DOMAIN}),
+        run_for(dialogue_id, relator, "relations", {"objective": RELATION_OBJECTIVE, "transitions": "discourse"}),
+    ]
+
+
+def _hit(hit: SemanticHit) -> dict[str, Any]:
+    return {
+        "id": hit.id,
+        "corpus": hit.corpus,
+        "discourse": hit.discourse,
+        "text": hit.text,
+        "score": round(float(hit.score), SCORE_DIGITS),
+    }
+
+
+def nearest_elsewhere(
+    graph: Graph, texts: Sequence[str], *, k: int, corpus: str
+) -> tuple[list[list[dict[str, Any]]] | None, str | None]:
+    """For each text, the ``k`` stored propositions of other corpora nearest in meaning (the semantic layer).
+
+    Returns:
+        The hits per text (``id``, ``corpus``, ``discourse``, ``text``, ``score``), or None and the
+        reason when nothing can be looked up (nothing embedded yet): never made-up neighbours.
+    """
+    from api.services import semantic
+
+    try:
+        found = semantic.nearest(
+            graph, graph.settings, list(texts), k=k, exclude_corpus=corpus, labels=[Label.Proposition]
+        )
+    except NotFoundError as e:
+        return None, str(e)
+    return [[_hit(h) for h in row] for row in found], None
+
+
+@dataclass
+class Mined:
+    """A dialogue ready to be mined: its bundle and its units in order."""
+
+    bundle: CorpusBundle
+    dialogue_id: str
+    utterances: list[Utterance]
+    locutions: list[str]
+    propositions: list[str]
+
+
+def prepare(utterances: list[Utterance], corpus: str, name: str, source: str) -> Mined:
+    """The dialogue bundle of ``utterances`` and the ids of its locutions and propositions.
+
+    Raises:
+        ApiError: ``corpus`` names a gold corpus (mined dialogues never mix with annotation).
+        LoaderError: No utterances or an invalid field.
+    """
+    if corpus in CORPORA:
+        raise ApiError(
+            f"corpus {corpus!r} holds gold annotation; mine into another corpus (default {DEFAULT_CORPUS!r})"
+        )
+    bundle = transcript_bundle(utterances, corpus, name, source)
+    dialogue = next(n for n in bundle.nodes if isinstance(n, DiscourseRecord))
+    locs = [n.id for n in bundle.nodes if isinstance(n, LocutionRecord)]
+    props = [n.id for n in bundle.nodes if isinstance(n, PropositionRecord)]
+    return Mined(bundle, dialogue.id, utterances, locs, props)
+
+
+def prediction_rows(
+    analysis: Analysis, locutions: Sequence[str], units: Sequence[str]
+) -> tuple[list[PredictedRelation], list[PredictedRelation]]:
+    """The predicted relations of an analysis: discourse links between locutions, argument links between ``units``."""
+    from graphstore.loaders.dialogue_json import scheme_label
+
+    disc = [
+        PredictedRelation(
+            source=locutions[x],
+            target=locutions[y],
+            label=RelationLabel(sense),
+            score=score,
+            scheme_label=scheme_label(DISCOURSE_DOMAIN, sense),
+        )
+        for x, y, sense, score in analysis.discourse
+    ]
+    args = [
+        PredictedRelation(source=units[s], target=units[t], label=RelationLabel(lab), score=score)
+        for s, t, lab, score in analysis.arguments
+    ]
+    return disc, args
+
+
+def write_predictions(
+    graph: Graph,
+    dialogue_id: str,
+    analysis: Analysis,
+    locutions: Sequence[str],
+    units: Sequence[str],
+) -> list[PredictionRun]:
+    """Write the two prediction runs of an analysis (a run already written is not written again)."""
+    from api.services.predictions import write_run
+
+    disc, args = prediction_rows(analysis, locutions, units)
+    runs = runs_for(dialogue_id, models(graph.settings))
+    for run, rows in zip(runs, (disc, args), strict=True):
+        write_run(graph, run, rows)
+    return runs
+
+
+def mine_utterances(
+    graph: Graph,
+    utterances: list[Utterance],
+    *,
+    corpus: str = DEFAULT_CORPUS,
+    name: str = "transcript",
+    source: str = "",
+    write: bool = False,
+    k: int = 3,
+    reporter: Reporter = SILENT,
+) -> dict[str, Any]:
+    """Mine a dialogue given as utterances: predict, look up neighbours, write when asked; the summary.
+
+    Raises:
+        ApiError: A gold corpus named, or ``k`` out of range.
+        LoaderError: Invalid utterances (nothing written).
+        PredictionError / GraphStoreError: The write failed (nothing of the failed step kept).
+    """
+    from api.services.ingest import write_bundle
+
+    if not 1 <= k <= 20:
+        raise ApiError(f"k must lie in 1..20, not {k}")
+    mined = prepare(utterances, corpus, name, source)
+    texts = [u.text for u in utterances]
+    analysis = analyse(graph.settings, texts, [u.speaker for u in utterances])
+    neighbours, why = nearest_elsewhere(graph, texts, k=k, corpus=corpus)
+    runs = runs_for(mined.dialogue_id, models(graph.settings))
+    if write:
+        write_bundle(graph.store(), mined.bundle, reporter)
+        runs = write_predictions(graph, mined.dialogue_id, analysis, mined.locutions, mined.propositions)
+        # Embedded at once, the new propositions are found by meaning from the rest of the graph.
+        from api.services import semantic
+
+        semantic.embed_graph(graph, graph.settings, corpus=corpus)
+        reporter.log(
+            f"{mined.dialogue_id}: dialogue and predictions written (runs {', '.join(r.run_id for r in runs)})"
+        )
+    speakers = [u.speaker for u in utterances]
+    units = DialogueUnits(mined.dialogue_id, corpus, speakers, texts, mined.locutions, mined.propositions)
+    return summarise(
+        units, analysis, runs=runs, neighbours=neighbours, neighbours_note=why, written=write, segmenter=SEGMENTER
+    )
+
+
+def mine_file(
+    graph: Graph,
+    path: Path,
+    *,
+    corpus: str = DEFAULT_CORPUS,
+    write: bool = False,
+    k: int = 3,
+    reporter: Reporter = SILENT,
+) -> dict[str, Any]:
+    """``argweb mine TRANSCRIPT``: read and segment a transcript (or AIF locutions), then mine it.
+
+    The file is read and validated before the database is touched.
+
+    Raises:
+        NotFoundError: No such file.
+        LoaderError: The file is not UTF-8 or malformed (named with its line); nothing written.
+    """
+    if not path.is_file():
+        raise NotFoundError(f"{path}: no such file")
+    utterances = read_utterances(path)
+    return mine_utterances(
+        graph, utterances, corpus=corpus, name=path.stem, source=path.name, write=write, k=k, reporter=reporter
+    )
+
+
+def utterances_of(turns: Sequence[dict[str, str]]) -> list[Utterance]:
+    """Utterances of ``[{"speaker", "text"}]`` turns (API), each turn segmented like a transcript's.
+
+    Raises:
+        ApiError: A turn without speaker or text.
+    """
+    out: list[Utterance] = []
+    for k, turn in enumerate(turns):
+        speaker, text = (turn.get("speaker") or "").strip(), (turn.get("text") or "").strip()
+        if not speaker or not text:
+            raise ApiError(f"utterance #{k}: needs a non-empty speaker and text")
+        out.extend(Utterance(speaker, s, k, k) for s in segment(text))
+    if not out:
+        raise ApiError("no utterances")
+    return out
