@@ -47,21 +47,9 @@ from graphstore.loaders.common import (
     read_bytes,
     require_columns,
 )
+from ontology import records
 from ontology.errors import LoaderError
-from ontology.records import (
-    CorpusBundle,
-    DiscourseRecord,
-    EdgeRecord,
-    LocutionRecord,
-    NodeRecord,
-    PropositionRecord,
-    RelationRecord,
-    SpeakerRecord,
-    build,
-    link,
-    make_id,
-    relation_from_scheme,
-)
+from ontology.records import build, link, make_id, relation_from_scheme
 from ontology.terms import Label
 
 CORPUS = "m-arg"
@@ -137,15 +125,22 @@ class _Judgement:
 
 
 @dataclass
+class _Gold:
+    """The gold answer of a pair that was a gold question, with the first row that gave it."""
+
+    label: str
+    where: str
+    reason: str | None = None
+
+
+@dataclass
 class _Pair:
     pair_id: str
     s1: str
     s2: str
     where: str
     topic: str | None = None
-    gold: str | None = None
-    gold_reason: str | None = None
-    gold_where: str = ""
+    gold: _Gold | None = None
     aggregated: tuple[str, float, int | None] | None = None
     judgements: list[_Judgement] = field(default_factory=list)
 
@@ -337,13 +332,13 @@ class _MargReader:
         if not raw:
             return
         gold = _label(raw, where, "relation_gold")
-        if pair.gold is not None and pair.gold != gold:
-            raise LoaderError(f"{where}: gold label {gold} contradicts {pair.gold} ({pair.gold_where})")
-        pair.gold = gold
-        pair.gold_where = pair.gold_where or where
+        if pair.gold is None:
+            pair.gold = _Gold(gold, where)
+        elif pair.gold.label != gold:
+            raise LoaderError(f"{where}: gold label {gold} contradicts {pair.gold.label} ({pair.gold.where})")
         reason = row.get("relation_gold_reason").strip()
-        if reason and pair.gold_reason is None:
-            pair.gold_reason = reason
+        if reason and pair.gold.reason is None:
+            pair.gold.reason = reason
 
     def read_gold(self, path: Path, header: list[str], rows: list[Row]) -> None:
         for row, pair, where in self._pair_rows(path, header, rows, GOLD_COLUMNS, "M-Arg gold-question"):
@@ -426,7 +421,7 @@ def _kind(path: Path, text: str) -> tuple[str, list[str], list[Row]]:
 _ORDER = {"sentences": 0, "timestamps": 1, "reference": 2, "gold": 3, "aggregated": 3, "full": 3}
 
 
-def load_marg(paths: list[Path]) -> CorpusBundle:
+def load_marg(paths: list[Path]) -> records.CorpusBundle:
     """Load M-Arg CSV files (any mix of the documented formats) into one bundle.
 
     Args:
@@ -471,11 +466,11 @@ def load_marg(paths: list[Path]) -> CorpusBundle:
     return corpus_bundle(CORPUS, NAME, paths, nodes, edges, origin)
 
 
-def _records(reader: _MargReader) -> tuple[list[NodeRecord], list[EdgeRecord]]:
-    nodes: list[NodeRecord] = []
-    edges: list[EdgeRecord] = []
+def _records(reader: _MargReader) -> tuple[list[records.NodeRecord], list[records.EdgeRecord]]:
+    nodes: list[records.NodeRecord] = []
+    edges: list[records.EdgeRecord] = []
     parts: dict[str, str] = {}
-    speakers: dict[str, SpeakerRecord] = {}
+    speakers: dict[str, records.SpeakerRecord] = {}
     for sid in sorted(reader.sentences):
         s = reader.sentences[sid]
         dialogue = parts.get(s.part)
@@ -484,7 +479,7 @@ def _records(reader: _MargReader) -> tuple[list[NodeRecord], list[EdgeRecord]]:
             parts[s.part] = dialogue
             nodes.append(
                 build(
-                    DiscourseRecord,
+                    records.DiscourseRecord,
                     s.where,
                     id=dialogue,
                     corpus=CORPUS,
@@ -499,14 +494,16 @@ def _records(reader: _MargReader) -> tuple[list[NodeRecord], list[EdgeRecord]]:
             speaker_id = make_id(CORPUS, "speaker", s.speaker_key)
             known = speakers.get(speaker_id)
             if known is None:
-                speakers[speaker_id] = build(SpeakerRecord, s.where, id=speaker_id, corpus=CORPUS, name=s.speaker)
+                speakers[speaker_id] = build(
+                    records.SpeakerRecord, s.where, id=speaker_id, corpus=CORPUS, name=s.speaker
+                )
             elif known.name != s.speaker:
                 raise LoaderError(
                     f"{s.where}: speaker_id {s.speaker_key} is {known.name!r} elsewhere, not {s.speaker!r}"
                 )
         common = {"corpus": CORPUS, "discourse": dialogue, "local_id": sid, "position": s.number}
         locution = build(
-            LocutionRecord,
+            records.LocutionRecord,
             s.where,
             id=make_id(CORPUS, sid, "L"),
             text=s.text,
@@ -521,10 +518,10 @@ def _records(reader: _MargReader) -> tuple[list[NodeRecord], list[EdgeRecord]]:
             **common,
         )
         proposition = build(
-            PropositionRecord, s.where, id=make_id(CORPUS, sid, "I"), text=s.text, topic=s.topic, **common
+            records.PropositionRecord, s.where, id=make_id(CORPUS, sid, "I"), text=s.text, topic=s.topic, **common
         )
         illocution = build(
-            RelationRecord,
+            records.RelationRecord,
             s.where,
             id=make_id(CORPUS, sid, "YA"),
             kind=Label.Illocution,
@@ -564,13 +561,13 @@ def _records(reader: _MargReader) -> tuple[list[NodeRecord], list[EdgeRecord]]:
     return nodes, edges
 
 
-def _pair_relation(pair: _Pair, dialogue: str) -> RelationRecord:
+def _pair_relation(pair: _Pair, dialogue: str) -> records.RelationRecord:
     trusted = [j for j in pair.judgements if not j.tainted]
     weights: dict[str, float] = defaultdict(float)
     for j in trusted or pair.judgements:
         weights[j.label] += j.trust
     if pair.gold is not None:
-        label = pair.gold
+        label = pair.gold.label
     elif pair.aggregated is not None:
         label = pair.aggregated[0]
     else:
@@ -605,5 +602,5 @@ def _pair_relation(pair: _Pair, dialogue: str) -> RelationRecord:
         votes=votes,
         annotator_count=count,
         vote_share=share,
-        reason=pair.gold_reason,
+        reason=pair.gold.reason if pair.gold is not None else None,
     )
