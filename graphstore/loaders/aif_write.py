@@ -14,26 +14,15 @@ import json
 import os
 import tempfile
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from graphstore.loaders.common import read_json, require
+from graphstore.loaders.common import PredictedRelation, read_json, require
 from ontology.errors import LoaderError
 
 DROPPED_TYPES = frozenset({"YA", "RA", "CA", "MA"})
 # AIFdb's default scheme names of the three relation node types.
 DEFAULT_TEXT = {"RA": "Default Inference", "CA": "Default Conflict", "MA": "Default Rephrase"}
-
-
-@dataclass(frozen=True)
-class AifRelation:
-    """A predicted relation between two I-nodes of a map, by their AIF node ids."""
-
-    source: str
-    target: str
-    type: str
-    score: float = 1.0
 
 
 def read_map(path: Path) -> dict[str, Any]:
@@ -79,7 +68,7 @@ def _fresh_ids(taken: set[str], prefix: str, count: int) -> list[str]:
     return out
 
 
-def add_relations(data: dict[str, Any], relations: Iterable[AifRelation], where: str = "map") -> dict[str, Any]:
+def add_relations(data: dict[str, Any], relations: Iterable[PredictedRelation], where: str = "map") -> dict[str, Any]:
     """A copy of ``data`` with one S-node per relation and its two edges appended.
 
     Raises:

@@ -9,22 +9,11 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
-from graphstore.loaders.common import decode_utf8, read_bytes
+from graphstore.loaders.common import PredictedRelation, decode_utf8, read_bytes
 from ontology.errors import LoaderError
 from ontology.system import atomic_write_bytes
-
-
-@dataclass(frozen=True)
-class BratRelation:
-    """A predicted relation between two span ids of a paper."""
-
-    type: str
-    arg1: str
-    arg2: str
-    score: float = 1.0
 
 
 def span_ids(ann_text: str) -> list[str]:
@@ -32,7 +21,7 @@ def span_ids(ann_text: str) -> list[str]:
     return [line.split("\t", 1)[0] for line in ann_text.split("\n") if line.startswith("T") and "\t" in line]
 
 
-def with_relations(ann: Path, relations: Iterable[BratRelation]) -> str:
+def with_relations(ann: Path, relations: Iterable[PredictedRelation]) -> str:
     """The text of ``ann`` with its ``R`` lines replaced by ``relations``.
 
     Raises:
@@ -46,14 +35,14 @@ def with_relations(ann: Path, relations: Iterable[BratRelation]) -> str:
         kept.pop()
     lines = list(kept)
     for k, rel in enumerate(relations, start=1):
-        for arg in (rel.arg1, rel.arg2):
+        for arg in (rel.source, rel.target):
             if arg not in known:
                 raise LoaderError(f"{ann}: predicted relation refers to span {arg!r}, which the file does not define")
-        lines.append(f"R{k}\t{rel.type} Arg1:{rel.arg1} Arg2:{rel.arg2}")
+        lines.append(f"R{k}\t{rel.type} Arg1:{rel.source} Arg2:{rel.target}")
     return newline.join(lines) + newline
 
 
-def write_paper(ann: Path, out_dir: Path, relations: Iterable[BratRelation]) -> tuple[Path, Path]:
+def write_paper(ann: Path, out_dir: Path, relations: Iterable[PredictedRelation]) -> tuple[Path, Path]:
     """Write ``<stem>.ann`` (spans kept, predicted relations) and a copy of ``<stem>.txt`` into ``out_dir``."""
     content = with_relations(ann, relations)
     txt = ann.with_suffix(".txt")

@@ -70,6 +70,23 @@ def require(obj: Any, key: str, kind: type | tuple[type, ...], where: str) -> An
 
 
 @dataclass(frozen=True)
+class PredictedRelation:
+    """A predicted relation written back into a corpus file, between two units named by the file's own ids.
+
+    Attributes:
+        source: The unit the relation starts at (AIF premise I-node, brat ``Arg1``).
+        target: The unit it points to (AIF conclusion I-node, brat ``Arg2``).
+        type: The relation type in the file's vocabulary (``RA`` / ``CA`` / ``MA``, a brat relation type).
+        score: The model's score.
+    """
+
+    source: str
+    target: str
+    type: str
+    score: float = 1.0
+
+
+@dataclass(frozen=True)
 class Row:
     """One record of a delimited file: its first physical line and its fields by column."""
 
