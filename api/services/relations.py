@@ -20,7 +20,7 @@ from api.settings import Settings
 from graphstore.loaders.aif import load_aif
 from graphstore.loaders.aif_write import add_relations, read_map, strip_relations, write_json_atomic
 from graphstore.loaders.brat_write import write_paper
-from graphstore.loaders.common import PredictedRelation, expand
+from graphstore.loaders.common import FileRelation, expand
 from graphstore.loaders.marg import load_marg
 from graphstore.loaders.sciarg import load_sciarg
 from ontology.errors import ApiError, LoaderError, ModelError
@@ -223,7 +223,7 @@ def predict_aif(
     predicted = qt.predict(maps, objective, progress=True)
     outputs = []
     for (f, data), rels in zip(stripped, predicted, strict=True):
-        aif_rels = [PredictedRelation(s, t, lab, score) for s, t, lab, score in rels]
+        aif_rels = [FileRelation(s, t, lab, score) for s, t, lab, score in rels]
         outputs.append((f, add_relations(data, aif_rels, str(f))))
     for f, data in outputs:
         write_json_atomic(out_dir / f.relative_to(in_dir), data)
@@ -255,7 +255,7 @@ def predict_sciarg(
     predicted = dict(zip([p.name for p in ordered], sm.predict(ordered), strict=True))
     total = 0
     for ann in anns:
-        rels = [PredictedRelation(a, b, lab, s) for a, b, lab, s in predicted.get(ann.stem, [])]
+        rels = [FileRelation(a, b, lab, s) for a, b, lab, s in predicted.get(ann.stem, [])]
         total += len(rels)
         write_paper(ann, out_dir / ann.parent.relative_to(in_dir), rels)
     return {"papers": len(anns), "relations": total, "out": str(out_dir), "model": str(model_dir)}

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from graphstore.loaders.common import PredictedRelation, read_json, require
+from graphstore.loaders.common import FileRelation, read_json, require
 from ontology.errors import LoaderError
 
 DROPPED_TYPES = frozenset({"YA", "RA", "CA", "MA"})
@@ -68,7 +68,7 @@ def _fresh_ids(taken: set[str], prefix: str, count: int) -> list[str]:
     return out
 
 
-def add_relations(data: dict[str, Any], relations: Iterable[PredictedRelation], where: str = "map") -> dict[str, Any]:
+def add_relations(data: dict[str, Any], relations: Iterable[FileRelation], where: str = "map") -> dict[str, Any]:
     """A copy of ``data`` with one S-node per relation and its two edges appended.
 
     Raises:

@@ -11,7 +11,7 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
-from graphstore.loaders.common import PredictedRelation, decode_utf8, read_bytes
+from graphstore.loaders.common import FileRelation, decode_utf8, read_bytes
 from ontology.errors import LoaderError
 from ontology.system import atomic_write_bytes
 
@@ -21,7 +21,7 @@ def span_ids(ann_text: str) -> list[str]:
     return [line.split("\t", 1)[0] for line in ann_text.split("\n") if line.startswith("T") and "\t" in line]
 
 
-def with_relations(ann: Path, relations: Iterable[PredictedRelation]) -> str:
+def with_relations(ann: Path, relations: Iterable[FileRelation]) -> str:
     """The text of ``ann`` with its ``R`` lines replaced by ``relations``.
 
     Raises:
@@ -42,7 +42,7 @@ def with_relations(ann: Path, relations: Iterable[PredictedRelation]) -> str:
     return newline.join(lines) + newline
 
 
-def write_paper(ann: Path, out_dir: Path, relations: Iterable[PredictedRelation]) -> tuple[Path, Path]:
+def write_paper(ann: Path, out_dir: Path, relations: Iterable[FileRelation]) -> tuple[Path, Path]:
     """Write ``<stem>.ann`` (spans kept, predicted relations) and a copy of ``<stem>.txt`` into ``out_dir``."""
     content = with_relations(ann, relations)
     txt = ann.with_suffix(".txt")

@@ -70,7 +70,7 @@ def require(obj: Any, key: str, kind: type | tuple[type, ...], where: str) -> An
 
 
 @dataclass(frozen=True)
-class PredictedRelation:
+class FileRelation:
     """A predicted relation written back into a corpus file, between two units named by the file's own ids.
 
     Attributes:

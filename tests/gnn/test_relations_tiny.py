@@ -19,7 +19,7 @@ from gnn.relations.sciarg_task import papers_from_records
 from gnn.relations.text import Lsa
 from graphstore.loaders.aif import load_aif
 from graphstore.loaders.aif_write import add_relations, read_map, strip_relations
-from graphstore.loaders.common import PredictedRelation
+from graphstore.loaders.common import FileRelation
 from graphstore.loaders.registry import SAMPLES
 from graphstore.loaders.sciarg import load_sciarg
 
@@ -95,7 +95,7 @@ def test_tiny_train_predict_write_back(model_dir: Path, qt30_maps: list, papers:
         assert all(s in ids and t in ids and s != t and 0 <= p <= 1 for s, t, _, p in rels)
         pairs = [frozenset((s, t)) for s, t, _, _ in rels]
         assert len(pairs) == len(set(pairs))  # one relation per unordered pair
-        out = add_relations(strip_relations(read_map(path)), [PredictedRelation(s, t, lab, p) for s, t, lab, p in rels])
+        out = add_relations(strip_relations(read_map(path)), [FileRelation(s, t, lab, p) for s, t, lab, p in rels])
         assert len(out["nodes"]) == len(strip_relations(read_map(path))["nodes"]) + len(rels)
     sm = load_sciarg_model(model_dir)
     for paper, rels in zip(papers, sm.predict(papers), strict=True):

@@ -10,7 +10,7 @@ import pytest
 from graphstore.loaders.aif import load_aif
 from graphstore.loaders.aif_write import add_relations, read_map, strip_relations, write_maps
 from graphstore.loaders.brat_write import with_relations, write_paper
-from graphstore.loaders.common import PredictedRelation
+from graphstore.loaders.common import FileRelation
 from graphstore.loaders.registry import SAMPLES
 from graphstore.loaders.sciarg import load_sciarg
 from ontology.errors import LoaderError
@@ -49,8 +49,8 @@ def test_strip_keeps_every_other_node_edge_and_locution(path: Path) -> None:
 def test_add_relations_round_trip(tmp_path: Path) -> None:
     data = strip_relations(read_map(MAPS[0]))
     inodes = [n["nodeID"] for n in data["nodes"] if n["type"] == "I"]
-    rels = [PredictedRelation(inodes[1], inodes[0], "RA", 0.9), PredictedRelation(inodes[2], inodes[1], "CA", 0.6)]
-    rels.append(PredictedRelation(inodes[3], inodes[2], "MA", 0.7))
+    rels = [FileRelation(inodes[1], inodes[0], "RA", 0.9), FileRelation(inodes[2], inodes[1], "CA", 0.6)]
+    rels.append(FileRelation(inodes[3], inodes[2], "MA", 0.7))
     out = add_relations(data, rels)
     [written] = write_maps(tmp_path, [(MAPS[0].name, out)])
     back = json.loads(written.read_text(encoding="utf-8"))
@@ -69,9 +69,9 @@ def test_add_relations_rejects_non_i_nodes() -> None:
     lnode = next(n["nodeID"] for n in data["nodes"] if n["type"] == "L")
     inode = next(n["nodeID"] for n in data["nodes"] if n["type"] == "I")
     with pytest.raises(LoaderError, match="not an I-node"):
-        add_relations(data, [PredictedRelation(lnode, inode, "RA")])
+        add_relations(data, [FileRelation(lnode, inode, "RA")])
     with pytest.raises(LoaderError, match="relation type"):
-        add_relations(data, [PredictedRelation(inode, inode, "YA")])
+        add_relations(data, [FileRelation(inode, inode, "YA")])
 
 
 def test_read_map_names_file_and_edge(tmp_path: Path) -> None:
@@ -85,7 +85,7 @@ def test_read_map_names_file_and_edge(tmp_path: Path) -> None:
 def test_brat_keeps_every_span_line(ann: Path, tmp_path: Path) -> None:
     original = ann.read_text(encoding="utf-8").splitlines()
     t_ids = [line.split("\t")[0] for line in original if line.startswith("T")]
-    rels = [PredictedRelation(t_ids[0], t_ids[1], "supports"), PredictedRelation(t_ids[2], t_ids[1], "parts_of_same")]
+    rels = [FileRelation(t_ids[0], t_ids[1], "supports"), FileRelation(t_ids[2], t_ids[1], "parts_of_same")]
     out_ann, out_txt = write_paper(ann, tmp_path, rels)
     lines = out_ann.read_text(encoding="utf-8").splitlines()
     assert [x for x in lines if not x.startswith("R")] == [x for x in original if not x.startswith("R")]
@@ -100,4 +100,4 @@ def test_brat_keeps_every_span_line(ann: Path, tmp_path: Path) -> None:
 
 def test_brat_rejects_unknown_span() -> None:
     with pytest.raises(LoaderError, match="T999"):
-        with_relations(PAPERS[0], [PredictedRelation("T999", "T1", "supports")])
+        with_relations(PAPERS[0], [FileRelation("T999", "T1", "supports")])
