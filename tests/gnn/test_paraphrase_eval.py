@@ -78,3 +78,31 @@ def test_split_keeps_interviews_together_and_is_stable() -> None:
     assert not {p.interview for p in tune} & {p.interview for p in held}
     _, held2 = split_by_interview(list(reversed(pairs)))
     assert {p.qid for p in held2} == {p.qid for p in held}
+
+
+def test_as_dict_reports_derived_figures_in_order() -> None:
+    m = score_predictions([A, B, C], PRED)
+    m.extra["threshold"] = 0.5
+    out = m.as_dict()
+    assert list(out) == [
+        "pairs",
+        "positives",
+        "predicted_positives",
+        "true_positives",
+        "precision",
+        "recall",
+        "f1",
+        "accuracy",
+        "jaccard_guest",
+        "jaccard_host",
+        "jaccard_guest_pairs",
+        "jaccard_host_pairs",
+        "floor_f1",
+        "threshold",
+    ]
+    assert out["f1"] == pytest.approx(2 / 3) and out["jaccard_host_pairs"] == 2 and out["pairs"] == 3
+
+
+def test_empty_scores_are_zero() -> None:
+    m = score_predictions([], [])
+    assert (m.precision, m.recall, m.f1, m.accuracy, m.floor_f1, m.jaccard_guest) == (0.0,) * 6
