@@ -113,8 +113,8 @@ class PairPrediction:
         return {i for i, p in enumerate(probs) if p >= THRESHOLD}
 
 
-# The figures ``as_dict`` reports, in their JSON order; every rate is derived from the counts.
-_REPORTED = (
+# The figures ``ParaphraseMetrics.as_dict`` reports, in their JSON order; every rate is derived from the counts.
+REPORTED = (
     "pairs",
     "positives",
     "predicted_positives",
@@ -139,7 +139,7 @@ class ParaphraseMetrics:
     all-positive floor are derived from them, so they cannot disagree with the counts.
     """
 
-    pairs: int = 0
+    pairs: int
     positives: int = 0
     predicted_positives: int = 0
     true_positives: int = 0
@@ -195,7 +195,7 @@ class ParaphraseMetrics:
 
     def as_dict(self) -> dict[str, float | int]:
         """Flat dictionary for JSON output and model cards."""
-        out: dict[str, float | int] = {name: getattr(self, name) for name in _REPORTED}
+        out: dict[str, float | int] = {name: getattr(self, name) for name in REPORTED}
         out.update(self.extra)
         return out
 
