@@ -140,12 +140,12 @@ class ParaphraseMetrics:
     """
 
     pairs: int
-    positives: int = 0
-    predicted_positives: int = 0
-    true_positives: int = 0
-    correct: int = 0
-    guest_jaccards: list[float] = field(default_factory=list)
-    host_jaccards: list[float] = field(default_factory=list)
+    positives: int
+    predicted_positives: int
+    true_positives: int
+    correct: int
+    guest_jaccards: list[float]
+    host_jaccards: list[float]
     extra: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -222,8 +222,8 @@ def score_predictions(pairs: Sequence[ParaphrasePair], predictions: Sequence[Pai
             pair's token lists.
     """
     by_qid = {p.qid: p for p in predictions}
-    metrics = ParaphraseMetrics(pairs=len(pairs))
-    highlight_scores = {"guest": metrics.guest_jaccards, "host": metrics.host_jaccards}
+    tp = predicted = positives = correct = 0
+    jac: dict[str, list[float]] = {"guest": [], "host": []}
     for pair in pairs:
         pred = by_qid.get(pair.qid)
         if pred is None:
@@ -234,15 +234,15 @@ def score_predictions(pairs: Sequence[ParaphrasePair], predictions: Sequence[Pai
                 f"{len(pair.guest)}/{len(pair.host)} guest/host tokens"
             )
         gold, guess = pair.label, pred.paraphrase
-        metrics.positives += gold
-        metrics.predicted_positives += guess
-        metrics.true_positives += gold and guess
-        metrics.correct += gold == guess
-        for side, scores in highlight_scores.items():
+        positives += gold
+        predicted += guess
+        tp += gold and guess
+        correct += gold == guess
+        for side in ("guest", "host"):
             g, m = pair.gold_highlights(side), pred.highlights(side)
             if g and m:
-                scores.append(jaccard(g, m))
-    return metrics
+                jac[side].append(jaccard(g, m))
+    return ParaphraseMetrics(len(pairs), positives, predicted, tp, correct, jac["guest"], jac["host"])
 
 
 def split_by_interview(
