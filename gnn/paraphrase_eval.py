@@ -113,43 +113,105 @@ class PairPrediction:
         return {i for i, p in enumerate(probs) if p >= THRESHOLD}
 
 
+# The figures ``ParaphraseMetrics.as_dict`` reports, in their JSON order; every rate is derived from the counts.
+REPORTED = (
+    "pairs",
+    "positives",
+    "predicted_positives",
+    "true_positives",
+    "precision",
+    "recall",
+    "f1",
+    "accuracy",
+    "jaccard_guest",
+    "jaccard_host",
+    "jaccard_guest_pairs",
+    "jaccard_host_pairs",
+    "floor_f1",
+)
+
+
 @dataclass
 class ParaphraseMetrics:
-    """Classification and highlight scores of predictions against the majority vote."""
+    """Classification and highlight scores of predictions against the majority vote.
+
+    Only counts are stored; precision, recall, F1, accuracy, the highlight means and the
+    all-positive floor are derived from them, so they cannot disagree with the counts.
+    """
 
     pairs: int
     positives: int
     predicted_positives: int
     true_positives: int
-    precision: float
-    recall: float
-    f1: float
-    accuracy: float
-    jaccard_guest: float
-    jaccard_host: float
-    jaccard_guest_pairs: int
-    jaccard_host_pairs: int
-    floor_f1: float
+    correct: int
+    guest_jaccards: list[float]
+    host_jaccards: list[float]
     extra: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def precision(self) -> float:
+        """True positives over predicted positives (0.0 when nothing is predicted)."""
+        return _rate(self.true_positives, self.predicted_positives)
+
+    @property
+    def recall(self) -> float:
+        """True positives over gold positives (0.0 without gold positives)."""
+        return _rate(self.true_positives, self.positives)
+
+    @property
+    def f1(self) -> float:
+        """Harmonic mean of precision and recall."""
+        return _harmonic(self.precision, self.recall)
+
+    @property
+    def floor_f1(self) -> float:
+        """F1 of predicting every pair a paraphrase: the score any model must beat."""
+        return _harmonic(_rate(self.positives, self.pairs), 1.0 if self.positives else 0.0)
+
+    @property
+    def accuracy(self) -> float:
+        """Share of pairs whose paraphrase decision matches the gold vote."""
+        return _rate(self.correct, self.pairs)
+
+    @property
+    def jaccard_guest(self) -> float:
+        """Mean guest-side highlight Jaccard over pairs with gold and predicted highlights."""
+        return _rate(sum(self.guest_jaccards), len(self.guest_jaccards))
+
+    @property
+    def jaccard_host(self) -> float:
+        """Mean host-side highlight Jaccard over pairs with gold and predicted highlights."""
+        return _rate(sum(self.host_jaccards), len(self.host_jaccards))
+
+    @property
+    def jaccard_guest_pairs(self) -> int:
+        """How many pairs the guest-side Jaccard averages over."""
+        return len(self.guest_jaccards)
+
+    @property
+    def jaccard_host_pairs(self) -> int:
+        """How many pairs the host-side Jaccard averages over."""
+        return len(self.host_jaccards)
 
     def as_dict(self) -> dict[str, float | int]:
         """Flat dictionary for JSON output and model cards."""
-        out: dict[str, float | int] = {k: v for k, v in self.__dict__.items() if k != "extra"}
+        out: dict[str, float | int] = {name: getattr(self, name) for name in REPORTED}
         out.update(self.extra)
         return out
+
+
+def _rate(part: float, whole: float) -> float:
+    return part / whole if whole else 0.0
+
+
+def _harmonic(precision: float, recall: float) -> float:
+    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
 
 
 def jaccard(a: set[int], b: set[int]) -> float:
     """|a & b| / |a | b| (1.0 for two empty sets)."""
     union = a | b
     return len(a & b) / len(union) if union else 1.0
-
-
-def _f1(tp: int, predicted: int, positives: int) -> tuple[float, float, float]:
-    precision = tp / predicted if predicted else 0.0
-    recall = tp / positives if positives else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return precision, recall, f1
 
 
 def score_predictions(pairs: Sequence[ParaphrasePair], predictions: Sequence[PairPrediction]) -> ParaphraseMetrics:
@@ -180,24 +242,7 @@ def score_predictions(pairs: Sequence[ParaphrasePair], predictions: Sequence[Pai
             g, m = pair.gold_highlights(side), pred.highlights(side)
             if g and m:
                 jac[side].append(jaccard(g, m))
-    precision, recall, f1 = _f1(tp, predicted, positives)
-    _, _, floor = _f1(positives, len(pairs), positives)
-    n = len(pairs)
-    return ParaphraseMetrics(
-        pairs=n,
-        positives=positives,
-        predicted_positives=predicted,
-        true_positives=tp,
-        precision=precision,
-        recall=recall,
-        f1=f1,
-        accuracy=correct / n if n else 0.0,
-        jaccard_guest=sum(jac["guest"]) / len(jac["guest"]) if jac["guest"] else 0.0,
-        jaccard_host=sum(jac["host"]) / len(jac["host"]) if jac["host"] else 0.0,
-        jaccard_guest_pairs=len(jac["guest"]),
-        jaccard_host_pairs=len(jac["host"]),
-        floor_f1=floor,
-    )
+    return ParaphraseMetrics(len(pairs), positives, predicted, tp, correct, jac["guest"], jac["host"])
 
 
 def split_by_interview(

@@ -180,7 +180,8 @@ def relations(
     limit: Annotated[int, Query(ge=1, le=svc.MAX_PAGE)] = 100,
 ) -> Response:
     """Relations (gold and predicted) by class, origin, model, score, corpus and sense, in id order."""
-    page = service.relations(type, origin, model, min_score, corpus, sense, cursor, limit)
+    filters = svc.RelationFilter(type, origin, model, min_score, corpus, sense)
+    page = service.relations(filters, cursor, limit)
     return fast(RelationPage(items=[Relation.of(r) for r in page.items], next_cursor=page.next_cursor))
 
 

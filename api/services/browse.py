@@ -10,7 +10,7 @@ import base64
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from neo4j import Driver
@@ -71,6 +71,41 @@ class SearchHit:
     node: NodeView
     score: float
     discourses: list[str]
+
+
+@dataclass(frozen=True)
+class RelationFilter:
+    """Which relations a listing keeps; every field left None keeps all.
+
+    Raises:
+        ApiError: Unknown relation kind, origin or sense, or a score outside [0, 1] (on construction).
+    """
+
+    kind: str | None = None
+    origin: str | None = None
+    model: str | None = None
+    min_score: float | None = None
+    corpus: str | None = None
+    sense: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind is not None and self.kind not in RELATION_KINDS:
+            raise ApiError(f"unknown relation type {self.kind!r}; expected one of {', '.join(RELATION_KINDS)}")
+        if self.origin not in (None, "gold", "predicted"):
+            raise ApiError(f"origin must be gold or predicted, not {self.origin!r}")
+        if self.sense is not None and self.sense not in SENSES:
+            raise ApiError(f"unknown discourse sense {self.sense!r}; expected one of {', '.join(SENSES)}")
+        if self.min_score is not None and not 0.0 <= self.min_score <= 1.0:
+            raise ApiError(f"min_score must lie in [0, 1], not {self.min_score}")
+
+    @property
+    def label(self) -> Label:
+        """The relation class to match (``Relation``, all of them, without a kind)."""
+        return Label(self.kind) if self.kind else Label.Relation
+
+    def params(self) -> dict[str, Any]:
+        """The query parameters of :func:`graphstore.browse.relations` (all but the label)."""
+        return {name: value for name, value in asdict(self).items() if name != "kind"}
 
 
 def encode_cursor(value: str | int) -> str:
@@ -261,43 +296,12 @@ class BrowseService:
 
     # -- relations ---------------------------------------------------------------------------------
 
-    def relations(
-        self,
-        kind: str | None = None,
-        origin: str | None = None,
-        model: str | None = None,
-        min_score: float | None = None,
-        corpus: str | None = None,
-        sense: str | None = None,
-        cursor: str | None = None,
-        limit: int = 100,
-    ) -> Page:
-        """A page of relations (gold and predicted) with their ends.
-
-        Raises:
-            ApiError: Unknown relation kind, origin or sense, or a score outside [0, 1].
-        """
+    def relations(self, filters: RelationFilter | None = None, cursor: str | None = None, limit: int = 100) -> Page:
+        """A page of relations (gold and predicted) with their ends, those ``filters`` keeps."""
+        filters = filters or RelationFilter()
         size = _page_size(limit)
-        label = Label(kind) if kind in RELATION_KINDS else None
-        if kind is not None and label is None:
-            raise ApiError(f"unknown relation type {kind!r}; expected one of {', '.join(RELATION_KINDS)}")
-        if origin not in (None, "gold", "predicted"):
-            raise ApiError(f"origin must be gold or predicted, not {origin!r}")
-        if sense is not None and sense not in SENSES:
-            raise ApiError(f"unknown discourse sense {sense!r}; expected one of {', '.join(SENSES)}")
-        if min_score is not None and not 0.0 <= min_score <= 1.0:
-            raise ApiError(f"min_score must lie in [0, 1], not {min_score}")
         after = decode_cursor(cursor, str) or ""
-        rows = self._rows(
-            browse.relations(label or Label.Relation),
-            origin=origin,
-            model=model,
-            min_score=min_score,
-            corpus=corpus,
-            sense=sense,
-            after=after,
-            limit=size + 1,
-        )
+        rows = self._rows(browse.relations(filters.label), **filters.params(), after=after, limit=size + 1)
         items = [relation_view(r) for r in rows[:size]]
         return Page(items, encode_cursor(items[-1].id) if len(rows) > size else None)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gnn.paraphrase_eval import PairPrediction, ParaphrasePair, jaccard, score_predictions, split_by_interview
+from gnn.paraphrase_eval import REPORTED, PairPrediction, ParaphrasePair, jaccard, score_predictions, split_by_interview
 
 # A: paraphrase (3 of 4 votes), gold highlights guest {1, 2}, host {0}.
 A = ParaphrasePair("I1-1", ["a", "b", "c"], ["d", "e"], [0, 1, 0.5], [1, 0], 3, 4)
@@ -78,3 +78,19 @@ def test_split_keeps_interviews_together_and_is_stable() -> None:
     assert not {p.interview for p in tune} & {p.interview for p in held}
     _, held2 = split_by_interview(list(reversed(pairs)))
     assert {p.qid for p in held2} == {p.qid for p in held}
+
+
+def test_as_dict_reports_derived_figures_in_order() -> None:
+    m = score_predictions([A, B, C], PRED)
+    m.extra["threshold"] = 0.5
+    out = m.as_dict()
+    # The JSON order (model cards and CLI output rely on it), then the extras.
+    assert list(out) == [*REPORTED, "threshold"]
+    assert REPORTED[:4] == ("pairs", "positives", "predicted_positives", "true_positives")
+    assert REPORTED[-1] == "floor_f1"
+    assert out["f1"] == pytest.approx(2 / 3) and out["jaccard_host_pairs"] == 2 and out["pairs"] == 3
+
+
+def test_empty_scores_are_zero() -> None:
+    m = score_predictions([], [])
+    assert (m.precision, m.recall, m.f1, m.accuracy, m.floor_f1, m.jaccard_guest) == (0.0,) * 6
