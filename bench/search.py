@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 BENCH_ARGS: list[str] = ["--queries", "200"]
+BENCH_QUICK_ARGS = ["--corpora", "graphstore/samples", "--queries", "20", "--heap", "1g"]
 PASSWORD = "argweb-bench-password"
 
 
