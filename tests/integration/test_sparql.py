@@ -165,7 +165,8 @@ def _attacks_by_corpus(driver: Driver, directory: Path, tmp_path: Path) -> tuple
         _, total = s.select(f"SELECT (COUNT(*) AS ?n) WHERE {{ ?x a <{AW}Attack> }}")
         _, rows = s.select(f"SELECT ?c (COUNT(*) AS ?n) WHERE {{ ?x a <{AW}Attack> ; aw:corpus ?c }} GROUP BY ?c")
     sparql = {r["c"]: r["n"] for r in rows}
-    stats = GraphStore(driver).stats()["corpora"]
+    # The export carries predicted relations too: count every Attack node, not only gold ones.
+    stats = GraphStore(driver).stats(include_predicted=True)["corpora"]
     cypher = {c: e["labels"]["Attack"] for c, e in stats.items() if e["labels"].get("Attack")}
     return total[0]["n"], sparql, cypher
 
