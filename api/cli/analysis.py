@@ -67,11 +67,10 @@ def agreement(
 ) -> None:
     """Krippendorff's alpha of the stored judgements (M-Arg: Table-2 grid of trust/confidence filters)."""
     from api.services.agreement import agreement as compute
+    from gnn.agreement import JudgementFilter
 
     with Graph(settings()) as graph:
-        result = compute(
-            graph, corpus, min_trust=min_trust, min_confidence=min_confidence, include_tainted=include_tainted
-        )
+        result = compute(graph, corpus, JudgementFilter(min_trust, min_confidence, include_tainted))
     show(result, as_json, print_agreement)
 
 

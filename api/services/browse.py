@@ -355,6 +355,6 @@ def agreement(
     checked = ag.check_judgements(judgements)
     if not checked:
         raise NotFoundError(f"no judgements stored for corpus {corpus!r}")
-    overall = ag.agreement_row(checked, None, None, False).as_dict()
-    filtered = ag.agreement_row(checked, min_trust, min_confidence, False).as_dict()
+    overall = ag.agreement_row(checked).as_dict()
+    filtered = ag.agreement_row(checked, ag.JudgementFilter(min_trust, min_confidence)).as_dict()
     return {"corpus": corpus, "overall": overall, "filtered": filtered}
