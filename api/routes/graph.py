@@ -146,6 +146,8 @@ def _discourse_list(path: str, filters: Callable[..., svc.DiscourseFilter]) -> N
         return _discourse_page(service.discourses(where, page.cursor, page.limit))
 
     route.__doc__ = filters.__doc__
+    # The route's name makes its operationId (``dialogues_dialogues_get``): name it after the path
+    # as a function of its own would be, so that clients generated from the OpenAPI keep working.
     router.get(path, response_model=DiscoursePage, responses=ERRORS, tags=["graph"], name=path.strip("/"))(route)
 
 
