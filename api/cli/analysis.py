@@ -55,7 +55,8 @@ def print_agreement(result: dict[str, Any]) -> None:
 def agreement(
     corpus: Annotated[str, typer.Argument(help="Corpus id: m-arg or contextdep (any corpus with judgements).")],
     min_trust: Annotated[
-        float | None, typer.Option("--min-trust", help="Keep judgements of annotators with trust >= X.")
+        float | None,
+        typer.Option("--min-trust", min=0.0, max=1.0, help="Keep judgements of annotators with trust >= X."),
     ] = None,
     min_confidence: Annotated[
         float | None, typer.Option("--min-confidence", help="Keep judgements with self-confidence >= Y.")
