@@ -55,30 +55,31 @@ def check_judgements(judgements: Iterable[JudgementView]) -> list[JudgementView]
     return out
 
 
-def select(
-    judgements: Iterable[JudgementView],
-    min_trust: float | None = None,
-    min_confidence: float | None = None,
-    include_tainted: bool = False,
-) -> list[JudgementView]:
-    """Judgements passing the filters; a judgement without the filtered attribute is dropped.
+@dataclass(frozen=True)
+class JudgementFilter:
+    """Which judgements an agreement figure counts; a judgement without a filtered attribute is dropped.
 
-    Args:
-        judgements: Input judgements.
+    Attributes:
         min_trust: Keep ``trust >= min_trust``.
         min_confidence: Keep ``confidence >= min_confidence``.
         include_tainted: Keep judgements marked tainted (M-Arg drops them by default, as the paper).
     """
-    out = []
-    for j in judgements:
-        if not include_tainted and j.tainted:
-            continue
-        if min_trust is not None and (j.trust is None or j.trust < min_trust):
-            continue
-        if min_confidence is not None and (j.confidence is None or j.confidence < min_confidence):
-            continue
-        out.append(j)
-    return out
+
+    min_trust: float | None = None
+    min_confidence: float | None = None
+    include_tainted: bool = False
+
+    def keeps(self, j: JudgementView) -> bool:
+        """Whether ``j`` passes the filter."""
+        if j.tainted and not self.include_tainted:
+            return False
+        if self.min_trust is not None and (j.trust is None or j.trust < self.min_trust):
+            return False
+        return self.min_confidence is None or (j.confidence is not None and j.confidence >= self.min_confidence)
+
+    def select(self, judgements: Iterable[JudgementView]) -> list[JudgementView]:
+        """The judgements passing the filter, in order."""
+        return [j for j in judgements if self.keeps(j)]
 
 
 def value_counts(judgements: Iterable[JudgementView]) -> tuple[list[str], list[str], list[list[int]]]:
@@ -113,17 +114,13 @@ def nominal_alpha(judgements: Sequence[JudgementView]) -> float | None:
     return alpha if math.isfinite(alpha) else None
 
 
-def agreement_row(
-    judgements: Iterable[JudgementView],
-    min_trust: float | None = None,
-    min_confidence: float | None = None,
-    include_tainted: bool = False,
-) -> AgreementRow:
-    """Alpha and counts of the judgements passing the filters."""
-    chosen = select(judgements, min_trust, min_confidence, include_tainted)
+def agreement_row(judgements: Iterable[JudgementView], filters: JudgementFilter | None = None) -> AgreementRow:
+    """Alpha and counts of the judgements passing ``filters`` (default: every untainted judgement)."""
+    filters = filters or JudgementFilter()
+    chosen = filters.select(judgements)
     return AgreementRow(
-        min_trust=min_trust,
-        min_confidence=min_confidence,
+        min_trust=filters.min_trust,
+        min_confidence=filters.min_confidence,
         alpha=nominal_alpha(chosen),
         annotators=len({j.annotator for j in chosen}),
         annotations=len(chosen),
@@ -139,24 +136,21 @@ def marg_table(
     include_tainted: bool = False,
 ) -> list[AgreementRow]:
     """M-Arg Table 2: one row per (minimum trust, minimum self-confidence)."""
-    return [agreement_row(judgements, t, c, include_tainted) for t in trusts for c in confidences]
+    return [agreement_row(judgements, JudgementFilter(t, c, include_tainted)) for t in trusts for c in confidences]
 
 
-def marg_agreement(
-    judgements: Sequence[JudgementView],
-    min_trust: float | None = None,
-    min_confidence: float | None = None,
-    include_tainted: bool = False,
-) -> dict[str, Any]:
-    """Overall alpha plus the filtered rows: the given filter, or the paper's grid when none is given."""
-    overall = agreement_row(judgements, include_tainted=include_tainted)
-    if min_trust is None and min_confidence is None:
-        rows = marg_table(judgements, include_tainted=include_tainted)
+def marg_agreement(judgements: Sequence[JudgementView], filters: JudgementFilter | None = None) -> dict[str, Any]:
+    """Overall alpha plus the filtered rows: ``filters``, or the paper's grid when it sets no threshold."""
+    filters = filters or JudgementFilter()
+    tainted = filters.include_tainted
+    overall = agreement_row(judgements, JudgementFilter(include_tainted=tainted))
+    if filters.min_trust is None and filters.min_confidence is None:
+        rows = marg_table(judgements, include_tainted=tainted)
     else:
-        rows = [agreement_row(judgements, min_trust, min_confidence, include_tainted)]
+        rows = [agreement_row(judgements, filters)]
     return {
         "corpus": "m-arg",
-        "include_tainted": include_tainted,
+        "include_tainted": tainted,
         "overall": overall.as_dict(),
         "filters": [r.as_dict() for r in rows],
     }
@@ -192,7 +186,7 @@ def majority_vote_accuracy(
 
 def contextdep_agreement(judgements: Sequence[JudgementView]) -> dict[str, Any]:
     """ContextDeP: alpha over Paraphrase/NonParaphrase, counts and majority-vote accuracy."""
-    row = agreement_row(judgements, include_tainted=True)
+    row = agreement_row(judgements, JudgementFilter(include_tainted=True))
     majority = majority_labels(judgements)
     return {
         "corpus": "contextdep",

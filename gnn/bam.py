@@ -31,6 +31,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from gnn.metrics import PRF
 from gnn.segmentation import BoundaryCounts, boundary_counts, masses_from_labels
 from ontology.records import (
     DiscourseRecord,
@@ -135,36 +136,6 @@ def documents_from_records(nodes: Iterable[NodeRecord], edges: Iterable[EdgeReco
     return docs
 
 
-@dataclass(frozen=True)
-class PRF:
-    """Counts and micro precision / recall / F1."""
-
-    tp: int
-    predicted: int
-    gold: int
-
-    @property
-    def precision(self) -> float:
-        """tp / predicted."""
-        return self.tp / self.predicted if self.predicted else 0.0
-
-    @property
-    def recall(self) -> float:
-        """tp / gold."""
-        return self.tp / self.gold if self.gold else 0.0
-
-    @property
-    def f1(self) -> float:
-        """Harmonic mean of precision and recall."""
-        p, r = self.precision, self.recall
-        return 2 * p * r / (p + r) if p + r else 0.0
-
-    def as_dict(self) -> dict[str, float | int]:
-        """Counts and scores."""
-        return {"tp": self.tp, "predicted": self.predicted, "gold": self.gold, "precision": self.precision,
-                "recall": self.recall, "f1": self.f1}  # fmt: skip
-
-
 def sentence_labels(doc: BratDocument, components: Iterable[Component]) -> list[str]:
     """For each sentence of ``doc``: argumentative when a component span overlaps it."""
     spans = sorted(span for c in components for span in c.spans)
@@ -260,7 +231,7 @@ def _by_label(gold: Iterable[tuple], pred: Iterable[tuple], label_of: int) -> di
     g, p = set(gold), set(pred)
     labels = {x[label_of] for x in g | p}
     return {
-        lab: PRF(
+        lab: PRF.from_counts(
             len({x for x in g & p if x[label_of] == lab}),
             len({x for x in p if x[label_of] == lab}),
             len({x for x in g if x[label_of] == lab}),
@@ -313,13 +284,13 @@ def evaluate(pred: Mapping[str, BratDocument], gold: Mapping[str, BratDocument])
         r_pred |= {(name, *t) for t in relation_triples(p, p.components, p.relations)}
     return BamScores(
         documents=len(gold),
-        s=PRF(s_tp, s_n, s_n),
-        s_argumentative=PRF(a_tp, a_pred, a_gold),
+        s=PRF.from_counts(s_tp, s_n, s_n),
+        s_argumentative=PRF.from_counts(a_tp, a_pred, a_gold),
         b_mean=sum(b_values) / len(b_values) if b_values else 1.0,
         b_pooled=pooled,
-        c=PRF(len(c_gold & c_pred), len(c_pred), len(c_gold)),
+        c=PRF.from_counts(len(c_gold & c_pred), len(c_pred), len(c_gold)),
         c_by_label=_by_label(c_gold, c_pred, 1),
-        r=PRF(len(r_gold & r_pred), len(r_pred), len(r_gold)),
+        r=PRF.from_counts(len(r_gold & r_pred), len(r_pred), len(r_gold)),
         r_by_label=_by_label(r_gold, r_pred, 2),
     )
 

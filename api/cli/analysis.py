@@ -55,7 +55,8 @@ def print_agreement(result: dict[str, Any]) -> None:
 def agreement(
     corpus: Annotated[str, typer.Argument(help="Corpus id: m-arg or contextdep (any corpus with judgements).")],
     min_trust: Annotated[
-        float | None, typer.Option("--min-trust", help="Keep judgements of annotators with trust >= X.")
+        float | None,
+        typer.Option("--min-trust", min=0.0, max=1.0, help="Keep judgements of annotators with trust >= X."),
     ] = None,
     min_confidence: Annotated[
         float | None, typer.Option("--min-confidence", help="Keep judgements with self-confidence >= Y.")
@@ -67,11 +68,10 @@ def agreement(
 ) -> None:
     """Krippendorff's alpha of the stored judgements (M-Arg: Table-2 grid of trust/confidence filters)."""
     from api.services.agreement import agreement as compute
+    from gnn.agreement import JudgementFilter
 
     with Graph(settings()) as graph:
-        result = compute(
-            graph, corpus, min_trust=min_trust, min_confidence=min_confidence, include_tainted=include_tainted
-        )
+        result = compute(graph, corpus, JudgementFilter(min_trust, min_confidence, include_tainted))
     show(result, as_json, print_agreement)
 
 

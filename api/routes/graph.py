@@ -1,8 +1,11 @@
 """REST graph endpoints: health, corpora, dialogues, documents, nodes, relations, search, agreement."""
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: :func:`_discourse_list` builds its route's
+# parameter annotations from its argument, and FastAPI must see them as objects, not as strings
+# to resolve in this module's globals.
 
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, NamedTuple
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 from pydantic import BaseModel
@@ -104,17 +107,51 @@ def _discourse_page(page: svc.Page) -> DiscoursePage:
     return DiscoursePage(items=items, next_cursor=page.next_cursor)
 
 
-@router.get("/dialogues", response_model=DiscoursePage, responses=ERRORS, tags=["graph"])
-def dialogues(
-    service: Browse,
+class _Paging(NamedTuple):
+    cursor: str | None
+    limit: int
+
+
+def _paging(cursor: Cursor = None, limit: Annotated[int, Query(ge=1, le=svc.MAX_PAGE)] = 50) -> _Paging:
+    return _Paging(cursor, limit)
+
+
+def _dialogue_filter(
     corpus: Text = None,
     speaker: Text = None,
     q: Annotated[str | None, Query(max_length=500, description="part of the id or of an utterance")] = None,
-    cursor: Cursor = None,
-    limit: Annotated[int, Query(ge=1, le=svc.MAX_PAGE)] = 50,
-) -> DiscoursePage:
+) -> svc.DiscourseFilter:
     """Dialogues, filtered by corpus, speaker (id or name) and text, in id order."""
-    return _discourse_page(service.discourses(Label.Dialogue, corpus, speaker, q, cursor, limit))
+    return svc.DiscourseFilter(Label.Dialogue, corpus, speaker, q)
+
+
+def _document_filter(corpus: Text = None, q: Text = None) -> svc.DiscourseFilter:
+    """Documents (e.g. Sci-Arg papers), filtered by corpus and text, in id order."""
+    return svc.DiscourseFilter(Label.Document, corpus, q=q)
+
+
+def _discourse_list(path: str, filters: Callable[..., svc.DiscourseFilter]) -> None:
+    """Add the list route ``GET path`` of what ``filters`` selects, a page at a time.
+
+    ``filters`` declares the route's own query parameters and gives its description; the paging
+    parameters (``cursor``, ``limit``) follow them. Both are dependencies, so that FastAPI lists
+    the parameters in that order.
+    """
+
+    def route(
+        service: Browse,
+        where: Annotated[svc.DiscourseFilter, Depends(filters)],
+        page: Annotated[_Paging, Depends(_paging)],
+    ) -> DiscoursePage:
+        return _discourse_page(service.discourses(where, page.cursor, page.limit))
+
+    route.__doc__ = filters.__doc__
+    # The route's name makes its operationId (``dialogues_dialogues_get``): name it after the path
+    # as a function of its own would be, so that clients generated from the OpenAPI keep working.
+    router.get(path, response_model=DiscoursePage, responses=ERRORS, tags=["graph"], name=path.strip("/"))(route)
+
+
+_discourse_list("/dialogues", _dialogue_filter)
 
 
 @router.get("/dialogues/{dialogue_id:path}", response_model=Discourse, responses=ERRORS, tags=["graph"])
@@ -123,16 +160,7 @@ def dialogue(dialogue_id: str, service: Browse) -> Response:
     return fast(Discourse.of(service.discourse(dialogue_id, Label.Dialogue)))
 
 
-@router.get("/documents", response_model=DiscoursePage, responses=ERRORS, tags=["graph"])
-def documents(
-    service: Browse,
-    corpus: Text = None,
-    q: Text = None,
-    cursor: Cursor = None,
-    limit: Annotated[int, Query(ge=1, le=svc.MAX_PAGE)] = 50,
-) -> DiscoursePage:
-    """Documents (e.g. Sci-Arg papers), filtered by corpus and text, in id order."""
-    return _discourse_page(service.discourses(Label.Document, corpus, None, q, cursor, limit))
+_discourse_list("/documents", _document_filter)
 
 
 @router.get("/documents/{document_id:path}", response_model=Discourse, responses=ERRORS, tags=["graph"])

@@ -10,14 +10,7 @@ from graphstore.judgements import judgements as stored_judgements
 from ontology.errors import ApiError, NotFoundError
 
 
-def agreement(
-    graph: Graph,
-    corpus: str,
-    *,
-    min_trust: float | None = None,
-    min_confidence: float | None = None,
-    include_tainted: bool = False,
-) -> dict[str, Any]:
+def agreement(graph: Graph, corpus: str, filters: ag.JudgementFilter | None = None) -> dict[str, Any]:
     """Krippendorff's alpha of a corpus's judgements, in the view that fits the corpus.
 
     M-Arg gives the overall alpha plus the Table-2 grid of trust/confidence filters (or the one
@@ -28,7 +21,8 @@ def agreement(
         ApiError: Filters the corpus does not record (ContextDeP has no trust or confidence).
         NotFoundError: No judgements stored for the corpus.
     """
-    if corpus == "contextdep" and (min_trust is not None or min_confidence is not None):
+    filters = filters or ag.JudgementFilter()
+    if corpus == "contextdep" and (filters.min_trust is not None or filters.min_confidence is not None):
         raise ApiError("ContextDeP judgements carry no trust or confidence; drop --min-trust/--min-confidence")
     judgements = ag.check_judgements(stored_judgements(graph.store(), corpus))
     if not judgements:
@@ -36,6 +30,6 @@ def agreement(
     if corpus == "contextdep":
         return ag.contextdep_agreement(judgements)
     if corpus == "m-arg":
-        return ag.marg_agreement(judgements, min_trust, min_confidence, include_tainted)
-    row = ag.agreement_row(judgements, min_trust, min_confidence, include_tainted)
+        return ag.marg_agreement(judgements, filters)
+    row = ag.agreement_row(judgements, filters)
     return {"corpus": corpus, **row.as_dict()}

@@ -108,6 +108,23 @@ class RelationFilter:
         return {name: value for name, value in asdict(self).items() if name != "kind"}
 
 
+@dataclass(frozen=True)
+class DiscourseFilter:
+    """Which dialogues/documents a listing keeps; every field left None keeps all.
+
+    Attributes:
+        kind: ``Dialogue`` or ``Document`` (None: both).
+        corpus: Corpus id.
+        speaker: Speaker id or name (dialogues only: documents have none).
+        q: Part of the id or of a unit's text.
+    """
+
+    kind: Label | None = None
+    corpus: str | None = None
+    speaker: str | None = None
+    q: str | None = None
+
+
 def encode_cursor(value: str | int) -> str:
     """An opaque cursor for ``value`` (the last id of a page, or an offset)."""
     return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
@@ -204,24 +221,17 @@ class BrowseService:
 
     # -- dialogues and documents ---------------------------------------------------------------------
 
-    def discourses(
-        self,
-        kind: Label | None = None,
-        corpus: str | None = None,
-        speaker: str | None = None,
-        q: str | None = None,
-        cursor: str | None = None,
-        limit: int = 50,
-    ) -> Page:
+    def discourses(self, filters: DiscourseFilter | None = None, cursor: str | None = None, limit: int = 50) -> Page:
         """A page of dialogues/documents as ``(NodeView, unit count)`` pairs."""
+        filters = filters or DiscourseFilter()
         size = _page_size(limit)
         after = decode_cursor(cursor, str) or ""
-        params: dict[str, Any] = {"corpus": corpus, "after": after, "limit": size + 1}
-        if speaker:
-            params["speaker"] = speaker
-        if q:
-            params["q"] = q
-        rows = self._rows(browse.discourses(kind, bool(speaker), bool(q)), **params)
+        params: dict[str, Any] = {"corpus": filters.corpus, "after": after, "limit": size + 1}
+        if filters.speaker:
+            params["speaker"] = filters.speaker
+        if filters.q:
+            params["q"] = filters.q
+        rows = self._rows(browse.discourses(filters.kind, bool(filters.speaker), bool(filters.q)), **params)
         items = [(node_view(r), int(r["units"])) for r in rows[:size]]
         return Page(items, encode_cursor(items[-1][0].id) if len(rows) > size else None)
 
@@ -345,6 +355,6 @@ def agreement(
     checked = ag.check_judgements(judgements)
     if not checked:
         raise NotFoundError(f"no judgements stored for corpus {corpus!r}")
-    overall = ag.agreement_row(checked, None, None, False).as_dict()
-    filtered = ag.agreement_row(checked, min_trust, min_confidence, False).as_dict()
+    overall = ag.agreement_row(checked).as_dict()
+    filtered = ag.agreement_row(checked, ag.JudgementFilter(min_trust, min_confidence)).as_dict()
     return {"corpus": corpus, "overall": overall, "filtered": filtered}

@@ -78,9 +78,13 @@ def corpus_data(service: BrowseService, corpus: str) -> CorpusData:
         has_trust = any(j.trust is not None for j in js)
         has_conf = any(j.confidence is not None for j in js)
         if has_trust:
-            data.agreement["min trust"] = [(t, ag.agreement_row(js, t, None).alpha) for t in THRESHOLDS]
+            data.agreement["min trust"] = [
+                (t, ag.agreement_row(js, ag.JudgementFilter(min_trust=t)).alpha) for t in THRESHOLDS
+            ]
         if has_conf:
-            data.agreement["min confidence"] = [(t, ag.agreement_row(js, None, t).alpha) for t in THRESHOLDS]
+            data.agreement["min confidence"] = [
+                (t, ag.agreement_row(js, ag.JudgementFilter(min_confidence=t)).alpha) for t in THRESHOLDS
+            ]
         if not (has_trust or has_conf):
             data.agreement["all judgements"] = [(0.0, ag.agreement_row(js).alpha)]
     return data

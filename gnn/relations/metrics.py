@@ -15,29 +15,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from gnn.metrics import PRF
+
 NONE = "none"
-
-
-@dataclass(frozen=True)
-class PRF:
-    """Precision, recall and F1."""
-
-    p: float
-    r: float
-    f1: float
-
-    def as_dict(self) -> dict[str, float]:
-        """Rounded for reports."""
-        return {"p": round(self.p, 4), "r": round(self.r, 4), "f1": round(self.f1, 4)}
-
-
-def _prf(tp: float, n_pred: float, n_gold: float) -> PRF:
-    p = tp / n_pred if n_pred else 0.0
-    r = tp / n_gold if n_gold else 0.0
-    return PRF(p, r, 2 * p * r / (p + r) if p + r else 0.0)
 
 
 def macro_prf(y_true: Sequence[Hashable], y_pred: Sequence[Hashable], weights: Sequence[float] | None = None) -> PRF:
@@ -50,8 +32,6 @@ def macro_prf(y_true: Sequence[Hashable], y_pred: Sequence[Hashable], weights: S
     """
     w = list(weights) if weights is not None else [1.0] * len(y_true)
     labels = {t for t, x in zip(y_true, w, strict=True) if x > 0} | {p for p, x in zip(y_pred, w, strict=True) if x > 0}
-    if not labels:
-        return PRF(0.0, 0.0, 0.0)
     tp: dict[Hashable, float] = {}
     gold: dict[Hashable, float] = {}
     pred: dict[Hashable, float] = {}
@@ -60,9 +40,7 @@ def macro_prf(y_true: Sequence[Hashable], y_pred: Sequence[Hashable], weights: S
         pred[p] = pred.get(p, 0.0) + x
         if t == p:
             tp[t] = tp.get(t, 0.0) + x
-    scores = [_prf(tp.get(lab, 0.0), pred.get(lab, 0.0), gold.get(lab, 0.0)) for lab in labels]
-    n = len(scores)
-    return PRF(sum(s.p for s in scores) / n, sum(s.r for s in scores) / n, sum(s.f1 for s in scores) / n)
+    return PRF.mean([PRF.from_counts(tp.get(lab, 0.0), pred.get(lab, 0.0), gold.get(lab, 0.0)) for lab in labels])
 
 
 def macro_f1(y_true: Sequence[Hashable], y_pred: Sequence[Hashable], labels: Iterable[Hashable]) -> float:
@@ -73,7 +51,7 @@ def macro_f1(y_true: Sequence[Hashable], y_pred: Sequence[Hashable], labels: Ite
     total = 0.0
     for lab in labs:
         tp = sum(1 for t, p in zip(y_true, y_pred, strict=True) if t == p == lab)
-        total += _prf(tp, sum(1 for p in y_pred if p == lab), sum(1 for t in y_true if t == lab)).f1
+        total += PRF.from_counts(tp, sum(1 for p in y_pred if p == lab), sum(1 for t in y_true if t == lab)).f1
     return total / len(labs)
 
 
@@ -122,13 +100,7 @@ def dialam_scores(
             acc["focused"].append(focused)
     out: dict[str, dict[str, float]] = {}
     for key, values in acc.items():
-        n = len(values) or 1
-        out[key] = {
-            "p": round(sum(v.p for v in values) / n, 4),
-            "r": round(sum(v.r for v in values) / n, 4),
-            "f1": round(sum(v.f1 for v in values) / n, 4),
-            "maps": len(values),
-        }
+        out[key] = {**PRF.mean(values).rounded(), "maps": len(values)}
     return out
 
 
@@ -160,11 +132,11 @@ def triple_scores(
     g = {normalise_triple(t, sym) for t in gold}
     p = {normalise_triple(t, sym) for t in pred}
     out: dict[str, dict[str, float]] = {}
-    out["micro"] = {**_prf(len(g & p), len(p), len(g)).as_dict(), "gold": len(g), "predicted": len(p)}
+    out["micro"] = {**PRF.from_counts(len(g & p), len(p), len(g)).rounded(), "gold": len(g), "predicted": len(p)}
     for kind in sorted({t[1] for t in g | p}):
         gk = {t for t in g if t[1] == kind}
         pk = {t for t in p if t[1] == kind}
-        out[kind] = {**_prf(len(gk & pk), len(pk), len(gk)).as_dict(), "gold": len(gk), "predicted": len(pk)}
+        out[kind] = {**PRF.from_counts(len(gk & pk), len(pk), len(gk)).rounded(), "gold": len(gk), "predicted": len(pk)}
     return out
 
 
@@ -187,5 +159,5 @@ def relation_macro(
                 tp[lab] += 1
         for lab in pred.values():
             pred_n[lab] += 1
-    per = {lab: _prf(tp[lab], pred_n[lab], gold_n[lab]).as_dict() for lab in labels}
+    per = {lab: PRF.from_counts(tp[lab], pred_n[lab], gold_n[lab]).rounded() for lab in labels}
     return {"macro_f1": round(sum(v["f1"] for v in per.values()) / max(len(per), 1), 4), "per_label": per}

@@ -238,6 +238,21 @@ def corpus_bundle(
     return CorpusBundle(record, nodes, edges, origin=origin)
 
 
+def vote_fields(votes: int | None, annotators: int | None) -> dict[str, Any]:
+    """The crowd-vote fields of a relation record; ``vote_share`` is derived here and nowhere else.
+
+    Args:
+        votes: Annotators who chose the relation's label (None: not known).
+        annotators: Annotators who judged the pair (None: not known).
+
+    Returns:
+        ``votes``, ``annotator_count`` and ``vote_share`` (None unless both counts are known and
+        ``annotators`` is not 0).
+    """
+    share = votes / annotators if votes is not None and annotators else None
+    return {"votes": votes, "annotator_count": annotators, "vote_share": share}
+
+
 class Annotators:
     """The annotators of one load, each recorded once, and the judgements they made.
 

@@ -37,6 +37,7 @@ from graphstore.loaders.common import (
     parse_delimited,
     read_bytes,
     require_columns,
+    vote_fields,
 )
 from ontology.errors import LoaderError
 from ontology.records import (
@@ -203,9 +204,8 @@ def _token_row(
         )
         locutions.append(locution)
         nodes.append(locution)
-    votes, annotators = int(vote[0]), int(vote[1])
-    share = votes / annotators
-    label = PARAPHRASE if share >= THRESHOLD else NON_PARAPHRASE
+    tally = vote_fields(int(vote[0]), int(vote[1]))
+    label = PARAPHRASE if tally["vote_share"] >= THRESHOLD else NON_PARAPHRASE
     relation = relation_from_scheme(
         CORPUS,
         label,
@@ -214,9 +214,7 @@ def _token_row(
         corpus=CORPUS,
         discourse=dialogue,
         local_id=qid,
-        votes=votes,
-        annotator_count=annotators,
-        vote_share=share,
+        **tally,
     )
     relations[qid] = relation.id
     nodes.append(relation)

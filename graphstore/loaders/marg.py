@@ -46,6 +46,7 @@ from graphstore.loaders.common import (
     parse_float,
     read_bytes,
     require_columns,
+    vote_fields,
 )
 from ontology import records
 from ontology.errors import LoaderError
@@ -581,11 +582,9 @@ def _pair_relation(pair: _Pair, dialogue: str) -> records.RelationRecord:
         confidence = weights[label] / total if total > 0 else None
     votes: int | None = None
     count: int | None = None
-    share: float | None = None
     if trusted:
         count = len(trusted)
         votes = sum(1 for j in trusted if j.label == label)
-        share = votes / count
     elif pair.aggregated is not None:
         count = pair.aggregated[2]
     return relation_from_scheme(
@@ -599,8 +598,6 @@ def _pair_relation(pair: _Pair, dialogue: str) -> records.RelationRecord:
         topic=pair.topic,
         # The crowd's aggregate confidence in the label (never a model score).
         confidence=confidence,
-        votes=votes,
-        annotator_count=count,
-        vote_share=share,
+        **vote_fields(votes, count),
         reason=pair.gold.reason if pair.gold is not None else None,
     )

@@ -16,6 +16,7 @@ from fractions import Fraction
 import pytest
 
 from gnn.agreement import (
+    JudgementFilter,
     agreement_row,
     majority_vote_accuracy,
     marg_table,
@@ -132,6 +133,21 @@ def cdep_expected() -> dict[str, object]:
     return {"alpha": float(alpha), "annotations": len(groups), "accuracy": agree / len(groups)}
 
 
+def test_judgement_filter_drops_tainted_and_missing_attributes() -> None:
+    js = [
+        JudgementView("r1", "a", "Support", 0.9, 3),
+        JudgementView("r1", "b", "Attack", 0.7, 5),
+        JudgementView("r1", "c", "Support", None, None),
+        JudgementView("r1", "d", "Support", 1.0, 4, {Prop.TAINTED.value: True}),
+    ]
+    assert [j.annotator for j in JudgementFilter().select(js)] == ["a", "b", "c"]
+    assert [j.annotator for j in JudgementFilter(include_tainted=True).select(js)] == ["a", "b", "c", "d"]
+    assert [j.annotator for j in JudgementFilter(min_trust=0.8).select(js)] == ["a"]
+    assert [j.annotator for j in JudgementFilter(min_confidence=4, include_tainted=True).select(js)] == ["b", "d"]
+    row = agreement_row(js, JudgementFilter(min_trust=0.8, min_confidence=3))
+    assert (row.min_trust, row.min_confidence, row.annotations, row.labels) == (0.8, 3, 1, {"Support": 1})
+
+
 def test_marg_table_against_reference() -> None:
     js = [
         JudgementView(
@@ -158,7 +174,7 @@ def test_marg_table_against_reference() -> None:
         assert got == pytest.approx(want)
     overall = agreement_row(js)
     assert overall.annotations == 45 and overall.annotators == 8  # the tainted worker's 4 are out
-    assert agreement_row(js, include_tainted=True).annotations == 49
+    assert agreement_row(js, JudgementFilter(include_tainted=True)).annotations == 49
 
 
 def test_majority_vote_accuracy_by_hand() -> None:

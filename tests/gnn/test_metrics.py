@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gnn.metrics import discourse_scores, prf
+from gnn.metrics import PRF, discourse_scores
 from ontology.errors import ModelError
 
 
@@ -35,7 +35,17 @@ def test_micro_pooling_and_multi_parent() -> None:
 
 
 def test_edge_cases() -> None:
-    assert prf(0, 0, 0).f1 == 0.0
-    assert prf(1, 2, 1).precision == 0.5 and prf(1, 2, 1).recall == 1.0 and prf(1, 2, 1).f1 == pytest.approx(2 / 3)
+    assert PRF.from_counts(0, 0, 0).f1 == 0.0
+    s = PRF.from_counts(1, 2, 1)
+    assert s.precision == 0.5 and s.recall == 1.0 and s.f1 == pytest.approx(2 / 3)
+    assert s.as_dict() == {"precision": 0.5, "recall": 1.0, "f1": s.f1, "tp": 1, "predicted": 2, "gold": 1}
+    assert s.rounded() == {"p": 0.5, "r": 1.0, "f1": 0.6667}
     with pytest.raises(ModelError, match="1 predicted dialogues for 2 gold"):
         discourse_scores([set(), set()], [set()])
+
+
+def test_mean_is_the_macro_average_with_summed_counts() -> None:
+    m = PRF.mean([PRF.from_counts(1, 2, 1), PRF.from_counts(0, 1, 2)])
+    assert (m.precision, m.recall, m.f1) == pytest.approx((0.25, 0.5, 1 / 3))
+    assert (m.tp, m.predicted, m.gold) == (1, 3, 3)
+    assert PRF.mean([]) == PRF(0.0, 0.0, 0.0, 0, 0, 0)

@@ -10,10 +10,14 @@ from gnn.relations.metrics import dialam_map_scores, dialam_scores, macro_f1, ma
 def test_macro_prf_uses_labels_of_gold_and_prediction() -> None:
     # a: tp 1, fp 1, fn 0 -> p .5 r 1 f .6667; b: tp 0, fn 1 -> 0; c: predicted only -> 0 (sklearn's default)
     s = macro_prf(["a", "a", "b"], ["a", "c", "a"])
-    assert s.p == pytest.approx((0.5 + 0 + 0) / 3)
-    assert s.r == pytest.approx((0.5 + 0 + 0) / 3)
+    assert s.precision == pytest.approx((0.5 + 0 + 0) / 3)
+    assert s.recall == pytest.approx((0.5 + 0 + 0) / 3)
+    # The counts of a macro score are the sums over its labels.
+    assert (s.tp, s.predicted, s.gold) == (1, 3, 3)
     s = macro_prf(["a", "b"], ["a", "a"])
     assert s.f1 == pytest.approx((2 / 3 + 0) / 2)
+    empty = macro_prf([], [])
+    assert (empty.precision, empty.recall, empty.f1, empty.tp, empty.predicted, empty.gold) == (0, 0, 0, 0, 0, 0)
 
 
 def test_weights_equal_repetition() -> None:
@@ -25,8 +29,8 @@ def test_dialam_map_scores_by_hand() -> None:
     general, focused = dialam_map_scores({(0, 1): "RA", (2, 1): "CA"}, {(0, 1): "RA", (1, 2): "RA"}, 3)
     assert general is not None and focused is not None
     # RA: tp1 fp1 fn0 -> p .5 r 1 f 2/3; CA: tp0 fn1 -> 0; none: gold 4, pred 4, tp 3 -> .75/.75/.75
-    assert general.p == pytest.approx((0.5 + 0 + 0.75) / 3)
-    assert general.r == pytest.approx((1 + 0 + 0.75) / 3)
+    assert general.precision == pytest.approx((0.5 + 0 + 0.75) / 3)
+    assert general.recall == pytest.approx((1 + 0 + 0.75) / 3)
     assert general.f1 == pytest.approx((2 / 3 + 0 + 0.75) / 3)
     # focused: pairs (0,1) RA->RA and (2,1) CA->none; labels RA, CA, none: RA 1/1/1, CA 0, none 0
     assert focused.f1 == pytest.approx(1 / 3)

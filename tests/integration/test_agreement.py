@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gnn.agreement import (
+    JudgementFilter,
     check_judgements,
     contextdep_agreement,
     marg_agreement,
@@ -39,7 +40,7 @@ def test_stored_judgements_give_reference_values(loaded: GraphStore) -> None:
     assert len(marg) == 49 and Counter(j.label for j in marg) == Counter(
         r["relation"].capitalize() for r in marg_rows()
     )
-    result = marg_agreement(marg, min_trust=0.9, min_confidence=3)
+    result = marg_agreement(marg, JudgementFilter(min_trust=0.9, min_confidence=3))
     want = marg_expected(0.9, 3)
     row = result["filters"][0]
     assert row["alpha"] == pytest.approx(want["alpha"]) and row["annotations"] == want["annotations"]
