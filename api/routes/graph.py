@@ -244,7 +244,10 @@ def agreement(
     corpus: str,
     service: Browse,
     min_trust: Annotated[float | None, Query(ge=0.0, le=1.0)] = None,
-    min_confidence: Annotated[float | None, Query(ge=0.0, le=1.0)] = None,
+    # M-Arg self-confidence is a 1-5 rating, unlike trust (0-1): no upper bound here.
+    min_confidence: Annotated[
+        float | None, Query(ge=0.0, description="keep judgements with self-confidence >= this (M-Arg: 1-5)")
+    ] = None,
 ) -> Agreement:
     """Krippendorff's alpha of the stored annotator judgements, overall and filtered."""
     result = svc.agreement(service.judgements(corpus), corpus, min_trust, min_confidence)

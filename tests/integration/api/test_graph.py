@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 from fastapi.testclient import TestClient
 
+from tests.gnn.test_agreement import marg_expected
 from tests.integration.api.conftest import ApiGraph
 
 
@@ -116,6 +118,11 @@ def test_agreement_with_thresholds(client: TestClient) -> None:
     assert body["overall"]["annotations"] > 0
     strict = client.get("/agreement/m-arg", params={"min_trust": 0.9}).json()
     assert strict["filtered"]["annotations"] <= body["overall"]["annotations"]
+    # Self-confidence is rated 1-5: a threshold above 1 is a valid filter, not a 422.
+    confident = client.get("/agreement/m-arg", params={"min_trust": 0.85, "min_confidence": 4})
+    assert confident.status_code == 200, confident.text
+    assert confident.json()["filtered"]["alpha"] == pytest.approx(marg_expected(0.85, 4)["alpha"])
+    assert client.get("/agreement/m-arg", params={"min_confidence": -1}).status_code == 422
     assert client.get("/agreement/molweni").status_code == 404
 
 
