@@ -1,0 +1,145 @@
+"""``argweb predict relations`` against the real Neo4j: QT30 maps and Sci-Arg papers read from the graph,
+predicted argument relations written through the prediction write path beside unchanged gold."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from neo4j import Driver
+from typer.testing import CliRunner
+
+from api.cli.main import app
+from api.services import relations, relations_graph
+from api.services.graph import Graph
+from api.settings import Settings
+from graphstore.loaders.registry import CORPORA
+from graphstore.store import GraphStore
+from ontology.errors import ApiError
+from tests.conftest import SAMPLES
+from tests.integration.test_predictions import _gold_fingerprint
+
+pytestmark = pytest.mark.integration
+
+AIF_DIR = SAMPLES / "dialam-2024" / "my_train"
+
+
+def _load(store: GraphStore, *names: str) -> None:
+    for name in names:
+        spec = CORPORA[name]
+        store.ingest(spec.load(spec.find(SAMPLES)))
+
+
+def _invoke(env: dict[str, str], *args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, list(args), env=env)
+    return result.exit_code, " ".join(result.output.split())
+
+
+def _predicted(store: GraphStore, where: str = "true") -> list[dict]:
+    return store.run(
+        "MATCH (a:Proposition)-[:AIF_EDGE]->(r:Relation)-[:AIF_EDGE]->(b:Proposition) "
+        f"WHERE r.origin = 'predicted' AND {where} "
+        "OPTIONAL MATCH (r)-[:PART_OF]->(d:Discourse) "
+        "RETURN a.id AS source, b.id AS target, labels(r) AS labels, r.scheme_label AS scheme, r.score AS score, "
+        "r.model AS model, r.model_version AS version, r.run_id AS run, d.id AS discourse ORDER BY source, target"
+    )
+
+
+def test_predict_relations_writes_once_beside_gold_and_is_deleted(
+    cli_env: dict[str, str], store: GraphStore, tmp_path: Path
+) -> None:
+    _load(store, "qt30", "sciarg", "m-arg")
+    env = {**cli_env, "ARGWEB_CACHE_DIR": str(tmp_path / "cache")}  # the shipped model, not one in a user cache
+    code, out = _invoke(env, "stats", "--json")
+    assert code == 0, out
+    stats_before, gold_before = out, _gold_fingerprint(store)
+
+    code, out = _invoke(env, "predict", "relations", "--corpus", "qt30", "--dry-run", "--json")
+    assert code == 0, out
+    dry = json.loads(out)
+    assert (dry["written"], dry["family"], dry["dialogues"]) == (False, "aif", 3)
+    assert dry["predicted"] > 10 and dry["gold"] > 0
+    assert dry["scores_against_gold"]["official_style"]["general"]["f1"] > 0
+    assert _predicted(store) == []
+
+    code, out = _invoke(env, "predict", "relations", "--corpus", "qt30", "--write", "--json")
+    assert code == 0, out
+    done = json.loads(out)
+    assert done["written"] and done["run_id"] == dry["run_id"] and done["predicted"] == dry["predicted"]
+    rows = _predicted(store, "r.model = 'relation-gnn'")
+    assert len(rows) == done["predicted"] and done["report"]["written"] == done["predicted"]
+    assert {(r["model"], r["version"], r["run"]) for r in rows} == {
+        ("relation-gnn", done["model_version"], done["run_id"])
+    }
+    kinds = {"RA": "Support", "CA": "Attack", "MA": "Rephrase"}
+    assert all(kinds[r["scheme"]] in r["labels"] and 0 <= r["score"] <= 1 for r in rows)
+    # Both ends in one map: the relation is PART_OF it, and filterable by score.
+    assert all(r["discourse"] and r["source"].startswith(r["discourse"] + ":") for r in rows)
+    strong = _predicted(store, "r.model = 'relation-gnn' AND r.score >= 0.5")
+    assert strong == [r for r in rows if r["score"] >= 0.5] and 0 < len(strong) <= len(rows)
+    # The same maps read from their files give the same relations.
+    file_run = relations.predict_aif(Settings(cache_dir=tmp_path / "cache"), AIF_DIR, tmp_path / "pred")
+    assert sum(file_run["relations"].values()) == len(rows)
+
+    # Gold untouched: same stats (gold counts), same gold nodes and edges.
+    assert _invoke(env, "stats", "--json") == (0, stats_before)
+    assert _gold_fingerprint(store) == gold_before
+
+    # Writing again writes nothing.
+    code, out = _invoke(env, "predict", "relations", "--corpus", "qt30", "--write")
+    assert code == 0 and "already in the graph, nothing written" in out, out
+    assert len(_predicted(store)) == len(rows)
+
+    # One dialogue: the same relations as in the corpus run, under its own run id.
+    code, out = _invoke(env, "predict", "relations", "--dialogue", "nodeset21318", "--json")
+    assert code == 0, out
+    one = json.loads(out)
+    assert one["dialogues"] == 1 and one["run_id"] != done["run_id"]
+    assert one["predicted"] == sum(1 for r in rows if r["discourse"] == "qt30:nodeset21318")
+
+    # Sci-Arg: supports/contradicts/semantically_same/parts_of_same between gold components.
+    code, out = _invoke(env, "predict", "relations", "--corpus", "sciarg", "--write", "--json")
+    assert code == 0, out
+    sci = json.loads(out)
+    assert sci["family"] == "sciarg" and sci["written"] and sci["predicted"] > 10
+    assert sci["scores_against_gold"]["R"]["micro"]["f1"] > 0
+    sci_rows = _predicted(store, f"r.run_id = '{sci['run_id']}'")
+    assert len(sci_rows) == sci["predicted"]
+    assert {r["scheme"] for r in sci_rows if "SameUnit" in r["labels"]} == {"parts_of_same"}
+    assert {r["scheme"] for r in sci_rows if "Support" in r["labels"]} == {"supports"}
+    assert _gold_fingerprint(store) == gold_before
+
+    code, out = _invoke(env, "delete", "predictions", "--model", "relation-gnn")
+    assert code == 0 and f"deleted {len(rows) + len(sci_rows)} predicted relations" in out, out
+    assert _predicted(store) == []
+    assert _gold_fingerprint(store) == gold_before
+
+
+def test_predict_relations_refuses_bad_arguments(cli_env: dict[str, str], store: GraphStore, tmp_path: Path) -> None:
+    _load(store, "qt30", "m-arg", "stac")
+    env = {**cli_env, "ARGWEB_CACHE_DIR": str(tmp_path / "cache")}
+    cases = [
+        (("predict", "relations"), "exactly one of --corpus and --dialogue"),
+        (("predict", "relations", "--corpus", "qt30", "--dialogue", "nodeset21318"), "exactly one of"),
+        (("predict", "relations", "--corpus", "m-arg"), "not covered"),
+        (("predict", "relations", "--corpus", "nosuch"), "no dialogues or documents of corpus 'nosuch'"),
+        (("predict", "relations", "--dialogue", "nosuch"), "no dialogue or document 'nosuch'"),
+        (("predict", "relations", "--corpus", "stac"), "no propositions (I-nodes)"),
+        (("predict", "relations", "--corpus", "qt30", "--objective", "best"), "unknown objective 'best'"),
+        (("predict", "relations", "--corpus", "qt30", "--model", str(tmp_path)), "not a model directory"),
+    ]
+    for args, message in cases:
+        code, out = _invoke(env, *args, "--write")
+        assert code == 2 and message in out, (args, code, out)
+    assert store.run("MATCH (r:Relation {origin: 'predicted'}) RETURN count(r) AS n")[0]["n"] == 0
+    assert store.run("MATCH (r:PredictionRun) RETURN count(r) AS n")[0]["n"] == 0
+
+
+def test_service_needs_exactly_one_scope(driver: Driver, neo4j_settings: Settings, store: GraphStore) -> None:
+    _load(store, "qt30")
+    graph = Graph(neo4j_settings, driver=driver)
+    with pytest.raises(ApiError, match="exactly one of --corpus and --dialogue"):
+        relations_graph.predict(graph)
+    with pytest.raises(ApiError, match="exactly one of --corpus and --dialogue"):
+        relations_graph.predict(graph, corpus="qt30", dialogue="nodeset21318")
