@@ -32,8 +32,16 @@ def _load(store: GraphStore, *names: str) -> None:
 
 
 def _invoke(env: dict[str, str], *args: str) -> tuple[int, str]:
+    """Exit code and all output (progress lines too), whitespace collapsed."""
     result = CliRunner().invoke(app, list(args), env=env)
     return result.exit_code, " ".join(result.output.split())
+
+
+def _json(env: dict[str, str], *args: str) -> dict:
+    """The JSON a successful command prints on stdout."""
+    result = CliRunner().invoke(app, [*args, "--json"], env=env)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
 
 
 def _predicted(store: GraphStore, where: str = "true") -> list[dict]:
@@ -51,21 +59,15 @@ def test_predict_relations_writes_once_beside_gold_and_is_deleted(
 ) -> None:
     _load(store, "qt30", "sciarg", "m-arg")
     env = {**cli_env, "ARGWEB_CACHE_DIR": str(tmp_path / "cache")}  # the shipped model, not one in a user cache
-    code, out = _invoke(env, "stats", "--json")
-    assert code == 0, out
-    stats_before, gold_before = out, _gold_fingerprint(store)
+    stats_before, gold_before = _json(env, "stats"), _gold_fingerprint(store)
 
-    code, out = _invoke(env, "predict", "relations", "--corpus", "qt30", "--dry-run", "--json")
-    assert code == 0, out
-    dry = json.loads(out)
+    dry = _json(env, "predict", "relations", "--corpus", "qt30", "--dry-run")
     assert (dry["written"], dry["family"], dry["dialogues"]) == (False, "aif", 3)
     assert dry["predicted"] > 10 and dry["gold"] > 0
     assert dry["scores_against_gold"]["official_style"]["general"]["f1"] > 0
     assert _predicted(store) == []
 
-    code, out = _invoke(env, "predict", "relations", "--corpus", "qt30", "--write", "--json")
-    assert code == 0, out
-    done = json.loads(out)
+    done = _json(env, "predict", "relations", "--corpus", "qt30", "--write")
     assert done["written"] and done["run_id"] == dry["run_id"] and done["predicted"] == dry["predicted"]
     rows = _predicted(store, "r.model = 'relation-gnn'")
     assert len(rows) == done["predicted"] and done["report"]["written"] == done["predicted"]
@@ -83,7 +85,7 @@ def test_predict_relations_writes_once_beside_gold_and_is_deleted(
     assert sum(file_run["relations"].values()) == len(rows)
 
     # Gold untouched: same stats (gold counts), same gold nodes and edges.
-    assert _invoke(env, "stats", "--json") == (0, stats_before)
+    assert _json(env, "stats") == stats_before
     assert _gold_fingerprint(store) == gold_before
 
     # Writing again writes nothing.
@@ -92,16 +94,12 @@ def test_predict_relations_writes_once_beside_gold_and_is_deleted(
     assert len(_predicted(store)) == len(rows)
 
     # One dialogue: the same relations as in the corpus run, under its own run id.
-    code, out = _invoke(env, "predict", "relations", "--dialogue", "nodeset21318", "--json")
-    assert code == 0, out
-    one = json.loads(out)
+    one = _json(env, "predict", "relations", "--dialogue", "nodeset21318")
     assert one["dialogues"] == 1 and one["run_id"] != done["run_id"]
     assert one["predicted"] == sum(1 for r in rows if r["discourse"] == "qt30:nodeset21318")
 
     # Sci-Arg: supports/contradicts/semantically_same/parts_of_same between gold components.
-    code, out = _invoke(env, "predict", "relations", "--corpus", "sciarg", "--write", "--json")
-    assert code == 0, out
-    sci = json.loads(out)
+    sci = _json(env, "predict", "relations", "--corpus", "sciarg", "--write")
     assert sci["family"] == "sciarg" and sci["written"] and sci["predicted"] > 10
     assert sci["scores_against_gold"]["R"]["micro"]["f1"] > 0
     sci_rows = _predicted(store, f"r.run_id = '{sci['run_id']}'")
