@@ -170,10 +170,12 @@ def predict_relations(
     if as_json:
         typer.echo(json.dumps(result, indent=2))
         return
-    if result["already_present"]:
+    if result["written"]:
+        state = "written"
+    elif result["already_present"]:
         state = "already in the graph, nothing written"
     else:
-        state = "written" if result["written"] else "dry run, nothing written"
+        state = "dry run, nothing written"
     labels = ", ".join(f"{n} {k}" for k, n in result["by_label"].items())
     typer.echo(
         f"{result['predicted']} predicted / {result['gold']} gold argument relations in {result['dialogues']} "

@@ -357,7 +357,8 @@ def predict(
     Returns:
         ``run_id``, ``model``, ``model_version``, ``family``, ``corpus``, ``dialogues``,
         ``predicted`` (relations), ``by_label``, ``gold`` (gold relations in scope),
-        ``scores_against_gold``, ``written`` and ``already_present``.
+        ``scores_against_gold``, ``written`` and ``already_present`` (the run is in the graph
+        already; with ``write`` nothing is then predicted or written).
 
     Raises:
         ApiError: Not exactly one of corpus / dialogue, an uncovered corpus, an unknown objective,
@@ -383,11 +384,11 @@ def predict(
         "gold": None,
         "scores_against_gold": None,
         "written": False,
-        "already_present": False,
+        "already_present": present is not None,
     }
     if write and present is not None:
         reporter.log(f"run {run.run_id} of {run.model} {run.model_version} is in the graph already: nothing written")
-        return {**result, "predicted": present, "already_present": True}
+        return {**result, "predicted": present}
     rows: list[PredictedRelation] = []
     inputs: list[Any] = []
     raw: list[Any] = []

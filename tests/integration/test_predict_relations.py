@@ -17,6 +17,7 @@ from api.settings import Settings
 from graphstore.loaders.registry import CORPORA
 from graphstore.store import GraphStore
 from ontology.errors import ApiError
+from tests.api.test_relations_graph import _file_relations
 from tests.conftest import SAMPLES
 from tests.integration.test_predictions import _gold_fingerprint
 
@@ -81,8 +82,11 @@ def test_predict_relations_writes_once_beside_gold_and_is_deleted(
     strong = _predicted(store, "r.model = 'relation-gnn' AND r.score >= 0.5")
     assert strong == [r for r in rows if r["score"] >= 0.5] and 0 < len(strong) <= len(rows)
     # The same maps read from their files give the same relations.
-    file_run = relations.predict_aif(Settings(cache_dir=tmp_path / "cache"), AIF_DIR, tmp_path / "pred")
-    assert sum(file_run["relations"].values()) == len(rows)
+    relations.predict_aif(Settings(cache_dir=tmp_path / "cache"), AIF_DIR, tmp_path / "pred")
+    local = {
+        (r["source"].split(":")[1], r["source"].split(":")[2], r["target"].split(":")[2], r["scheme"]) for r in rows
+    }
+    assert local == _file_relations(tmp_path / "pred")
 
     # Gold untouched: same stats (gold counts), same gold nodes and edges.
     assert _json(env, "stats") == stats_before
@@ -91,6 +95,8 @@ def test_predict_relations_writes_once_beside_gold_and_is_deleted(
     # Writing again writes nothing.
     code, out = _invoke(env, "predict", "relations", "--corpus", "qt30", "--write")
     assert code == 0 and "already in the graph, nothing written" in out, out
+    again = _json(env, "predict", "relations", "--corpus", "qt30", "--dry-run")
+    assert again["already_present"] and not again["written"] and again["predicted"] == len(rows)
     assert len(_predicted(store)) == len(rows)
 
     # One dialogue: the same relations as in the corpus run, under its own run id.
