@@ -14,9 +14,12 @@ from api.cli.main import app
 from api.services import relations, relations_graph
 from api.services.graph import Graph
 from api.settings import Settings
+from graphstore.export import GraphReader
 from graphstore.loaders.registry import CORPORA
 from graphstore.store import GraphStore
 from ontology.errors import ApiError
+from ontology.rdf import write_export
+from ontology.sparql import SparqlStore
 from tests.api.test_relations_graph import _file_relations
 from tests.conftest import SAMPLES
 from tests.integration.test_predictions import _gold_fingerprint
@@ -113,6 +116,28 @@ def test_predict_relations_writes_once_beside_gold_and_is_deleted(
     assert {r["scheme"] for r in sci_rows if "SameUnit" in r["labels"]} == {"parts_of_same"}
     assert {r["scheme"] for r in sci_rows if "Support" in r["labels"]} == {"supports"}
     assert _gold_fingerprint(store) == gold_before
+
+    # SPARQL on the RDF export filters them by origin, model and score like Cypher.
+    reader = GraphReader(store.driver, page_size=500)
+    write_export(tmp_path / "graph.nt", reader.nodes(), reader.relationships())
+    sparql = SparqlStore()
+    sparql.add_file(tmp_path / "graph.nt")
+    _, found = sparql.select(
+        """PREFIX aw: <https://w3id.org/argweb/ontology#>
+        SELECT ?src ?dst ?run WHERE {
+          ?r a aw:Relation ; aw:origin "predicted" ; aw:model "relation-gnn" ; aw:score ?score ; aw:runId ?run ;
+             aw:premise/aw:id ?src ; aw:conclusion/aw:id ?dst . FILTER(?score >= 0.5)
+        }"""
+    )
+    strong_all = _predicted(store, "r.model = 'relation-gnn' AND r.score >= 0.5")
+    assert sorted((r["src"], r["dst"], r["run"]) for r in found) == sorted(
+        (r["source"], r["target"], r["run"]) for r in strong_all
+    )
+    _, same = sparql.select(
+        """PREFIX aw: <https://w3id.org/argweb/ontology#>
+        SELECT (COUNT(?r) AS ?n) WHERE { ?r a aw:SameUnit ; aw:origin "predicted" }"""
+    )
+    assert same[0]["n"] == sum(1 for r in sci_rows if "SameUnit" in r["labels"]) > 0
 
     code, out = _invoke(env, "delete", "predictions", "--model", "relation-gnn")
     assert code == 0 and f"deleted {len(rows) + len(sci_rows)} predicted relations" in out, out
