@@ -437,6 +437,16 @@ def aif_edges_touching() -> str:
     )
 
 
+def unit_sentences() -> str:
+    """The sentences each of the units ``$ids`` lies in (``IN_SENTENCE``), in text order: ``id``, ``sentences``."""
+    return (
+        f"UNWIND $ids AS uid MATCH (u:`{Label.Node.value}` {{id: uid}})"
+        f"-[:{_rel(RelType.IN_SENTENCE)}]->(s:`{Label.Sentence.value}`) "
+        "WITH uid, s ORDER BY s.position, s.id "
+        "RETURN uid AS id, collect(s.id) AS sentences"
+    )
+
+
 def timed_locutions() -> str:
     """Locutions of ``$corpus`` with start and end times, in id order, as unit rows.
 

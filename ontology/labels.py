@@ -2,7 +2,8 @@
 
 Every relation model (argument mining, discourse parsing) predicts a :class:`RelationLabel`;
 the write path maps it onto the ontology class it is stored as. The argument labels are the
-unified AIF scheme classes (support = RA, attack = CA, rephrase = MA) plus ``none`` (an explicit
+unified AIF scheme classes (support = RA, attack = CA, rephrase = MA), ``same_unit`` (two spans
+that are parts of one discontinuous unit, Sci-Arg's *parts_of_same*) and ``none`` (an explicit
 non-relation); the discourse labels are the 16 unified SDRT senses of :class:`~ontology.terms.Sense`,
 with the same values. ``tests/ontology/test_labels.py`` checks the enum against the ontology, so a
 sense added to or removed from ``argweb.ttl`` fails there.
@@ -22,6 +23,7 @@ class RelationLabel(StrEnum):
     SUPPORT = "support"
     ATTACK = "attack"
     REPHRASE = "rephrase"
+    SAME_UNIT = "same_unit"
     NONE = "none"
     # The discourse senses take their values from the generated Sense enum, so the two cannot drift.
     Acknowledgement = Sense.Acknowledgement.value
@@ -46,6 +48,7 @@ ARGUMENT_LABELS: dict[RelationLabel, Label] = {
     RelationLabel.SUPPORT: Label.Support,
     RelationLabel.ATTACK: Label.Attack,
     RelationLabel.REPHRASE: Label.Rephrase,
+    RelationLabel.SAME_UNIT: Label.SameUnit,
     RelationLabel.NONE: Label.NonRelation,
 }
 """Argument labels and the ontology class each is stored as."""

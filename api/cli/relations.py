@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from api.cli.options import JsonFlag, show, train_command
+from api.cli.options import CorpusOpt, DialogueOpt, JsonFlag, WriteFlag, show, train_command
 from api.cli_common import REPORTER, console, group, settings
 
 # Unlike the other models, a relations model trained into the cache wins over the shipped one.
@@ -28,6 +28,7 @@ def register(app: typer.Typer) -> None:
     predict = group(app, "predict", "Predict relations and write them in the corpus' own format.")
     predict.command("aif")(predict_aif)
     predict.command("sciarg")(predict_sciarg)
+    predict.command("relations")(predict_relations)
 
 
 def train_relations(data: list[Path] | None, out: Path | None, profile: str, seed: int) -> None:
@@ -107,13 +108,16 @@ def evaluate_relations(
     show(result, as_json, _print_eval)
 
 
+Objective = Annotated[
+    str, typer.Option("--objective", help="Decision biases tuned for the 'general' or the 'focused' score.")
+]
+
+
 def predict_aif(
     in_dir: Annotated[Path, typer.Option("--in", help="Folder of AIF maps (any YA/RA/CA/MA are dropped first).")],
     out_dir: Annotated[Path, typer.Option("--out", help="Output folder (same file names).")],
     model: RelationsModelDir = None,
-    objective: Annotated[
-        str, typer.Option("--objective", help="Decision biases tuned for the 'general' or the 'focused' score.")
-    ] = "general",
+    objective: Objective = "general",
 ) -> None:
     """Predict RA/CA/MA relations between the I-nodes of every map (DialAM-2024 task A)."""
     from api.services.relations import predict_aif as run
@@ -132,3 +136,64 @@ def predict_sciarg(
 
     result = run(settings(), in_dir, out_dir, model, reporter=REPORTER)
     console.print(f"{result['papers']} paper(s) written to {result['out']}: {result['relations']} relation(s)")
+
+
+def predict_relations(
+    corpus: CorpusOpt = None,
+    dialogue: DialogueOpt = None,
+    write: WriteFlag = False,
+    model: RelationsModelDir = None,
+    objective: Objective = "general",
+    as_json: JsonFlag = False,
+) -> None:
+    """Predict argument relations of graph dialogues/documents (QT30 maps, Sci-Arg papers); --write stores them.
+
+    The maps and papers are read from the graph in the form `predict aif` / `predict sciarg` read
+    from files, so they get the same predictions. Written relations carry origin predicted, model,
+    version, score and run id; gold relations are untouched, and writing the same run again writes nothing.
+    """
+    from api.services import relations_graph
+    from api.services.graph import Graph
+
+    if (corpus is None) == (dialogue is None):
+        raise typer.BadParameter("give exactly one of --corpus and --dialogue")
+    with Graph(settings()) as graph:
+        result = relations_graph.predict(
+            graph,
+            corpus=corpus,
+            dialogue=dialogue,
+            model_dir=model,
+            objective=objective,
+            write=write,
+            reporter=REPORTER,
+        )
+    if as_json:
+        typer.echo(json.dumps(result, indent=2))
+        return
+    if result["written"]:
+        state = "written"
+    elif result["already_present"]:
+        state = "already in the graph, nothing written"
+    else:
+        state = "dry run, nothing written"
+    labels = ", ".join(f"{n} {k}" for k, n in result["by_label"].items())
+    typer.echo(
+        f"{result['predicted']} predicted / {result['gold']} gold argument relations in {result['dialogues']} "
+        f"{'maps' if result['family'] == 'aif' else 'papers'} of {result['corpus']}"
+        f"{f' ({labels})' if labels else ''}; run {result['run_id']} of {result['model']} "
+        f"{result['model_version']}, {state}"
+    )
+    scores = result["scores_against_gold"]
+    if scores:
+        typer.echo(f"against gold: {_against_gold(result['family'], scores)}")
+
+
+def _against_gold(family: str, scores: dict[str, Any]) -> str:
+    if family == "aif":
+        official = scores["official_style"]
+        return (
+            f"DialAM-style general F1 {official['general']['f1']:.4f}, focused F1 {official['focused']['f1']:.4f}, "
+            f"macro-F1 RA/CA/MA {scores['relations']['macro_f1']:.4f}"
+        )
+    r = scores["R"]["micro"]
+    return f"BAM R (micro) F1 {r['f1']:.4f}, P {r['p']:.4f}, R {r['r']:.4f}"

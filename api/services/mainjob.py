@@ -72,11 +72,29 @@ def _paraphrase_predict(graph: Graph, corpus: str, reporter: Reporter) -> tuple[
     return summary.get("run_id"), int(summary["written"])
 
 
-# Argument relations (qt30, sciarg, m-arg) join this list once api/services/relations.py can predict
-# for corpora read from the graph; today it predicts files in the corpora's own formats only.
+def _relations_identity() -> tuple[str, str]:
+    from api.services.relations import PACKAGED_MODEL
+    from gnn.modelcard import read_card
+
+    card = read_card(PACKAGED_MODEL, "relations")
+    return card.model, card.version
+
+
+def _relations_predict(graph: Graph, corpus: str, reporter: Reporter) -> tuple[str | None, int]:
+    from api.services import relations_graph
+    from api.services.relations import PACKAGED_MODEL
+
+    # The shipped model, as for the other tasks: the main job's predictions do not depend on a
+    # model someone trained into the cache.
+    result = relations_graph.predict(graph, corpus=corpus, model_dir=PACKAGED_MODEL, write=True, reporter=reporter)
+    return result["run_id"], int(result["report"]["written"]) if result["written"] else 0
+
+
+# M-Arg is left out: the relation model has no M-Arg predictor (its gold pairs are only cross-validated).
 DEFAULT_MODELS: tuple[DefaultModel, ...] = (
     DefaultModel("discourse", ("molweni", "stac"), _discourse_identity, _discourse_predict),
     DefaultModel("paraphrase", ("contextdep",), _paraphrase_identity, _paraphrase_predict),
+    DefaultModel("relations", ("qt30", "sciarg"), _relations_identity, _relations_predict),
 )
 
 

@@ -314,3 +314,21 @@ def qt30_model(settings: Settings, model: Path | None = None) -> tuple[Path, Any
             encoder = _encoder(settings, device) if _model_uses_encoder(model_dir) else None
             _LOADED[key] = load_qt30(model_dir, device=device, encoder=encoder)
         return model_dir, _LOADED[key]
+
+
+def sciarg_model(settings: Settings, model: Path | None = None) -> tuple[Path, Any]:
+    """The Sci-Arg relation model (``model``, else the default one) and its directory, loaded once per process.
+
+    Raises:
+        ApiError: ``model`` is not a model directory. ModelError: No usable model.
+    """
+    from gnn.relations.sciarg_task import load_sciarg as load_model
+
+    model_dir = _given_model(model) if model else default_model_dir(settings)
+    device = _device(settings)
+    key = (f"sciarg:{model_dir}", device)
+    with _LOAD_LOCK:
+        if key not in _LOADED:
+            encoder = _encoder(settings, device) if _model_uses_encoder(model_dir) else None
+            _LOADED[key] = load_model(model_dir, device=device, encoder=encoder)
+        return model_dir, _LOADED[key]

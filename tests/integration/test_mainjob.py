@@ -45,18 +45,20 @@ def test_main_job_predicts_once_exports_and_serves(
         ("discourse", "molweni"),
         ("discourse", "stac"),
         ("paraphrase", "contextdep"),
+        ("relations", "qt30"),
+        ("relations", "sciarg"),
     }
     assert all(o.status in ("written", "skipped") for o in first), [o.message for o in first]
     after = _by_corpus(mainjob.relation_counts(graph))
     # Gold counts unchanged; each predicted corpus gained predicted relations (origin predicted).
     assert {c: v["gold"] for c, v in after.items()} == {c: v["gold"] for c, v in before.items()}
-    for corpus in ("molweni", "stac", "contextdep"):
+    for corpus in ("molweni", "stac", "contextdep", "qt30", "sciarg"):
         assert after[corpus]["predicted"] > 0
     written = store.run("MATCH (r:Relation {origin: 'predicted'}) RETURN count(r) AS n")[0]["n"]
     assert written == sum(v["predicted"] for v in after.values())
 
     second = mainjob.predict_defaults(graph, loaded)
-    assert [o.status for o in second] == ["skipped"] * 3
+    assert [o.status for o in second] == ["skipped"] * 5
     assert {o.run_id for o in second} >= {o.run_id for o in first if o.status == "written"}
     assert store.run("MATCH (r:Relation {origin: 'predicted'}) RETURN count(r) AS n")[0]["n"] == written
 

@@ -30,7 +30,7 @@ from ontology.terms import LABEL_ANCESTORS, SCHEME_TERMS, Label, Sense
 
 
 def test_every_label_maps_onto_a_declared_class_or_sense() -> None:
-    assert len(RelationLabel) == 4 + 16
+    assert len(RelationLabel) == 5 + 16
     assert set(DISCOURSE_LABELS) == {RelationLabel(s.value) for s in Sense}
     for label in RelationLabel:
         cls = ontology_class(label)
@@ -43,6 +43,7 @@ def test_every_label_maps_onto_a_declared_class_or_sense() -> None:
     assert ontology_class(RelationLabel.ATTACK) is Label.Attack
     assert ontology_class(RelationLabel.REPHRASE) is Label.Rephrase
     assert ontology_class(RelationLabel.NONE) is Label.NonRelation
+    assert ontology_class(RelationLabel.SAME_UNIT) is Label.SameUnit
     assert node_labels(RelationLabel.SUPPORT) == (Label.Support, Label.SchemeNode, Label.Relation, Label.Node)
     assert node_labels(RelationLabel.Elaboration)[0] is Label.DiscourseRelation
 
@@ -58,7 +59,7 @@ def test_every_gold_scheme_class_has_a_label_and_back() -> None:
         s = sense(label)
         assert from_relation(ontology_class(label).value, s.value if s else None) is label
     with pytest.raises(OntologyError, match="has no relation label"):
-        from_relation("SameUnit")
+        from_relation("Illocution")
 
 
 def test_parsing_labels() -> None:

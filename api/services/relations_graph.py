@@ -1,0 +1,433 @@
+"""Argument relations predicted for dialogues and documents read from the graph.
+
+The relation models of :mod:`gnn.relations` read the records the corpus loaders produce. Here the
+same records are rebuilt from the graph (read views, READ transactions), so a map or paper stored
+in the graph gets exactly the predictions its file gets from ``argweb predict aif|sciarg``:
+
+* **AIF dialogues** (QT30 / DialAM-2024, and any corpus of AIF dialogues with propositions): the
+  map in the DialAM test-input form -- L-nodes, I-nodes and gold TA transitions, numbered in file
+  order without the YA/RA/CA/MA nodes (:func:`graphstore.loaders.aif_write.strip_relations`), since
+  the model recovers each I-node's locution from that order. The gold RA/CA/MA only score the
+  predictions; they are never model input.
+* **Sci-Arg documents**: the gold components with their type, character span and first sentence.
+
+M-Arg is not covered: the shipped model has no M-Arg predictor (M-Arg is only cross-validated, see
+:mod:`gnn.relations.marg_task`), so it is refused as a client mistake. Predictions are written
+through the prediction write path as one run per corpus (or dialogue) whose id derives from the
+model, its version, the objective and the discourses, so writing again writes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from api.services.graph import Graph
+from api.services.reporting import SILENT, Reporter
+from api.settings import Settings
+from ontology.errors import ApiError, NotFoundError
+from ontology.labels import RelationLabel
+from ontology.records import (
+    EdgeRecord,
+    LocutionRecord,
+    NodeRecord,
+    PredictedRelation,
+    PredictionRun,
+    PropositionRecord,
+    RelationRecord,
+)
+from ontology.terms import Label, Prop, RelType
+from ontology.views import EdgeView, UnitView
+
+TASK = "relations"
+AIF, SCIARG = "aif", "sciarg"
+SCIARG_CORPUS = "sciarg"
+UNCOVERED = {
+    "m-arg": (
+        "the relation model has no M-Arg predictor: its 102 gold pairs are only cross-validated "
+        "(argweb evaluate relations --data <m-arg csv>), too few to ship a model"
+    ),
+}
+# AIF nodes the DialAM test input leaves out (strip_relations drops the same).
+_NOT_INPUT = ("YA", "RA", "CA", "MA")
+AIF_LABELS = {"RA": RelationLabel.SUPPORT, "CA": RelationLabel.ATTACK, "MA": RelationLabel.REPHRASE}
+SCIARG_LABELS = {
+    "supports": RelationLabel.SUPPORT,
+    "contradicts": RelationLabel.ATTACK,
+    "semantically_same": RelationLabel.REPHRASE,
+    "parts_of_same": RelationLabel.SAME_UNIT,
+}
+SCORE_DIGITS = 4  # rounded so that a repeated run is recognised as the same content
+DISCOURSE_BATCH = 100
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What to predict for.
+
+    Attributes:
+        family: ``aif`` (argument maps) or ``sciarg`` (papers with gold components).
+        corpus: The corpus of the discourses.
+        dialogue: The one dialogue/document asked for (None for a whole corpus).
+        ids: Graph ids of the discourses, in id order.
+    """
+
+    family: str
+    corpus: str
+    dialogue: str | None
+    ids: tuple[str, ...]
+
+
+def family_of(corpus: str) -> str:
+    """The model family that predicts for ``corpus``.
+
+    Raises:
+        ApiError: A corpus the relation models do not cover.
+    """
+    if corpus in UNCOVERED:
+        raise ApiError(f"corpus {corpus!r} is not covered: {UNCOVERED[corpus]}")
+    return SCIARG if corpus == SCIARG_CORPUS else AIF
+
+
+def resolve_scope(graph: Graph, corpus: str | None, dialogue: str | None) -> Scope:
+    """The discourses of ``corpus`` or the one ``dialogue`` (exactly one of them).
+
+    Raises:
+        ApiError: Both or neither given, or an uncovered corpus. NotFoundError: Unknown corpus or dialogue.
+    """
+    from graphstore import cypher
+    from graphstore.aif_export import resolve_discourse
+
+    if (corpus is None) == (dialogue is None):
+        raise ApiError("give exactly one of --corpus and --dialogue")
+    store = graph.store()
+    if dialogue is not None:
+        did = resolve_discourse(store, dialogue, corpus)
+        owner = str(store.read(cypher.discourse_refs(), ref=did, corpus=None)[0]["corpus"])
+        return Scope(family_of(owner), owner, did, (did,))
+    assert corpus is not None
+    family = family_of(corpus)
+    rows = store.read(cypher.corpus_discourses(), corpus=corpus)
+    if not rows:
+        raise NotFoundError(f"no dialogues or documents of corpus {corpus!r} in the graph")
+    return Scope(family, corpus, None, tuple(str(r["id"]) for r in rows))
+
+
+def _gold(unit: UnitView) -> bool:
+    return unit.node.get(Prop.ORIGIN, "gold") != "predicted"
+
+
+def _unit_fields(unit: UnitView, position: int | None) -> dict[str, Any]:
+    node = unit.node
+    return {
+        "id": node.id,
+        "corpus": node.corpus or "",
+        "discourse": unit.discourse,
+        "local_id": node.get(Prop.LOCAL_ID),
+        "position": position,
+        "text": node.text,
+    }
+
+
+def aif_records(
+    units: Mapping[str, UnitView], edges: Sequence[EdgeView], ids: Sequence[str]
+) -> tuple[list[NodeRecord], list[EdgeRecord]]:
+    """The AIF loader's records of the maps ``ids``, in the DialAM test-input numbering.
+
+    L-, I- and gold TA nodes are numbered by their stored file position with the YA/RA/CA/MA nodes
+    left out, as in the stripped file ``predict aif`` reads; the gold YA/RA/CA/MA nodes follow
+    (they only carry the gold relations and anchoring, never features).
+    """
+    nodes: list[NodeRecord] = []
+    for did in ids:
+        mine = [u for u in units.values() if u.discourse == did and (not u.node.has(Label.Relation) or _gold(u))]
+
+        def order(u: UnitView) -> tuple[int, str]:
+            return (u.position if u.position is not None else 0, u.id)
+
+        is_input = [u for u in mine if not u.node.has(Label.Relation) or u.node.get(Prop.AIF_TYPE) not in _NOT_INPUT]
+        input_ids = {u.id for u in is_input}
+        for k, u in enumerate(sorted(is_input, key=order)):
+            fields = _unit_fields(u, k)
+            if u.node.has(Label.Locution):
+                nodes.append(LocutionRecord(**fields, speaker=u.node.get(Prop.SPEAKER)))
+            elif u.node.has(Label.Proposition):
+                nodes.append(PropositionRecord(**fields))
+            else:
+                nodes.append(_relation(u, fields))
+        for u in sorted((u for u in mine if u.id not in input_ids), key=order):
+            nodes.append(_relation(u, _unit_fields(u, None)))
+    return nodes, _aif_edges(nodes, edges)
+
+
+def _relation(unit: UnitView, fields: dict[str, Any]) -> RelationRecord:
+    return RelationRecord(
+        **fields,
+        kind=Label(unit.node.kind),
+        aif_type=unit.node.get(Prop.AIF_TYPE),
+        scheme_label=unit.node.get(Prop.SCHEME_LABEL),
+    )
+
+
+def _aif_edges(nodes: Sequence[NodeRecord], edges: Sequence[EdgeView]) -> list[EdgeRecord]:
+    kept = {n.id: n.corpus for n in nodes}
+    return [
+        EdgeRecord(type=RelType.AIF_EDGE, source=e.source, target=e.target, corpus=kept[e.target], id=e.id)
+        for e in sorted(edges, key=lambda e: (e.id or "", e.source, e.target))
+        if e.source in kept and e.target in kept
+    ]
+
+
+def sciarg_records(
+    units: Mapping[str, UnitView],
+    edges: Sequence[EdgeView],
+    sentences: Mapping[str, Sequence[str]],
+    ids: Sequence[str],
+) -> tuple[list[NodeRecord], list[EdgeRecord]]:
+    """The Sci-Arg loader's records of the documents ``ids``: gold components and gold relations.
+
+    Args:
+        units: Units of the documents (read views).
+        edges: AIF edges touching them.
+        sentences: Per component id, the ids of the sentences it lies in, in text order.
+        ids: Document ids.
+    """
+    nodes: list[NodeRecord] = []
+    for did in ids:
+        mine = sorted((u for u in units.values() if u.discourse == did), key=lambda u: (u.position or 0, u.id))
+        for u in mine:
+            if u.node.has(Label.Proposition):
+                nodes.append(
+                    PropositionRecord(
+                        **_unit_fields(u, u.position),
+                        scheme_label=u.node.get(Prop.SCHEME_LABEL),
+                        char_start=u.node.get(Prop.CHAR_START),
+                        char_end=u.node.get(Prop.CHAR_END),
+                        sentences=list(sentences.get(u.id, ())),
+                    )
+                )
+            elif u.node.has(Label.Relation) and _gold(u):
+                nodes.append(_relation(u, _unit_fields(u, u.position)))
+    return nodes, _aif_edges(nodes, edges)
+
+
+@dataclass
+class _Loaded:
+    """A relation model of one family, ready to predict."""
+
+    model_dir: Path
+    name: str
+    version: str
+    model: Any
+
+
+def _load_for(settings: Settings, family: str, model_dir: Path | None) -> _Loaded:
+    """The model of ``family`` (``model_dir``, else the default relations model), loaded once per process."""
+    from api.services import relations
+    from gnn.modelcard import read_card
+
+    if family == AIF:
+        path, model = relations.qt30_model(settings, model_dir)
+    else:
+        path, model = relations.sciarg_model(settings, model_dir)
+    card = read_card(path, "relations")
+    return _Loaded(path, card.model, card.version, model)
+
+
+def _read_chunk(graph: Graph, family: str, ids: Sequence[str]) -> tuple[list[NodeRecord], list[EdgeRecord]]:
+    from graphstore import cypher
+    from graphstore.aif_export import read_discourses
+
+    store = graph.store()
+    units, edges = read_discourses(store, ids)
+    if family == AIF:
+        return aif_records(units, edges, ids)
+    comps = sorted(u.id for u in units.values() if u.node.has(Label.Proposition))
+    rows = store.read(cypher.unit_sentences(), ids=comps) if comps else []
+    return sciarg_records(units, edges, {r["id"]: list(r["sentences"]) for r in rows}, ids)
+
+
+def _predict_chunk(
+    loaded: _Loaded, family: str, nodes: list[NodeRecord], edges: list[EdgeRecord], objective: str
+) -> tuple[list[PredictedRelation], Any, Any, int]:
+    """Predictions of one chunk, plus the model inputs and raw predictions (for scoring) and the gold count."""
+    rows: list[PredictedRelation] = []
+    if family == AIF:
+        from gnn.relations.argmap import maps_from_records
+
+        items: list[Any] = [m for m in maps_from_records(nodes, edges) if m.props]
+        raw = loaded.model.predict(items, objective) if items else []
+        for amap, rels in zip(items, raw, strict=True):
+            ids = {p.local_id: p.id for p in amap.props}
+            rows += [_row(ids[s], ids[t], AIF_LABELS[lab], lab, p) for s, t, lab, p in rels]
+        gold = sum(len(m.gold) for m in items)
+    else:
+        from gnn.relations.sciarg_task import papers_from_records
+
+        items = [p for p in papers_from_records(nodes, edges) if p.comps]
+        raw = loaded.model.predict(items) if items else []
+        # papers_from_records names a paper by the last part of its document id, a component by its T id.
+        by_paper: dict[str, dict[str, str]] = {}
+        for n in nodes:
+            if isinstance(n, PropositionRecord) and n.discourse:
+                by_paper.setdefault(n.discourse.rsplit(":", 1)[-1], {})[n.local_id or n.id] = n.id
+        for paper, rels in zip(items, raw, strict=True):
+            ids = by_paper[paper.name]
+            rows += [_row(ids[s], ids[t], SCIARG_LABELS[lab], lab, p) for s, t, lab, p in rels]
+        gold = sum(len(p.gold) for p in items)
+    return rows, items, raw, gold
+
+
+def _row(source: str, target: str, label: RelationLabel, scheme_label: str, score: float) -> PredictedRelation:
+    return PredictedRelation(
+        source=source,
+        target=target,
+        label=label,
+        score=round(min(1.0, max(0.0, float(score))), SCORE_DIGITS),
+        scheme_label=scheme_label,
+    )
+
+
+def run_for(scope: Scope, loaded: _Loaded, objective: str, attempt: int = 0) -> PredictionRun:
+    """The run of ``loaded`` on ``scope``: its id depends on model, version, objective and discourses.
+
+    ``attempt`` > 0 gives the ids used when an earlier run of the same content lost its relations
+    (its corpus was deleted and loaded again).
+    """
+    key = "\n".join((TASK, loaded.name, loaded.version, objective, scope.corpus, scope.dialogue or "", *scope.ids))
+    digest = hashlib.sha1(key.encode()).hexdigest()[:16]
+    params: dict[str, Any] = {
+        "model_dir": str(loaded.model_dir),
+        "family": scope.family,
+        "objective": objective,
+        "corpus": scope.corpus if scope.dialogue is None else None,
+        "dialogue": scope.dialogue,
+        "discourses": len(scope.ids),
+    }
+    return PredictionRun(
+        run_id=f"relations-{digest}" + (f"-r{attempt + 1}" if attempt else ""),
+        model=loaded.name,
+        model_version=loaded.version,
+        task=TASK,
+        parameters=params,
+    )
+
+
+def _pick_run(graph: Graph, scope: Scope, loaded: _Loaded, objective: str) -> tuple[PredictionRun, int | None]:
+    """The run to write, and its stored relation count when it is already complete in the graph."""
+    from api.services.predictions import runs
+
+    stored = {r.run.run_id: r for r in runs(graph, loaded.name, loaded.version)}
+    attempt = 0
+    while True:
+        run = run_for(scope, loaded, objective, attempt)
+        found = stored.get(run.run_id)
+        if found is None or found.status != "complete":
+            return run, None
+        if found.relations > 0 or not found.counts.get("relations"):
+            return run, found.relations
+        attempt += 1  # complete, but its relations went with a deleted corpus
+
+
+def predict(
+    graph: Graph,
+    *,
+    corpus: str | None = None,
+    dialogue: str | None = None,
+    model_dir: Path | None = None,
+    objective: str = "general",
+    write: bool = False,
+    reporter: Reporter = SILENT,
+) -> dict[str, Any]:
+    """Predict argument relations for a corpus or one dialogue/document of the graph.
+
+    Args:
+        graph: The graph.
+        corpus: Every dialogue/document of this corpus.
+        dialogue: One dialogue/document (graph id or local id).
+        model_dir: A relations model directory (default: the trained one of the settings, else the shipped one).
+        objective: ``general`` or ``focused``: the QT30 decision biases tuned for that DialAM score.
+        write: Store the predictions as one prediction run (origin ``predicted``, model, version,
+            score, run id); gold relations are untouched. A run already in the graph is not predicted again.
+        reporter: Progress lines.
+
+    Returns:
+        ``run_id``, ``model``, ``model_version``, ``family``, ``corpus``, ``dialogues``,
+        ``predicted`` (relations), ``by_label``, ``gold`` (gold relations in scope),
+        ``scores_against_gold``, ``written`` and ``already_present`` (the run is in the graph
+        already; with ``write`` nothing is then predicted or written).
+
+    Raises:
+        ApiError: Not exactly one of corpus / dialogue, an uncovered corpus, an unknown objective,
+            a model directory that is not one, or nothing to predict over.
+        NotFoundError: Unknown corpus or dialogue.
+    """
+    if objective not in ("general", "focused"):
+        raise ApiError(f"unknown objective {objective!r}; expected general or focused")
+    scope = resolve_scope(graph, corpus, dialogue)
+    loaded = _load_for(graph.settings, scope.family, model_dir)
+    run, present = _pick_run(graph, scope, loaded, objective)
+    result: dict[str, Any] = {
+        "run_id": run.run_id,
+        "model": run.model,
+        "model_version": run.model_version,
+        "model_dir": str(loaded.model_dir),
+        "family": scope.family,
+        "objective": objective,
+        "corpus": scope.corpus,
+        "dialogues": len(scope.ids),
+        "predicted": None,
+        "by_label": {},
+        "gold": None,
+        "scores_against_gold": None,
+        "written": False,
+        "already_present": present is not None,
+    }
+    if write and present is not None:
+        reporter.log(f"run {run.run_id} of {run.model} {run.model_version} is in the graph already: nothing written")
+        return {**result, "predicted": present}
+    rows: list[PredictedRelation] = []
+    inputs: list[Any] = []
+    raw: list[Any] = []
+    gold = 0
+    for start in range(0, len(scope.ids), DISCOURSE_BATCH):
+        chunk = scope.ids[start : start + DISCOURSE_BATCH]
+        nodes, edges = _read_chunk(graph, scope.family, chunk)
+        got, items, preds, n_gold = _predict_chunk(loaded, scope.family, nodes, edges, objective)
+        rows += got
+        inputs += items
+        raw += preds
+        gold += n_gold
+        reporter.log(f"{scope.corpus}: {min(start + len(chunk), len(scope.ids))}/{len(scope.ids)} discourses predicted")
+    if not inputs:
+        what = "propositions (I-nodes)" if scope.family == AIF else "argument components"
+        raise ApiError(f"nothing to predict: no {what} in {scope.dialogue or 'corpus ' + scope.corpus}")
+    by_label: dict[str, int] = {}
+    for r in rows:
+        by_label[r.label.value] = by_label.get(r.label.value, 0) + 1
+    result.update(predicted=len(rows), by_label=dict(sorted(by_label.items())), dialogues=len(inputs))
+    if gold:
+        result["gold"] = gold
+        result["scores_against_gold"] = _scores(scope.family, inputs, raw)
+    if write:
+        from api.services.predictions import write_run
+
+        report = write_run(graph, run, rows)
+        result["written"] = True
+        result["report"] = {"written": report.written, "counts": report.counts, "seconds": round(report.seconds, 2)}
+        reporter.log(f"run {run.run_id}: {report.written} predicted argument relations written")
+    return result
+
+
+def _scores(family: str, inputs: list[Any], raw: list[Any]) -> dict[str, Any]:
+    """Scores of the predictions against the gold relations in scope (DialAM official-style, or BAM's R)."""
+    if family == AIF:
+        from gnn.relations.qt30_run import score_maps
+
+        return score_maps(inputs, raw)
+    from gnn.relations.sciarg_task import score_papers
+
+    return score_papers(inputs, raw)

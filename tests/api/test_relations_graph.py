@@ -1,0 +1,125 @@
+"""Argument relations read from the graph get the predictions their files get (no Neo4j).
+
+The graph's read views are rebuilt here from the loader records exactly as the graph stores them
+(labels, properties, PART_OF discourse, AIF edges), in a shuffled order, and run through
+:mod:`api.services.relations_graph`; the predictions must equal those of ``predict aif`` /
+``predict sciarg`` on the files.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+from api.services import relations, relations_graph
+from api.settings import Settings
+from graphstore.loaders.aif import load_aif
+from graphstore.loaders.registry import SAMPLES
+from graphstore.loaders.sciarg import load_sciarg
+from ontology.errors import ApiError
+from ontology.labels import RelationLabel
+from ontology.records import (
+    EdgeRecord,
+    LocutionRecord,
+    NodeRecord,
+    PropositionRecord,
+    RelationRecord,
+    SentenceRecord,
+)
+from ontology.terms import RelType
+from ontology.views import EdgeView, NodeView, UnitView
+
+AIF_DIR = SAMPLES / "dialam-2024" / "my_train"
+SCIARG_DIR = SAMPLES / "sciarg" / "compiled_corpus"
+
+
+@pytest.fixture(scope="module")
+def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    root = tmp_path_factory.mktemp("relgraph")
+    # An empty cache: the shipped model, never one trained into the user's cache.
+    return Settings(cache_dir=root / "cache", data_dir=root / "data")
+
+
+def _as_stored(nodes: Iterable[NodeRecord], edges: Iterable[EdgeRecord]) -> tuple[dict[str, UnitView], list[EdgeView]]:
+    """What ``read_discourses`` returns for these records once ingested, in a scrambled order."""
+    units = [
+        UnitView(
+            NodeView(n.id, tuple(sorted(label.value for label in n.labels())), n.properties()),
+            discourse=n.discourse,
+        )
+        for n in nodes
+        if isinstance(n, LocutionRecord | PropositionRecord | RelationRecord | SentenceRecord) and n.discourse
+    ]
+    random.Random(5).shuffle(units)
+    views = [EdgeView(e.source, e.type.value, e.target, e.corpus, e.id) for e in edges if e.type is RelType.AIF_EDGE]
+    random.Random(6).shuffle(views)
+    return {u.id: u for u in units}, views
+
+
+def _file_relations(out: Path) -> set[tuple[str, str, str, str]]:
+    """(map, source I-node, target I-node, type) of the predicted S-nodes in ``predict aif`` output."""
+    found = set()
+    for path in sorted(out.glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        types = {str(n["nodeID"]): n["type"] for n in data["nodes"]}
+        into = {str(e["toID"]): str(e["fromID"]) for e in data["edges"] if types[str(e["toID"])] in ("RA", "CA", "MA")}
+        for e in data["edges"]:
+            s_node = str(e["fromID"])
+            if types[s_node] in ("RA", "CA", "MA"):
+                found.add((path.stem, into[s_node], str(e["toID"]), types[s_node]))
+    return found
+
+
+def test_aif_maps_from_the_graph_get_the_predictions_of_their_files(settings: Settings, tmp_path: Path) -> None:
+    bundle = load_aif(sorted(AIF_DIR.glob("*.json")), "qt30")
+    units, edges = _as_stored(bundle.nodes, bundle.edges)
+    ids = sorted({u.discourse for u in units.values() if u.discourse})
+    nodes, rec_edges = relations_graph.aif_records(units, edges, ids)
+    loaded = relations_graph._load_for(settings, relations_graph.AIF, None)
+    rows, maps, _, gold = relations_graph._predict_chunk(loaded, relations_graph.AIF, nodes, rec_edges, "general")
+    assert [m.name for m in maps] == [p.stem for p in sorted(AIF_DIR.glob("*.json"))]
+    assert gold == sum(1 for n in bundle.nodes if isinstance(n, RelationRecord) and n.aif_type in ("RA", "CA", "MA"))
+
+    relations.predict_aif(settings, AIF_DIR, tmp_path / "pred")
+    expected = _file_relations(tmp_path / "pred")
+    got = {(r.source.split(":")[1], r.source.split(":")[2], r.target.split(":")[2], r.scheme_label or "") for r in rows}
+    assert len(expected) >= 10
+    assert got == expected
+    kinds = {"RA": RelationLabel.SUPPORT, "CA": RelationLabel.ATTACK, "MA": RelationLabel.REPHRASE}
+    assert all(r.label is kinds[r.scheme_label or ""] and 0 <= r.score <= 1 for r in rows)
+
+
+def test_sciarg_papers_from_the_graph_get_the_predictions_of_their_files(settings: Settings, tmp_path: Path) -> None:
+    anns = sorted(SCIARG_DIR.glob("*.ann"))
+    bundle = load_sciarg(anns)
+    units, edges = _as_stored(bundle.nodes, bundle.edges)
+    sentences = {n.id: n.sentences for n in bundle.nodes if isinstance(n, PropositionRecord)}
+    ids = sorted({u.discourse for u in units.values() if u.discourse})
+    nodes, rec_edges = relations_graph.sciarg_records(units, edges, sentences, ids)
+    loaded = relations_graph._load_for(settings, relations_graph.SCIARG, None)
+    rows, papers, _, gold = relations_graph._predict_chunk(loaded, relations_graph.SCIARG, nodes, rec_edges, "general")
+    assert [p.name for p in papers] == [a.stem for a in anns]
+    assert gold > 0
+
+    relations.predict_sciarg(settings, SCIARG_DIR, tmp_path / "pred")
+    expected = set()
+    for ann in sorted((tmp_path / "pred").glob("*.ann")):
+        for line in ann.read_text(encoding="utf-8").splitlines():
+            if line.startswith("R"):
+                label, arg1, arg2 = line.split("\t")[1].split()
+                expected.add((ann.stem, arg1.removeprefix("Arg1:"), arg2.removeprefix("Arg2:"), label))
+    got = {(r.source.split(":")[1], r.source.split(":")[2], r.target.split(":")[2], r.scheme_label or "") for r in rows}
+    assert len(expected) >= 10
+    assert got == expected
+    assert {r.label for r in rows} >= {RelationLabel.SUPPORT, RelationLabel.SAME_UNIT}
+
+
+def test_m_arg_is_refused_and_the_families_are_chosen_by_corpus() -> None:
+    with pytest.raises(ApiError, match=r"m-arg.*not covered.*cross-validated"):
+        relations_graph.family_of("m-arg")
+    assert relations_graph.family_of("sciarg") == relations_graph.SCIARG
+    assert relations_graph.family_of("qt30") == relations_graph.AIF
