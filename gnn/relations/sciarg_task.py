@@ -48,7 +48,7 @@ HELDOUT = tuple(f"A{k:02d}" for k in range(25, 33))
 DEV = tuple(f"A{k:02d}" for k in range(21, 25))
 PROFILES: dict[str, dict[str, Any]] = {
     "quick": {"epochs": 8, "text": "lsa", "window": 8, "lr": 3e-3},
-    "full": {"epochs": 20, "text": "encoder", "window": 8, "lr": 2e-3},
+    "full": {"epochs": 16, "text": "encoder", "window": 8, "lr": 3e-3},
 }
 _SENT_NO = re.compile(r":S:(\d+)$")
 
@@ -194,10 +194,12 @@ DIMS = {
     "pair_dim": N_BASE_PAIR_FEATURES,
     "n_edge_types": len(EDGE_TYPES),
     "n_labels": len(LABELS),
+    "direct": True,
 }
-# Sci-Arg papers are long: two per batch.
+# Sci-Arg papers are long (about 6,000 candidate pairs each) and few: one per step, or 20 papers
+# give too few optimisation steps.
 FAMILY: family.Family[PaperTensors] = family.Family(
-    "Sci-Arg", "papers", WEIGHTS, LSA_FILE, DIMS, lambda t: t.texts, _item, _dev_score, graphs_per_batch=2
+    "Sci-Arg", "papers", WEIGHTS, LSA_FILE, DIMS, lambda t: t.texts, _item, _dev_score, graphs_per_batch=1
 )
 
 
