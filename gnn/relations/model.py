@@ -154,7 +154,7 @@ class RelationGNN(nn.Module):
         head: int = 128,
         layers: int = 2,
         dropout: float = 0.2,
-        direct: bool = False,
+        direct: bool | int = False,
     ) -> None:
         super().__init__()
         self.direct = (

@@ -106,23 +106,40 @@ def decode_paper(
 ) -> dict[tuple[int, int], tuple[str, float]]:
     """Relations of one paper: (Arg1 index, Arg2 index) -> (label, probability).
 
-    One label per unordered pair (see :func:`gnn.relations.qt30_task.decode`); with ``one_target``
-    a component then keeps only its most confident outgoing supports/contradicts: 96% of the
-    components that support or contradict anything do so for exactly one target.
+    One label per unordered pair (see :func:`gnn.relations.qt30_task.decode`). With ``one_target``
+    the annotation's shape is enforced, most confident first: a component keeps one outgoing
+    supports/contradicts (96% of the components that support or contradict anything have exactly
+    one target), and at most one parts_of_same partner before and one after it (99% of the
+    fragments of a split component are chained that way).
     """
     rels = decode(pairs, probs, bias, LABELS)
     if not one_target or not rels:
         return rels
     scores = np.log(np.clip(probs, 1e-9, 1.0)) + np.asarray(bias, dtype=np.float64)
     row = {(int(i), int(j)): k for k, (i, j) in enumerate(pairs.tolist())}
-    best: dict[int, tuple[float, tuple[int, int]]] = {}
-    for (i, j), (lab, _) in rels.items():
+
+    def margin(key: tuple[int, int], lab: str) -> float:
+        k = row[key]
+        return float(scores[k, LABELS.index(lab)] - scores[k, 0])
+
+    ranked = sorted(rels.items(), key=lambda kv: -margin(kv[0], kv[1][0]))
+    has_target: set[int] = set()
+    has_later: set[int] = set()
+    has_earlier: set[int] = set()
+    out = {}
+    for (i, j), (lab, p) in ranked:
         if lab in DIRECTED:
-            k = row[(i, j)]
-            margin = float(scores[k, LABELS.index(lab)] - scores[k, 0])
-            if i not in best or margin > best[i][0]:
-                best[i] = (margin, (i, j))
-    return {key: v for key, v in rels.items() if v[0] not in DIRECTED or best[key[0]][1] == key}
+            if i in has_target:
+                continue
+            has_target.add(i)
+        elif lab == "parts_of_same":
+            lo, hi = min(i, j), max(i, j)
+            if lo in has_later or hi in has_earlier:
+                continue
+            has_later.add(lo)
+            has_earlier.add(hi)
+        out[(i, j)] = (lab, p)
+    return out
 
 
 def _item(t: PaperTensors, emb: np.ndarray) -> Item:

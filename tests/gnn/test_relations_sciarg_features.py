@@ -77,3 +77,16 @@ def test_one_target_keeps_the_most_confident_support() -> None:
     assert {k: v[0] for k, v in both.items()} == {(0, 1): "supports", (0, 2): "supports", (1, 2): "parts_of_same"}
     one = decode_paper(pairs, probs, bias)
     assert {k: v[0] for k, v in one.items()} == {(0, 1): "supports", (1, 2): "parts_of_same"}
+
+
+def test_one_parts_of_same_partner_on_each_side() -> None:
+    pairs = np.array([[0, 1], [0, 2], [1, 2]])
+    probs = np.array(
+        [
+            [0.1, 0.0, 0.0, 0.9, 0.0],  # 0 ~ 1, confident
+            [0.3, 0.0, 0.0, 0.7, 0.0],  # 0 ~ 2: 0 already has a later partner
+            [0.2, 0.0, 0.0, 0.8, 0.0],  # 1 ~ 2: a chain 0 ~ 1 ~ 2 is allowed
+        ]
+    )
+    one = decode_paper(pairs, probs, [0.0] * len(LABELS))
+    assert {k: v[0] for k, v in one.items()} == {(0, 1): "parts_of_same", (1, 2): "parts_of_same"}
