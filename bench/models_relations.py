@@ -36,6 +36,7 @@ def relation_rows(model_dir: Path, data_paths: list[Path], limit: int = 200) -> 
         limit: At most this many maps / papers are timed.
     """
     from api.services.relations import load_data
+    from gnn.encoder import TextEncoder
     from gnn.modelcard import read_card
     from gnn.relations.qt30 import map_tensors
     from gnn.relations.qt30_run import load_qt30
@@ -53,7 +54,8 @@ def relation_rows(model_dir: Path, data_paths: list[Path], limit: int = 200) -> 
         if not items or not (model_dir / weights).is_file():
             continue
         timed = items[:limit]
-        model = load(model_dir)
+        uses_encoder = card.hyperparameters.get(family, {}).get("text") == "encoder"
+        model = load(model_dir, encoder=TextEncoder() if uses_encoder else None)
         start = time.perf_counter()
         model.predict(timed)
         seconds = time.perf_counter() - start

@@ -42,7 +42,7 @@ LSA_FILE = "qt30_lsa.npz"
 SPLIT_SEED = 13
 PROFILES: dict[str, dict[str, Any]] = {
     "quick": {"epochs": 6, "text": "lsa", "window": 8, "lr": 3e-3},
-    "full": {"epochs": 14, "text": "encoder", "window": 8, "lr": 2e-3},
+    "full": {"epochs": 8, "text": "encoder", "window": 8, "lr": 2e-3},
 }
 DIMS = {
     "prim_dim": N_PROP_FEATURES,
@@ -50,6 +50,7 @@ DIMS = {
     "pair_dim": N_PAIR_FEATURES,
     "n_edge_types": len(EDGE_TYPES),
     "n_labels": len(LABELS),
+    "direct": True,
 }
 FAMILY: family.Family[MapTensors] = family.Family(
     "QT30", "maps", WEIGHTS, LSA_FILE, DIMS, lambda t: t.prop_texts, item, dev_scorer
@@ -112,7 +113,7 @@ def train_qt30(
     Args:
         maps: Annotated maps (``my_train``).
         out_dir: Model directory (``qt30.pt`` and, for LSA text vectors, ``qt30_lsa.npz``).
-        options: Profile (``quick``: LSA text vectors, 6 epochs; ``full``: encoder, 14 epochs),
+        options: Profile (``quick``: LSA text vectors, 6 epochs; ``full``: encoder, 8 epochs),
             seed, device, encoder, epochs, progress and log.
 
     Returns:

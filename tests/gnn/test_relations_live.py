@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gnn.encoder import TextEncoder
 from gnn.relations.argmap import anchor_propositions
 from gnn.relations.live import ARGUMENT, dialogue_map, predict_dialogue
 from gnn.relations.qt30_run import load_qt30
@@ -28,7 +29,8 @@ def test_dialogue_map_anchors_each_proposition_in_its_locution() -> None:
 
 
 def test_predict_dialogue_labels_pairs_of_the_dialogue() -> None:
-    model = load_qt30(MODEL)
+    # The shipped model reads texts through the packaged MiniLM encoder (no cache: nothing written).
+    model = load_qt30(MODEL, encoder=TextEncoder())
     links = predict_dialogue(model, TEXTS, SPEAKERS, [(0, 1), (1, 2), (2, 3)])
     assert links == predict_dialogue(model, TEXTS, SPEAKERS, [(0, 1), (1, 2), (2, 3)])
     assert links and all(0 <= s < 4 and 0 <= t < 4 and s != t and 0 < p <= 1 for s, t, _, p in links)
