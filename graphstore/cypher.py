@@ -416,6 +416,17 @@ def discourse_units() -> str:
     )
 
 
+def discourse_sentences() -> str:
+    """Sentences PART_OF the documents ``$ids``, in the row shape of :func:`discourse_units`
+    (what a relation model reads the words between two components from)."""
+    return (
+        "UNWIND $ids AS did "
+        f"MATCH (n:`{Label.Sentence.value}`)-[:{_rel(RelType.PART_OF)}]->(:`{Label.Discourse.value}` {{id: did}}) "
+        "RETURN did AS discourse, n.id AS id, labels(n) AS labels, properties(n) AS props, "
+        "null AS speaker_id, null AS speaker_name"
+    )
+
+
 def units_by_id() -> str:
     """Nodes ``$ids`` (locutions, propositions, relations) with their speaker, same shape as
     :func:`discourse_units` (``discourse`` is null)."""

@@ -297,7 +297,7 @@ def predict(
         ApiError: Neither corpus nor dialogue, or a dialogue of another corpus without ``scheme``.
         NotFoundError: Unknown dialogue or corpus.
     """
-    from api.services.predictions import write_run
+    from api.services.predictions import write_and_describe
     from gnn.modelcard import read_card
     from ontology.labels import RelationLabel
     from ontology.records import PredictedRelation, PredictionRun
@@ -346,8 +346,5 @@ def predict(
         "written": False,
     }
     if write:
-        report = write_run(graph, run, rows)
-        result["written"] = True
-        result["report"] = {"written": report.written, "counts": report.counts, "seconds": round(report.seconds, 2)}
-        reporter.log(f"run {run.run_id}: {len(rows)} predicted discourse relations written")
+        result |= write_and_describe(graph, run, rows, "predicted discourse relations", reporter)
     return result

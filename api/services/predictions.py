@@ -7,8 +7,10 @@ models' predict commands; the write path itself is :class:`graphstore.prediction
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from api.services.graph import Graph
+from api.services.reporting import Reporter
 from graphstore.predictions import PredictionReport, PredictionStore, Progress, StoredRun
 from ontology.records import PredictedRelation, PredictionRun
 
@@ -28,6 +30,22 @@ def write_run(
         GraphStoreError: Neo4j failed (nothing of the run kept).
     """
     return _store(graph).write(run, relations, progress)
+
+
+def write_and_describe(
+    graph: Graph, run: PredictionRun, relations: Iterable[PredictedRelation], what: str, reporter: Reporter
+) -> dict[str, Any]:
+    """Write the run as :func:`write_run` does, logging ``what`` was written.
+
+    Returns:
+        The ``written`` and ``report`` entries of a predict command's JSON result.
+    """
+    report = write_run(graph, run, relations)
+    reporter.log(f"run {run.run_id}: {report.written} {what} written")
+    return {
+        "written": True,
+        "report": {"written": report.written, "counts": report.counts, "seconds": round(report.seconds, 2)},
+    }
 
 
 def runs(graph: Graph, model: str | None = None, version: str | None = None) -> list[StoredRun]:

@@ -38,6 +38,7 @@ from ontology.records import (
     PredictionRun,
     PropositionRecord,
     RelationRecord,
+    SentenceRecord,
 )
 from ontology.terms import Label, Prop, RelType
 from ontology.views import EdgeView, UnitView
@@ -187,10 +188,10 @@ def sciarg_records(
     sentences: Mapping[str, Sequence[str]],
     ids: Sequence[str],
 ) -> tuple[list[NodeRecord], list[EdgeRecord]]:
-    """The Sci-Arg loader's records of the documents ``ids``: gold components and gold relations.
+    """The Sci-Arg loader's records of the documents ``ids``: sentences, gold components and gold relations.
 
     Args:
-        units: Units of the documents (read views).
+        units: Units of the documents (read views), their sentences included.
         edges: AIF edges touching them.
         sentences: Per component id, the ids of the sentences it lies in, in text order.
         ids: Document ids.
@@ -211,6 +212,14 @@ def sciarg_records(
                 )
             elif u.node.has(Label.Relation) and _gold(u):
                 nodes.append(_relation(u, _unit_fields(u, u.position)))
+            elif u.node.has(Label.Sentence):
+                nodes.append(
+                    SentenceRecord(
+                        **_unit_fields(u, u.position),
+                        char_start=u.node.get(Prop.CHAR_START),
+                        char_end=u.node.get(Prop.CHAR_END),
+                    )
+                )
     return nodes, _aif_edges(nodes, edges)
 
 
@@ -240,11 +249,14 @@ def _load_for(settings: Settings, family: str, model_dir: Path | None) -> _Loade
 def _read_chunk(graph: Graph, family: str, ids: Sequence[str]) -> tuple[list[NodeRecord], list[EdgeRecord]]:
     from graphstore import cypher
     from graphstore.aif_export import read_discourses
+    from graphstore.reads import unit_view
 
     store = graph.store()
     units, edges = read_discourses(store, ids)
     if family == AIF:
         return aif_records(units, edges, ids)
+    # The words between and before two components are read from the sentences' texts.
+    units.update((row["id"], unit_view(row)) for row in store.read(cypher.discourse_sentences(), ids=list(ids)))
     comps = sorted(u.id for u in units.values() if u.node.has(Label.Proposition))
     rows = store.read(cypher.unit_sentences(), ids=comps) if comps else []
     return sciarg_records(units, edges, {r["id"]: list(r["sentences"]) for r in rows}, ids)
@@ -413,12 +425,9 @@ def predict(
         result["gold"] = gold
         result["scores_against_gold"] = _scores(scope.family, inputs, raw)
     if write:
-        from api.services.predictions import write_run
+        from api.services.predictions import write_and_describe
 
-        report = write_run(graph, run, rows)
-        result["written"] = True
-        result["report"] = {"written": report.written, "counts": report.counts, "seconds": round(report.seconds, 2)}
-        reporter.log(f"run {run.run_id}: {report.written} predicted argument relations written")
+        result |= write_and_describe(graph, run, rows, "predicted argument relations", reporter)
     return result
 
 

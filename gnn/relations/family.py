@@ -135,6 +135,25 @@ def pair_texts(groups: Sequence[PairGroup]) -> tuple[list[str], list[str], list[
     return src, tgt, lab
 
 
+def tfidf_baseline(
+    train: Sequence[PairGroup], n_labels: int, seed: int
+) -> Callable[[Sequence[PairGroup]], list[np.ndarray]]:
+    """Fit the TF-IDF + LR pair baseline on the candidate pairs of ``train``.
+
+    Returns:
+        A function giving, for groups of the same form, one ``(pairs, n_labels)`` probability block per group.
+    """
+    from gnn.relations.baseline import PairTfidfLR
+
+    model = PairTfidfLR(seed=seed).fit(*pair_texts(train))
+
+    def probs(groups: Sequence[PairGroup]) -> list[np.ndarray]:
+        src, tgt, _ = pair_texts(groups)
+        return split_rows(model.predict_proba(src, tgt, n_labels), [len(pairs) for _, pairs, _ in groups])
+
+    return probs
+
+
 def timed_probs(model: Any, items: Sequence[Any], device: str) -> tuple[list[np.ndarray], float]:
     """Label probabilities of ``items`` and the throughput, in candidate pairs per second."""
     from gnn.relations.train import predict_probs

@@ -23,34 +23,49 @@ N_PROP_FEATURES = 4
 
 
 @dataclass
-class MapTensors:
-    """One map as arrays.
+class PairTensors:
+    """One graph of units (a map's I-nodes, a paper's components) and its candidate pairs, as arrays.
 
     Attributes:
-        name: Map file stem.
-        n_props: Number of I-nodes.
-        n_locs: Number of L-nodes.
-        prop_texts: I-node texts (for the encoder).
-        prop_feats: ``(n_props, N_PROP_FEATURES)``.
-        loc_feats: ``(n_locs, N_LOC_FEATURES)``.
-        edges: ``(3, E)``: source, target, edge type; node ids are props first, then locutions.
-        pairs: ``(P, 2)`` candidate ordered prop pairs.
-        pair_feats: ``(P, N_PAIR_FEATURES)``.
+        name: Map file stem or paper name.
+        texts: Unit texts (for the encoder and the text-only baseline).
+        prop_feats: ``(units, features)``.
+        edges: ``(3, E)``: source, target, edge type.
+        pairs: ``(P, 2)`` candidate ordered unit pairs.
+        pair_feats: ``(P, features)``.
         labels: ``(P,)`` gold label index (0 when unknown or none).
-        gold: Gold relations of the map (all of them, candidates or not).
+        gold: Gold relations of the graph (all of them, candidates or not).
     """
 
     name: str
-    n_props: int
-    n_locs: int
-    prop_texts: list[str]
+    texts: list[str]
     prop_feats: np.ndarray
-    loc_feats: np.ndarray
     edges: np.ndarray
     pairs: np.ndarray
     pair_feats: np.ndarray
     labels: np.ndarray
     gold: dict[tuple[int, int], str]
+
+    @property
+    def pair_group(self) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """Texts, candidate pairs and labels: what the text-only baseline reads."""
+        return self.texts, self.pairs, self.labels
+
+
+@dataclass
+class MapTensors(PairTensors):
+    """One map as arrays: its I-nodes (``texts``, ``prop_feats`` with ``N_PROP_FEATURES`` columns, pair
+    features with ``N_PAIR_FEATURES``) and its L-nodes; graph node ids are I-nodes first, then locutions.
+
+    Attributes:
+        n_props: Number of I-nodes.
+        n_locs: Number of L-nodes.
+        loc_feats: ``(n_locs, N_LOC_FEATURES)``.
+    """
+
+    n_props: int
+    n_locs: int
+    loc_feats: np.ndarray
 
 
 def _jaccard(a: set[str], b: set[str]) -> float:
@@ -172,17 +187,17 @@ def map_tensors(amap: ArgMap, window: int = 8) -> MapTensors:
         add(n + a, n + a + 1, "next_l", "prev_l")
     edges = np.array([src, dst, typ], dtype=np.int64).reshape(3, -1)
     return MapTensors(
-        amap.name,
-        n,
-        m,
-        [p.text for p in amap.props],
-        prop_feats,
-        loc_feats,
-        edges,
-        pairs,
-        feats,
-        labels,
-        dict(amap.gold),
+        name=amap.name,
+        texts=[p.text for p in amap.props],
+        prop_feats=prop_feats,
+        edges=edges,
+        pairs=pairs,
+        pair_feats=feats,
+        labels=labels,
+        gold=dict(amap.gold),
+        n_props=n,
+        n_locs=m,
+        loc_feats=loc_feats,
     )
 
 

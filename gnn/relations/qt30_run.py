@@ -12,7 +12,6 @@ import numpy as np
 
 from gnn.relations import family
 from gnn.relations.argmap import ArgMap, anchor_accuracy
-from gnn.relations.baseline import PairTfidfLR
 from gnn.relations.metrics import dialam_scores, relation_macro
 from gnn.relations.qt30 import (
     EDGE_TYPES,
@@ -53,7 +52,7 @@ DIMS = {
     "direct": True,
 }
 FAMILY: family.Family[MapTensors] = family.Family(
-    "QT30", "maps", WEIGHTS, LSA_FILE, DIMS, lambda t: t.prop_texts, item, dev_scorer
+    "QT30", "maps", WEIGHTS, LSA_FILE, DIMS, lambda t: t.texts, item, dev_scorer
 )
 
 
@@ -73,16 +72,9 @@ def tensors_of(maps: Sequence[ArgMap], window: int, progress: bool = False) -> l
 def _baseline(
     train: Sequence[MapTensors], dev: Sequence[MapTensors], test: Sequence[MapTensors], seed: int
 ) -> dict[str, Any]:
-    def texts(ts: Sequence[MapTensors]) -> tuple[list[str], list[str], list[int]]:
-        return family.pair_texts([(t.prop_texts, t.pairs, t.labels) for t in ts])
-
-    def probs(model: PairTfidfLR, ts: Sequence[MapTensors]) -> list[np.ndarray]:
-        src, tgt, _ = texts(ts)
-        return family.split_rows(model.predict_proba(src, tgt, len(LABELS)), [len(t.pairs) for t in ts])
-
     start = time.perf_counter()
-    model = PairTfidfLR(seed=seed).fit(*texts(train))
-    dev_p, test_p = probs(model, dev), probs(model, test)
+    probs = family.tfidf_baseline([t.pair_group for t in train], len(LABELS), seed)
+    dev_p, test_p = probs([t.pair_group for t in dev]), probs([t.pair_group for t in test])
     out: dict[str, Any] = {"seconds": round(time.perf_counter() - start, 1)}
     for objective in OBJECTIVES:
         bias, _ = tune_bias(dev, dev_p, objective)
@@ -184,7 +176,7 @@ class Qt30Model:
         if objective not in self.bias:
             raise ModelError(f"unknown objective {objective!r}; the model has {sorted(self.bias)}")
         tensors = tensors_of(maps, self.window, progress)
-        embs = family.embed_groups([t.prop_texts for t in tensors], self.text, progress)
+        embs = family.embed_groups([t.texts for t in tensors], self.text, progress)
         probs = predict_probs(self.model, [item(t, e) for t, e in zip(tensors, embs, strict=True)], self.device)
         out = []
         for amap, t, p in zip(maps, tensors, probs, strict=True):
@@ -220,7 +212,7 @@ def _pair_probs(qt: Qt30Model, pairs: Sequence[tuple[str, str]], batch: int = 51
     for s in range(0, len(pairs), batch):
         chunk = pairs[s : s + batch]
         tensors = tensors_of([pair_map(s + i, a, b) for i, (a, b) in enumerate(chunk)], qt.window)
-        embs = family.embed_groups([t.prop_texts for t in tensors], qt.text, False)
+        embs = family.embed_groups([t.texts for t in tensors], qt.text, False)
         probs = predict_probs(qt.model, [item(t, e) for t, e in zip(tensors, embs, strict=True)], qt.device)
         for i, (t, p) in enumerate(zip(tensors, probs, strict=True)):
             row = [k for k, (a, b) in enumerate(t.pairs.tolist()) if (a, b) == (0, 1)]

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gnn.relations.argmap import words
+from gnn.relations.qt30 import PairTensors
 
 LABELS = ("none", "supports", "contradicts", "parts_of_same", "semantically_same")
 SYMMETRIC = ("parts_of_same", "semantically_same")
@@ -116,18 +117,8 @@ def _bag(tokens: set[str], index: dict[str, int]) -> np.ndarray:
     return v
 
 
-@dataclass
-class PaperTensors:
-    """A paper as model inputs (see :class:`gnn.relations.qt30.MapTensors`)."""
-
-    name: str
-    texts: list[str]
-    prop_feats: np.ndarray
-    edges: np.ndarray
-    pairs: np.ndarray
-    pair_feats: np.ndarray
-    labels: np.ndarray
-    gold: dict[tuple[int, int], str]
+class PaperTensors(PairTensors):
+    """A paper as model inputs: its components and their candidate pairs."""
 
 
 def _nearest(kinds: Sequence[str], wanted: Sequence[str]) -> tuple[list[int], list[int]]:
@@ -236,12 +227,12 @@ def paper_tensors(paper: Paper, window: int = 8, vocab: Sequence[str] = ()) -> P
             dst += [k + 1, k]
             typ += [2, 2]
     return PaperTensors(
-        paper.name,
-        [c.text for c in paper.comps],
-        prop_feats,
-        np.array([src, dst, typ], dtype=np.int64).reshape(3, -1),
-        np.array(pairs, dtype=np.int64).reshape(-1, 2),
-        np.array(feats, dtype=np.float32).reshape(-1, width),
-        np.array(labels, dtype=np.int64),
-        dict(paper.gold),
+        name=paper.name,
+        texts=[c.text for c in paper.comps],
+        prop_feats=prop_feats,
+        edges=np.array([src, dst, typ], dtype=np.int64).reshape(3, -1),
+        pairs=np.array(pairs, dtype=np.int64).reshape(-1, 2),
+        pair_feats=np.array(feats, dtype=np.float32).reshape(-1, width),
+        labels=np.array(labels, dtype=np.int64),
+        gold=dict(paper.gold),
     )

@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 
 from gnn.relations import family
-from gnn.relations.baseline import PairTfidfLR
 from gnn.relations.metrics import relation_macro, triple_scores
 from gnn.relations.qt30_task import Item, decode
 from gnn.relations.sciarg_features import (
@@ -184,18 +183,11 @@ def _baseline(
 ) -> dict[str, Any]:
     """The TF-IDF + LR baseline on the models' candidate pairs, its biases tuned on ``dev`` like theirs."""
 
-    def flat(ts: Sequence[PaperTensors]) -> tuple[list[str], list[str], list[int]]:
-        return family.pair_texts([(p.texts, p.pairs, p.labels) for p in ts])
-
-    def probs(model: PairTfidfLR, ts: Sequence[PaperTensors]) -> list[np.ndarray]:
-        s, t, _ = flat(ts)
-        return family.split_rows(model.predict_proba(s, t, len(LABELS)), [len(p.pairs) for p in ts])
-
     start = time.perf_counter()
-    model = PairTfidfLR(seed=seed).fit(*flat(train))
-    bias = tune(dev, probs(model, dev)) if dev else [0.0] * len(LABELS)
+    probs = family.tfidf_baseline([p.pair_group for p in train], len(LABELS), seed)
+    bias = tune(dev, probs([p.pair_group for p in dev])) if dev else [0.0] * len(LABELS)
     return {
-        **score(test, probs(model, test), bias),
+        **score(test, probs([p.pair_group for p in test]), bias),
         "bias": dict(zip(LABELS, bias, strict=True)),
         "seconds": round(time.perf_counter() - start, 1),
     }

@@ -27,6 +27,7 @@ from tests.integration.test_predictions import _gold_fingerprint
 pytestmark = pytest.mark.integration
 
 AIF_DIR = SAMPLES / "dialam-2024" / "my_train"
+SCIARG_DIR = SAMPLES / "sciarg" / "compiled_corpus"
 
 
 def _load(store: GraphStore, *names: str) -> None:
@@ -116,6 +117,19 @@ def test_predict_relations_writes_once_beside_gold_and_is_deleted(
     assert {r["scheme"] for r in sci_rows if "SameUnit" in r["labels"]} == {"parts_of_same"}
     assert {r["scheme"] for r in sci_rows if "Support" in r["labels"]} == {"supports"}
     assert _gold_fingerprint(store) == gold_before
+    # The same papers read from their files give the same relations (the sentences stored in the
+    # graph carry the words between components that the model reads).
+    relations.predict_sciarg(Settings(cache_dir=tmp_path / "cache"), SCIARG_DIR, tmp_path / "sci")
+    from_files = set()
+    for ann in sorted((tmp_path / "sci").glob("*.ann")):
+        for line in ann.read_text(encoding="utf-8").splitlines():
+            if line.startswith("R"):
+                label, arg1, arg2 = line.split("\t")[1].split()
+                from_files.add((ann.stem, arg1.removeprefix("Arg1:"), arg2.removeprefix("Arg2:"), label))
+    from_graph = {
+        (r["source"].split(":")[1], r["source"].split(":")[2], r["target"].split(":")[2], r["scheme"]) for r in sci_rows
+    }
+    assert from_graph == from_files
 
     # SPARQL on the RDF export filters them by origin, model and score like Cypher.
     reader = GraphReader(store.driver, page_size=500)
