@@ -74,6 +74,17 @@ def _file_relations(out: Path) -> set[tuple[str, str, str, str]]:
     return found
 
 
+def ann_relations(out: Path) -> set[tuple[str, str, str, str]]:
+    """(paper, source T id, target T id, type) of the ``R`` lines in ``predict sciarg`` output."""
+    found = set()
+    for ann in sorted(out.glob("*.ann")):
+        for line in ann.read_text(encoding="utf-8").splitlines():
+            if line.startswith("R"):
+                label, arg1, arg2 = line.split("\t")[1].split()
+                found.add((ann.stem, arg1.removeprefix("Arg1:"), arg2.removeprefix("Arg2:"), label))
+    return found
+
+
 def test_aif_maps_from_the_graph_get_the_predictions_of_their_files(settings: Settings, tmp_path: Path) -> None:
     bundle = load_aif(sorted(AIF_DIR.glob("*.json")), "qt30")
     units, edges = _as_stored(bundle.nodes, bundle.edges)
@@ -106,12 +117,7 @@ def test_sciarg_papers_from_the_graph_get_the_predictions_of_their_files(setting
     assert gold > 0
 
     relations.predict_sciarg(settings, SCIARG_DIR, tmp_path / "pred")
-    expected = set()
-    for ann in sorted((tmp_path / "pred").glob("*.ann")):
-        for line in ann.read_text(encoding="utf-8").splitlines():
-            if line.startswith("R"):
-                label, arg1, arg2 = line.split("\t")[1].split()
-                expected.add((ann.stem, arg1.removeprefix("Arg1:"), arg2.removeprefix("Arg2:"), label))
+    expected = ann_relations(tmp_path / "pred")
     got = {(r.source.split(":")[1], r.source.split(":")[2], r.target.split(":")[2], r.scheme_label or "") for r in rows}
     assert len(expected) >= 10
     assert got == expected

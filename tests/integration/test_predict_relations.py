@@ -20,7 +20,7 @@ from graphstore.store import GraphStore
 from ontology.errors import ApiError
 from ontology.rdf import write_export
 from ontology.sparql import SparqlStore
-from tests.api.test_relations_graph import _file_relations
+from tests.api.test_relations_graph import _file_relations, ann_relations
 from tests.conftest import SAMPLES
 from tests.integration.test_predictions import _gold_fingerprint
 
@@ -120,12 +120,7 @@ def test_predict_relations_writes_once_beside_gold_and_is_deleted(
     # The same papers read from their files give the same relations (the sentences stored in the
     # graph carry the words between components that the model reads).
     relations.predict_sciarg(Settings(cache_dir=tmp_path / "cache"), SCIARG_DIR, tmp_path / "sci")
-    from_files = set()
-    for ann in sorted((tmp_path / "sci").glob("*.ann")):
-        for line in ann.read_text(encoding="utf-8").splitlines():
-            if line.startswith("R"):
-                label, arg1, arg2 = line.split("\t")[1].split()
-                from_files.add((ann.stem, arg1.removeprefix("Arg1:"), arg2.removeprefix("Arg2:"), label))
+    from_files = ann_relations(tmp_path / "sci")
     from_graph = {
         (r["source"].split(":")[1], r["source"].split(":")[2], r["target"].split(":")[2], r["scheme"]) for r in sci_rows
     }
