@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from graphstore import cypher
-from graphstore.runtime import EmbeddedNeo4j, connect
+from graphstore.runtime import EmbeddedNeo4j, connect, launcher_dir
 from graphstore.store import GraphStore, edge_groups, node_groups
 from ontology.errors import ApiError, GraphStoreError
 from ontology.records import CorpusBundle
@@ -264,7 +264,8 @@ def import_command(
     max_off_heap: str = "2G",
     report_file: Path | None = None,
 ) -> list[str]:
-    """The ``java ... AdminTool database import full`` command line for ``files``."""
+    """The ``java ... AdminTool database import full`` command line for ``files``, with the jars Maven
+    built in ``java_dir`` (:func:`graphstore.runtime.launcher_dir`)."""
     java = shutil.which("java")
     if java is None:
         raise GraphStoreError("java is not on PATH; Java 17 is needed for the Neo4j importer")
@@ -406,7 +407,8 @@ class BulkLoader:
             cmd = import_command(
                 writer.files,
                 self.database,
-                self.server.java_dir,
+                # Where Maven built the jars: the checkout's java/ or, installed, a build cache.
+                launcher_dir(self.server.java_dir),
                 heap=self.heap,
                 threads=self.threads,
                 max_off_heap=self.max_off_heap,
