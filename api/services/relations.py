@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -294,8 +294,20 @@ def classify_pairs(
     return out
 
 
-_LOADED: dict[tuple[str, str], Any] = {}
+_LOADED: dict[tuple[str, str, str], Any] = {}
 _LOAD_LOCK = threading.Lock()
+
+
+def _cached(settings: Settings, model: Path | None, family: str, load: Callable[..., Any]) -> tuple[Path, Any]:
+    """``load(model_dir, device=, encoder=)`` of ``model`` (else the default model), loaded once per process."""
+    model_dir = _given_model(model) if model else default_model_dir(settings)
+    device = _device(settings)
+    key = (family, str(model_dir), device)
+    with _LOAD_LOCK:
+        if key not in _LOADED:
+            encoder = _encoder(settings, device) if _model_uses_encoder(model_dir) else None
+            _LOADED[key] = load(model_dir, device=device, encoder=encoder)
+        return model_dir, _LOADED[key]
 
 
 def qt30_model(settings: Settings, model: Path | None = None) -> tuple[Path, Any]:
@@ -306,14 +318,7 @@ def qt30_model(settings: Settings, model: Path | None = None) -> tuple[Path, Any
     """
     from gnn.relations.qt30_run import load_qt30
 
-    model_dir = _given_model(model) if model else default_model_dir(settings)
-    device = _device(settings)
-    key = (str(model_dir), device)
-    with _LOAD_LOCK:
-        if key not in _LOADED:
-            encoder = _encoder(settings, device) if _model_uses_encoder(model_dir) else None
-            _LOADED[key] = load_qt30(model_dir, device=device, encoder=encoder)
-        return model_dir, _LOADED[key]
+    return _cached(settings, model, "qt30", load_qt30)
 
 
 def sciarg_model(settings: Settings, model: Path | None = None) -> tuple[Path, Any]:
@@ -322,13 +327,6 @@ def sciarg_model(settings: Settings, model: Path | None = None) -> tuple[Path, A
     Raises:
         ApiError: ``model`` is not a model directory. ModelError: No usable model.
     """
-    from gnn.relations.sciarg_task import load_sciarg as load_model
+    from gnn.relations.sciarg_task import load_sciarg
 
-    model_dir = _given_model(model) if model else default_model_dir(settings)
-    device = _device(settings)
-    key = (f"sciarg:{model_dir}", device)
-    with _LOAD_LOCK:
-        if key not in _LOADED:
-            encoder = _encoder(settings, device) if _model_uses_encoder(model_dir) else None
-            _LOADED[key] = load_model(model_dir, device=device, encoder=encoder)
-        return model_dir, _LOADED[key]
+    return _cached(settings, model, "sciarg", load_sciarg)
