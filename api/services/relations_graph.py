@@ -121,6 +121,14 @@ def _gold(unit: UnitView) -> bool:
     return unit.node.get(Prop.ORIGIN, "gold") != "predicted"
 
 
+def _by_discourse(units: Mapping[str, UnitView]) -> dict[str | None, list[UnitView]]:
+    """The units of each discourse (one pass, instead of one scan of every unit per discourse)."""
+    grouped: dict[str | None, list[UnitView]] = {}
+    for u in units.values():
+        grouped.setdefault(u.discourse, []).append(u)
+    return grouped
+
+
 def _unit_fields(unit: UnitView, position: int | None) -> dict[str, Any]:
     node = unit.node
     return {
@@ -143,8 +151,9 @@ def aif_records(
     (they only carry the gold relations and anchoring, never features).
     """
     nodes: list[NodeRecord] = []
+    grouped = _by_discourse(units)
     for did in ids:
-        mine = [u for u in units.values() if u.discourse == did and (not u.node.has(Label.Relation) or _gold(u))]
+        mine = [u for u in grouped.get(did, ()) if not u.node.has(Label.Relation) or _gold(u)]
 
         def order(u: UnitView) -> tuple[int, str]:
             return (u.position if u.position is not None else 0, u.id)
@@ -197,8 +206,9 @@ def sciarg_records(
         ids: Document ids.
     """
     nodes: list[NodeRecord] = []
+    grouped = _by_discourse(units)
     for did in ids:
-        mine = sorted((u for u in units.values() if u.discourse == did), key=lambda u: (u.position or 0, u.id))
+        mine = sorted(grouped.get(did, ()), key=lambda u: (u.position or 0, u.id))
         for u in mine:
             if u.node.has(Label.Proposition):
                 nodes.append(
@@ -281,13 +291,8 @@ def _predict_chunk(
 
         items = [p for p in papers_from_records(nodes, edges) if p.comps]
         raw = loaded.model.predict(items) if items else []
-        # papers_from_records names a paper by the last part of its document id, a component by its T id.
-        by_paper: dict[str, dict[str, str]] = {}
-        for n in nodes:
-            if isinstance(n, PropositionRecord) and n.discourse:
-                by_paper.setdefault(n.discourse.rsplit(":", 1)[-1], {})[n.local_id or n.id] = n.id
         for paper, rels in zip(items, raw, strict=True):
-            ids = by_paper[paper.name]
+            ids = {c.local_id: c.id for c in paper.comps}
             rows += [_row(ids[s], ids[t], SCIARG_LABELS[lab], lab, p) for s, t, lab, p in rels]
         gold = sum(len(p.gold) for p in items)
     return rows, items, raw, gold

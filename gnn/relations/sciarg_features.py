@@ -37,7 +37,7 @@ LEFT_CHARS = 40  # the marker window before a component
 
 @dataclass
 class Comp:
-    """A component: brat id, type, text, character span, first sentence number."""
+    """A component: brat id, type, text, character span, first sentence number, graph id."""
 
     local_id: str
     label: str
@@ -45,6 +45,7 @@ class Comp:
     start: int
     end: int
     sentence: int
+    id: str = ""
 
 
 @dataclass

@@ -72,6 +72,7 @@ def papers_from_records(nodes: Sequence[NodeRecord], edges: Sequence[EdgeRecord]
                     node.char_start or 0,
                     node.char_end or 0,
                     int(m.group(1)) if m else -1,
+                    node.id,
                 )
             )
             comp_of[node.id] = (node.discourse, node.local_id or node.id)
