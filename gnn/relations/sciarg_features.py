@@ -67,7 +67,7 @@ def slice_text(paper: Paper, start: int, end: int) -> str:
     """The paper's text in ``[start, end)`` as far as its sentences cover it (markup tags kept)."""
     if end <= start or not paper.pieces:
         return ""
-    k = max(bisect.bisect_right([p[0] for p in paper.pieces], start) - 1, 0)
+    k = max(bisect.bisect_right(paper.pieces, start, key=lambda p: p[0]) - 1, 0)
     out = []
     while k < len(paper.pieces) and paper.pieces[k][0] < end:
         s, e, text = paper.pieces[k]
@@ -155,6 +155,7 @@ def paper_tensors(paper: Paper, window: int = 8, vocab: Sequence[str] = ()) -> P
     claim_before, claim_after = _nearest(kinds, CLAIMS)
     own_before, own_after = _nearest(kinds, ("own_claim",))
     claims_upto = np.cumsum([0, *(k in CLAIMS for k in kinds)])
+    between: dict[tuple[int, int], set[str]] = {}
     pairs, feats, labels = [], [], []
     for i in range(n):
         for j in range(max(0, i - window), min(n, i + window + 1)):
@@ -171,7 +172,13 @@ def paper_tensors(paper: Paper, window: int = 8, vocab: Sequence[str] = ()) -> P
             claims_between = int(claims_upto[hi] - claims_upto[lo + 1])
             near_claim = j == (claim_after[i] if d > 0 else claim_before[i])
             near_own = j == (own_after[i] if d > 0 else own_before[i])
-            gap_toks = gap_tokens(paper, a, b) if index and abs(d) <= 3 else set()
+            if index and abs(d) <= 3:
+                # The words between two components do not depend on the pair's direction.
+                if (lo, hi) not in between:
+                    between[(lo, hi)] = gap_tokens(paper, a, b)
+                gap_toks = between[(lo, hi)]
+            else:
+                gap_toks = set()
             base = np.array(
                 [
                     d / window,
@@ -179,7 +186,7 @@ def paper_tensors(paper: Paper, window: int = 8, vocab: Sequence[str] = ()) -> P
                     abs(d) == 2,
                     d > 0,
                     a.sentence == b.sentence,
-                    np.clip(b.sentence - a.sentence, -10, 10) / 10.0,
+                    max(-10, min(10, b.sentence - a.sentence)) / 10.0,
                     np.log1p(gap) / 10.0,
                     gap < 3,
                     len(inter) / max(len(cw[i] | cw[j]), 1),
