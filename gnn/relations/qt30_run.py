@@ -25,6 +25,7 @@ from gnn.relations.qt30 import (
 )
 from gnn.relations.qt30_task import (
     OBJECTIVES,
+    biased_scores,
     decode,
     dev_scorer,
     evaluate_maps,
@@ -234,7 +235,7 @@ def classify_pairs(
     if not pairs:
         return []
     probs = _pair_probs(qt, pairs)
-    scores = np.log(np.clip(probs, 1e-9, 1.0)) + np.asarray(qt.bias[objective], dtype=np.float64)
+    scores = biased_scores(probs, qt.bias[objective])
     out = []
     for p, sc in zip(probs, scores, strict=True):
         k = int(sc.argmax())

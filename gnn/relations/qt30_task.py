@@ -43,6 +43,11 @@ def item(t: MapTensors, emb: np.ndarray) -> Item:
     return (emb, t.prop_feats, t.loc_feats, t.edges, t.pairs, t.pair_feats, t.labels)
 
 
+def biased_scores(probs: np.ndarray, bias: Sequence[float]) -> np.ndarray:
+    """Log-probabilities plus the per-label decision bias: what decoding compares."""
+    return np.log(np.clip(probs, 1e-9, 1.0)) + np.asarray(bias, dtype=np.float64)
+
+
 def decode(
     pairs: np.ndarray, probs: np.ndarray, bias: Sequence[float], labels: Sequence[str] = LABELS
 ) -> dict[tuple[int, int], tuple[str, float]]:
@@ -56,7 +61,7 @@ def decode(
     """
     if len(pairs) == 0:
         return {}
-    scores = np.log(np.clip(probs, 1e-9, 1.0)) + np.asarray(bias, dtype=np.float64)
+    scores = biased_scores(probs, bias)
     best_rel = scores[:, 1:].argmax(axis=1) + 1
     best_val = scores[np.arange(len(scores)), best_rel]
     chosen: dict[tuple[int, int], tuple[float, int, int]] = {}

@@ -21,7 +21,7 @@ import numpy as np
 
 from gnn.relations import family
 from gnn.relations.metrics import relation_macro, triple_scores
-from gnn.relations.qt30_task import Item, decode
+from gnn.relations.qt30_task import Item, biased_scores, decode
 from gnn.relations.sciarg_features import (
     EDGE_TYPES,
     LABELS,
@@ -115,7 +115,7 @@ def decode_paper(
     rels = decode(pairs, probs, bias, LABELS)
     if not one_target or not rels:
         return rels
-    scores = np.log(np.clip(probs, 1e-9, 1.0)) + np.asarray(bias, dtype=np.float64)
+    scores = biased_scores(probs, bias)
     row = {(int(i), int(j)): k for k, (i, j) in enumerate(pairs.tolist())}
 
     def margin(key: tuple[int, int], lab: str) -> float:
