@@ -21,7 +21,38 @@ import numpy as np
 from gnn.relations.text import Lsa, TextVectors
 from ontology.errors import ModelError
 
-T = TypeVar("T")
+
+@dataclass
+class PairTensors:
+    """One graph of units (a map's I-nodes, a paper's components) and its candidate pairs, as arrays.
+
+    Attributes:
+        name: Map file stem or paper name.
+        texts: Unit texts (for the encoder and the text-only baseline).
+        prop_feats: ``(units, features)``.
+        edges: ``(3, E)``: source, target, edge type.
+        pairs: ``(P, 2)`` candidate ordered unit pairs.
+        pair_feats: ``(P, features)``.
+        labels: ``(P,)`` gold label index (0 when unknown or none).
+        gold: Gold relations of the graph (all of them, candidates or not).
+    """
+
+    name: str
+    texts: list[str]
+    prop_feats: np.ndarray
+    edges: np.ndarray
+    pairs: np.ndarray
+    pair_feats: np.ndarray
+    labels: np.ndarray
+    gold: dict[tuple[int, int], str]
+
+    @property
+    def pair_group(self) -> PairGroup:
+        """Texts, candidate pairs and labels: what the text-only baseline reads."""
+        return self.texts, self.pairs, self.labels
+
+
+T = TypeVar("T", bound=PairTensors)
 
 
 @dataclass(frozen=True)
@@ -58,7 +89,6 @@ class Family(Generic[T]):
         lsa_file: Name of the LSA text-vector file in the model directory.
         dims: The model's input widths besides the text vectors (``prim_dim``, ``sec_dim``,
             ``pair_dim``, ``n_edge_types``, ``n_labels``).
-        texts_of: A group's unit texts.
         item_of: A group and its text vectors -> model input.
         dev_score: Dev groups -> function of dev probabilities to maximise (model selection).
         graphs_per_batch: Groups per training batch.
@@ -69,7 +99,6 @@ class Family(Generic[T]):
     weights: str
     lsa_file: str
     dims: Mapping[str, int]
-    texts_of: Callable[[T], Sequence[str]]
     item_of: Callable[[T, np.ndarray], Any]
     dev_score: Callable[[list[T]], Callable[[list[np.ndarray]], float]]
     graphs_per_batch: int = 16
@@ -232,13 +261,13 @@ def train_gnn(
 
     if not parts["dev"]:
         parts["dev"] = parts["train"][-1:]
-    texts = [s for t in parts["train"] + parts["dev"] for s in spec.texts_of(t)]
+    texts = [s for t in parts["train"] + parts["dev"] for s in t.texts]
     text, lsa_files = fit_text_vectors(hp, options.encoder, texts, out_dir / spec.lsa_file, options.seed)
     sizes = f"{len(parts['train'])} train / {len(parts['dev'])} dev / {len(parts['test'])} held-out"
     options.log(f"{spec.name}: {sizes} {spec.unit}")
     items = {}
     for split, groups in parts.items():
-        embs = embed_groups([spec.texts_of(t) for t in groups], text, options.progress)
+        embs = embed_groups([t.texts for t in groups], text, options.progress)
         items[split] = [spec.item_of(t, e) for t, e in zip(groups, embs, strict=True)]
     torch.manual_seed(options.seed)
     config = {"emb_dim": text.dim, **spec.dims}

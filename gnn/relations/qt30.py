@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gnn.relations.argmap import ArgMap, anchor_propositions, words
+from gnn.relations.family import PairTensors
 
 LABELS = ("none", "RA", "CA", "MA")
 # Edge types of the map graph (each a direction of one relation).
@@ -20,36 +21,6 @@ EDGE_TYPES = ("anchor", "anchored", "ta_out", "ta_in", "next_i", "prev_i", "next
 N_PAIR_FEATURES = 27
 N_LOC_FEATURES = 5
 N_PROP_FEATURES = 4
-
-
-@dataclass
-class PairTensors:
-    """One graph of units (a map's I-nodes, a paper's components) and its candidate pairs, as arrays.
-
-    Attributes:
-        name: Map file stem or paper name.
-        texts: Unit texts (for the encoder and the text-only baseline).
-        prop_feats: ``(units, features)``.
-        edges: ``(3, E)``: source, target, edge type.
-        pairs: ``(P, 2)`` candidate ordered unit pairs.
-        pair_feats: ``(P, features)``.
-        labels: ``(P,)`` gold label index (0 when unknown or none).
-        gold: Gold relations of the graph (all of them, candidates or not).
-    """
-
-    name: str
-    texts: list[str]
-    prop_feats: np.ndarray
-    edges: np.ndarray
-    pairs: np.ndarray
-    pair_feats: np.ndarray
-    labels: np.ndarray
-    gold: dict[tuple[int, int], str]
-
-    @property
-    def pair_group(self) -> tuple[list[str], np.ndarray, np.ndarray]:
-        """Texts, candidate pairs and labels: what the text-only baseline reads."""
-        return self.texts, self.pairs, self.labels
 
 
 @dataclass

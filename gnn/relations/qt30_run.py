@@ -52,9 +52,7 @@ DIMS = {
     "n_labels": len(LABELS),
     "direct": True,
 }
-FAMILY: family.Family[MapTensors] = family.Family(
-    "QT30", "maps", WEIGHTS, LSA_FILE, DIMS, lambda t: t.texts, item, dev_scorer
-)
+FAMILY: family.Family[MapTensors] = family.Family("QT30", "maps", WEIGHTS, LSA_FILE, DIMS, item, dev_scorer)
 
 
 def _progress(items: Sequence[Any], on: bool, desc: str) -> Any:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gnn.relations.argmap import words
-from gnn.relations.qt30 import PairTensors
+from gnn.relations.family import PairTensors
 
 LABELS = ("none", "supports", "contradicts", "parts_of_same", "semantically_same")
 SYMMETRIC = ("parts_of_same", "semantically_same")

@@ -210,7 +210,7 @@ DIMS = {
 # Sci-Arg papers are long (about 6,000 candidate pairs each) and few: one per step, or 20 papers
 # give too few optimisation steps.
 FAMILY: family.Family[PaperTensors] = family.Family(
-    "Sci-Arg", "papers", WEIGHTS, LSA_FILE, DIMS, lambda t: t.texts, _item, _dev_score, graphs_per_batch=1
+    "Sci-Arg", "papers", WEIGHTS, LSA_FILE, DIMS, _item, _dev_score, graphs_per_batch=1
 )
 
 
