@@ -631,9 +631,14 @@ def delete_emptied_prediction_runs() -> str:
 
 
 def relation_origin_counts() -> str:
-    """Reified relations per corpus, most specific class, scheme label or sense, and origin (gold/predicted)."""
+    """Reified relations per corpus, most specific class, discourse sense, and origin (gold/predicted).
+
+    Argument relations are counted by class alone: gold ones carry their corpus's scheme names
+    (``Default Inference``), predicted ones the AIF node type (``RA``), and a side-by-side table
+    needs keys both share.
+    """
     return (
         "MATCH (r:`Relation`) "
-        "RETURN r.corpus AS corpus, labels(r) AS kinds, coalesce(r.sense, r.scheme_label) AS scheme, "
-        "coalesce(r.origin, 'gold') AS origin, count(*) AS n ORDER BY corpus, scheme"
+        "RETURN r.corpus AS corpus, labels(r) AS kinds, r.sense AS sense, "
+        "coalesce(r.origin, 'gold') AS origin, count(*) AS n ORDER BY corpus, sense"
     )

@@ -408,16 +408,19 @@ class GraphStore(Statements):
         return out
 
     def relation_counts(self) -> list[dict[str, Any]]:
-        """Relations per corpus and type (``Class`` or ``Class:scheme``), gold and predicted side by side.
+        """Relations per corpus and type (``Class``, or ``Class:sense`` for discourse relations), gold
+        and predicted side by side.
+
+        Argument relations are keyed by class only (:func:`cypher.relation_origin_counts` says why);
+        :meth:`stats` keeps their scheme names.
 
         Returns:
-            Rows ``{"corpus", "type", "gold", "predicted"}`` sorted by corpus and type; the type key is
-            spelled as in :meth:`stats`.
+            Rows ``{"corpus", "type", "gold", "predicted"}`` sorted by corpus and type.
         """
         table: dict[tuple[str, str], dict[str, int]] = {}
         for row in self.read(cypher.relation_origin_counts()):
             kind = most_specific(row["kinds"])
-            key = f"{kind}:{row['scheme']}" if row["scheme"] else kind
+            key = f"{kind}:{row['sense']}" if row["sense"] else kind
             cell = table.setdefault((row["corpus"] or "(none)", key), {"gold": 0, "predicted": 0})
             cell["predicted" if row["origin"] == "predicted" else "gold"] += row["n"]
         return [{"corpus": c, "type": t, **n} for (c, t), n in sorted(table.items())]
