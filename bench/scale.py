@@ -414,7 +414,8 @@ def print_growth(rows: list[dict[str, Any]]) -> None:
         print(f"  {key:<26}{cells}")
 
 
-# `make bench`: one 100k size (1M takes hours on the shared 2-core machine; run it by hand).
+# `make bench`: one 100k size (on the idle 2-core machine 1M takes about 10 min and 10M about 80; run
+# them by hand, docs/scale.md).
 BENCH_ARGS = ["--sizes", "100000", "--repeat", "1"]
 BENCH_QUICK_ARGS = ["--sizes", "2000", "--repeat", "1", "--nodes", "50"]
 # Goals of docs/scale.md: bulk >= 5x transactional; streamed export memory flat (a bound well
