@@ -118,12 +118,8 @@ def csv_cell(value: Any) -> str:
     return _scalar_cell(value)
 
 
-def _multiline(value: Any) -> bool:
-    if isinstance(value, str):
-        return "\n" in value or "\r" in value
-    if isinstance(value, list | tuple):
-        return any(isinstance(v, str) and ("\n" in v or "\r" in v) for v in value)
-    return False
+def _multiline(line: str) -> bool:
+    return "\n" in line or "\r" in line
 
 
 def split_by_types(
