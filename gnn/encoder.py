@@ -285,3 +285,45 @@ class TextEncoder:
             if was_training:
                 model.train()
         return out
+
+    def word_states(
+        self, sentences: Sequence[Sequence[str]], layers: Sequence[int] = (3, 6), max_length: int = 256
+    ) -> list[np.ndarray]:
+        """Contextual vectors of the words of each sentence (no cache).
+
+        Each sentence (a list of words) is one input; a word's vector is the mean of its
+        sub-words' hidden states in ``layers``, concatenated. Words cut off by ``max_length``
+        get zero vectors.
+
+        Returns:
+            One ``float32`` array ``(len(words), dim * len(layers))`` per sentence.
+        """
+        import torch
+
+        tokenizer, model = self.load_transformer()
+        device = next(model.parameters()).device
+        width = self.dim * len(layers)
+        out: list[np.ndarray] = [np.zeros((len(s), width), np.float32) for s in sentences]
+        # Length-sorted batches keep padding low (as in encode()).
+        order = sorted((i for i, s in enumerate(sentences) if s), key=lambda i: len(sentences[i]))
+        with torch.inference_mode():
+            for start in range(0, len(order), self.batch_size // 2 or 1):
+                idx = order[start : start + (self.batch_size // 2 or 1)]
+                batch = tokenizer(
+                    [[w if w.strip() else "_" for w in sentences[i]] for i in idx],
+                    is_split_into_words=True,
+                    truncation=True,
+                    max_length=max_length,
+                    padding=True,
+                    return_tensors="pt",
+                ).to(device)
+                states = model(**batch, output_hidden_states=True).hidden_states
+                hidden = torch.cat([states[k] for k in layers], dim=-1).float().cpu().numpy()
+                for row, i in enumerate(idx):
+                    counts = np.zeros(len(sentences[i]))
+                    for pos, word in enumerate(batch.word_ids(row)):
+                        if word is not None:
+                            out[i][word] += hidden[row, pos]
+                            counts[word] += 1
+                    out[i] /= np.maximum(counts, 1)[:, None]
+        return out

@@ -28,12 +28,19 @@ def train_components(
     profile: Profile = "full",
     seed: Seed = 13,
 ) -> None:
-    """Train the BIO component tagger on A01-A20 (epoch chosen on A21-A24), score A25-A32 with BAM."""
+    """Train the BiLSTM-CRF component tagger on A01-A20 (epoch chosen on A21-A24), score A25-A32 with BAM."""
     cfg = settings()
     corpus = data or (cfg.corpora or Path("../shared/corpora")) / "sciarg" / "compiled_corpus"
     target = out or cfg.models_dir / "components"
     with stages(REPORTER) as progress:
-        card = service.train(corpus, target, profile=profile, seed=seed, progress=progress)
+        card = service.train(
+            corpus,
+            target,
+            profile=profile,
+            seed=seed,
+            progress=progress,
+            cache_dir=cfg.embeddings_dir / "sciarg-tokens",
+        )
     held = card.metrics.get("heldout_bam_nearest_claim_linker")
     figures = f"; held-out S {held['S']:.3f} B {held['B']:.3f} C {held['C']:.3f}" if held else ""
     console.print(

@@ -130,12 +130,24 @@ def predict_sciarg(
     in_dir: Annotated[Path, typer.Option("--in", help="Folder of brat .ann + .txt papers.")],
     out_dir: Annotated[Path, typer.Option("--out", help="Output folder.")],
     model: RelationsModelDir = None,
+    components: Annotated[
+        bool,
+        typer.Option(
+            "--components", help="Tag the components of each .txt first (any .ann is ignored): the full pipeline."
+        ),
+    ] = False,
+    components_model: Annotated[
+        Path | None, typer.Option("--components-model", help="Component tagger directory (default: the shipped one).")
+    ] = None,
 ) -> None:
-    """Predict Sci-Arg relations between the gold components of every paper."""
+    """Predict Sci-Arg relations between the gold components of every paper (or, with --components, predicted ones)."""
     from api.services.relations import predict_sciarg as run
 
-    result = run(settings(), in_dir, out_dir, model, reporter=REPORTER)
-    console.print(f"{result['papers']} paper(s) written to {result['out']}: {result['relations']} relation(s)")
+    result = run(
+        settings(), in_dir, out_dir, model, components=components, components_model=components_model, reporter=REPORTER
+    )
+    tagged = f"{result['components']} component(s), " if components else ""
+    console.print(f"{result['papers']} paper(s) written to {result['out']}: {tagged}{result['relations']} relation(s)")
 
 
 def predict_relations(

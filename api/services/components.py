@@ -61,19 +61,33 @@ def read_papers(directory: Path, names: Sequence[str] | None = None) -> dict[str
 
 
 def train(
-    corpus: Path, out: Path, profile: str = "full", seed: int = 13, progress: Progress | None = None
+    corpus: Path,
+    out: Path,
+    profile: str = "full",
+    seed: int = 13,
+    progress: Progress | None = None,
+    cache_dir: Path | None = None,
 ) -> ModelCard:
     """Train the tagger on A01-A20 (epoch chosen on A21-A24) and score A25-A32 with BAM.
+
+    Args:
+        corpus: The Sci-Arg brat directory.
+        out: Model directory to write.
+        profile: ``quick`` or ``full``.
+        seed: Random seed.
+        progress: Called with (stage, done, total).
+        cache_dir: Where the encoder's word vectors of each paper are cached (``None``: not cached).
 
     Raises:
         ModelError: Unknown profile.
         LoaderError: Missing or unreadable papers.
     """
-    from gnn.components import PROFILES, TaggerConfig, nearest_claim_relations, train_tagger
+    from gnn.components import PROFILES, TaggerConfig, TokenVectors, nearest_claim_relations, train_tagger
 
     config = profile_config(PROFILES, profile, seed, TaggerConfig)
     train_papers, tune_papers = read_papers(corpus, TRAIN), read_papers(corpus, TUNE)
-    tagger, result = train_tagger(train_papers, tune_papers, config, progress=progress)
+    vectors = TokenVectors(layers=config.layers, max_length=config.max_length, cache_dir=cache_dir)
+    tagger, result = train_tagger(train_papers, tune_papers, config, progress=progress, vectors=vectors)
     metrics: dict[str, Any] = {"tune_exact_f1": result.tune_f1, "best_epoch": result.best_epoch}
     held = read_papers(corpus, HELDOUT) if all((corpus / f"{n}.ann").is_file() for n in HELDOUT) else {}
     if held:
@@ -87,16 +101,16 @@ def train(
         model=MODEL_NAME,
         version=VERSION,
         weights=["components_tagger.safetensors", "components_config.json"],
-        encoder=None,
+        encoder=f"{vectors.encoder.name} ({vectors.encoder.cache_key()}), frozen; layers {list(config.layers)}",
         data={"corpus": str(corpus), "train": list(TRAIN), "tune": list(TUNE), "heldout": sorted(held)},
-        notes="BIO tagger (hashed lexical features, linear model trained with SGD on the logistic loss), per sentence; "
-        "held-out R uses the nearest-claim linker, not a trained relation model.",
+        notes="BIO tagger per sentence: frozen encoder word vectors + position features -> BiLSTM -> CRF; "
+        "held-out R here uses the nearest-claim linker (the relation classifier runs in predict sciarg --components).",
     )
     return write_trained_card(out, card, config, profile, result, metrics, tagger.save(out))
 
 
-def load_tagger(model: Path | None = None) -> Any:
-    """The tagger of ``model`` or the shipped one.
+def load_tagger(model: Path | None = None, cache_dir: Path | None = None) -> Any:
+    """The tagger of ``model`` or the shipped one (word vectors cached under ``cache_dir`` when given).
 
     Raises:
         ModelError: No such model directory.
@@ -106,7 +120,7 @@ def load_tagger(model: Path | None = None) -> Any:
     path = model if model is not None else SHIPPED
     read_card(path, task=TASK)
     try:
-        return ComponentTagger.load(path)
+        return ComponentTagger.load(path, cache_dir=cache_dir)
     except FileNotFoundError as e:
         raise ModelError(str(e)) from e
 

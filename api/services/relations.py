@@ -235,16 +235,38 @@ def predict_aif(
 
 
 def predict_sciarg(
-    settings: Settings, in_dir: Path, out_dir: Path, model: Path | None = None, *, reporter: Reporter = SILENT
+    settings: Settings,
+    in_dir: Path,
+    out_dir: Path,
+    model: Path | None = None,
+    *,
+    components: bool = False,
+    components_model: Path | None = None,
+    reporter: Reporter = SILENT,
 ) -> dict[str, Any]:
     """Predict relations for every brat paper of ``in_dir``: same ``T`` lines, predicted ``R`` lines, ``.txt`` copied.
 
+    With ``components`` the papers are the ``.txt`` files of ``in_dir`` (any ``.ann`` there is
+    ignored): the component tagger (``components_model``, else the shipped one) predicts their
+    ``T`` lines first, so the output is the full pipeline's, components then relations.
+
     Raises:
-        LoaderError: A malformed paper (named). ApiError: ``in_dir`` equals ``out_dir``.
+        LoaderError: A malformed paper (named), or no ``.txt`` with ``components``. ApiError: ``in_dir``
+            equals ``out_dir``.
     """
     from gnn.relations.sciarg_task import load_sciarg as load_model
     from gnn.relations.sciarg_task import papers_from_records
 
+    if components:
+        from api.services.components import predict_dir
+
+        if in_dir.resolve() == out_dir.resolve():
+            raise ApiError("--out must differ from --in (the input papers are kept)")
+        with tempfile.TemporaryDirectory(prefix="argweb-components-") as tmp:
+            tagged = predict_dir(in_dir, Path(tmp), components_model, link=False)
+            reporter.log(f"tagged {tagged['components']} component(s) in {tagged['papers']} paper(s)")
+            result = predict_sciarg(settings, Path(tmp), out_dir, model, reporter=reporter)
+        return result | {"components": tagged["components"]}
     anns, model_dir = _prediction_inputs(settings, in_dir, out_dir, model, "*.ann", "papers")
     device, encoder = _device_and_encoder(settings, model_dir)
     sm = load_model(model_dir, device=device, encoder=encoder)

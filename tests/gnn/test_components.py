@@ -2,13 +2,29 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import numpy as np
+import pytest
+import torch
 
 from api.services.components import ann_text, predicted_document, read_papers
 from gnn.bam import BratDocument, Component, evaluate
-from gnn.components import TAGS, ComponentTagger, TaggerConfig, decode, gold_tags, nearest_claim_relations, train_tagger
+from gnn.components import (
+    TAGS,
+    BiLstmCrf,
+    ComponentTagger,
+    TaggerConfig,
+    TokenVectors,
+    allowed_transitions,
+    decode,
+    gold_tags,
+    input_width,
+    nearest_claim_relations,
+    paper_rows,
+    train_tagger,
+)
 from gnn.components import _Sentence as Sentence
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "bam"
@@ -30,11 +46,56 @@ def test_decode_bio_runs() -> None:
 
 
 def test_gold_tags_round_trip() -> None:
-    sentence = Sentence([(0, 2), (3, 5), (6, 8), (9, 11)], [[] for _ in range(4)])
+    sentence = Sentence([(0, 2), (3, 5), (6, 8), (9, 11)], ["ab", "cd", "ef", "gh"])
     comps = [Component("T1", "data", ((3, 8),)), Component("T2", "own_claim", ((9, 11),))]
     tags = gold_tags(sentence, comps)
     assert [TAGS[t] for t in tags] == ["O", "B-data", "I-data", "B-own_claim"]
     assert decode(sentence.spans, tags) == [("data", 3, 8), ("own_claim", 9, 11)]
+
+
+def test_paper_rows_with_and_without_context() -> None:
+    sentences = [Sentence([(0, 1), (2, 3)], ["a", "b"], 0.0), Sentence([(4, 5)], ["c"], 0.5)]
+    vectors = [np.array([[1.0, 2.0], [3.0, 4.0]], np.float32), np.array([[5.0, 6.0]], np.float32)]
+    rows = paper_rows(sentences, vectors, context=True)
+    assert [r.shape for r in rows] == [(2, input_width(2, True)), (1, input_width(2, True))]
+    # word vector | previous sentence's mean (none for the first) | next sentence's mean | positions
+    assert rows[0][1, :6].tolist() == [3.0, 4.0, 0.0, 0.0, 5.0, 6.0]
+    assert rows[1][0, :6].tolist() == [5.0, 6.0, 2.0, 3.0, 0.0, 0.0]
+    assert rows[1][0, 6:].tolist() == pytest.approx([0.5, 1 / 80, 0.0, 0.0])
+    assert np.allclose(rows[0][:, 6:], [[0.0, 2 / 80, 0.0, 0.5], [0.0, 2 / 80, 0.5, 0.0]])
+    plain = paper_rows(sentences, vectors, context=False)
+    assert plain[0].shape == (2, input_width(2, False)) and plain[0][:, :2].tolist() == [[1.0, 2.0], [3.0, 4.0]]
+
+
+def _path_score(crf: BiLstmCrf, em: torch.Tensor, path: tuple[int, ...]) -> float:
+    """Score of one tag sequence, written out from the CRF's definition (forbidden steps: -inf)."""
+    allowed = allowed_transitions()
+    if TAGS[path[0]].startswith("I-") or any(not allowed[a, b] for a, b in itertools.pairwise(path)):
+        return float("-inf")
+    score = crf.start[path[0]] + em[0, path[0]] + crf.end[path[-1]]
+    for i in range(1, len(path)):
+        score = score + crf.transitions[path[i - 1], path[i]] + em[i, path[i]]
+    return float(score)
+
+
+def test_crf_likelihood_and_viterbi_match_enumeration() -> None:
+    torch.manual_seed(0)
+    crf = BiLstmCrf(4, TaggerConfig(hidden=4, projection=4))
+    with torch.no_grad():
+        for p in (crf.transitions, crf.start, crf.end):
+            p.normal_()
+    em = torch.randn(2, 3, len(TAGS))
+    mask = torch.tensor([[1.0, 1.0, 1.0], [1.0, 1.0, 0.0]])  # the second sentence has two tokens
+    gold = torch.tensor([[1, 2, 0], [3, 0, 0]])
+    expected = []
+    best = []
+    for row, n in ((0, 3), (1, 2)):
+        scores = {p: _path_score(crf, em[row], p) for p in itertools.product(range(len(TAGS)), repeat=n)}
+        finite = torch.tensor([v for v in scores.values() if v > float("-inf")])
+        expected.append(float(torch.logsumexp(finite, 0)) - scores[tuple(gold[row, :n].tolist())])
+        best.append(list(max(scores, key=lambda p: scores[p])))
+    assert float(crf.loss(em, gold, mask)) == pytest.approx(sum(expected) / 2, rel=1e-4)
+    assert crf.viterbi(em, mask) == best
 
 
 def test_nearest_claim_linker() -> None:
@@ -50,16 +111,19 @@ def test_nearest_claim_linker() -> None:
 
 def test_train_predict_and_write_brat(tmp_path: Path) -> None:
     papers = read_papers(DATA / "gold")
-    tagger, result = train_tagger(papers, papers, TaggerConfig(epochs=30, alpha=1e-4))
-    assert result.best_epoch >= 1 and len(result.history) == 30
+    vectors = TokenVectors(cache_dir=tmp_path / "cache")
+    tagger, result = train_tagger(papers, papers, TaggerConfig(epochs=25, lr=1e-2, dropout=0.0), vectors=vectors)
+    assert result.best_epoch >= 1 and len(result.history) == 25
+    assert len(list((tmp_path / "cache").glob("*.npz"))) == len(papers)  # one cached file per paper
     tagger.save(tmp_path / "m")
-    loaded = ComponentTagger.load(tmp_path / "m")
+    loaded = ComponentTagger.load(tmp_path / "m", cache_dir=tmp_path / "cache")
     doc, text = papers["P1"]
     pred = predicted_document(loaded, doc, text, nearest_claim_relations)
     # Trained and tested on the same three sentences, the tagger recovers components there.
     scores = evaluate({"P1": pred}, {"P1": doc}).as_dict()
     assert scores["S"] > 0.6 and scores["components"]["predicted"] > 0
-    assert np.allclose(loaded.coef, tagger.coef, rtol=2e-3, atol=1e-3)  # float16 on disk
+    for name, value in tagger.network.state_dict().items():  # float16 on disk
+        assert np.allclose(loaded.network.state_dict()[name].numpy(), value.numpy(), rtol=2e-3, atol=2e-3)
     lines = ann_text(pred, text).splitlines()
     for line in lines:
         if line.startswith("T"):
@@ -70,7 +134,8 @@ def test_train_predict_and_write_brat(tmp_path: Path) -> None:
 
 
 def test_empty_document_predicts_nothing() -> None:
-    tagger = ComponentTagger(np.zeros((len(TAGS), 8), np.float32), np.zeros(len(TAGS), np.float32), TaggerConfig())
+    config = TaggerConfig()
+    tagger = ComponentTagger(BiLstmCrf(8, config), config, TokenVectors())
     assert tagger.predict(BratDocument("x"), "") == []
 
 
