@@ -88,7 +88,11 @@ def train(
     train_papers, tune_papers = read_papers(corpus, TRAIN), read_papers(corpus, TUNE)
     vectors = TokenVectors(layers=config.layers, max_length=config.max_length, cache_dir=cache_dir)
     tagger, result = train_tagger(train_papers, tune_papers, config, progress=progress, vectors=vectors)
-    metrics: dict[str, Any] = {"tune_exact_f1": result.tune_f1, "best_epoch": result.best_epoch}
+    metrics: dict[str, Any] = {
+        "tune_exact_f1": result.tune_f1,
+        "best_epoch": result.best_epoch,
+        "weights_averaged": result.averaged,
+    }
     held = read_papers(corpus, HELDOUT) if all((corpus / f"{n}.ann").is_file() for n in HELDOUT) else {}
     if held:
         gold = {name: doc for name, (doc, _) in held.items()}

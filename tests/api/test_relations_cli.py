@@ -71,6 +71,34 @@ def test_predict_sciarg_keeps_span_lines(model: Path, tmp_path: Path) -> None:
         assert (out / ann.with_suffix(".txt").name).read_bytes() == ann.with_suffix(".txt").read_bytes()
 
 
+def test_predict_sciarg_with_components_runs_the_pipeline(model: Path, tmp_path: Path) -> None:
+    from api.services.components import component_lines
+    from graphstore.loaders.sciarg import load_sciarg
+
+    papers = tmp_path / "papers"
+    papers.mkdir()
+    for txt in sorted(SCIARG_DIR.glob("*.txt")):  # texts only: the components are predicted
+        (papers / txt.name).write_bytes(txt.read_bytes())
+    out = tmp_path / "pred"
+    result = CliRunner().invoke(
+        app, ["predict", "sciarg", "--in", str(papers), "--out", str(out), "--model", str(model), "--components"]
+    )
+    assert result.exit_code == 0, result.output
+    total = 0
+    for txt in sorted(papers.glob("*.txt")):
+        lines = (out / txt.with_suffix(".ann").name).read_text(encoding="utf-8").splitlines()
+        spans = [x for x in lines if x.startswith("T")]
+        assert spans and spans == component_lines(txt)  # the shipped tagger's T lines, unchanged
+        ids = {x.split("\t")[0] for x in spans}
+        for rel in (x for x in lines if x.startswith("R")):
+            _, args = rel.split("\t")[1].split(" ", 1)
+            assert {a.split(":")[1] for a in args.split()} <= ids
+        total += len(spans)
+    assert f"{total} component(s)" in result.output
+    bundle = load_sciarg(sorted(out.glob("*.ann")))  # the loader reads the pipeline's output back
+    assert bundle.nodes
+
+
 def test_evaluate_json(model: Path) -> None:
     result = CliRunner().invoke(app, ["evaluate", "relations", "--model", str(model), "--data", str(AIF_DIR), "--json"])
     assert result.exit_code == 0, result.output
