@@ -63,20 +63,20 @@ def read_papers(directory: Path, names: Sequence[str] | None = None) -> dict[str
 def train(
     corpus: Path,
     out: Path,
+    cache_dir: Path | None,
     profile: str = "full",
     seed: int = 13,
     progress: Progress | None = None,
-    cache_dir: Path | None = None,
 ) -> ModelCard:
     """Train the tagger on A01-A20 (epoch chosen on A21-A24) and score A25-A32 with BAM.
 
     Args:
         corpus: The Sci-Arg brat directory.
         out: Model directory to write.
+        cache_dir: Where the encoder's word vectors of each paper are cached (``None``: not cached).
         profile: ``quick`` or ``full``.
         seed: Random seed.
         progress: Called with (stage, done, total).
-        cache_dir: Where the encoder's word vectors of each paper are cached (``None``: not cached).
 
     Raises:
         ModelError: Unknown profile.
@@ -104,8 +104,8 @@ def train(
         task=TASK,
         model=MODEL_NAME,
         version=VERSION,
-        weights=["components_tagger.safetensors", "components_config.json"],
         encoder=f"{vectors.encoder.name} ({vectors.encoder.cache_key()}), frozen; layers {list(config.layers)}",
+        weights=["components_tagger.safetensors", "components_config.json"],
         data={"corpus": str(corpus), "train": list(TRAIN), "tune": list(TUNE), "heldout": sorted(held)},
         notes="BIO tagger per sentence: frozen encoder word vectors + position features -> BiLSTM -> CRF; "
         "held-out R here uses the nearest-claim linker (the relation classifier runs in predict sciarg --components).",

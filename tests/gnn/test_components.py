@@ -80,7 +80,7 @@ def _path_score(crf: BiLstmCrf, em: torch.Tensor, path: tuple[int, ...]) -> floa
 
 def test_crf_likelihood_and_viterbi_match_enumeration() -> None:
     torch.manual_seed(0)
-    crf = BiLstmCrf(4, TaggerConfig(hidden=4, projection=4))
+    crf = BiLstmCrf(4, TaggerConfig(widths=(4, 4)))
     with torch.no_grad():
         for p in (crf.transitions, crf.start, crf.end):
             p.normal_()
