@@ -67,7 +67,7 @@ class TaggerConfig:
 
     max_length: int = 256
     dropout: float = 0.3
-    epochs: int = 8
+    epochs: int = 12
     lr: float = 1e-3
     batch_size: int = 32
     widths: tuple[int, int] = (256, 128)
@@ -79,7 +79,7 @@ class TaggerConfig:
     seed: int = 13
 
 
-PROFILES: dict[str, dict[str, Any]] = {"quick": {"epochs": 2}, "full": {"epochs": 8}}
+PROFILES: dict[str, dict[str, Any]] = {"quick": {"epochs": 2}, "full": {"epochs": 12}}
 
 
 @dataclass
