@@ -11,9 +11,9 @@ token's start to its last token's end.
 
 Why a CRF over frozen vectors: exact-span F1 depends on both ends of a span being right, which
 per-token decisions get wrong far more often (the hashed-feature linear tagger this replaces
-reached 0.12 exact F1 on A21-A24, this one about 0.45); the frozen encoder keeps training within
-the 15-minute budget on a 2-core CPU (encoding the 40 papers' 14,000 sentences takes about 4
-minutes and is cached per paper). The weights (float16) weigh about 1.2 MB.
+reached 0.12 exact F1 on A21-A24, this one 0.51); the frozen encoder keeps training within the
+15-minute budget on a 2-core CPU (encoding the 32 papers' 14,300 sentences takes about 4 minutes
+and is cached per paper). The weights (float16) weigh about 1.2 MB.
 
 This module imports torch: the services import it inside functions.
 """
