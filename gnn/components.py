@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import random
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -339,7 +338,7 @@ class ComponentTagger:
                 raise FileNotFoundError(f"{needed}: not a component tagger directory (no {needed.name})")
         raw = json.loads((model_dir / CONFIG).read_text(encoding="utf-8"))
         config = TaggerConfig(**raw | {"layers": tuple(raw["layers"]), "widths": tuple(raw["widths"])})
-        vectors = TokenVectors(encoder or TextEncoder(), tuple(config.layers), config.max_length, cache_dir)
+        vectors = TokenVectors(encoder or TextEncoder(), config.layers, config.max_length, cache_dir)
         network = BiLstmCrf(input_width(vectors.dim, config.context), config)
         network.load_state_dict({k: v.float() for k, v in load_file(str(model_dir / WEIGHTS)).items()})
         return cls(network, config, vectors)
@@ -416,7 +415,6 @@ def train_tagger(
         vectors: Word vectors of the encoder (default: packaged MiniLM, no cache).
     """
     started = time.perf_counter()
-    random.seed(config.seed)
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed)
     vectors = vectors or TokenVectors(layers=config.layers, max_length=config.max_length)

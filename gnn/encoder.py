@@ -306,9 +306,10 @@ class TextEncoder:
         out: list[np.ndarray] = [np.zeros((len(s), width), np.float32) for s in sentences]
         # Length-sorted batches keep padding low (as in encode()).
         order = sorted((i for i, s in enumerate(sentences) if s), key=lambda i: len(sentences[i]))
+        step = max(self.batch_size // 2, 1)  # sentences are longer than the texts encode() batches
         with torch.inference_mode():
-            for start in range(0, len(order), self.batch_size // 2 or 1):
-                idx = order[start : start + (self.batch_size // 2 or 1)]
+            for start in range(0, len(order), step):
+                idx = order[start : start + step]
                 batch = tokenizer(
                     [[w if w.strip() else "_" for w in sentences[i]] for i in idx],
                     is_split_into_words=True,

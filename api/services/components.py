@@ -113,8 +113,8 @@ def train(
     return write_trained_card(out, card, config, profile, result, metrics, tagger.save(out))
 
 
-def load_tagger(model: Path | None = None, cache_dir: Path | None = None) -> Any:
-    """The tagger of ``model`` or the shipped one (word vectors cached under ``cache_dir`` when given).
+def load_tagger(model: Path | None = None) -> Any:
+    """The tagger of ``model`` or the shipped one.
 
     Raises:
         ModelError: No such model directory.
@@ -124,7 +124,7 @@ def load_tagger(model: Path | None = None, cache_dir: Path | None = None) -> Any
     path = model if model is not None else SHIPPED
     read_card(path, task=TASK)
     try:
-        return ComponentTagger.load(path, cache_dir=cache_dir)
+        return ComponentTagger.load(path)
     except FileNotFoundError as e:
         raise ModelError(str(e)) from e
 

@@ -170,9 +170,14 @@ def _prediction_inputs(
         ApiError: ``in_dir`` equals ``out_dir`` (the input ``kept`` would be overwritten), or ``model``
             is not a model directory.
     """
+    _require_distinct(in_dir, out_dir, kept)
+    return expand([in_dir], pattern), _given_model(model) if model else default_model_dir(settings)
+
+
+def _require_distinct(in_dir: Path, out_dir: Path, kept: str) -> None:
+    """Refuse to write predictions over their input ``kept``: the caller's mistake (exit 2 / 4xx)."""
     if in_dir.resolve() == out_dir.resolve():
         raise ApiError(f"--out must differ from --in (the input {kept} are kept)")
-    return expand([in_dir], pattern), _given_model(model) if model else default_model_dir(settings)
 
 
 def evaluate(settings: Settings, model: Path, paths: list[Path], *, reporter: Reporter = SILENT) -> dict[str, Any]:
@@ -260,8 +265,7 @@ def predict_sciarg(
     if components:
         from api.services.components import predict_dir
 
-        if in_dir.resolve() == out_dir.resolve():
-            raise ApiError("--out must differ from --in (the input papers are kept)")
+        _require_distinct(in_dir, out_dir, "papers")
         with tempfile.TemporaryDirectory(prefix="argweb-components-") as tmp:
             tagged = predict_dir(in_dir, Path(tmp), components_model, link=False)
             reporter.log(f"tagged {tagged['components']} component(s) in {tagged['papers']} paper(s)")
