@@ -30,7 +30,14 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from graphstore import cypher
-from graphstore.runtime import EmbeddedNeo4j, connect, launcher_dir
+from graphstore.runtime import (
+    LAUNCHER_JVM_OPTIONS,
+    EmbeddedNeo4j,
+    class_archive_options,
+    connect,
+    launcher_classpath,
+    launcher_dir,
+)
 from graphstore.store import GraphStore, edge_groups, node_groups
 from ontology.errors import ApiError, GraphStoreError
 from ontology.records import CorpusBundle
@@ -294,9 +301,11 @@ def import_command(
             raise GraphStoreError(
                 f"{artifact} is not in {target / 'lib'}; rebuild the launcher (graphstore/java, `mvn package`)"
             )
-    classpath = os.pathsep.join([str(target / "classes"), str(target / "lib" / "*")])
+    # The launcher's classpath, so that its class archive (the kernel and store classes the
+    # importer shares with the server) is mapped here too.
+    jvm = [f"-Xmx{heap}", *LAUNCHER_JVM_OPTIONS, *class_archive_options(java_dir), "-cp", launcher_classpath(java_dir)]
     # The database name goes first: the file options take several values and would swallow it.
-    cmd = [java, f"-Xmx{heap}", "-cp", classpath, ADMIN_MAIN_CLASS, "database", "import", "full", database]
+    cmd = [java, *jvm, ADMIN_MAIN_CLASS, "database", "import", "full", database]
     cmd += [
         "--overwrite-destination=true",
         "--id-type=string",

@@ -51,9 +51,13 @@ if command -v npm >/dev/null 2>&1 && { [ ! -f api/web/static/graph.js ] || [ api
 fi
 
 "$VENV/bin/python" - <<'PY'
-from graphstore.runtime import build_launcher, launcher_built
+from graphstore.runtime import build_class_archive, build_launcher, class_archive, launcher_built
 if not launcher_built():
-    print("setup: building the embedded Neo4j launcher with Maven")
+    print("setup: building the embedded Neo4j launcher with Maven (and recording its class archive)")
     build_launcher()
+elif not class_archive().is_file():
+    # Builds from before the archive existed; a third off every later Neo4j start.
+    print("setup: recording the launcher's class archive (one Neo4j start)")
+    build_class_archive()
 print("setup: ok")
 PY

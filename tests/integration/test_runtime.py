@@ -19,7 +19,7 @@ import pytest
 from api.services.graph import embedded_server, open_driver
 from graphstore.loaders.registry import CORPORA
 from graphstore.loaders.registry import SAMPLES as PACKAGED_SAMPLES
-from graphstore.runtime import free_port, process_alive
+from graphstore.runtime import EmbeddedNeo4j, class_archive, free_port, process_alive
 from graphstore.store import GraphStore
 from tests.conftest import embedded_settings
 
@@ -117,3 +117,14 @@ def test_start_on_a_taken_port_fails_cleanly(data_dir: Path) -> None:
     assert result.returncode == 1
     assert f"port {port} is already in use" in result.stderr
     assert not (data_dir / "neo4j" / "argweb-neo4j.pid").exists()
+
+
+def test_the_server_maps_the_class_archive_setup_recorded(neo4j_server: EmbeddedNeo4j) -> None:
+    # Setup records the archive once (build_class_archive); every start then maps the archived
+    # classes instead of loading them from the jars. A JVM that cannot use an archive runs without
+    # it, silently: only the process's memory map tells.
+    archive = class_archive(neo4j_server.java_dir)
+    assert archive.is_file(), "scripts/setup.sh records the archive"
+    info = neo4j_server.info()
+    assert info is not None
+    assert str(archive) in Path(f"/proc/{info.pid}/maps").read_text()
