@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from api.services.training import profile_config, write_trained_card
+from api.services.training import given_model, profile_config, write_trained_card
 from gnn.bam import BratDocument, Component, Relation, documents_from_records, evaluate
 from gnn.modelcard import ModelCard, atomic_write_bytes, read_card
 from graphstore.loaders.common import decode_utf8, read_bytes
@@ -117,10 +117,13 @@ def load_tagger(model: Path | None = None) -> Any:
     """The tagger of ``model`` or the shipped one.
 
     Raises:
-        ModelError: No such model directory.
+        ApiError: ``model`` is not a component tagger's directory.
+        ModelError: The shipped tagger is missing or broken.
     """
     from gnn.components import ComponentTagger
 
+    if model is not None:
+        given_model(model, task=TASK)
     path = model if model is not None else SHIPPED
     read_card(path, task=TASK)
     try:

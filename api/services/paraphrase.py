@@ -19,7 +19,7 @@ from typing import Any
 
 from api.services.graph import Graph
 from api.services.predictions import write_run
-from api.services.training import profile_config, write_trained_card
+from api.services.training import given_model, profile_config, write_trained_card
 from gnn.modelcard import ModelCard, atomic_write_bytes, read_card
 from gnn.paraphrase_eval import ParaphrasePair, score_predictions, split_by_interview
 from graphstore.loaders.contextdep import load_contextdep, split_of
@@ -139,11 +139,14 @@ def resolve_model(model: Path | None) -> Path:
     """``model`` or the shipped default model directory.
 
     Raises:
+        ApiError: ``model`` is not a paraphrase model's directory.
         ModelError: No model given and none shipped.
     """
-    path = model if model is not None else SHIPPED
-    read_card(path, task=TASK)
-    return path
+    if model is not None:
+        given_model(model, task=TASK)
+        return model
+    read_card(SHIPPED, task=TASK)
+    return SHIPPED
 
 
 def _load(model: Path | None, cache_dir: Path | None) -> Any:

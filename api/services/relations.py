@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from api.services.reporting import SILENT, Reporter
+from api.services.training import given_model
 from api.settings import Settings
 from graphstore.loaders.aif import load_aif
 from graphstore.loaders.aif_write import add_relations, read_map, strip_relations, write_json_atomic
@@ -108,9 +109,8 @@ def default_model_dir(settings: Settings) -> Path:
 
 
 def _given_model(model: Path) -> Path:
-    """A model directory named by the caller; a wrong path is the caller's mistake (exit 2 / 4xx)."""
-    if not (model / "model_card.json").is_file():
-        raise ApiError(f"{model}: not a model directory (model_card.json is missing)")
+    """A model directory named by the caller (a wrong path is the caller's mistake: exit 2 / 4xx)."""
+    given_model(model)
     return model
 
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from api.cli.main import app
 from api.services import paraphrase as service
 from gnn.modelcard import read_card
-from ontology.errors import LoaderError, ModelError
+from ontology.errors import ApiError, LoaderError
 from tests.conftest import BAD, SAMPLES
 
 SAMPLE = SAMPLES / "contextdep"
@@ -91,9 +91,10 @@ def test_bad_input_and_missing_model(tmp_path: Path) -> None:
         service.pairs_from_file(BAD / "cdep_UTF16_TOKEN-annotations.tsv")
     with pytest.raises(LoaderError, match="no such file"):
         service.pairs_from_file(tmp_path / "X_TOKEN-annotations.tsv")
-    with pytest.raises(ModelError, match="not a model directory"):
+    # A directory the caller names that holds no model is the caller's mistake (exit 2).
+    with pytest.raises(ApiError, match="not a model directory"):
         service.evaluate(tmp_path, DEV)
     result = CliRunner().invoke(
         app, ["predict", "contextdep", "--in", str(DEV), "--out", str(tmp_path / "o.tsv"), "--model", str(tmp_path)]
     )
-    assert result.exit_code == 1 and not (tmp_path / "o.tsv").exists()
+    assert result.exit_code == 2 and not (tmp_path / "o.tsv").exists()

@@ -122,3 +122,25 @@ def test_bad_inputs_exit_2(model: Path, tmp_path: Path) -> None:
     )
     assert missing.exit_code == 2
     assert "model_card.json" in missing.output
+
+
+def test_a_tagger_directory_that_is_not_one_is_the_callers_mistake(model: Path, tmp_path: Path) -> None:
+    # The relation model's directory is a model directory, but not a component tagger's.
+    for tagger in (tmp_path / "none", model):
+        result = CliRunner().invoke(
+            app,
+            [
+                "predict",
+                "sciarg",
+                "--in",
+                str(SCIARG_DIR),
+                "--out",
+                str(tmp_path / "o"),
+                "--components",
+                "--components-model",
+                str(tagger),
+            ],
+        )
+        assert result.exit_code == 2, result.output
+        assert str(tagger) in " ".join(result.output.split())
+        assert not (tmp_path / "o").exists()
