@@ -3,9 +3,10 @@
 Batched ``UNWIND ... MERGE`` transactions (:class:`~graphstore.store.GraphStore`) are right for
 incremental loads, but a large *empty* database fills an order of magnitude faster with Neo4j's
 offline importer (``neo4j-admin database import full``). :class:`BulkLoader` writes the parsed
-bundles in the importer's CSV format, stops the embedded server, runs the importer's command class
-from the project's own Maven-built classpath (``graphstore/java/target/lib``), starts the server
-again and creates the same constraints and indexes.
+bundles in the importer's CSV format, stops the embedded server and starts it again with the
+importer's arguments: the launcher runs the importer (from the project's own Maven-built jars,
+``graphstore/java/target/lib``) in its JVM before the server starts on the imported store. Then
+the same constraints and indexes are created.
 
 The resulting graph is the one a transactional load of the same bundles leaves: same labels,
 properties (types included: ``long``, ``double``, ``boolean``, ``string`` and their arrays), ids,
@@ -17,10 +18,9 @@ else is refused, because the importer replaces the whole store.
 
 from __future__ import annotations
 
+import contextlib
 import json
-import os
-import shutil
-import subprocess
+import re
 import tempfile
 import time
 import uuid
@@ -31,19 +31,15 @@ from typing import Any, TextIO
 
 from graphstore import cypher
 from graphstore.runtime import (
-    LAUNCHER_JVM_OPTIONS,
     EmbeddedNeo4j,
-    class_archive_options,
     connect,
-    launcher_classpath,
     launcher_dir,
 )
 from graphstore.store import GraphStore, edge_groups, node_groups
-from ontology.errors import ApiError, GraphStoreError
+from ontology.errors import ApiError, DatabaseUnavailableError, GraphStoreError
 from ontology.records import CorpusBundle
 from ontology.terms import Label, RelType
 
-ADMIN_MAIN_CLASS = "org.neo4j.cli.AdminTool"
 # The Maven artifacts of `neo4j-admin database import full` (declared in graphstore/java/pom.xml).
 IMPORTER_ARTIFACTS = ("neo4j-command-line", "neo4j-import-tool")
 # Unit separator: no corpus text uses it, unlike ";" (the importer's default) in token lists.
@@ -317,32 +313,32 @@ class CsvWriter:
 # -- importer --------------------------------------------------------------------------------------
 
 
-def import_command(
+def check_importer(java_dir: Path) -> None:
+    """Refuse before anything is stopped when the launcher was built without the importer's jars.
+
+    Raises:
+        GraphStoreError: A jar of the importer is missing from ``java_dir``'s build.
+    """
+    lib = java_dir / "target" / "lib"
+    for artifact in IMPORTER_ARTIFACTS:
+        if not any(lib.glob(f"{artifact}-*.jar")):
+            raise GraphStoreError(f"{artifact} is not in {lib}; rebuild the launcher (graphstore/java, `mvn package`)")
+
+
+def import_arguments(
     files: Sequence[ImportFile],
     database: str,
-    java_dir: Path,
-    heap: str = "1g",
     threads: int | None = None,
     max_off_heap: str = "2G",
     report_file: Path | None = None,
 ) -> list[str]:
-    """The ``java ... AdminTool database import full`` command line for ``files``, with the jars Maven
-    built in ``java_dir`` (:func:`graphstore.runtime.launcher_dir`)."""
-    java = shutil.which("java")
-    if java is None:
-        raise GraphStoreError("java is not on PATH; Java 17 is needed for the Neo4j importer")
-    target = java_dir / "target"
-    for artifact in IMPORTER_ARTIFACTS:
-        if not any((target / "lib").glob(f"{artifact}-*.jar")):
-            raise GraphStoreError(
-                f"{artifact} is not in {target / 'lib'}; rebuild the launcher (graphstore/java, `mvn package`)"
-            )
-    # The launcher's classpath, so that its class archive (the kernel and store classes the
-    # importer shares with the server) is mapped here too.
-    jvm = [f"-Xmx{heap}", *LAUNCHER_JVM_OPTIONS, *class_archive_options(java_dir), "-cp", launcher_classpath(java_dir)]
+    """The ``neo4j-admin`` arguments (``database import full ...``) that import ``files``.
+
+    The launcher runs them in its own JVM before the server starts (``--import-args``).
+    """
     # The database name goes first: the file options take several values and would swallow it.
-    cmd = [java, *jvm, ADMIN_MAIN_CLASS, "database", "import", "full", database]
-    cmd += [
+    args = ["database", "import", "full", database]
+    args += [
         "--overwrite-destination=true",
         "--id-type=string",
         "--array-delimiter=U+001F",
@@ -352,30 +348,25 @@ def import_command(
         "--strict=true",
     ]
     if threads:
-        cmd.append(f"--threads={threads}")
+        args.append(f"--threads={threads}")
     if report_file is not None:
-        cmd.append(f"--report-file={report_file}")
+        args.append(f"--report-file={report_file}")
     multiline = [str(f.path) for f in files if f.multiline]
     if multiline:
-        cmd += ["--multiline-fields-format=v2", f"--multiline-fields={','.join(multiline)}"]
-    cmd += [f.argument() for f in files if f.rows]
-    return cmd
+        args += ["--multiline-fields-format=v2", f"--multiline-fields={','.join(multiline)}"]
+    args += [f.argument() for f in files if f.rows]
+    if any("\n" in arg or "\r" in arg for arg in args):
+        raise GraphStoreError("bulk load: an importer argument (a CSV path) contains a line break")
+    return args
 
 
-def run_importer(cmd: list[str], home: Path, log_file: Path) -> None:
-    """Run the importer with ``home`` as ``NEO4J_HOME`` (the embedded server's data directory).
+_IMPORT_DONE = re.compile(rb"argweb-neo4j import exit (-?\d+) after (\d+) ms")
 
-    Raises:
-        GraphStoreError: The importer failed; the message ends with its output.
-    """
-    conf = home / "conf"
-    conf.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "NEO4J_HOME": str(home.resolve()), "NEO4J_CONF": str(conf.resolve())}
-    with open(log_file, "wb") as log:
-        proc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, check=False)
-    if proc.returncode != 0:
-        tail = log_file.read_text(errors="replace")[-4000:]
-        raise GraphStoreError(f"Neo4j importer exited with {proc.returncode}:\n{tail}")
+
+def import_outcome(log: bytes) -> tuple[int, float] | None:
+    """The importer's exit status and seconds from a launcher log, or None if it did not finish."""
+    match = _IMPORT_DONE.search(log)
+    return (int(match.group(1)), int(match.group(2)) / 1000) if match else None
 
 
 # -- the load --------------------------------------------------------------------------------------
@@ -390,7 +381,6 @@ class BulkLoader:
         database: Database name.
         work_dir: Where the CSV files go (a temporary directory by default; removed afterwards).
         threads: Importer worker threads (default: the JVM's processor count).
-        heap: Importer JVM heap.
         max_off_heap: Importer off-heap memory cap (the machine may be shared).
         start_timeout: Seconds to wait for the server to answer after a (re)start; the first start
             on a freshly imported store can take longer than a routine one.
@@ -400,7 +390,6 @@ class BulkLoader:
     database: str = "neo4j"
     work_dir: Path | None = None
     threads: int | None = None
-    heap: str = "1g"
     max_off_heap: str = "2G"
     start_timeout: float = 600.0
 
@@ -470,28 +459,41 @@ class BulkLoader:
             report.edges = sum(f.rows for f in writer.files if f.kind == "relationships")
 
             t = time.perf_counter()
+            java_dir = launcher_dir(self.server.java_dir)
+            check_importer(java_dir)
             self.server.stop()
             report.phases["stop"] = time.perf_counter() - t
-            t = time.perf_counter()
-            cmd = import_command(
+            args_file = Path(tmp) / "import.args"
+            args = import_arguments(
                 writer.files,
                 self.database,
-                # Where Maven built the jars: the checkout's java/ or, installed, a build cache.
-                launcher_dir(self.server.java_dir),
-                heap=self.heap,
                 threads=self.threads,
                 max_off_heap=self.max_off_heap,
                 report_file=Path(tmp) / "import.report",
             )
+            args_file.write_text("\n".join(args) + "\n", encoding="utf-8")
             say(f"importing {report.nodes} nodes and {report.edges} relationships")
-            self.server.data_dir.mkdir(parents=True, exist_ok=True)
+            t = time.perf_counter()
             try:
-                run_importer(cmd, self.server.data_dir, self.server.data_dir / "argweb-import.log")
-            finally:
-                report.phases["import"] = time.perf_counter() - t
-                t = time.perf_counter()
-                store, driver = self._store()
-                report.phases["start"] = time.perf_counter() - t
+                # One JVM imports and then serves: the import runs in the launcher before the
+                # server starts on the imported store.
+                info = self.server.start(timeout=self.start_timeout, import_args=args_file)
+            except DatabaseUnavailableError as e:
+                log = self.server.log_file.read_bytes() if self.server.log_file.exists() else b""
+                outcome = import_outcome(log)
+                if outcome is None or outcome[0] == 0:
+                    raise
+                # The server is back (on whatever the failed import left) for the caller to look at.
+                with contextlib.suppress(DatabaseUnavailableError):
+                    self.server.start(timeout=self.start_timeout)
+                tail = log.decode(errors="replace")[-4000:]
+                raise GraphStoreError(f"Neo4j importer exited with {outcome[0]}:\n{tail}") from e
+            restart_s = time.perf_counter() - t
+            outcome = import_outcome(self.server.log_file.read_bytes())
+            report.phases["import"] = outcome[1] if outcome else 0.0
+            report.phases["start"] = restart_s - report.phases["import"]
+            driver = connect(info.uri, self.server.user, self.server.password)
+            store = GraphStore(driver, self.database)
             try:
                 t = time.perf_counter()
                 store.ensure_schema()

@@ -475,14 +475,22 @@ class EmbeddedNeo4j(DetachedProcess[ServerInfo]):
         except (DriverError, Neo4jError, OSError):
             return False
 
-    def start(self, timeout: float = 180.0) -> ServerInfo:
+    def start(self, timeout: float = 180.0, import_args: Path | None = None) -> ServerInfo:
         """Start the server in the background and wait until Bolt answers; no-op if running.
+
+        Args:
+            timeout: Seconds to wait for Bolt to answer (an import included).
+            import_args: A file of ``neo4j-admin`` arguments, one per line, that the launcher runs
+                before the server starts (the bulk first load's import, :mod:`graphstore.bulk`).
+                Only for a stopped server: refused if one is running.
 
         Raises:
             DatabaseUnavailableError: Java or the launcher is missing, the port is taken, or the server did
                 not come up in time (the message includes the end of its log).
         """
         running = self.info()
+        if running is not None and import_args is not None:
+            raise DatabaseUnavailableError(f"{self.NAME} of {self.data_dir} is running; stop it before an import")
         if running is not None and self._bolt_ok(running.uri):
             return running
         if running is not None:
@@ -515,6 +523,8 @@ class EmbeddedNeo4j(DetachedProcess[ServerInfo]):
             "--tx-log-rotation",
             str(self.tx_log_rotation),
         ]
+        if import_args is not None:
+            cmd += ["--import-args", str(Path(import_args).resolve())]
         # The child inherits this environment plus the password (Popen takes a whole mapping).
         env = {**os.environ, PASSWORD_ENV: self.password}
         return self._launch(cmd, env, f"bolt://127.0.0.1:{self.port}", timeout, poll=0.1)

@@ -9,8 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from graphstore.bulk import ARRAY_DELIMITER, CsvWriter, csv_cell, csv_type, import_command, split_by_types
-from graphstore.runtime import JAVA_DIR
+from graphstore.bulk import (
+    ARRAY_DELIMITER,
+    CsvWriter,
+    csv_cell,
+    csv_type,
+    import_arguments,
+    import_outcome,
+    split_by_types,
+)
 from ontology.errors import GraphStoreError, LoaderError
 from ontology.records import CorpusBundle, CorpusRecord, DiscourseRecord, EdgeRecord, LocutionRecord, SpeakerRecord
 from ontology.terms import RelType
@@ -122,13 +129,18 @@ def test_an_inconsistent_bundle_writes_nothing(tmp_path: Path) -> None:
     assert writer.files == [] and not list(tmp_path.glob("*.csv"))
 
 
-def test_importer_command_names_the_database_before_the_file_lists(tmp_path: Path) -> None:
+def test_importer_arguments_name_the_database_before_the_file_lists(tmp_path: Path) -> None:
     writer = CsvWriter(tmp_path)
     writer.write_bundle(_bundle(), "b")
-    cmd = import_command(writer.files, "neo4j", JAVA_DIR, threads=2)
-    start = cmd.index("org.neo4j.cli.AdminTool")
-    assert cmd[start + 1 : start + 5] == ["database", "import", "full", "neo4j"]
-    assert "--overwrite-destination=true" in cmd and "--threads=2" in cmd
-    multiline = [a for a in cmd if a.startswith("--multiline-fields=")]
+    args = import_arguments(writer.files, "neo4j", threads=2)
+    assert args[:4] == ["database", "import", "full", "neo4j"]
+    assert "--overwrite-destination=true" in args and "--threads=2" in args
+    multiline = [a for a in args if a.startswith("--multiline-fields=")]
     assert multiline == [f"--multiline-fields={next(f.path for f in writer.files if f.multiline)}"]
-    assert sum(a.startswith(("--nodes=", "--relationships=")) for a in cmd) == len(writer.files)
+    assert sum(a.startswith(("--nodes=", "--relationships=")) for a in args) == len(writer.files)
+
+
+def test_the_importer_outcome_is_read_from_the_launcher_log() -> None:
+    assert import_outcome(b"Neo4j version: 5.26\nargweb-neo4j import exit 0 after 12345 ms\n") == (0, 12.345)
+    assert import_outcome(b"...\nargweb-neo4j import exit 1 after 80 ms\n") == (1, 0.08)
+    assert import_outcome(b"argweb-neo4j ready bolt://127.0.0.1:7687\n") is None

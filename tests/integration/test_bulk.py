@@ -20,10 +20,11 @@ from api.services.graph import Graph, embedded_server
 from api.services.ingest import bulk_load, write_bundle
 from bench.synth import bundle_sources, generate, read_manifest
 from graphstore import cypher
+from graphstore.bulk import import_outcome
 from graphstore.loaders.registry import CORPORA, SAMPLES
 from graphstore.store import GraphStore
 from ontology.competency import load_questions, normalise
-from ontology.errors import ApiError
+from ontology.errors import ApiError, DatabaseUnavailableError
 from tests.conftest import embedded_settings
 
 
@@ -109,3 +110,20 @@ def test_a_synthetic_corpus_bulk_loads_into_the_same_graph(
     bulk = bulk_graph.store()
     assert dump(bulk) == dump(store)
     assert bulk.stats() == store.stats()
+
+
+def test_a_failed_import_ends_the_launcher_before_any_database_starts(tmp_path: Path) -> None:
+    # The launcher runs the importer in its own JVM first (graphstore.bulk); an import that fails
+    # must not be followed by a server on whatever it left, and its output must reach the caller.
+    server = embedded_server(embedded_settings(tmp_path / "data"))
+    args = tmp_path / "import.args"
+    args.write_text(f"database\nimport\nfull\nneo4j\n--nodes=Node={tmp_path / 'absent.csv'}\n", encoding="utf-8")
+    try:
+        with pytest.raises(DatabaseUnavailableError, match="exited with 3") as failed:
+            server.start(timeout=300, import_args=args)
+        outcome = import_outcome(server.log_file.read_bytes())
+        assert outcome is not None and outcome[0] != 0
+        assert "absent.csv" in str(failed.value)  # the importer's own message, in the log tail
+        assert server.info() is None and "argweb-neo4j ready" not in server.log_file.read_text()
+    finally:
+        server.stop()
