@@ -127,12 +127,12 @@ def class_archive_options(java_dir: Path = JAVA_DIR) -> list[str]:
 def build_class_archive(java_dir: Path = JAVA_DIR, timeout: float = 300.0) -> bool:
     """Record the classes a server start loads into a class-data-sharing archive (JDK 13+).
 
-    Neo4j loads some 20,000 classes from about 150 jars at every start; mapping them from an
-    archive instead of reading, verifying and linking them cuts a start (a bulk load's import
-    runs in the same JVM) by about a third. The archive is recorded by starting the launcher once on a throwaway
-    store (a new store also runs the password statements, so the Cypher classes are in it) and
-    stopping it; the JVM writes the archive as it exits. It is kept only if a JVM started with
-    ``-Xshare:on`` (which refuses an unusable archive) accepts it.
+    Neo4j loads about 16,000 classes from some 210 jars at every start; mapping most of them
+    from an archive instead of reading, verifying and linking them cuts a start (a bulk load's
+    import runs in the same JVM) by about a third. The archive is recorded by starting the
+    launcher once on a throwaway store (a new store also runs the password statements, so the
+    Cypher classes are in it) and stopping it; the JVM writes the archive as it exits. It is kept
+    only if a JVM started with ``-Xshare:on`` (which refuses an unusable archive) accepts it.
 
     Returns:
         Whether an archive was written (False without Java, or when the JVM wrote none).
