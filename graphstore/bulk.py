@@ -30,11 +30,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from graphstore import cypher
-from graphstore.runtime import (
-    EmbeddedNeo4j,
-    connect,
-    launcher_dir,
-)
+from graphstore.runtime import EmbeddedNeo4j, ServerInfo, connect, launcher_dir
 from graphstore.store import GraphStore, edge_groups, node_groups
 from ontology.errors import ApiError, DatabaseUnavailableError, GraphStoreError
 from ontology.records import CorpusBundle
@@ -393,8 +389,8 @@ class BulkLoader:
     max_off_heap: str = "2G"
     start_timeout: float = 600.0
 
-    def _store(self) -> tuple[GraphStore, Any]:
-        info = self.server.start(timeout=self.start_timeout)
+    def _store(self, info: ServerInfo | None = None) -> tuple[GraphStore, Any]:
+        info = info or self.server.start(timeout=self.start_timeout)
         driver = connect(info.uri, self.server.user, self.server.password)
         return GraphStore(driver, self.database), driver
 
@@ -459,8 +455,7 @@ class BulkLoader:
             report.edges = sum(f.rows for f in writer.files if f.kind == "relationships")
 
             t = time.perf_counter()
-            java_dir = launcher_dir(self.server.java_dir)
-            check_importer(java_dir)
+            check_importer(launcher_dir(self.server.java_dir))
             self.server.stop()
             report.phases["stop"] = time.perf_counter() - t
             args_file = Path(tmp) / "import.args"
@@ -492,8 +487,7 @@ class BulkLoader:
             outcome = import_outcome(self.server.log_file.read_bytes())
             report.phases["import"] = outcome[1] if outcome else 0.0
             report.phases["start"] = restart_s - report.phases["import"]
-            driver = connect(info.uri, self.server.user, self.server.password)
-            store = GraphStore(driver, self.database)
+            store, driver = self._store(info)
             try:
                 t = time.perf_counter()
                 store.ensure_schema()

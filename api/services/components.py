@@ -124,8 +124,9 @@ def load_tagger(model: Path | None = None) -> Any:
 
     if model is not None:
         given_model(model, task=TASK)
+    else:
+        read_card(SHIPPED, task=TASK)
     path = model if model is not None else SHIPPED
-    read_card(path, task=TASK)
     try:
         return ComponentTagger.load(path)
     except FileNotFoundError as e:

@@ -117,7 +117,12 @@ def test_a_failed_import_ends_the_launcher_before_any_database_starts(tmp_path: 
     # must not be followed by a server on whatever it left, and its output must reach the caller.
     server = embedded_server(embedded_settings(tmp_path / "data"))
     args = tmp_path / "import.args"
-    args.write_text(f"database\nimport\nfull\nneo4j\n--nodes=Node={tmp_path / 'absent.csv'}\n", encoding="utf-8")
+    # The report file named, as the bulk loader does: the importer's default lands in the working directory.
+    args.write_text(
+        f"database\nimport\nfull\nneo4j\n--report-file={tmp_path / 'import.report'}\n"
+        f"--nodes=Node={tmp_path / 'absent.csv'}\n",
+        encoding="utf-8",
+    )
     try:
         with pytest.raises(DatabaseUnavailableError, match="exited with 3") as failed:
             server.start(timeout=300, import_args=args)
