@@ -56,6 +56,28 @@ T = TypeVar("T", bound=PairTensors)
 
 
 @dataclass(frozen=True)
+class HeadChoice:
+    """A listwise training term: each unit picks at most one partner among its candidate pairs.
+
+    Annotations where a unit has one target (a Sci-Arg component supports one claim) make target
+    selection a choice among the unit's candidates, as in dependency parsing. Trained only
+    pairwise, the model scores each candidate on its own and the decoder's "best target per
+    unit" compares scores that were never trained against each other. This term adds, per
+    source unit, the cross-entropy of a softmax over its candidates' relation scores (log-sum-exp
+    of the ``labels`` logits minus the no-relation logit) and a fixed "no partner" score of 0.
+
+    Attributes:
+        labels: Label indices that count as the unit's choice.
+        forward_only: Only pairs whose target comes later (a fragment's next part).
+        weight: Weight of the term beside the pairwise cross-entropy.
+    """
+
+    labels: tuple[int, ...]
+    forward_only: bool = False
+    weight: float = 1.0
+
+
+@dataclass(frozen=True)
 class TrainOptions:
     """How every family of one training run is trained.
 
@@ -92,6 +114,7 @@ class Family(Generic[T]):
         item_of: A group and its text vectors -> model input.
         dev_score: Dev groups -> function of dev probabilities to maximise (model selection).
         graphs_per_batch: Groups per training batch.
+        head_choices: Listwise terms added to the pairwise loss.
     """
 
     name: str
@@ -102,6 +125,7 @@ class Family(Generic[T]):
     item_of: Callable[[T, np.ndarray], Any]
     dev_score: Callable[[list[T]], Callable[[list[np.ndarray]], float]]
     graphs_per_batch: int = 16
+    head_choices: tuple[HeadChoice, ...] = ()
 
 
 def profile_hp(profiles: Mapping[str, Mapping[str, Any]], profile: str, epochs: int | None) -> dict[str, Any]:
@@ -283,6 +307,7 @@ def train_gnn(
         device=options.device,
         lr=hp["lr"],
         graphs_per_batch=spec.graphs_per_batch,
+        head_choices=spec.head_choices,
         progress=options.progress,
         desc=f"{spec.name} relation GNN",
     )

@@ -5,6 +5,10 @@ A pair's label depends on more than the two spans: the words between them ("ther
 component, how many claims lie between, and whether the target is the nearest claim in that
 direction. The words come from a vocabulary of the commonest tokens of those contexts in the
 training papers (stored with the model), as binary bags; everything else is fixed-width.
+
+A fragment of a split component rarely reads like a whole one: "One approach" (a subject without
+its verb) continues in "makes use of ...". A component's first, second and last tokens (bags over
+their own vocabularies) and whether punctuation closes it or opens it are node features for that.
 """
 
 from __future__ import annotations
@@ -28,6 +32,9 @@ EDGE_TYPES = ("next", "prev", "same_sentence")
 N_BASE_PAIR_FEATURES = 9 + 22
 N_BASE_PROP_FEATURES = 5
 VOCAB_SIZE = 256
+EDGE_POSITIONS = (("first", 0), ("second", 1), ("last", -1))
+EDGE_VOCAB_SIZE = 64
+N_BOUNDARY_FEATURES = 4
 # Context words: tokens with punctuation kept (a comma or bracket between two spans matters).
 _CONTEXT_TOKEN = re.compile(r"[a-z0-9']+|[^\sa-z0-9]")
 _TAG = re.compile(r"<[^<>]*>")
@@ -109,6 +116,50 @@ def fit_vocab(papers: Sequence[Paper], window: int, size: int = VOCAB_SIZE) -> l
     return [t for t, n in counts.most_common(size) if n >= 3]
 
 
+def fit_edge_vocab(papers: Sequence[Paper], size: int = EDGE_VOCAB_SIZE) -> dict[str, list[str]]:
+    """The commonest first, second and last tokens of the components of ``papers`` (3+ occurrences)."""
+    counts: dict[str, Counter[str]] = {key: Counter() for key, _ in EDGE_POSITIONS}
+    for paper in papers:
+        for c in paper.comps:
+            toks = _tokens(c.text)
+            for key, pos in EDGE_POSITIONS:
+                if len(toks) > max(pos, 0):
+                    counts[key][toks[pos]] += 1
+    return {key: [t for t, n in counts[key].most_common(size) if n >= 3] for key, _ in EDGE_POSITIONS}
+
+
+def edge_width(edge_vocab: dict[str, list[str]] | None) -> int:
+    """Node feature width added by :func:`component_edges` (0: no edge vocabulary, an older model)."""
+    return 0 if edge_vocab is None else N_BOUNDARY_FEATURES + sum(len(v) for v in edge_vocab.values())
+
+
+def component_edges(paper: Paper, c: Comp, edge_index: dict[str, dict[str, int]]) -> np.ndarray:
+    """Bags of a component's first, second and last tokens, and the punctuation around it.
+
+    The four boundary features: a sentence or clause ends just before it (or nothing precedes
+    it), a full stop, colon or semicolon follows it, a comma follows it, a comma precedes it.
+    """
+    toks = _tokens(c.text)
+    parts = []
+    for key, pos in EDGE_POSITIONS:
+        bag = np.zeros(len(edge_index[key]), dtype=np.float32)
+        if len(toks) > max(pos, 0):
+            k = edge_index[key].get(toks[pos])
+            if k is not None:
+                bag[k] = 1.0
+        parts.append(bag)
+    before = slice_text(paper, max(c.start - 3, 0), c.start).strip()
+    after = slice_text(paper, c.end, c.end + 3).strip()
+    boundary = [
+        before == "" or before[-1:] in ".:;",
+        after[:1] in (".", ":", ";"),
+        after[:1] == ",",
+        before[-1:] == ",",
+    ]
+    parts.append(np.array(boundary, dtype=np.float32))
+    return np.concatenate(parts)
+
+
 def _bag(tokens: set[str], index: dict[str, int]) -> np.ndarray:
     v = np.zeros(len(index), dtype=np.float32)
     for t in tokens:
@@ -139,7 +190,9 @@ def _nearest(kinds: Sequence[str], wanted: Sequence[str]) -> tuple[list[int], li
     return before, after
 
 
-def paper_tensors(paper: Paper, window: int = 8, vocab: Sequence[str] = ()) -> PaperTensors:
+def paper_tensors(
+    paper: Paper, window: int = 8, vocab: Sequence[str] = (), edge_vocab: dict[str, list[str]] | None = None
+) -> PaperTensors:
     """Candidate pairs within ``window`` components, pair features and the component graph.
 
     Args:
@@ -147,6 +200,8 @@ def paper_tensors(paper: Paper, window: int = 8, vocab: Sequence[str] = ()) -> P
         window: Candidate pairs are the ordered component pairs at most this far apart.
         vocab: Context-word vocabulary (:func:`fit_vocab`); its width is added to the pair features
             (words between) and to the node features (words before).
+        edge_vocab: First / second / last token vocabularies (:func:`fit_edge_vocab`); ``None``
+            (models trained before them) leaves out :func:`component_edges`.
     """
     n = len(paper.comps)
     index = {t: k for k, t in enumerate(vocab)}
@@ -213,18 +268,20 @@ def paper_tensors(paper: Paper, window: int = 8, vocab: Sequence[str] = ()) -> P
             labels.append(LABELS.index(gold) if gold else 0)
             pairs.append((i, j))
     width = N_BASE_PAIR_FEATURES + len(index)
+    edge_index = {key: {t: k for k, t in enumerate(v)} for key, v in (edge_vocab or {}).items()}
     prop_feats = np.array(
         [
             np.concatenate(
                 [
                     [*(float(c.label == t) for t in TYPES), k / max(n - 1, 1), min(len(cw[k]), 50) / 50.0],
                     _bag(left_tokens(paper, c), index) if index else [],
+                    component_edges(paper, c, edge_index) if edge_vocab is not None else [],
                 ]
             )
             for k, c in enumerate(paper.comps)
         ],
         dtype=np.float32,
-    ).reshape(n, N_BASE_PROP_FEATURES + len(index))
+    ).reshape(n, N_BASE_PROP_FEATURES + len(index) + edge_width(edge_vocab))
     src, dst, typ = [], [], []
     for k in range(n - 1):
         src += [k, k + 1]

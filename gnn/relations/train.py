@@ -10,6 +10,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from gnn.relations.family import HeadChoice
 from gnn.relations.model import GraphBatch, RelationGNN, collate
 
 Item = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
@@ -22,6 +23,43 @@ def class_weights(items: Sequence[Item], n_labels: int, power: float = 0.5) -> t
         counts += np.bincount(it[6], minlength=n_labels)[:n_labels]
     w = (counts.sum() / counts) ** power
     return torch.tensor(w / w.mean(), dtype=torch.float32)
+
+
+def head_choice_loss(logits: torch.Tensor, pairs: torch.Tensor, labels: torch.Tensor, term: HeadChoice) -> torch.Tensor:
+    """Mean over source units of the listwise cross-entropy of :class:`~gnn.relations.family.HeadChoice`.
+
+    Args:
+        logits: ``(Q, n_labels)`` pair logits.
+        pairs: ``(Q, 2)`` ordered pairs (source, target), global unit ids.
+        labels: ``(Q,)`` gold labels.
+        term: Which labels make a choice, and whether only later targets compete.
+    """
+    if term.forward_only:
+        keep = pairs[:, 1] > pairs[:, 0]
+        logits, pairs, labels = logits[keep], pairs[keep], labels[keep]
+    if not len(pairs):
+        return logits.sum() * 0.0
+    src = pairs[:, 0]
+    chosen = torch.tensor(term.labels, device=logits.device)
+    score = torch.logsumexp(logits[:, chosen], dim=1) - logits[:, 0]
+    n = int(src.max()) + 1
+    zeros = logits.new_zeros(n)
+    # Shift by the per-source maximum (at least the "no partner" score 0) before exponentiating.
+    top = zeros.scatter_reduce(0, src, score.detach(), "amax", include_self=True)
+    e = torch.exp(score - top[src])
+    # Shifted sum: its largest term is exp(0) = 1, so its log is finite.
+    log_total = top + torch.log(torch.exp(-top) + zeros.index_add(0, src, e))
+    gold = torch.isin(labels, chosen)
+    has_gold = zeros.index_add(0, src, gold.to(logits.dtype)) > 0
+    # The gold candidates' log-sum-exp, shifted by their own maximum (they may lie far below ``top``).
+    gold_score = torch.where(gold, score, torch.full_like(score, -torch.inf))
+    gold_top = torch.full_like(zeros, -torch.inf).scatter_reduce(0, src, gold_score.detach(), "amax")
+    gold_top = torch.where(has_gold, gold_top, zeros)
+    gold_sum = zeros.index_add(0, src, torch.exp(gold_score - gold_top[src]))
+    log_picked = torch.where(has_gold, gold_top + torch.log(gold_sum.clamp_min(1e-30)), zeros)
+    present = torch.zeros(n, dtype=torch.bool, device=logits.device)
+    present[src] = True
+    return (log_total - log_picked)[present].mean()
 
 
 def _batches(items: Sequence[Item], size: int, rng: np.random.Generator | None) -> list[GraphBatch]:
@@ -67,10 +105,11 @@ def fit(
     lr: float = 2e-3,
     graphs_per_batch: int = 16,
     weight_power: float = 0.5,
+    head_choices: Sequence[HeadChoice] = (),
     progress: bool = False,
     desc: str = "training",
 ) -> dict[str, object]:
-    """Train with weighted cross-entropy; keep the epoch whose dev ``score`` is best.
+    """Train with weighted cross-entropy (plus any listwise terms); keep the epoch whose dev ``score`` is best.
 
     Args:
         model: The model (trained in place; the best epoch's weights are restored).
@@ -83,6 +122,7 @@ def fit(
         lr: AdamW learning rate.
         graphs_per_batch: Graphs per optimisation step.
         weight_power: Exponent of the inverse-frequency class weights.
+        head_choices: Listwise terms added to the weighted cross-entropy.
         progress: Show a progress bar.
         desc: Progress bar label.
 
@@ -108,7 +148,10 @@ def fit(
             total, n = 0.0, 0
             for batch in _batches(train, graphs_per_batch, rng):
                 batch = batch.to(device)
-                loss = loss_fn(model(batch), batch.labels)
+                logits = model(batch)
+                loss = loss_fn(logits, batch.labels)
+                for term in head_choices:
+                    loss = loss + term.weight * head_choice_loss(logits, batch.pairs, batch.labels, term)
                 opt.zero_grad()
                 loss.backward()
                 nn.utils.clip_grad_norm_(model.parameters(), 1.0)

@@ -10,6 +10,9 @@ from gnn.relations.sciarg_features import (
     N_BASE_PROP_FEATURES,
     Comp,
     Paper,
+    component_edges,
+    edge_width,
+    fit_edge_vocab,
     fit_vocab,
     gap_tokens,
     left_tokens,
@@ -61,6 +64,31 @@ def test_vocab_widens_node_and_pair_features() -> None:
     assert rich.pair_feats[k, N_BASE_PAIR_FEATURES + vocab.index("therefore")] == 0.0
     assert rich.labels[k] == LABELS.index("supports")
     assert np.isfinite(rich.pair_feats).all()
+
+
+def test_component_edges_read_first_last_tokens_and_punctuation() -> None:
+    paper = _paper()
+    edge_vocab = fit_edge_vocab([paper] * 3)
+    assert edge_vocab == {
+        "first": ["results", "the", "errors"],
+        "second": ["vary", "method", "stay"],
+        "last": ["vary", "robust", "small"],
+    }
+    index = {key: {t: k for k, t in enumerate(v)} for key, v in edge_vocab.items()}
+    rows = [component_edges(paper, c, index) for c in paper.comps]
+    assert all(len(r) == edge_width(edge_vocab) == 9 + 4 for r in rows)
+    # "the method is robust": first "the", second "method", last "robust".
+    assert rows[1][[1, 3 + 1, 6 + 1]].tolist() == [1.0, 1.0, 1.0] and rows[1][:9].sum() == 3
+    # Boundaries: starts the text / after ", " / after ", since "; "." / "," / none follows.
+    assert rows[0][9:].tolist() == [1.0, 1.0, 0.0, 0.0]
+    assert rows[1][9:].tolist() == [0.0, 0.0, 1.0, 1.0]
+    assert rows[2][9:].tolist() == [0.0, 0.0, 0.0, 0.0]
+    vocab = fit_vocab([paper] * 3, window=8)
+    rich = paper_tensors(paper, 8, vocab, edge_vocab)
+    assert rich.prop_feats.shape[1] == N_BASE_PROP_FEATURES + len(vocab) + 13
+    assert np.array_equal(rich.prop_feats[:, -13:], np.stack(rows))
+    # Without an edge vocabulary (models trained before it) the node features keep their old width.
+    assert paper_tensors(paper, 8, vocab).prop_feats.shape[1] == N_BASE_PROP_FEATURES + len(vocab)
 
 
 def test_one_target_keeps_the_most_confident_support() -> None:
