@@ -18,6 +18,7 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
+from gnn.relations.heads import HeadChoice
 from gnn.relations.text import Lsa, TextVectors
 from ontology.errors import ModelError
 
@@ -53,28 +54,6 @@ class PairTensors:
 
 
 T = TypeVar("T", bound=PairTensors)
-
-
-@dataclass(frozen=True)
-class HeadChoice:
-    """A listwise training term: each unit picks at most one partner among its candidate pairs.
-
-    Annotations where a unit has one target (a Sci-Arg component supports one claim) make target
-    selection a choice among the unit's candidates, as in dependency parsing. Trained only
-    pairwise, the model scores each candidate on its own and the decoder's "best target per
-    unit" compares scores that were never trained against each other. This term adds, per
-    source unit, the cross-entropy of a softmax over its candidates' relation scores (log-sum-exp
-    of the ``labels`` logits minus the no-relation logit) and a fixed "no partner" score of 0.
-
-    Attributes:
-        labels: Label indices that count as the unit's choice.
-        forward_only: Only pairs whose target comes later (a fragment's next part).
-        weight: Weight of the term beside the pairwise cross-entropy.
-    """
-
-    labels: tuple[int, ...]
-    forward_only: bool = False
-    weight: float = 1.0
 
 
 @dataclass(frozen=True)

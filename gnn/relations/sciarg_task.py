@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from gnn.relations import family
+from gnn.relations.heads import HeadChoice
 from gnn.relations.metrics import relation_macro, triple_scores
 from gnn.relations.qt30_task import Item, biased_scores, decode
 from gnn.relations.sciarg_features import (
@@ -214,8 +215,8 @@ DIMS = {
 # candidates compete too. With seeds 0 / 1, held-out R went from 0.673 / 0.661 to 0.697 / 0.707
 # with these terms (0.690 / 0.685 with them but without the component-edge node features).
 HEAD_CHOICES = (
-    family.HeadChoice((LABELS.index("supports"), LABELS.index("contradicts"))),
-    family.HeadChoice((LABELS.index("parts_of_same"),), forward_only=True),
+    HeadChoice((LABELS.index("supports"), LABELS.index("contradicts"))),
+    HeadChoice((LABELS.index("parts_of_same"),), forward_only=True),
 )
 # Sci-Arg papers are long (about 6,000 candidate pairs each) and few: one per step, or 20 papers
 # give too few optimisation steps.

@@ -10,7 +10,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from gnn.relations.family import HeadChoice
+from gnn.relations.heads import HeadChoice
 from gnn.relations.model import GraphBatch, RelationGNN, collate
 
 Item = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
@@ -26,7 +26,7 @@ def class_weights(items: Sequence[Item], n_labels: int, power: float = 0.5) -> t
 
 
 def head_choice_loss(logits: torch.Tensor, pairs: torch.Tensor, labels: torch.Tensor, term: HeadChoice) -> torch.Tensor:
-    """Mean over source units of the listwise cross-entropy of :class:`~gnn.relations.family.HeadChoice`.
+    """Mean over source units of the listwise cross-entropy of :class:`~gnn.relations.heads.HeadChoice`.
 
     Args:
         logits: ``(Q, n_labels)`` pair logits.

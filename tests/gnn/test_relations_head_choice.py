@@ -6,7 +6,7 @@ import math
 
 import torch
 
-from gnn.relations.family import HeadChoice
+from gnn.relations.heads import HeadChoice
 from gnn.relations.train import head_choice_loss
 
 # Labels: 0 none, 1 supports, 2 contradicts, 3 parts_of_same.
