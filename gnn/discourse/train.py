@@ -7,6 +7,11 @@ two relational GCNs and the pairwise link and sense scorers. The saved model is 
 
 Multi-parent EDUs (about 8% in STAC): besides its best parent, an EDU gets every other candidate
 whose link probability reaches a per-domain threshold tuned on the tuning split.
+
+Ensembles: the full profile trains several networks that differ only in their seed (initialisation
+and batch order) and averages their link and sense probabilities. On these small training sets a
+single network's held-out scores move by several points from seed to seed; the average is both
+higher and steadier, and each member trains in about a minute and a half on a 2-core CPU.
 """
 
 from __future__ import annotations
@@ -55,7 +60,8 @@ class ParserConfig:
         lr: Adam learning rate.
         weight_decay: AdamW weight decay.
         pass1_weight: Weight of the pass-1 losses.
-        seed: Random seed.
+        seed: Random seed (member ``i`` of an ensemble uses ``seed + i``).
+        members: Networks in the ensemble (their probabilities are averaged).
         thresholds: Per domain, the probability an extra parent needs (1.01 = single parent).
     """
 
@@ -71,13 +77,14 @@ class ParserConfig:
     weight_decay: float = 1e-2
     pass1_weight: float = 0.5
     seed: int = 13
+    members: int = 1
     thresholds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(DOMAINS, 1.01))
 
 
 PROFILES: dict[str, dict[str, Any]] = {
     "quick": {"epochs": 4, "patience": 2},
-    "full": {"epochs": 14, "patience": 4},
-    "tiny": {"epochs": 2, "patience": 2, "dim": 32, "word_dim": 16, "vocab_size": 200},
+    "full": {"epochs": 14, "patience": 4, "members": 5},
+    "tiny": {"epochs": 2, "patience": 2, "dim": 32, "word_dim": 16, "vocab_size": 200, "members": 2},
 }
 
 
@@ -118,12 +125,21 @@ def _loss(out: dict[str, Tensor], batch, pass1_weight: float) -> Tensor:
     return total
 
 
+def probabilities(nets: Sequence[DiscourseParser], batch) -> tuple[Tensor, Tensor]:
+    """Pass-2 link ``(n, K+1)`` and sense ``(n, K+1, senses)`` probabilities, averaged over ``nets``."""
+    link = sense = None
+    for net in nets:
+        out = net(batch)
+        p, s = torch.softmax(out["link2"], 1), torch.softmax(out["sense2"], -1)
+        link, sense = (p, s) if link is None or sense is None else (link + p, sense + s)
+    assert link is not None and sense is not None, "an ensemble has at least one network"
+    return link / len(nets), sense / len(nets)
+
+
 def decode(
-    out: dict[str, Tensor], batch, thresholds: dict[str, float], domains: Sequence[str]
+    prob: Tensor, sense_p: Tensor, batch, thresholds: dict[str, float], domains: Sequence[str]
 ) -> list[list[LinkPrediction]]:
-    """Predicted relations per graph of the batch from pass-2 scores."""
-    prob = torch.softmax(out["link2"], 1)
-    sense_p = torch.softmax(out["sense2"], -1)
+    """Predicted relations per graph of the batch from (averaged) pass-2 probabilities."""
     best = prob.argmax(1)
     ptr = batch.ptr.tolist()
     result: list[list[LinkPrediction]] = []
@@ -147,16 +163,16 @@ def decode(
 
 @dataclass(eq=False)
 class DiscourseModel:
-    """A trained parser with its vocabulary, encoder and configuration.
+    """A trained parser (one network or an ensemble) with its vocabulary, encoder and configuration.
 
     Args:
-        net: The network.
+        nets: The networks; their probabilities are averaged.
         vocab: Lexical-bag words.
         config: Hyper-parameters (with tuned thresholds).
         encoder: The text encoder its embeddings come from.
     """
 
-    net: DiscourseParser
+    nets: list[DiscourseParser]
     vocab: list[str]
     config: ParserConfig
     encoder: TextEncoder
@@ -164,7 +180,7 @@ class DiscourseModel:
     @property
     def device(self) -> str:
         """Device of the network."""
-        return str(next(self.net.parameters()).device)
+        return str(next(self.nets[0].parameters()).device)
 
     def graphs(self, dialogues: Sequence[Dialogue], progress: bool = False) -> DialogueGraphs:
         """Dialogue graphs with encoder features (embeddings from the cache where possible)."""
@@ -175,14 +191,16 @@ class DiscourseModel:
     ) -> list[list[LinkPrediction]]:
         """Predicted relations of each dialogue (same order)."""
         data = graphs if graphs is not None else self.graphs(dialogues, progress)
-        self.net.eval()
+        for net in self.nets:
+            net.eval()
         out: list[list[LinkPrediction]] = []
         batches = _batches(data, 32, False, np.random.default_rng(0))
         bar = _bar(progress, len(dialogues), "parsing")
         with torch.inference_mode():
             for idx in batches:
                 batch = _collate(data, idx, self.device)
-                out.extend(decode(self.net(batch), batch, self.config.thresholds, [dialogues[i].domain for i in idx]))
+                link, sense = probabilities(self.nets, batch)
+                out.extend(decode(link, sense, batch, self.config.thresholds, [dialogues[i].domain for i in idx]))
                 if bar is not None:
                     bar.update(len(idx))
         if bar is not None:
@@ -227,30 +245,58 @@ def train_parser(
     progress: bool = False,
     log: Callable[[str], None] | None = None,
 ) -> tuple[DiscourseModel, list[dict[str, Any]]]:
-    """Train on ``train``, keep the epoch best on ``tune`` (link & relation F1), tune thresholds.
+    """Train ``config.members`` networks on ``train``, each kept at its epoch best on ``tune`` (link &
+    relation F1), then tune the thresholds of their average.
 
     Returns:
-        The model and one history row per epoch.
+        The model and one history row per member and epoch.
 
     Raises:
         ModelError: No training dialogue.
     """
     if not train:
         raise ModelError("no training dialogues")
-    seed_everything(config.seed)
     dev = pick_device(device)
     vocab = build_vocab(train, config.vocab_size)
     train_g = graphs_for(train, encoder, vocab, config.k, progress)
     tune_g = graphs_for(tune, encoder, vocab, config.k, progress) if tune else None
+    nets: list[DiscourseParser] = []
+    history: list[dict[str, Any]] = []
+    for member in range(max(1, config.members)):
+        seed = config.seed + member
+        net, rows = _train_network(train_g, tune, tune_g, encoder, vocab, config, seed, dev, progress, log)
+        nets.append(net)
+        history += [{"member": member, "seed": seed, **row} for row in rows] if config.members > 1 else rows
+    model = DiscourseModel(nets, vocab, config, encoder)
+    if tune:
+        config.thresholds = tune_thresholds(model, tune, tune_g)
+    return model, history
+
+
+def _train_network(
+    train_g: DialogueGraphs,
+    tune: Sequence[Dialogue],
+    tune_g: DialogueGraphs | None,
+    encoder: TextEncoder,
+    vocab: list[str],
+    config: ParserConfig,
+    seed: int,
+    dev: str,
+    progress: bool,
+    log: Callable[[str], None] | None,
+) -> tuple[DiscourseParser, list[dict[str, Any]]]:
+    """One network of the ensemble, early-stopped on the tuning dialogues; its history rows."""
+    seed_everything(seed)
     net = DiscourseParser(encoder.dim, len(vocab), config.k, config.dim, config.word_dim, config.dropout).to(dev)
-    model = DiscourseModel(net, vocab, config, encoder)
+    single = DiscourseModel([net], vocab, config, encoder)
     opt = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
-    rng = np.random.default_rng(config.seed)
+    rng = np.random.default_rng(seed)
     steps = config.epochs * len(_batches(train_g, config.batch_size, False, rng))
     warm = max(1, steps // 20)
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda step: min((step + 1) / warm, max(0.05, 1 - step / max(steps, 1)))
     )
+    label = f"seed {seed}, " if config.members > 1 else ""
     history: list[dict[str, Any]] = []
     best_state, best_score, stale = None, -1.0, 0
     for epoch in range(1, config.epochs + 1):
@@ -261,7 +307,7 @@ def train_parser(
         if progress:
             from tqdm.auto import tqdm
 
-            bar = tqdm(total=len(batches), desc=f"epoch {epoch}/{config.epochs}", unit="batch", leave=False)
+            bar = tqdm(total=len(batches), desc=f"{label}epoch {epoch}/{config.epochs}", unit="batch", leave=False)
         for idx in batches:
             batch = _collate(train_g, idx, dev)
             loss = _loss(net(batch), batch, config.pass1_weight)
@@ -277,7 +323,7 @@ def train_parser(
             bar.close()
         row: dict[str, Any] = {"epoch": epoch, "loss": round(total / len(batches), 4), "seconds": 0.0}
         if tune_g is not None:
-            scores = _score(model, tune, tune_g)
+            scores = _score(single, tune, tune_g)
             row.update(tune_link_f1=scores["link_f1"], tune_link_rel_f1=scores["link_rel_f1"])
             score = scores["link_rel_f1"] + scores["link_f1"]
             if score > best_score:
@@ -293,15 +339,13 @@ def train_parser(
                 if "tune_link_f1" in row
                 else ""
             )
-            log(f"epoch {epoch}: loss {row['loss']:.4f}{tuned} ({row['seconds']:.0f} s)")
+            log(f"{label}epoch {epoch}: loss {row['loss']:.4f}{tuned} ({row['seconds']:.0f} s)")
         if tune_g is not None and stale >= config.patience:
             break
     if best_state is not None:
         net.load_state_dict(best_state)
-    if tune:
-        config.thresholds = tune_thresholds(model, tune, tune_g)
     net.eval()
-    return model, history
+    return net, history
 
 
 def _score(model: DiscourseModel, dialogues: Sequence[Dialogue], graphs: DialogueGraphs | None) -> dict[str, Any]:
@@ -340,9 +384,10 @@ def save_model(model: DiscourseModel, out: Path, card: ModelCard) -> Path:
 
     buf = io.BytesIO()
     # Half precision halves the shipped size; the scores do not move at this precision.
-    state = {
-        k: v.detach().cpu().half() if v.is_floating_point() else v.cpu() for k, v in model.net.state_dict().items()
-    }
+    # One network keeps its own parameter names (model directories from before ensembles load as
+    # they are); an ensemble's are prefixed by the member's index.
+    whole = model.nets[0] if len(model.nets) == 1 else torch.nn.ModuleList(model.nets)
+    state = {k: v.detach().cpu().half() if v.is_floating_point() else v.cpu() for k, v in whole.state_dict().items()}
     torch.save(state, buf)
     atomic_write_bytes(out / WEIGHTS, buf.getvalue())
     atomic_write_bytes(out / VOCAB, json.dumps(model.vocab).encode())
@@ -371,11 +416,15 @@ def load_model(model_dir: Path, encoder: TextEncoder | None = None, device: str 
     vocab = json.loads((model_dir / VOCAB).read_text(encoding="utf-8"))
     enc = encoder or TextEncoder()
     dev = pick_device(device)
-    net = DiscourseParser(enc.dim, len(vocab), config.k, config.dim, config.word_dim, config.dropout)
+    nets = [
+        DiscourseParser(enc.dim, len(vocab), config.k, config.dim, config.word_dim, config.dropout)
+        for _ in range(max(1, config.members))
+    ]
+    whole = nets[0] if len(nets) == 1 else torch.nn.ModuleList(nets)
     state = torch.load(model_dir / WEIGHTS, map_location="cpu", weights_only=True)
     try:
-        net.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in state.items()})
+        whole.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in state.items()})
     except RuntimeError as e:
         raise ModelError(f"{model_dir / WEIGHTS}: weights do not fit the model card: {e}") from e
-    net.to(dev).eval()
-    return DiscourseModel(net, vocab, config, enc)
+    whole.to(dev).eval()
+    return DiscourseModel(nets, vocab, config, enc)
