@@ -427,7 +427,9 @@ class BulkLoader:
         started = time.perf_counter()
         self.check_empty()
         report.phases["check"] = time.perf_counter() - started
-        with tempfile.TemporaryDirectory(prefix="argweb-bulk-", dir=self.work_dir) as tmp:
+        # Absolute paths: the importer runs in the server's data directory, not in the caller's.
+        work_dir = None if self.work_dir is None else Path(self.work_dir).absolute()
+        with tempfile.TemporaryDirectory(prefix="argweb-bulk-", dir=work_dir) as tmp:
             writer = CsvWriter(Path(tmp) / "csv")
             t = time.perf_counter()
             parse_s = validate_s = 0.0

@@ -339,8 +339,17 @@ class DetachedProcess(Generic[InfoT]):
             if s.connect_ex((host, port)) == 0:
                 raise DatabaseUnavailableError(f"port {port} is already in use by another program; {hint}")
 
-    def _launch(self, cmd: list[str], env: dict[str, str] | None, where: str, timeout: float, poll: float) -> InfoT:
-        """Start ``cmd`` detached, record it in the pid file and wait until it is :meth:`_ready`.
+    def _launch(
+        self,
+        cmd: list[str],
+        env: dict[str, str] | None,
+        where: str,
+        timeout: float,
+        poll: float,
+        cwd: Path | None = None,
+    ) -> InfoT:
+        """Start ``cmd`` detached (in ``cwd``, default the caller's), record it in the pid file and wait
+        until it is :meth:`_ready`.
 
         :meth:`_ready` raising :class:`DatabaseUnavailableError` means the process came up but cannot be
         used: it is stopped rather than left behind, and the error goes on.
@@ -352,7 +361,13 @@ class DetachedProcess(Generic[InfoT]):
         self.data_dir.mkdir(parents=True, exist_ok=True)
         with open(self.log_file, "wb") as log:
             proc = subprocess.Popen(
-                cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True, env=env
+                cmd,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                env=env,
+                cwd=cwd,
             )
         info = self._started(proc.pid)
         self.pid_file.write_text(" ".join(str(f) for f in self._fields(info)) + "\n")
@@ -442,6 +457,8 @@ class EmbeddedNeo4j(DetachedProcess[ServerInfo]):
 
     def __post_init__(self) -> None:
         self.data_dir = Path(self.data_dir)
+        # Absolute: the JVM runs in the data directory, so a relative launcher path would not resolve.
+        self.java_dir = Path(os.path.abspath(self.java_dir))
 
     def _parse(self, fields: Sequence[str]) -> ServerInfo:
         pid_s, port_s = fields
@@ -527,7 +544,9 @@ class EmbeddedNeo4j(DetachedProcess[ServerInfo]):
             cmd += ["--import-args", str(Path(import_args).resolve())]
         # The child inherits this environment plus the password (Popen takes a whole mapping).
         env = {**os.environ, PASSWORD_ENV: self.password}
-        return self._launch(cmd, env, f"bolt://127.0.0.1:{self.port}", timeout, poll=0.1)
+        # The JVM works in the data directory: a file Neo4j or its importer writes under a relative
+        # name (the importer's default report, for one) lands there, not where the CLI was run.
+        return self._launch(cmd, env, f"bolt://127.0.0.1:{self.port}", timeout, poll=0.1, cwd=self.data_dir)
 
     def driver(self) -> Driver:
         """A driver for the running server."""

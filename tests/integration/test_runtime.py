@@ -128,3 +128,10 @@ def test_the_server_maps_the_class_archive_setup_recorded(neo4j_server: Embedded
     info = neo4j_server.info()
     assert info is not None
     assert str(archive) in Path(f"/proc/{info.pid}/maps").read_text()
+
+
+def test_the_server_works_in_its_data_directory(neo4j_server: EmbeddedNeo4j) -> None:
+    # Files the JVM writes under a relative name stay with the store, not in the caller's directory.
+    info = neo4j_server.info()
+    assert info is not None
+    assert Path(f"/proc/{info.pid}/cwd").resolve() == neo4j_server.data_dir.resolve()
