@@ -127,13 +127,10 @@ def _loss(out: dict[str, Tensor], batch, pass1_weight: float) -> Tensor:
 
 def probabilities(nets: Sequence[DiscourseParser], batch) -> tuple[Tensor, Tensor]:
     """Pass-2 link ``(n, K+1)`` and sense ``(n, K+1, senses)`` probabilities, averaged over ``nets``."""
-    link = sense = None
-    for net in nets:
-        out = net(batch)
-        p, s = torch.softmax(out["link2"], 1), torch.softmax(out["sense2"], -1)
-        link, sense = (p, s) if link is None or sense is None else (link + p, sense + s)
-    assert link is not None and sense is not None, "an ensemble has at least one network"
-    return link / len(nets), sense / len(nets)
+    outs = [net(batch) for net in nets]
+    link = torch.stack([torch.softmax(o["link2"], 1) for o in outs]).mean(0)
+    sense = torch.stack([torch.softmax(o["sense2"], -1) for o in outs]).mean(0)
+    return link, sense
 
 
 def decode(

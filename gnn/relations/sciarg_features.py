@@ -116,15 +116,20 @@ def fit_vocab(papers: Sequence[Paper], window: int, size: int = VOCAB_SIZE) -> l
     return [t for t, n in counts.most_common(size) if n >= 3]
 
 
+def _edge_tokens(text: str) -> dict[str, str | None]:
+    """A component's first, second and last tokens, keyed as :data:`EDGE_POSITIONS` (``None``: too short)."""
+    toks = _tokens(text)
+    return {key: toks[pos] if len(toks) > max(pos, 0) else None for key, pos in EDGE_POSITIONS}
+
+
 def fit_edge_vocab(papers: Sequence[Paper], size: int = EDGE_VOCAB_SIZE) -> dict[str, list[str]]:
     """The commonest first, second and last tokens of the components of ``papers`` (3+ occurrences)."""
     counts: dict[str, Counter[str]] = {key: Counter() for key, _ in EDGE_POSITIONS}
     for paper in papers:
         for c in paper.comps:
-            toks = _tokens(c.text)
-            for key, pos in EDGE_POSITIONS:
-                if len(toks) > max(pos, 0):
-                    counts[key][toks[pos]] += 1
+            for key, tok in _edge_tokens(c.text).items():
+                if tok is not None:
+                    counts[key][tok] += 1
     return {key: [t for t, n in counts[key].most_common(size) if n >= 3] for key, _ in EDGE_POSITIONS}
 
 
@@ -139,14 +144,12 @@ def component_edges(paper: Paper, c: Comp, edge_index: dict[str, dict[str, int]]
     The four boundary features: a sentence or clause ends just before it (or nothing precedes
     it), a full stop, colon or semicolon follows it, a comma follows it, a comma precedes it.
     """
-    toks = _tokens(c.text)
     parts = []
-    for key, pos in EDGE_POSITIONS:
+    for key, tok in _edge_tokens(c.text).items():
         bag = np.zeros(len(edge_index[key]), dtype=np.float32)
-        if len(toks) > max(pos, 0):
-            k = edge_index[key].get(toks[pos])
-            if k is not None:
-                bag[k] = 1.0
+        k = None if tok is None else edge_index[key].get(tok)
+        if k is not None:
+            bag[k] = 1.0
         parts.append(bag)
     before = slice_text(paper, max(c.start - 3, 0), c.start).strip()
     after = slice_text(paper, c.end, c.end + 3).strip()
