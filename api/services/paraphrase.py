@@ -109,10 +109,22 @@ def train(
         LoaderError: Unreadable data.
     """
     from gnn.paraphrase import PROFILES, HighlighterConfig, train_highlighter
+    from gnn.paraphrase_finetune import WEIGHTS as FINETUNED_WEIGHTS
+    from gnn.paraphrase_finetune import train_finetuned
 
     config = profile_config(PROFILES, profile, seed, HighlighterConfig)
     parts = split_data(paths)
-    model, result = train_highlighter(parts["train"], parts["tune"], config, cache_dir=cache_dir, progress=progress)
+    model: Any
+    if config.finetune_layers > 0:
+        model, result = train_finetuned(parts["train"], parts["tune"], config, progress=progress)
+        weights = [FINETUNED_WEIGHTS, "paraphrase_config.json"]
+        encoder = f"{model.name}, top {len(model.layers)} layers fine-tuned (stored), the rest frozen"
+        notes = "Fine-tuned MiniLM pair encoding (guest and host in one input) + linear token head; "
+    else:
+        model, result = train_highlighter(parts["train"], parts["tune"], config, cache_dir=cache_dir, progress=progress)
+        weights = ["paraphrase_head.safetensors", "paraphrase_config.json"]
+        encoder = f"{model.embedder.name} ({model.embedder.encoder.cache_key()}), frozen; layers {list(config.layers)}"
+        notes = "Frozen MiniLM pair encoding (guest and host in one input) + PCA and alignment features + MLP head; "
     metrics: dict[str, Any] = {"tune": result.tune, "best_epoch": result.best_epoch}
     if parts["heldout"]:
         metrics["heldout"] = score_predictions(parts["heldout"], model.predict(parts["heldout"])).as_dict()
@@ -120,8 +132,8 @@ def train(
         task=TASK,
         model=MODEL_NAME,
         version=VERSION,
-        weights=["paraphrase_head.safetensors", "paraphrase_config.json"],
-        encoder=f"{model.embedder.name} ({model.embedder.encoder.cache_key()}), frozen; layers {list(config.layers)}",
+        weights=weights,
+        encoder=encoder,
         data={
             "files": [str(p) for p in paths],
             "split": "train files -> train; dev files split by interview (sha1 of the MediaSum id, "
@@ -129,8 +141,7 @@ def train(
             "pairs": {k: len(v) for k, v in parts.items()},
             "heldout_qids": [p.qid for p in parts["heldout"]],
         },
-        notes="Frozen MiniLM pair encoding (guest and host in one input) + BiGRU/cross-attention head; "
-        "a pair is a paraphrase when both sides have a token with probability >= 0.5.",
+        notes=notes + "a pair is a paraphrase when both sides have a token with probability >= 0.5.",
     )
     return write_trained_card(out, card, config, profile, result, metrics, model.save(out))
 
@@ -150,11 +161,11 @@ def resolve_model(model: Path | None) -> Path:
 
 
 def _load(model: Path | None, cache_dir: Path | None) -> Any:
-    from gnn.paraphrase import ParaphraseHighlighter
+    from gnn.paraphrase_finetune import load_highlighter
 
     path = resolve_model(model)
     try:
-        return ParaphraseHighlighter.load(path, cache_dir=cache_dir)
+        return load_highlighter(path, cache_dir=cache_dir)
     except FileNotFoundError as e:
         raise ModelError(str(e)) from e
 

@@ -1,0 +1,102 @@
+"""The fine-tuned paraphrase highlighter on the ContextDeP sample: training, saving, loading, the service."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from api.services import paraphrase as service
+from gnn.encoder import TextEncoder
+from gnn.modelcard import read_card
+from gnn.paraphrase import PROFILES, HighlighterConfig, ParaphraseHighlighter
+from gnn.paraphrase_eval import ParaphrasePair
+from gnn.paraphrase_finetune import WEIGHTS, FineTunedHighlighter, load_highlighter, train_finetuned
+from tests.conftest import SAMPLES
+
+SAMPLE = SAMPLES / "contextdep"
+TRAIN, DEV = SAMPLE / "ANON_TRAIN_TOKEN-annotations.tsv", SAMPLE / "ANON_DEV_TOKEN-annotations.tsv"
+
+
+@pytest.fixture(scope="module")
+def parts() -> dict[str, list[ParaphrasePair]]:
+    return service.split_data([TRAIN, DEV])
+
+
+@pytest.fixture(scope="module")
+def trained(parts: dict[str, list[ParaphrasePair]]) -> tuple[FineTunedHighlighter, list[float]]:
+    config = replace(HighlighterConfig(**PROFILES["finetune"]), finetune_layers=2, epochs=4, seed=5)
+    model, result = train_finetuned(parts["train"], parts["tune"], config)
+    return model, [row["loss"] for row in result.history]
+
+
+def test_training_lowers_the_loss_and_changes_only_the_top_layers(
+    trained: tuple[FineTunedHighlighter, list[float]],
+) -> None:
+    model, losses = trained
+    assert len(losses) == 4 and losses[-1] < losses[0]
+    assert model.frozen == 4 and len(model.layers) == 2
+    # The trained copies moved away from the encoder's top layers, which stay as packaged.
+    _, fresh = TextEncoder(None).load_transformer()
+    for k, layer in enumerate(model.layers):
+        own = model.base.encoder.layer[model.frozen + k].state_dict()
+        packaged = fresh.encoder.layer[model.frozen + k].state_dict()
+        assert all(torch.equal(own[name], packaged[name]) for name in own)
+        assert any(not torch.equal(v, own[name]) for name, v in layer.state_dict().items())
+
+
+def test_predictions_give_one_probability_per_token(
+    trained: tuple[FineTunedHighlighter, list[float]], parts: dict[str, list[ParaphrasePair]]
+) -> None:
+    model, _ = trained
+    pairs = parts["heldout"]
+    for pair, pred in zip(pairs, model.predict(pairs), strict=True):
+        assert pred.qid == pair.qid
+        assert len(pred.guest_probs) == len(pair.guest) and len(pred.host_probs) == len(pair.host)
+        assert all(0.0 < p < 1.0 for p in pred.guest_probs + pred.host_probs)
+        assert pred.paraphrase == (min(max(pred.guest_probs), max(pred.host_probs)) >= 0.5)
+
+
+def test_save_and_load_give_the_same_predictions(
+    trained: tuple[FineTunedHighlighter, list[float]], parts: dict[str, list[ParaphrasePair]], tmp_path: Path
+) -> None:
+    model, _ = trained
+    size = model.save(tmp_path)
+    assert size == (tmp_path / WEIGHTS).stat().st_size + (tmp_path / "paraphrase_config.json").stat().st_size
+    loaded = load_highlighter(tmp_path)
+    assert isinstance(loaded, FineTunedHighlighter) and loaded.config.bias == model.config.bias
+    pairs = parts["heldout"]
+    for a, b in zip(model.predict(pairs), loaded.predict(pairs), strict=True):
+        np.testing.assert_allclose(a.guest_probs + a.host_probs, b.guest_probs + b.host_probs, atol=1e-6)
+
+
+def test_a_frozen_model_directory_still_loads_as_before() -> None:
+    assert isinstance(load_highlighter(service.SHIPPED), ParaphraseHighlighter)
+
+
+def test_load_refuses_a_directory_without_weights(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match=re.escape("paraphrase_config.json")):
+        load_highlighter(tmp_path)
+    (tmp_path / "paraphrase_config.json").write_text(
+        '{"finetune_layers": 1, "layers": [3, 6], "bias": 0.0}', encoding="utf-8"
+    )
+    with pytest.raises(FileNotFoundError, match=re.escape(WEIGHTS)):
+        load_highlighter(tmp_path)
+
+
+def test_service_trains_the_finetune_profile_and_serves_it(tmp_path: Path) -> None:
+    card = service.train([TRAIN, DEV], tmp_path / "model", profile="finetune", seed=2)
+    stored = read_card(tmp_path / "model", task="paraphrase")
+    assert stored.weights == [WEIGHTS, "paraphrase_config.json"] == card.weights
+    assert stored.hyperparameters["finetune_layers"] == 6 and stored.hyperparameters["profile"] == "finetune"
+    assert "fine-tuned" in (stored.encoder or "")
+    assert set(stored.metrics) >= {"tune", "heldout", "best_epoch", "history", "bytes"}
+    result = service.evaluate(tmp_path / "model", DEV)
+    assert result["pairs"] == 7 and 0.0 <= result["f1"] <= 1.0
+    summary = service.predict_file(DEV, tmp_path / "pred.tsv", tmp_path / "model")
+    lines = (tmp_path / "pred.tsv").read_text(encoding="utf-8").splitlines()
+    assert summary["pairs"] == 7 and len(lines) == 8 and lines[0].startswith("QID\tparaphrase")
