@@ -83,6 +83,7 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=profile.epochs)
     parser.add_argument("--train-layers", type=int, default=profile.finetune_layers, help="top layers to fine-tune")
     parser.add_argument("--lr", type=float, default=profile.encoder_lr, help="learning rate of the encoder layers")
+    parser.add_argument("--lora-rank", type=int, default=profile.lora_rank, help="adapters instead of whole layers")
     parser.add_argument("--seed", type=int, default=profile.seed)
     parser.add_argument("--limit", type=int, help="at most this many training pairs (smoke runs)")
     parser.add_argument("--json", type=Path)
@@ -96,7 +97,14 @@ def main() -> None:
     tune, held = split_by_interview(pairs_from_file(data_dir / "ANON_DEV_TOKEN-annotations.tsv"))
     if not (train and tune and held):
         raise SystemExit(f"{data_dir}: need training pairs and both halves of the dev file")
-    config = replace(profile, epochs=args.epochs, finetune_layers=args.train_layers, encoder_lr=args.lr, seed=args.seed)
+    config = replace(
+        profile,
+        epochs=args.epochs,
+        finetune_layers=args.train_layers,
+        encoder_lr=args.lr,
+        lora_rank=args.lora_rank,
+        seed=args.seed,
+    )
     print(f"{len(train)} training pairs, tuning half {len(tune)}, held-out half {len(held)}")
     model, result = train_finetuned(train, tune, config)
     for row in result.history:

@@ -45,6 +45,55 @@ from gnn.paraphrase_eval import PairPrediction, ParaphrasePair, score_prediction
 WEIGHTS = "paraphrase_encoder.safetensors"
 
 
+# The linear maps of a BERT layer that get adapters: attention query, key, value and output, and
+# the feed-forward block's two projections.
+LORA_TARGETS = (
+    ("attention", "self", "query"),
+    ("attention", "self", "key"),
+    ("attention", "self", "value"),
+    ("attention", "output", "dense"),
+    ("intermediate", "dense"),
+    ("output", "dense"),
+)
+
+
+def add_lora(layers: Any, rank: int, alpha: float | None = None) -> None:
+    """Freeze ``layers`` and give each of their :data:`LORA_TARGETS` a trainable low-rank update.
+
+    ``W x`` becomes ``W x + (alpha / rank) * B A x`` (Hu et al. 2022) with ``A`` (rank x in) drawn
+    like a linear layer's weight and ``B`` (out x rank) zero, so training starts from the encoder
+    as it is. The layer norms stay trainable (a few thousand parameters).
+    """
+    import math
+
+    import torch
+
+    class LoraLinear(torch.nn.Module):
+        def __init__(self, base: torch.nn.Linear) -> None:
+            super().__init__()
+            self.base = base
+            self.lora_a = torch.nn.Parameter(torch.empty(rank, base.in_features))
+            self.lora_b = torch.nn.Parameter(torch.zeros(base.out_features, rank))
+            torch.nn.init.kaiming_uniform_(self.lora_a, a=math.sqrt(5))
+            self.scale = (alpha if alpha is not None else 2.0 * rank) / rank
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.base(x) + (x @ self.lora_a.T @ self.lora_b.T) * self.scale
+
+    for layer in layers:
+        for p in layer.parameters():
+            p.requires_grad_(False)
+        for path in LORA_TARGETS:
+            parent = layer
+            for name in path[:-1]:
+                parent = getattr(parent, name)
+            setattr(parent, path[-1], LoraLinear(getattr(parent, path[-1])))
+        for module in layer.modules():
+            if isinstance(module, torch.nn.LayerNorm):
+                for p in module.parameters():
+                    p.requires_grad_(True)
+
+
 class FineTunedHighlighter:
     """Frozen lower encoder layers, fine-tuned upper layers and a token head.
 
@@ -69,6 +118,8 @@ class FineTunedHighlighter:
         self.layers = torch.nn.ModuleList(
             copy.deepcopy(self.base.encoder.layer[k]) for k in range(self.frozen, n_layers)
         )
+        if config.lora_rank > 0:
+            add_lora(self.layers, config.lora_rank)
         self.width = int(self.base.config.hidden_size)
         self.head = torch.nn.Sequential(torch.nn.Dropout(config.dropout), torch.nn.Linear(self.width, 1))
         device = next(self.base.parameters()).device
@@ -186,13 +237,23 @@ class FineTunedHighlighter:
                 progress(1)
         return self.from_logits(pairs, self.logits_of(cached, pairs))
 
+    def trainable(self) -> list[Any]:
+        """The encoder-side parameters training updates (all of the copied layers, or their adapters)."""
+        return [p for p in self.layers.parameters() if p.requires_grad]
+
+    def stored_layer_state(self) -> dict[str, Any]:
+        """What ``save`` stores of the layers: everything, or with adapters only the trained tensors."""
+        if self.config.lora_rank == 0:
+            return dict(self.layers.state_dict())
+        return {name: p for name, p in self.layers.named_parameters() if p.requires_grad}
+
     # -- storage ------------------------------------------------------------------------------
     def save(self, model_dir: Path) -> int:
         """Write the trained layers, the head (float32) and the configuration; returns the bytes written."""
         from safetensors.torch import save_file
 
         model_dir.mkdir(parents=True, exist_ok=True)
-        state = {f"layers.{k}": v.detach().cpu().contiguous() for k, v in self.layers.state_dict().items()}
+        state = {f"layers.{k}": v.detach().cpu().contiguous() for k, v in self.stored_layer_state().items()}
         state |= {f"head.{k}": v.detach().cpu().contiguous() for k, v in self.head.state_dict().items()}
         save_file(state, str(model_dir / WEIGHTS))
         (model_dir / CONFIG).write_text(json.dumps(asdict(self.config), indent=2) + "\n", encoding="utf-8")
@@ -212,7 +273,11 @@ class FineTunedHighlighter:
             raise FileNotFoundError(f"{weights}: not a fine-tuned paraphrase model directory (no {WEIGHTS})")
         model = cls(config, base_dir)
         state = load_file(str(weights))
-        model.layers.load_state_dict({k[len("layers.") :]: v for k, v in state.items() if k.startswith("layers.")})
+        layers = {k[len("layers.") :]: v for k, v in state.items() if k.startswith("layers.")}
+        if set(layers) != set(model.stored_layer_state()):
+            raise FileNotFoundError(f"{weights}: its layer weights do not match the configuration")
+        # With adapters only the trained tensors are stored; the rest are the encoder's own.
+        model.layers.load_state_dict(layers, strict=config.lora_rank == 0)
         model.head.load_state_dict({k[len("head.") :]: v for k, v in state.items() if k.startswith("head.")})
         model.layers.eval()
         model.head.eval()
@@ -247,7 +312,7 @@ def train_finetuned(
     targets = [torch.tensor([*g, *h], dtype=torch.float32) for g, h in (p.targets(config.target) for p in train)]
     optimizer = torch.optim.AdamW(
         [
-            {"params": model.layers.parameters(), "lr": config.encoder_lr},
+            {"params": model.trainable(), "lr": config.encoder_lr},
             {"params": model.head.parameters(), "lr": config.lr},
         ],
         weight_decay=config.weight_decay,
@@ -272,7 +337,7 @@ def train_finetuned(
             loss = loss_fn(torch.cat(logits), torch.cat([targets[i] for i in batch]).to(device))
             optimizer.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.layers.parameters(), 1.0)
+            torch.nn.utils.clip_grad_norm_(model.trainable(), 1.0)
             optimizer.step()
             running += float(loss.detach())
         record: dict[str, float] = {"epoch": epoch, "loss": running / max(len(batches), 1)}

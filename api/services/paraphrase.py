@@ -118,7 +118,8 @@ def train(
     if config.finetune_layers > 0:
         model, result = train_finetuned(parts["train"], parts["tune"], config, progress=progress)
         weights = [FINETUNED_WEIGHTS, "paraphrase_config.json"]
-        encoder = f"{model.name}, top {len(model.layers)} layers fine-tuned (stored), the rest frozen"
+        tuned = f"rank-{config.lora_rank} adapters on" if config.lora_rank else "fine-tuned"
+        encoder = f"{model.name}, top {len(model.layers)} layers {tuned} (stored), the rest frozen"
         notes = "Fine-tuned MiniLM pair encoding (guest and host in one input) + linear token head; "
     else:
         model, result = train_highlighter(parts["train"], parts["tune"], config, cache_dir=cache_dir, progress=progress)

@@ -100,3 +100,23 @@ def test_service_trains_the_finetune_profile_and_serves_it(tmp_path: Path) -> No
     summary = service.predict_file(DEV, tmp_path / "pred.tsv", tmp_path / "model")
     lines = (tmp_path / "pred.tsv").read_text(encoding="utf-8").splitlines()
     assert summary["pairs"] == 7 and len(lines) == 8 and lines[0].startswith("QID\tparaphrase")
+
+
+def test_lora_trains_only_adapters_and_stores_only_them(parts: dict[str, list[ParaphrasePair]], tmp_path: Path) -> None:
+    config = replace(HighlighterConfig(**PROFILES["finetune"]), lora_rank=4, epochs=2, seed=7, encoder_lr=1e-3)
+    model, result = train_finetuned(parts["train"], parts["tune"], config)
+    assert len(result.history) == 2
+    _, fresh = TextEncoder(None).load_transformer()
+    query = model.layers[0].attention.self.query
+    packaged = fresh.encoder.layer[model.frozen].attention.self.query
+    # The wrapped linear keeps the encoder's weight; the adapter's second factor moved from zero.
+    assert torch.equal(query.base.weight, packaged.weight)
+    assert query.lora_b.abs().sum() > 0
+    stored = model.stored_layer_state()
+    assert stored and all("lora_" in name or "LayerNorm" in name for name in stored)
+    size = model.save(tmp_path)
+    assert size < 2_000_000  # adapters and head only: the whole six layers weigh about 43 MB
+    loaded = load_highlighter(tmp_path)
+    pairs = parts["heldout"]
+    for a, b in zip(model.predict(pairs), loaded.predict(pairs), strict=True):
+        np.testing.assert_allclose(a.guest_probs + a.host_probs, b.guest_probs + b.host_probs, atol=1e-6)
