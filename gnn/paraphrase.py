@@ -30,6 +30,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -86,6 +87,30 @@ PROFILES: dict[str, dict[str, Any]] = {
 }
 
 
+def pair_encoding(tokenizer: Any, guest: list[str], host: list[str], max_length: int) -> tuple[Any, list[int]]:
+    """The encoder input of a (guest, host) pair and, per sub-word, the index of its word.
+
+    Words are indexed guest first, then host. Blank words are encoded as ``_`` and an empty side as
+    a single ``_``, which belongs to no word; sub-words of no word (special tokens, that ``_``) get
+    -1. Both the frozen highlighter's vectors and the fine-tuned highlighter's logits are the mean
+    over a word's sub-words.
+    """
+    enc = tokenizer(
+        [w if w.strip() else "_" for w in guest] or ["_"],
+        [w if w.strip() else "_" for w in host] or ["_"],
+        is_split_into_words=True,
+        truncation="longest_first",
+        max_length=max_length,
+        return_tensors="pt",
+    )
+    sizes = (len(guest), len(host))
+    index = [
+        -1 if word is None or seq is None or word >= sizes[seq] else word + (sizes[0] if seq else 0)
+        for word, seq in zip(enc.word_ids(0), enc.sequence_ids(0), strict=True)
+    ]
+    return enc, index
+
+
 class PairEmbedder:
     """Frozen encoder that turns a (guest, host) pair into one vector per word of each side.
 
@@ -125,27 +150,19 @@ class PairEmbedder:
         import torch
 
         tokenizer, model = self.encoder.load_transformer()
-        enc = tokenizer(
-            [w if w.strip() else "_" for w in guest] or ["_"],
-            [w if w.strip() else "_" for w in host] or ["_"],
-            is_split_into_words=True,
-            truncation="longest_first",
-            max_length=self.max_length,
-            return_tensors="pt",
-        ).to(next(model.parameters()).device)
+        enc, index = pair_encoding(tokenizer, guest, host, self.max_length)
         with torch.inference_mode():
-            states = model(**enc, output_hidden_states=True).hidden_states
+            states = model(**enc.to(next(model.parameters()).device), output_hidden_states=True).hidden_states
         hidden = torch.cat([states[i][0] for i in self.layers], dim=-1).float().cpu().numpy()
-        dim = hidden.shape[1]
-        sides = {0: np.zeros((len(guest), dim), np.float32), 1: np.zeros((len(host), dim), np.float32)}
-        counts = {0: np.zeros(len(guest)), 1: np.zeros(len(host))}
-        for pos, (word, seq) in enumerate(zip(enc.word_ids(0), enc.sequence_ids(0), strict=True)):
-            if word is None or seq is None or word >= len(sides[seq]):
-                continue
-            sides[seq][word] += hidden[pos]
-            counts[seq][word] += 1
-        for s in (0, 1):
-            sides[s] /= np.maximum(counts[s], 1)[:, None]
+        n_guest = len(guest)
+        words = np.zeros((n_guest + len(host), hidden.shape[1]), np.float32)
+        counts = np.zeros(len(words))
+        for pos, k in enumerate(index):
+            if k >= 0:
+                words[k] += hidden[pos]
+                counts[k] += 1
+        words /= np.maximum(counts, 1)[:, None]
+        sides = {0: words[:n_guest], 1: words[n_guest:]}
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(".tmp.npz")
@@ -347,6 +364,23 @@ def selection_criterion(metrics: ParaphraseMetrics) -> float:
     return metrics.f1 + (metrics.jaccard_guest + metrics.jaccard_host) / 2
 
 
+def best_offset(
+    tune: Sequence[ParaphrasePair], predictions_at: Callable[[float], list[PairPrediction]]
+) -> tuple[float, float, ParaphraseMetrics] | None:
+    """The logit offset of :data:`BIASES` whose predictions on ``tune`` score best.
+
+    Returns:
+        (criterion, offset, metrics) of the best offset (the first of equals); ``None`` without tuning pairs.
+    """
+    best: tuple[float, float, ParaphraseMetrics] | None = None
+    for candidate in BIASES if tune else ():
+        scored = score_predictions(tune, predictions_at(candidate))
+        value = selection_criterion(scored)
+        if best is None or value > best[0]:
+            best = (value, candidate, scored)
+    return best
+
+
 @dataclass
 class TrainResult:
     """What :func:`train_highlighter` returns besides the model."""
@@ -426,13 +460,11 @@ def train_highlighter(
             running += float(loss.detach()) * len(idx)
         scheduler.step()
         record: dict[str, float] = {"epoch": epoch, "loss": running / len(x)}
-        criterion, metrics, bias = float(epoch), None, 0.0
+        criterion, bias, metrics = float(epoch), 0.0, None
         tune_logits = model.logits(tune_ex)
-        for candidate in BIASES if tune else ():
-            scored = score_predictions(tune, model.from_logits(tune, tune_logits, candidate))
-            value = selection_criterion(scored)
-            if metrics is None or value > criterion:
-                criterion, metrics, bias = value, scored, candidate
+        chosen = best_offset(tune, partial(model.from_logits, tune, tune_logits))
+        if chosen is not None:
+            criterion, bias, metrics = chosen
         if metrics is not None:
             record.update(
                 f1=metrics.f1, jaccard_guest=metrics.jaccard_guest, jaccard_host=metrics.jaccard_host, bias=bias

@@ -29,18 +29,19 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from gnn.paraphrase import (
-    BIASES,
     CONFIG,
     HighlighterConfig,
     ParaphraseHighlighter,
     TrainResult,
-    selection_criterion,
+    best_offset,
+    pair_encoding,
 )
-from gnn.paraphrase_eval import PairPrediction, ParaphrasePair, score_predictions
+from gnn.paraphrase_eval import PairPrediction, ParaphrasePair
 
 WEIGHTS = "paraphrase_encoder.safetensors"
 
@@ -94,6 +95,14 @@ def add_lora(layers: Any, rank: int, alpha: float | None = None) -> None:
                     p.requires_grad_(True)
 
 
+def _through(layers: Any, x: Any, attention_mask: Any) -> Any:
+    """``x`` (batch x sub-words x width) through BERT ``layers`` in turn (``attention_mask``: additive or ``None``)."""
+    for layer in layers:
+        out = layer(x, attention_mask=attention_mask)
+        x = out[0] if isinstance(out, tuple) else out
+    return x
+
+
 class FineTunedHighlighter:
     """Frozen lower encoder layers, fine-tuned upper layers and a token head.
 
@@ -127,34 +136,21 @@ class FineTunedHighlighter:
         self.head.to(device)
 
     # -- inputs -------------------------------------------------------------------------------
-    def _tokens(self, pair: ParaphrasePair) -> tuple[Any, Any]:
-        """The encoder input of a pair and, per sub-word, its guest-then-host word index (-1: none)."""
-        import torch
-
-        enc = self.tokenizer(
-            [w if w.strip() else "_" for w in pair.guest] or ["_"],
-            [w if w.strip() else "_" for w in pair.host] or ["_"],
-            is_split_into_words=True,
-            truncation="longest_first",
-            max_length=self.config.max_length,
-            return_tensors="pt",
-        )
-        n_guest = len(pair.guest)
-        index = [
-            -1 if word is None or seq is None else (word if seq == 0 else n_guest + word)
-            for word, seq in zip(enc.word_ids(0), enc.sequence_ids(0), strict=True)
-        ]
-        return enc, torch.tensor(index)
-
     def lower_states(self, pair: ParaphrasePair) -> tuple[Any, Any]:
-        """Output of the frozen layers for one pair (float16, sub-words x width) and its word index."""
+        """Output of the frozen layers for one pair (float16, sub-words x width) and its word index.
+
+        Only the embeddings and the frozen layers run: the encoder's own upper layers, which the
+        trained copies replace, are skipped.
+        """
         import torch
 
-        enc, index = self._tokens(pair)
-        device = next(self.base.parameters()).device
+        enc, index = pair_encoding(self.tokenizer, pair.guest, pair.host, self.config.max_length)
+        enc = enc.to(next(self.base.parameters()).device)
         with torch.inference_mode():
-            states = self.base(**enc.to(device), output_hidden_states=True).hidden_states[self.frozen][0]
-        return states.half().cpu(), index
+            x = self.base.embeddings(input_ids=enc["input_ids"], token_type_ids=enc.get("token_type_ids"))
+            # One unpadded sequence: no attention mask is needed.
+            states = _through(self.base.encoder.layer[: self.frozen], x, None)[0]
+        return states.half().cpu(), torch.tensor(index)
 
     def word_logits(
         self, states: Sequence[Any], indexes: Sequence[Any], sizes: Sequence[int], training: bool
@@ -180,10 +176,7 @@ class FineTunedHighlighter:
             mask[row, : len(s)] = 1.0
         # Padding is masked out of every sub-word's attention (an additive mask the layers broadcast).
         additive = (1.0 - mask)[:, None, None, :] * -1e9
-        for layer in self.layers:
-            out = layer(x, attention_mask=additive)
-            x = out[0] if isinstance(out, tuple) else out
-        logits = self.head(x).squeeze(-1)
+        logits = self.head(_through(self.layers, x, additive)).squeeze(-1)
         words = []
         for row, (index, n) in enumerate(zip(indexes, sizes, strict=True)):
             index = index.to(device)
@@ -344,10 +337,9 @@ def train_finetuned(
         criterion, bias, metrics = float(epoch), 0.0, None
         if tune:
             tune_logits = model.logits_of(tune_cache, tune)
-            for candidate in BIASES:
-                scored = score_predictions(tune, model.from_logits(tune, tune_logits, candidate))
-                if metrics is None or selection_criterion(scored) > criterion:
-                    criterion, bias, metrics = selection_criterion(scored), candidate, scored
+            chosen = best_offset(tune, partial(model.from_logits, tune, tune_logits))
+            if chosen is not None:
+                criterion, bias, metrics = chosen
         if metrics is not None:
             record.update(
                 f1=metrics.f1, jaccard_guest=metrics.jaccard_guest, jaccard_host=metrics.jaccard_host, bias=bias

@@ -108,7 +108,7 @@ def train(
         ModelError: Unknown profile.
         LoaderError: Unreadable data.
     """
-    from gnn.paraphrase import PROFILES, HighlighterConfig, train_highlighter
+    from gnn.paraphrase import CONFIG, PROFILES, WEIGHTS, HighlighterConfig, train_highlighter
     from gnn.paraphrase_finetune import WEIGHTS as FINETUNED_WEIGHTS
     from gnn.paraphrase_finetune import train_finetuned
 
@@ -117,13 +117,13 @@ def train(
     model: Any
     if config.finetune_layers > 0:
         model, result = train_finetuned(parts["train"], parts["tune"], config, progress=progress)
-        weights = [FINETUNED_WEIGHTS, "paraphrase_config.json"]
+        weights = [FINETUNED_WEIGHTS, CONFIG]
         tuned = f"rank-{config.lora_rank} adapters on" if config.lora_rank else "fine-tuned"
         encoder = f"{model.name}, top {len(model.layers)} layers {tuned} (stored), the rest frozen"
         notes = "Fine-tuned MiniLM pair encoding (guest and host in one input) + linear token head; "
     else:
         model, result = train_highlighter(parts["train"], parts["tune"], config, cache_dir=cache_dir, progress=progress)
-        weights = ["paraphrase_head.safetensors", "paraphrase_config.json"]
+        weights = [WEIGHTS, CONFIG]
         encoder = f"{model.embedder.name} ({model.embedder.encoder.cache_key()}), frozen; layers {list(config.layers)}"
         notes = "Frozen MiniLM pair encoding (guest and host in one input) + PCA and alignment features + MLP head; "
     metrics: dict[str, Any] = {"tune": result.tune, "best_epoch": result.best_epoch}

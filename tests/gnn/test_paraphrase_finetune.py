@@ -120,3 +120,14 @@ def test_lora_trains_only_adapters_and_stores_only_them(parts: dict[str, list[Pa
     pairs = parts["heldout"]
     for a, b in zip(model.predict(pairs), loaded.predict(pairs), strict=True):
         np.testing.assert_allclose(a.guest_probs + a.host_probs, b.guest_probs + b.host_probs, atol=1e-6)
+
+
+def test_a_pair_with_an_empty_side_gets_probabilities_for_the_other_side_only(
+    trained: tuple[FineTunedHighlighter, list[float]],
+) -> None:
+    model, _ = trained
+    pairs = [ParaphrasePair("no-guest", [], ["so", "what", "now"]), ParaphrasePair("no-host", ["we", "said"], [])]
+    no_guest, no_host = model.predict(pairs)
+    assert (len(no_guest.guest_probs), len(no_guest.host_probs)) == (0, 3)
+    assert (len(no_host.guest_probs), len(no_host.host_probs)) == (2, 0)
+    assert not no_guest.paraphrase and not no_host.paraphrase
