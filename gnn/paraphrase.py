@@ -381,6 +381,23 @@ def best_offset(
     return best
 
 
+def score_epoch(
+    epoch: int, loss: float, tune: Sequence[ParaphrasePair], predictions_at: Callable[[float], list[PairPrediction]]
+) -> tuple[dict[str, float], float, float, ParaphraseMetrics | None]:
+    """An epoch's history row and what selection compares: (row, criterion, offset, tune metrics).
+
+    The offset is :func:`best_offset`'s. Without tuning pairs the criterion is the epoch number
+    (so the last epoch is kept), the offset 0 and the metrics ``None``.
+    """
+    record: dict[str, float] = {"epoch": epoch, "loss": loss}
+    chosen = best_offset(tune, predictions_at)
+    if chosen is None:
+        return record, float(epoch), 0.0, None
+    criterion, bias, metrics = chosen
+    record.update(f1=metrics.f1, jaccard_guest=metrics.jaccard_guest, jaccard_host=metrics.jaccard_host, bias=bias)
+    return record, criterion, bias, metrics
+
+
 @dataclass
 class TrainResult:
     """What :func:`train_highlighter` returns besides the model."""
@@ -459,16 +476,10 @@ def train_highlighter(
             optimizer.step()
             running += float(loss.detach()) * len(idx)
         scheduler.step()
-        record: dict[str, float] = {"epoch": epoch, "loss": running / len(x)}
-        criterion, bias, metrics = float(epoch), 0.0, None
         tune_logits = model.logits(tune_ex)
-        chosen = best_offset(tune, partial(model.from_logits, tune, tune_logits))
-        if chosen is not None:
-            criterion, bias, metrics = chosen
-        if metrics is not None:
-            record.update(
-                f1=metrics.f1, jaccard_guest=metrics.jaccard_guest, jaccard_host=metrics.jaccard_host, bias=bias
-            )
+        record, criterion, bias, metrics = score_epoch(
+            epoch, running / len(x), tune, partial(model.from_logits, tune, tune_logits)
+        )
         history.append(record)
         if criterion > best[0]:
             state = {k: v.detach().clone() for k, v in head.state_dict().items()}

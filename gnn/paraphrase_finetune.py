@@ -38,8 +38,8 @@ from gnn.paraphrase import (
     HighlighterConfig,
     ParaphraseHighlighter,
     TrainResult,
-    best_offset,
     pair_encoding,
+    score_epoch,
 )
 from gnn.paraphrase_eval import PairPrediction, ParaphrasePair
 
@@ -333,17 +333,10 @@ def train_finetuned(
             torch.nn.utils.clip_grad_norm_(model.trainable(), 1.0)
             optimizer.step()
             running += float(loss.detach())
-        record: dict[str, float] = {"epoch": epoch, "loss": running / max(len(batches), 1)}
-        criterion, bias, metrics = float(epoch), 0.0, None
-        if tune:
-            tune_logits = model.logits_of(tune_cache, tune)
-            chosen = best_offset(tune, partial(model.from_logits, tune, tune_logits))
-            if chosen is not None:
-                criterion, bias, metrics = chosen
-        if metrics is not None:
-            record.update(
-                f1=metrics.f1, jaccard_guest=metrics.jaccard_guest, jaccard_host=metrics.jaccard_host, bias=bias
-            )
+        tune_logits = model.logits_of(tune_cache, tune)
+        record, criterion, bias, metrics = score_epoch(
+            epoch, running / max(len(batches), 1), tune, partial(model.from_logits, tune, tune_logits)
+        )
         history.append(record)
         if criterion > best[0]:
             state = {
