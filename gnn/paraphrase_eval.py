@@ -6,7 +6,10 @@ highlighted it, and ``votes`` / ``annotators`` the paraphrase votes. Gold follow
 
 * a pair is a paraphrase when at least half of its annotators voted so (majority vote);
 * the gold highlights of a side are the tokens that at least half of the paraphrase-voting
-  annotators highlighted ("the tokens most annotators highlighted"), on paraphrase pairs only;
+  annotators highlighted ("the tokens most annotators highlighted"), on every pair: a pair most
+  annotators did not call a paraphrase still has gold highlights when its paraphrase voters
+  agree, as in the paper's ``eval_token_classifier.py`` (highlights are scored apart from the
+  classification);
 * a model predicts a paraphrase when both sides have a token with probability >= 0.5, and its
   highlights are the tokens with probability >= 0.5;
 * highlight Jaccard of a side is averaged over the pairs where both the gold and the model
@@ -55,9 +58,13 @@ class ParaphrasePair:
         return share >= THRESHOLD
 
     def gold_highlights(self, side: str) -> set[int]:
-        """Token positions most paraphrase-voting annotators highlighted (empty on non-paraphrases)."""
+        """Token positions at least half of the paraphrase-voting annotators highlighted.
+
+        Non-paraphrase pairs are not skipped: the paper's evaluation thresholds the highlight
+        shares of every pair, so a minority of voters who agree make gold highlights too.
+        """
         hls = self.guest_hl if side == "guest" else self.host_hl
-        if hls is None or not self.label:
+        if hls is None:
             return set()
         return {i for i, h in enumerate(hls) if h >= THRESHOLD}
 

@@ -8,7 +8,8 @@ from gnn.paraphrase_eval import REPORTED, PairPrediction, ParaphrasePair, jaccar
 
 # A: paraphrase (3 of 4 votes), gold highlights guest {1, 2}, host {0}.
 A = ParaphrasePair("I1-1", ["a", "b", "c"], ["d", "e"], [0, 1, 0.5], [1, 0], 3, 4)
-# B: not a paraphrase (1 of 4); its paraphrase voter's highlights are not gold highlights.
+# B: not a paraphrase (1 of 4); its paraphrase voter's highlights (share 0.5) are still gold
+# highlights, guest {0}, host {1}, as in the paper's evaluation.
 B = ParaphrasePair("I2-1", ["f", "g"], ["h", "i"], [0.5, 0], [0, 0.5], 1, 4)
 # C: paraphrase by a tie (2 of 4 counts, as in the corpus), gold guest {0, 1}, host {0}.
 C = ParaphrasePair("I3-1", ["j", "k"], ["l"], [1, 1], [1], 2, 4)
@@ -30,7 +31,8 @@ def test_pair_rule_and_score() -> None:
 def test_gold_labels_and_highlights() -> None:
     assert A.label and not B.label and C.label
     assert A.gold_highlights("guest") == {1, 2} and A.gold_highlights("host") == {0}
-    assert B.gold_highlights("guest") == set()
+    assert B.gold_highlights("guest") == {0} and B.gold_highlights("host") == {1}
+    assert ParaphrasePair("I4-1", ["m"], ["n"], None, None).gold_highlights("guest") == set()
     assert A.interview == "I1"
 
 
@@ -39,9 +41,10 @@ def test_scores() -> None:
     assert (m.true_positives, m.predicted_positives, m.positives) == (1, 1, 2)
     assert m.precision == 1.0 and m.recall == 0.5 and m.f1 == pytest.approx(2 / 3)
     assert m.accuracy == pytest.approx(2 / 3)
-    # Guest: only A has highlights on both sides: |{1}&{1,2}|/|{1,2}| = 1/2.
-    assert m.jaccard_guest == 0.5 and m.jaccard_guest_pairs == 1
-    # Host: A {0} vs {0,1} = 1/2; C {0} vs {0} = 1 -> mean 3/4.
+    # Guest: A |{1}&{1,2}|/|{1,2}| = 1/2; B (not a paraphrase, scored all the same) {0} vs {0} = 1;
+    # C has no predicted guest highlight -> mean 3/4 over 2 pairs.
+    assert m.jaccard_guest == 0.75 and m.jaccard_guest_pairs == 2
+    # Host: A {0} vs {0,1} = 1/2; B has no predicted host highlight; C {0} vs {0} = 1 -> mean 3/4.
     assert m.jaccard_host == 0.75 and m.jaccard_host_pairs == 2
     # Floor: everything a paraphrase -> P 2/3, R 1.
     assert m.floor_f1 == pytest.approx(0.8)
