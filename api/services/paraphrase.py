@@ -32,7 +32,9 @@ from ontology.terms import Prop
 
 TASK = "paraphrase"
 MODEL_NAME = "contextdep-highlighter"
-VERSION = "1"
+# Bumped whenever the shipped weights change: `argweb run` skips a corpus that holds a complete
+# run of the same model and version, so an unchanged version would keep the old predictions.
+VERSION = "2"
 HEADER = ("QID", "paraphrase", "score", "guest_probs", "host_probs")
 SHIPPED = Path(__file__).resolve().parent.parent.parent / "gnn" / "models" / "paraphrase"
 

@@ -46,7 +46,7 @@ def test_write_rephrase_predictions(
     assert len(rows) == done["paraphrases"]
     for row in rows:
         assert row["g"].endswith(":guest") and row["h"].endswith(":host")
-        assert row["model"] == "contextdep-highlighter" and row["version"] == "1"
+        assert row["model"] == "contextdep-highlighter" and row["version"] == "2"
         assert 0.5 <= row["score"] <= 1.0 and row["run"] == done["run_id"]
     assert _gold(store) == gold_before
 
