@@ -28,7 +28,7 @@ import json
 import re
 import sys
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +73,7 @@ def tagger_errors(docs: Mapping[str, tuple[BratDocument, str]], model: Path | No
     """Labelled and unlabelled exact-span scores of the tagger, label confusions and near misses."""
     from api.services.components import SHIPPED
     from gnn.components import ComponentTagger
+    from gnn.metrics import PRF
 
     tagger = ComponentTagger.load(model or SHIPPED)
     tp = tp_span = n_pred = n_gold = near = 0
@@ -91,12 +92,11 @@ def tagger_errors(docs: Mapping[str, tuple[BratDocument, str]], model: Path | No
                 confusions[f"{by_span_gold[span]} -> {by_span_pred[span]}"] += 1
         for start, end in set(by_span_pred) - set(by_span_gold):
             near += any((start == gs) != (end == ge) for gs, ge in by_span_gold)
-    denominator = n_pred + n_gold
     return {
         "predicted": n_pred,
         "gold": n_gold,
-        "exact_f1": 2 * tp / denominator if denominator else 0.0,
-        "exact_span_f1_unlabelled": 2 * tp_span / denominator if denominator else 0.0,
+        "exact_f1": PRF.from_counts(tp, n_pred, n_gold).f1,
+        "exact_span_f1_unlabelled": PRF.from_counts(tp_span, n_pred, n_gold).f1,
         "label_confusions": dict(confusions.most_common()),
         "wrong_spans": n_pred - tp_span,
         "wrong_spans_sharing_one_end": near,
@@ -107,22 +107,12 @@ def citation_fragments(docs: Mapping[str, tuple[BratDocument, str]]) -> dict[str
     """Adjacent data components with only a bracket between them, by gold relation (``none`` if unrelated)."""
     counts: Counter[str] = Counter()
     for doc, text in docs.values():
-        relation = {}
-        for r in doc.relations:
-            relation[frozenset((r.source, r.target))] = r.label
+        relation = {frozenset((r.source, r.target)): r.label for r in doc.relations}
         ordered = sorted((c for c in doc.components.values() if len(c.spans) == 1), key=lambda c: c.spans[0])
         for a, b in itertools.pairwise(ordered):
             if a.label == b.label == "data" and _BRACKET_GAP.fullmatch(text[a.spans[0][1] : b.spans[0][0]]):
                 counts[relation.get(frozenset((a.id, b.id)), "none")] += 1
     return dict(counts)
-
-
-def _papers(data_dir: Path, names: Sequence[str] | None) -> dict[str, tuple[BratDocument, str]]:
-    from api.services.bam import read_brat_dir
-
-    docs = read_brat_dir(data_dir)
-    chosen = sorted(docs) if names is None else [n for n in names if n in docs]
-    return {n: (docs[n], (data_dir / f"{n}.txt").read_text(encoding="utf-8")) for n in chosen}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,7 +123,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
     data_dir = args.data_dir if args.data_dir.is_absolute() else ROOT / args.data_dir
-    every = _papers(data_dir, None)
+    from api.services.components import read_papers
+
+    every = read_papers(data_dir)
     chosen = {n: every[n] for n in args.papers if n in every}
     if not chosen:
         parser.error(f"none of {args.papers} under {data_dir}")
