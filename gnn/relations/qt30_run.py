@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from gnn.relations.qt30 import (
 )
 from gnn.relations.qt30_task import (
     OBJECTIVES,
+    Decoding,
     biased_scores,
     decode,
     dev_scorer,
@@ -32,7 +33,7 @@ from gnn.relations.qt30_task import (
     item,
     split_maps,
     summary,
-    tune_bias,
+    tune_decodings,
 )
 from gnn.relations.text import TextVectors
 from ontology.errors import ModelError
@@ -75,18 +76,18 @@ def _baseline(
     probs = family.tfidf_baseline([t.pair_group for t in train], len(LABELS), seed)
     dev_p, test_p = probs([t.pair_group for t in dev]), probs([t.pair_group for t in test])
     out: dict[str, Any] = {"seconds": round(time.perf_counter() - start, 1)}
-    for objective in OBJECTIVES:
-        bias, _ = tune_bias(dev, dev_p, objective)
-        out[f"tuned_{objective}"] = _report(test, test_p, bias)
+    for objective, decoding in tune_decodings(dev, dev_p).items():
+        out[f"tuned_{objective}"] = _report(test, test_p, decoding)
     return out
 
 
-def _report(test: Sequence[MapTensors], probs: Sequence[np.ndarray], bias: Sequence[float]) -> dict[str, Any]:
+def _report(test: Sequence[MapTensors], probs: Sequence[np.ndarray], decoding: Decoding) -> dict[str, Any]:
     rows = []
     for t, p in zip(test, probs, strict=True):
-        rows.append((t.gold, {k: v[0] for k, v in decode(t.pairs, p, bias).items()}))
+        rels = decode(t.pairs, p, decoding.bias, directions=decoding.directions)
+        rows.append((t.gold, {k: v[0] for k, v in rels.items()}))
     return {
-        "official_style": evaluate_maps(test, probs, bias),
+        "official_style": evaluate_maps(test, probs, decoding.bias, decoding.directions),
         "relations": relation_macro(rows, LABELS[1:]),
     }
 
@@ -124,15 +125,22 @@ def train_qt30(
     trained = family.train_gnn(parts, hp, options, out_dir, FAMILY)
     model, config, items = trained.model, trained.config, trained.items
     dev_p = predict_probs(model, items["dev"], options.device)
-    bias = {obj: tune_bias(parts["dev"], dev_p, obj)[0] for obj in OBJECTIVES}
+    decodings = tune_decodings(parts["dev"], dev_p)
     torch.save(
-        {"state": model.state_dict(), "config": config, "bias": bias, "hp": hp, "labels": list(LABELS)},
+        {
+            "state": model.state_dict(),
+            "config": config,
+            "bias": {obj: list(d.bias) for obj, d in decodings.items()},
+            "directions": {obj: d.directions for obj, d in decodings.items()},
+            "hp": hp,
+            "labels": list(LABELS),
+        },
         out_dir / WEIGHTS,
     )
     metrics: dict[str, Any] = {}
     if parts["test"]:
         test_p, pairs_per_second = family.timed_probs(model, items["test"], options.device)
-        metrics["heldout"] = {obj: _report(parts["test"], test_p, bias[obj]) for obj in OBJECTIVES}
+        metrics["heldout"] = {obj: _report(parts["test"], test_p, decodings[obj]) for obj in OBJECTIVES}
         metrics["heldout"]["pairs_per_second"] = pairs_per_second
         options.log("QT30: training the TF-IDF + LR baseline")
         metrics["baseline_tfidf_lr"] = _baseline(parts["train"], parts["dev"], parts["test"], options.seed)
@@ -141,14 +149,14 @@ def train_qt30(
         "files": trained.files,
         "data": {
             "maps": len(maps),
-            "split": "by map: sha1('13:'+name) < 0.15 -> held-out; of the rest 10% dev (bias tuning, model selection)",
+            "split": "by map: sha1('13:'+name) < 0.15 -> held-out; of the rest 10% dev (decoding, model selection)",
             "train_maps": len(parts["train"]),
             "dev_maps": len(parts["dev"]),
             "heldout_maps": sorted(t.name for t in parts["test"]),
             "candidate_recall_heldout": round(candidate_recall(parts["test"]), 4) if parts["test"] else None,
             "anchor_accuracy_heldout": round(right / total, 4) if total else None,
         },
-        "hyperparameters": {**hp, **config, "seed": options.seed, "bias": summary(bias)},
+        "hyperparameters": {**hp, **config, "seed": options.seed, "bias": summary(decodings)},
         "metrics": metrics,
         "history": trained.history,
         "seconds": round(time.perf_counter() - start, 1),
@@ -165,6 +173,8 @@ class Qt30Model:
     text: TextVectors
     window: int
     device: str
+    # Direction rule per objective; models stored without one decode with "one".
+    directions: dict[str, str] = field(default_factory=dict)
 
     def predict(
         self, maps: Sequence[ArgMap], objective: str = "general", progress: bool = False
@@ -179,7 +189,7 @@ class Qt30Model:
         probs = predict_probs(self.model, [item(t, e) for t, e in zip(tensors, embs, strict=True)], self.device)
         out = []
         for amap, t, p in zip(maps, tensors, probs, strict=True):
-            rels = decode(t.pairs, p, self.bias[objective])
+            rels = decode(t.pairs, p, self.bias[objective], directions=self.directions.get(objective, "one"))
             out.append(
                 [(amap.props[i].local_id, amap.props[j].local_id, lab, s) for (i, j), (lab, s) in sorted(rels.items())]
             )
@@ -248,7 +258,7 @@ def load_qt30(model_dir: Path, *, device: str = "cpu", encoder: TextVectors | No
         ModelError: Missing or unreadable weights, or an encoder-based model without ``encoder``.
     """
     model, blob, text = family.load_stored(model_dir, FAMILY, device, encoder)
-    return Qt30Model(model, blob["bias"], text, int(blob["hp"]["window"]), device)
+    return Qt30Model(model, blob["bias"], text, int(blob["hp"]["window"]), device, dict(blob.get("directions", {})))
 
 
 def score_maps(maps: Sequence[ArgMap], predicted: Sequence[Sequence[tuple[str, str, str, float]]]) -> dict[str, Any]:
