@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,6 @@ from gnn.relations.qt30_task import (
     biased_scores,
     decode,
     dev_scorer,
-    evaluate_maps,
     item,
     split_maps,
     summary,
@@ -82,13 +81,13 @@ def _baseline(
 
 
 def _report(test: Sequence[MapTensors], probs: Sequence[np.ndarray], decoding: Decoding) -> dict[str, Any]:
-    rows = []
+    preds = []
     for t, p in zip(test, probs, strict=True):
         rels = decode(t.pairs, p, decoding.bias, directions=decoding.directions)
-        rows.append((t.gold, {k: v[0] for k, v in rels.items()}))
+        preds.append({k: v[0] for k, v in rels.items()})
     return {
-        "official_style": evaluate_maps(test, probs, decoding.bias, decoding.directions),
-        "relations": relation_macro(rows, LABELS[1:]),
+        "official_style": dialam_scores([(t.gold, pred, t.n_props) for t, pred in zip(test, preds, strict=True)]),
+        "relations": relation_macro([(t.gold, pred) for t, pred in zip(test, preds, strict=True)], LABELS[1:]),
     }
 
 
@@ -169,12 +168,20 @@ class Qt30Model:
     """A trained QT30 model loaded from a model directory."""
 
     model: Any
-    bias: dict[str, list[float]]
+    decodings: dict[str, Decoding]
     text: TextVectors
     window: int
     device: str
-    # Direction rule per objective; models stored without one decode with "one".
-    directions: dict[str, str] = field(default_factory=dict)
+
+    def decoding(self, objective: str) -> Decoding:
+        """The decoding tuned for ``objective``.
+
+        Raises:
+            ModelError: The model has no decoding for ``objective``.
+        """
+        if objective not in self.decodings:
+            raise ModelError(f"unknown objective {objective!r}; the model has {sorted(self.decodings)}")
+        return self.decodings[objective]
 
     def predict(
         self, maps: Sequence[ArgMap], objective: str = "general", progress: bool = False
@@ -182,14 +189,13 @@ class Qt30Model:
         """Per map: (source I local id, target I local id, RA|CA|MA, probability)."""
         from gnn.relations.train import predict_probs
 
-        if objective not in self.bias:
-            raise ModelError(f"unknown objective {objective!r}; the model has {sorted(self.bias)}")
+        decoding = self.decoding(objective)
         tensors = tensors_of(maps, self.window, progress)
         embs = family.embed_groups([t.texts for t in tensors], self.text, progress)
         probs = predict_probs(self.model, [item(t, e) for t, e in zip(tensors, embs, strict=True)], self.device)
         out = []
         for amap, t, p in zip(maps, tensors, probs, strict=True):
-            rels = decode(t.pairs, p, self.bias[objective], directions=self.directions.get(objective, "one"))
+            rels = decode(t.pairs, p, decoding.bias, directions=decoding.directions)
             out.append(
                 [(amap.props[i].local_id, amap.props[j].local_id, lab, s) for (i, j), (lab, s) in sorted(rels.items())]
             )
@@ -238,12 +244,11 @@ def classify_pairs(
     log-probability (the model's tuned bias of ``objective``) when it beats ``none``, else ``none``.
     The probability is the model's probability of that label; ``probabilities`` has all four.
     """
-    if objective not in qt.bias:
-        raise ModelError(f"unknown objective {objective!r}; the model has {sorted(qt.bias)}")
+    bias = qt.decoding(objective).bias
     if not pairs:
         return []
     probs = _pair_probs(qt, pairs)
-    scores = biased_scores(probs, qt.bias[objective])
+    scores = biased_scores(probs, bias)
     out = []
     for p, sc in zip(probs, scores, strict=True):
         k = int(sc.argmax())
@@ -258,7 +263,10 @@ def load_qt30(model_dir: Path, *, device: str = "cpu", encoder: TextVectors | No
         ModelError: Missing or unreadable weights, or an encoder-based model without ``encoder``.
     """
     model, blob, text = family.load_stored(model_dir, FAMILY, device, encoder)
-    return Qt30Model(model, blob["bias"], text, int(blob["hp"]["window"]), device, dict(blob.get("directions", {})))
+    # Models stored before the direction rule was tuned decode with "one".
+    directions = blob.get("directions", {})
+    decodings = {obj: Decoding(tuple(bias), directions.get(obj, "one")) for obj, bias in blob["bias"].items()}
+    return Qt30Model(model, decodings, text, int(blob["hp"]["window"]), device)
 
 
 def score_maps(maps: Sequence[ArgMap], predicted: Sequence[Sequence[tuple[str, str, str, float]]]) -> dict[str, Any]:

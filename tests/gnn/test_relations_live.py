@@ -9,6 +9,7 @@ from gnn.encoder import TextEncoder
 from gnn.relations.argmap import anchor_propositions
 from gnn.relations.live import ARGUMENT, dialogue_map, predict_dialogue
 from gnn.relations.qt30_run import load_qt30
+from gnn.relations.qt30_task import Decoding
 
 MODEL = Path(__file__).resolve().parents[2] / "gnn" / "relations" / "default_model"
 TEXTS = [
@@ -36,10 +37,10 @@ def test_predict_dialogue_labels_pairs_of_the_dialogue() -> None:
     assert links and all(0 <= s < 4 and 0 <= t < 4 and s != t and 0 < p <= 1 for s, t, _, p in links)
     assert {lab for _, _, lab, _ in links} <= set(ARGUMENT.values()) - {"none"}
     # The shipped general decoding judges each direction on its own: one label at most per ordered pair.
-    assert model.directions["general"] == "both"
+    assert model.decoding("general").directions == "both"
     assert len({(s, t) for s, t, _, _ in links}) == len(links)
     # With the rule "one", the two directions of a pair compete: one relation at most per unordered pair.
-    model.directions["general"] = "one"
+    model.decodings["general"] = Decoding(model.decoding("general").bias, "one")
     single = predict_dialogue(model, TEXTS, SPEAKERS, [(0, 1), (1, 2), (2, 3)])
     assert single and len({frozenset((s, t)) for s, t, _, _ in single}) == len(single) < len(links)
     assert predict_dialogue(model, TEXTS[:1], SPEAKERS[:1]) == []
