@@ -209,14 +209,14 @@ def load_stored(
     """
     import torch
 
-    from gnn.relations.model import RelationGNN
+    from gnn.relations.model import build_model
 
     path = model_dir / spec.weights
     if not path.is_file():
         raise ModelError(f"{model_dir}: no {spec.name} relation model ({spec.weights} is missing)")
     try:
         blob = torch.load(path, map_location=device, weights_only=True)
-        model = RelationGNN(**blob["config"])
+        model = build_model(blob["config"])
         model.load_state_dict(blob["state"])
     except (OSError, RuntimeError, KeyError, TypeError) as e:
         raise ModelError(f"{path}: unreadable {spec.name} model ({e})") from e
@@ -231,12 +231,17 @@ def load_stored(
     return model, blob, text
 
 
+def _narrowed(item: Any, width: int) -> Any:
+    """A model input (a tuple whose second entry is the node features) with those cut to ``width`` columns."""
+    return item if item[1].shape[1] == width else (item[0], item[1][:, :width], *item[2:])
+
+
 @dataclass
 class Trained:
     """A relation GNN trained by :func:`train_gnn`, with what its family needs to tune, save and report."""
 
     model: Any
-    config: dict[str, int]
+    config: dict[str, Any]
     text: TextVectors
     files: list[str]
     items: dict[str, list[Any]]
@@ -245,7 +250,12 @@ class Trained:
 
 
 def train_gnn(
-    parts: dict[str, list[T]], hp: dict[str, Any], options: TrainOptions, out_dir: Path, spec: Family[T]
+    parts: dict[str, list[T]],
+    hp: dict[str, Any],
+    options: TrainOptions,
+    out_dir: Path,
+    spec: Family[T],
+    members: Sequence[Mapping[str, int]] = ({},),
 ) -> Trained:
     """Fit the text vectors and train a :class:`~gnn.relations.model.RelationGNN` on ``parts``.
 
@@ -256,10 +266,15 @@ def train_gnn(
         options: Encoder, seed, device, progress bars and log of the run.
         out_dir: Model directory (the LSA file is written there).
         spec: The family.
+        members: One entry per network to train: widths that override ``spec.dims`` for it (a
+            member with a smaller ``prim_dim`` reads only the first node-feature columns). More
+            than one makes a :class:`~gnn.relations.model.RelationEnsemble`; every member is
+            trained from the same seed and selected on dev alone, so members should differ in
+            their inputs.
     """
     import torch
 
-    from gnn.relations.model import RelationGNN
+    from gnn.relations.model import RelationEnsemble, RelationGNN
     from gnn.relations.train import fit
 
     if not parts["dev"]:
@@ -272,24 +287,42 @@ def train_gnn(
     for split, groups in parts.items():
         embs = embed_groups([t.texts for t in groups], text, options.progress)
         items[split] = [spec.item_of(t, e) for t, e in zip(groups, embs, strict=True)]
-    torch.manual_seed(options.seed)
-    config = {"emb_dim": text.dim, **spec.dims}
-    model = RelationGNN(**config)
+    base: dict[str, int] = {"emb_dim": text.dim, **spec.dims}
+    configs = [{**base, **dict(m)} for m in members]
+    nets, histories = [], []
     start = time.perf_counter()
-    history = fit(
-        model,
-        items["train"],
-        items["dev"],
-        spec.dev_score(parts["dev"]),
-        epochs=hp["epochs"],
-        seed=options.seed,
-        device=options.device,
-        lr=hp["lr"],
-        graphs_per_batch=spec.graphs_per_batch,
-        head_choices=spec.head_choices,
-        progress=options.progress,
-        desc=f"{spec.name} relation GNN",
-    )
+    for k, config in enumerate(configs):
+        width = config["prim_dim"]
+        torch.manual_seed(options.seed)
+        net = RelationGNN(**config)
+        history = fit(
+            net,
+            [_narrowed(it, width) for it in items["train"]],
+            [_narrowed(it, width) for it in items["dev"]],
+            spec.dev_score(parts["dev"]),
+            epochs=hp["epochs"],
+            seed=options.seed,
+            device=options.device,
+            lr=hp["lr"],
+            graphs_per_batch=spec.graphs_per_batch,
+            head_choices=spec.head_choices,
+            progress=options.progress,
+            desc=f"{spec.name} relation GNN" + (f" {k + 1}/{len(configs)}" if len(configs) > 1 else ""),
+        )
+        nets.append(net)
+        histories.append(history["history"])
+    model: Any = nets[0]
+    config_out: dict[str, Any] = configs[0]
+    if len(configs) > 1:
+        model = RelationEnsemble(configs)
+        model.members = torch.nn.ModuleList(nets)
+        config_out = {"members": configs}
     return Trained(
-        model, config, text, [spec.weights, *lsa_files], items, history["history"], time.perf_counter() - start
+        model,
+        config_out,
+        text,
+        [spec.weights, *lsa_files],
+        items,
+        histories[0] if len(configs) == 1 else histories,
+        time.perf_counter() - start,
     )

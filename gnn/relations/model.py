@@ -14,7 +14,9 @@ Torch and PyG are imported here only; nothing imports this module at CLI start-u
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import torch
@@ -204,3 +206,45 @@ class RelationGNN(nn.Module):
             es, et = batch.emb[s], batch.emb[t]
             z = z + self.direct(torch.cat([es, et, es * et, batch.prim_feats[s], batch.prim_feats[t]], dim=1))
         return self.out(z)
+
+
+class RelationEnsemble(nn.Module):
+    """Relation GNNs over the same graphs, as one model.
+
+    The output is the members' mean log-probability, so a softmax over it gives the normalised
+    geometric mean of their probabilities: a label has to be likely for every member. Members
+    may read fewer node features than the batch carries: each reads the first ``prim_dim``
+    columns of its configuration (features that only some members use go last).
+
+    Args:
+        members: Each member's :class:`RelationGNN` arguments.
+    """
+
+    def __init__(self, members: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__()
+        self.members = nn.ModuleList([RelationGNN(**config) for config in members])
+        self.widths = [int(config["prim_dim"]) for config in members]
+        self.n_labels = int(members[0]["n_labels"])
+
+    def forward(self, batch: GraphBatch) -> torch.Tensor:
+        """Mean log-probabilities ``(Q, n_labels)`` of the batch's pairs."""
+        out = [
+            torch.log_softmax(member(narrowed(batch, width)), dim=1)
+            for member, width in zip(self.members, self.widths, strict=True)
+        ]
+        return torch.stack(out).mean(dim=0)
+
+
+def narrowed(batch: GraphBatch, width: int) -> GraphBatch:
+    """``batch`` with its primary-node features cut to the first ``width`` columns."""
+    if batch.prim_feats.shape[1] == width:
+        return batch
+    return replace(batch, prim_feats=batch.prim_feats[:, :width])
+
+
+def build_model(config: Mapping[str, Any]) -> nn.Module:
+    """The model a stored configuration describes: a :class:`RelationEnsemble` when it lists
+    ``members``, otherwise one :class:`RelationGNN`."""
+    if "members" in config:
+        return RelationEnsemble(config["members"])
+    return RelationGNN(**config)

@@ -172,8 +172,16 @@ def _bag(tokens: set[str], index: dict[str, int]) -> np.ndarray:
     return v
 
 
+@dataclass
 class PaperTensors(PairTensors):
-    """A paper as model inputs: its components and their candidate pairs."""
+    """A paper as model inputs: its components and their candidate pairs.
+
+    Attributes:
+        context: ``(components, dim)`` contextual vectors added to the node features (``None``:
+            the model does not use them).
+    """
+
+    context: np.ndarray | None = None
 
 
 def _nearest(kinds: Sequence[str], wanted: Sequence[str]) -> tuple[list[int], list[int]]:

@@ -1,0 +1,118 @@
+"""Sci-Arg's two-network relation model: contextual component vectors, the ensemble, and a tiny
+full-profile train -> save -> load -> predict run with a stand-in encoder."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from gnn.relations.family import TrainOptions
+from gnn.relations.model import RelationEnsemble, RelationGNN, build_model, collate
+from gnn.relations.sciarg_features import Comp, Paper
+from gnn.relations.sciarg_task import context_vectors, load_sciarg, papers_from_records, train_sciarg
+from graphstore.loaders.registry import SAMPLES
+from graphstore.loaders.sciarg import load_sciarg as load_brat
+
+TEXT = "Results vary. Therefore, the method is robust, since errors stay small in practice."
+
+
+class WordLengths:
+    """A stand-in encoder: a text's vector is its length and word count; a word's vector in a
+    sentence is its length and its position there (two layers of width 1)."""
+
+    dim = 2
+    cache_dir = None
+
+    def cache_key(self) -> str:
+        return "word-lengths"
+
+    def encode(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
+        return np.array([[len(t) / 100, len(t.split()) / 20] for t in texts], dtype=np.float32).reshape(-1, 2)
+
+    def word_states(self, sentences: Sequence[Sequence[str]], layers: Sequence[int], max_length: int) -> list:
+        return [np.array([[len(w), k, 0.0, 1.0] for k, w in enumerate(s)], dtype=np.float32) for s in sentences]
+
+
+def _paper() -> Paper:
+    comps = []
+    for k, s in enumerate(["Results vary", "the method is robust", "errors stay small"]):
+        start = TEXT.index(s)
+        comps.append(Comp(f"T{k + 1}", "own_claim", s, start, start + len(s), 0 if k == 0 else 1))
+    comps.append(Comp("T4", "data", "outside", len(TEXT) + 5, len(TEXT) + 12, -1))
+    return Paper("A01", comps, {}, [(0, 13, TEXT[0:13]), (14, len(TEXT), TEXT[14:])])
+
+
+def test_context_vectors_average_the_words_of_each_component_in_its_sentence() -> None:
+    (ctx,) = context_vectors([_paper()], WordLengths())
+    assert ctx.shape == (4, 4)
+    # "the method is robust": words 2-5 of the second sentence ("Therefore" "," come first).
+    np.testing.assert_allclose(ctx[1], np.array([(3 + 6 + 2 + 6) / 4, (2 + 3 + 4 + 5) / 4, 0.0, 1.0]))
+    np.testing.assert_allclose(ctx[0], np.array([(7 + 4) / 2, 0.5, 0.0, 1.0]))
+    # A component outside every sentence gets zeros, not a neighbour's words.
+    assert not ctx[3].any()
+
+
+def _batch(prim: np.ndarray) -> object:
+    emb = np.eye(3, 4, dtype=np.float32)
+    edges = np.array([[0, 1], [1, 2], [0, 0]], dtype=np.int64)
+    pairs = np.array([[0, 1], [1, 2], [2, 0]], dtype=np.int64)
+    item = (emb, prim, np.zeros((0, 0), np.float32), edges, pairs, np.ones((3, 2), np.float32), np.zeros(3, np.int64))
+    return collate([item])
+
+
+def test_ensemble_is_the_geometric_mean_and_narrow_members_ignore_trailing_features() -> None:
+    base = {"emb_dim": 4, "sec_dim": 0, "pair_dim": 2, "n_edge_types": 1, "n_labels": 3, "direct": True}
+    torch.manual_seed(0)
+    model = build_model({"members": [{**base, "prim_dim": 2}, {**base, "prim_dim": 5}]})
+    assert isinstance(model, RelationEnsemble) and model.widths == [2, 5]
+    model.eval()
+    prim = np.arange(15, dtype=np.float32).reshape(3, 5) / 10
+    batch = _batch(prim)
+    narrow, wide = model.members
+    with torch.no_grad():
+        out = model(batch)
+        expected = (torch.log_softmax(narrow(_batch(prim[:, :2])), 1) + torch.log_softmax(wide(_batch(prim)), 1)) / 2
+        torch.testing.assert_close(out, expected)
+        changed = prim.copy()
+        changed[:, 2:] += 1.0
+        torch.testing.assert_close(narrow(_batch(changed[:, :2])), narrow(_batch(prim[:, :2])))
+        assert not torch.allclose(model(_batch(changed)), out)
+    # Stored as one state dict and one configuration.
+    again = build_model({"members": [{**base, "prim_dim": 2}, {**base, "prim_dim": 5}]})
+    again.load_state_dict(model.state_dict())
+    again.eval()
+    with torch.no_grad():
+        torch.testing.assert_close(again(batch), out)
+    assert isinstance(build_model({**base, "prim_dim": 2}), RelationGNN)
+
+
+@pytest.fixture(scope="module")
+def papers() -> list[Paper]:
+    bundle = load_brat(sorted((SAMPLES / "sciarg" / "compiled_corpus").glob("*.ann")))
+    return papers_from_records(bundle.nodes, bundle.edges)
+
+
+def test_full_profile_trains_a_plain_and_a_contextual_network(tmp_path: Path, papers: list[Paper]) -> None:
+    encoder = WordLengths()
+    section = train_sciarg(papers, tmp_path, TrainOptions("full", seed=0, encoder=encoder, epochs=1))
+    hp = section["hyperparameters"]
+    # The card lists both networks' widths: the second reads the 4 contextual columns as well.
+    assert hp["context"] is True and [m["prim_dim"] for m in hp["members"]] == [287, 291]
+    model = load_sciarg(tmp_path, encoder=encoder)
+    assert model.context and isinstance(model.model, RelationEnsemble)
+    plain, contextual = model.model.widths
+    assert contextual - plain == 4  # the stand-in's word vectors: two layers of width 2
+    predicted = model.predict(papers)
+    assert predicted == model.predict(papers)
+    ids = [{c.local_id for c in p.comps} for p in papers]
+    for rels, known in zip(predicted, ids, strict=True):
+        assert all(a in known and b in known and a != b and 0 < s <= 1 for a, b, _, s in rels)
+    # Without an encoder (the quick profile's LSA), one network and no contextual vectors.
+    (tmp_path / "quick").mkdir()
+    quick = train_sciarg(papers, tmp_path / "quick", TrainOptions("quick", seed=0, epochs=1))
+    assert "members" not in quick["hyperparameters"] and quick["hyperparameters"]["prim_dim"] == 287
+    assert not load_sciarg(tmp_path / "quick").context
