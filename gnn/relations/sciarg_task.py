@@ -331,8 +331,14 @@ def train_sciarg(
         members=[plain if m == "plain" else {} for m in members],
     )
     model, config, items, dev = trained.model, trained.config, trained.items, parts["dev"]
+    # Stored in float16, so that the packaged models stay within 20 MB; tuned and scored as stored.
+    with torch.no_grad():
+        for tensor in model.state_dict().values():
+            if tensor.is_floating_point():
+                tensor.copy_(tensor.half().float())
     bias = tune(dev, predict_probs(model, items["dev"], options.device))
-    torch.save({"state": model.state_dict(), "config": config, "bias": bias, "hp": hp}, out_dir / WEIGHTS)
+    state = {k: v.half() if v.is_floating_point() else v for k, v in model.state_dict().items()}
+    torch.save({"state": state, "config": config, "bias": bias, "hp": hp}, out_dir / WEIGHTS)
     metrics: dict[str, Any] = {}
     if parts["test"]:
         test_p, pairs_per_second = family.timed_probs(model, items["test"], options.device)

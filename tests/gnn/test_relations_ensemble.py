@@ -102,7 +102,12 @@ def test_full_profile_trains_a_plain_and_a_contextual_network(tmp_path: Path, pa
     hp = section["hyperparameters"]
     # The card lists both networks' widths: the second reads the 4 contextual columns as well.
     assert hp["context"] is True and [m["prim_dim"] for m in hp["members"]] == [287, 291]
+    stored = torch.load(tmp_path / "sciarg.pt", weights_only=True)["state"]
+    assert {v.dtype for v in stored.values() if v.is_floating_point()} == {torch.float16}
     model = load_sciarg(tmp_path, encoder=encoder)
+    # Loaded back into float32 parameters holding the stored values.
+    for key, value in model.model.state_dict().items():
+        assert value.dtype != torch.float16 and torch.equal(value, stored[key].to(value.dtype))
     assert model.context and isinstance(model.model, RelationEnsemble)
     plain, contextual = model.model.widths
     assert contextual - plain == 4  # the stand-in's word vectors: two layers of width 2
