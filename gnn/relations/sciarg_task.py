@@ -10,6 +10,7 @@ over (subject span, type, object span) triples, symmetric types unordered.
 
 from __future__ import annotations
 
+import bisect
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -154,7 +155,20 @@ def _item(t: PaperTensors, emb: np.ndarray) -> Item:
 
 CONTEXT_LAYERS = (3, 6)
 CONTEXT_MAX_LENGTH = 256
-TOKEN_CACHE = "sciarg-tokens"  # the component tagger's word-vector cache: the same sentences
+TOKEN_CACHE = "sciarg-tokens"  # beside the component tagger's vectors (its entries cover whole papers)
+
+
+def _overlapped(sentences: Sequence[Any], comps: Sequence[Comp]) -> list[Any]:
+    """The sentences (in text order, with token spans) that some component overlaps."""
+    starts = [s.spans[0][0] for s in sentences]
+    keep: set[int] = set()
+    for c in comps:
+        k = max(bisect.bisect_right(starts, c.start) - 1, 0)
+        while k < len(sentences) and starts[k] < c.end:
+            if sentences[k].spans[-1][1] > c.start:
+                keep.add(k)
+            k += 1
+    return [sentences[k] for k in sorted(keep)]
 
 
 def context_vectors(papers: Sequence[Paper], encoder: Any) -> list[np.ndarray]:
@@ -162,9 +176,10 @@ def context_vectors(papers: Sequence[Paper], encoder: Any) -> list[np.ndarray]:
 
     A component's own embedding sees its text alone; a fragment such as "The skeleton-driven
     deformation" (continued two clauses later by "is") or a claim opened by "therefore" reads
-    differently inside its sentence. The word vectors are those of the component tagger (frozen
-    encoder, layers :data:`CONTEXT_LAYERS`, one sentence per input), cached per paper next to the
-    encoder's text embeddings when the encoder has a cache.
+    differently inside its sentence. The word vectors are those the component tagger reads (frozen
+    encoder, layers :data:`CONTEXT_LAYERS`, one sentence per input), computed only for the
+    sentences a component overlaps (38% of Sci-Arg's sentences, 53% of its words) and cached per
+    paper next to the encoder's text embeddings when the encoder has a cache.
 
     Returns:
         One ``(components, dim)`` array per paper (zeros for a component outside every sentence).
@@ -177,7 +192,10 @@ def context_vectors(papers: Sequence[Paper], encoder: Any) -> list[np.ndarray]:
     out = []
     for paper in papers:
         doc = BratDocument(paper.name, [(s, e) for s, e, _ in paper.pieces], [t for _, _, t in paper.pieces])
-        sentences = sentences_of(doc, lambda a, b, p=paper: slice_text(p, a, b))  # type: ignore[misc]
+        sentences = _overlapped(
+            sentences_of(doc, lambda a, b, p=paper: slice_text(p, a, b)),  # type: ignore[misc]
+            paper.comps,
+        )
         words = vectors.of(sentences) if sentences else []
         spans = np.array([sp for s in sentences for sp in s.spans], dtype=np.int64).reshape(-1, 2)
         flat = np.concatenate(words) if words else np.zeros((0, vectors.dim), np.float32)

@@ -17,7 +17,8 @@ from gnn.relations.sciarg_task import context_vectors, load_sciarg, papers_from_
 from graphstore.loaders.registry import SAMPLES
 from graphstore.loaders.sciarg import load_sciarg as load_brat
 
-TEXT = "Results vary. Therefore, the method is robust, since errors stay small in practice."
+TEXT = "Results vary. Therefore, the method is robust, since errors stay small in practice. No claim here."
+SECOND = TEXT.index(" No claim")
 
 
 class WordLengths:
@@ -27,6 +28,9 @@ class WordLengths:
     dim = 2
     cache_dir = None
 
+    def __init__(self) -> None:
+        self.read: list[list[str]] = []
+
     def cache_key(self) -> str:
         return "word-lengths"
 
@@ -34,6 +38,7 @@ class WordLengths:
         return np.array([[len(t) / 100, len(t.split()) / 20] for t in texts], dtype=np.float32).reshape(-1, 2)
 
     def word_states(self, sentences: Sequence[Sequence[str]], layers: Sequence[int], max_length: int) -> list:
+        self.read += [list(s) for s in sentences]
         return [np.array([[len(w), k, 0.0, 1.0] for k, w in enumerate(s)], dtype=np.float32) for s in sentences]
 
 
@@ -43,11 +48,15 @@ def _paper() -> Paper:
         start = TEXT.index(s)
         comps.append(Comp(f"T{k + 1}", "own_claim", s, start, start + len(s), 0 if k == 0 else 1))
     comps.append(Comp("T4", "data", "outside", len(TEXT) + 5, len(TEXT) + 12, -1))
-    return Paper("A01", comps, {}, [(0, 13, TEXT[0:13]), (14, len(TEXT), TEXT[14:])])
+    pieces = [(0, 13, TEXT[0:13]), (14, SECOND, TEXT[14:SECOND]), (SECOND + 1, len(TEXT), TEXT[SECOND + 1 :])]
+    return Paper("A01", comps, {}, pieces)
 
 
 def test_context_vectors_average_the_words_of_each_component_in_its_sentence() -> None:
-    (ctx,) = context_vectors([_paper()], WordLengths())
+    encoder = WordLengths()
+    (ctx,) = context_vectors([_paper()], encoder)
+    # Only the sentences a component overlaps are encoded.
+    assert [s[0] for s in encoder.read] == ["Results", "Therefore"]
     assert ctx.shape == (4, 4)
     # "the method is robust": words 2-5 of the second sentence ("Therefore" "," come first).
     np.testing.assert_allclose(ctx[1], np.array([(3 + 6 + 2 + 6) / 4, (2 + 3 + 4 + 5) / 4, 0.0, 1.0]))
