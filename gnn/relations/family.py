@@ -314,8 +314,7 @@ def train_gnn(
     model: Any = nets[0]
     config_out: dict[str, Any] = configs[0]
     if len(configs) > 1:
-        model = RelationEnsemble(configs)
-        model.members = torch.nn.ModuleList(nets)
+        model = RelationEnsemble(configs, nets)
         config_out = {"members": configs}
     return Trained(
         model,

@@ -218,11 +218,14 @@ class RelationEnsemble(nn.Module):
 
     Args:
         members: Each member's :class:`RelationGNN` arguments.
+        nets: The members, already built from ``members`` (trained ones); ``None`` builds them.
     """
 
-    def __init__(self, members: Sequence[Mapping[str, Any]]) -> None:
+    def __init__(self, members: Sequence[Mapping[str, Any]], nets: Sequence[RelationGNN] | None = None) -> None:
         super().__init__()
-        self.members = nn.ModuleList([RelationGNN(**config) for config in members])
+        if nets is not None and len(nets) != len(members):
+            raise ValueError(f"{len(nets)} networks for {len(members)} member configurations")
+        self.members = nn.ModuleList(nets if nets is not None else [RelationGNN(**config) for config in members])
         self.widths = [int(config["prim_dim"]) for config in members]
         self.n_labels = int(members[0]["n_labels"])
 
