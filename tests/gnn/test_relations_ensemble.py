@@ -82,6 +82,7 @@ def test_ensemble_is_the_geometric_mean_and_narrow_members_ignore_trailing_featu
     prim = np.arange(15, dtype=np.float32).reshape(3, 5) / 10
     batch = _batch(prim)
     narrow, wide = model.members
+    assert isinstance(narrow, RelationGNN) and isinstance(wide, RelationGNN)
     with torch.no_grad():
         out = model(batch)
         expected = (torch.log_softmax(narrow(_batch(prim[:, :2])), 1) + torch.log_softmax(wide(_batch(prim)), 1)) / 2
@@ -97,6 +98,10 @@ def test_ensemble_is_the_geometric_mean_and_narrow_members_ignore_trailing_featu
     with torch.no_grad():
         torch.testing.assert_close(again(batch), out)
     assert isinstance(build_model({**base, "prim_dim": 2}), RelationGNN)
+    # Trained networks are wrapped as they are, one per configuration.
+    assert RelationEnsemble([{**base, "prim_dim": 2}], [narrow]).members[0] is narrow
+    with pytest.raises(ValueError, match="2 networks for 1"):
+        RelationEnsemble([{**base, "prim_dim": 2}], [narrow, wide])
 
 
 @pytest.fixture(scope="module")
