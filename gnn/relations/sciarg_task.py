@@ -52,7 +52,7 @@ HELDOUT = tuple(f"A{k:02d}" for k in range(25, 33))
 DEV = tuple(f"A{k:02d}" for k in range(21, 25))
 PROFILES: dict[str, dict[str, Any]] = {
     "quick": {"epochs": 8, "text": "lsa", "window": 8, "lr": 3e-3},
-    # ``context``: a second network that also reads the components' contextual vectors (see MEMBERS).
+    # ``context``: a second network that also reads the components' contextual vectors (train_sciarg).
     "full": {"epochs": 16, "text": "encoder", "window": 8, "lr": 3e-3, "context": True},
 }
 _SENT_NO = re.compile(r":S:(\d+)$")
@@ -208,6 +208,14 @@ def context_vectors(papers: Sequence[Paper], encoder: Any) -> list[np.ndarray]:
     return out
 
 
+def _add_context(tensors: Sequence[PaperTensors], papers: Sequence[Paper], encoder: Any) -> int:
+    """Give each paper's tensors its :func:`context_vectors`; returns their width."""
+    vectors = context_vectors(papers, encoder)
+    for t, ctx in zip(tensors, vectors, strict=True):
+        t.context = ctx
+    return vectors[0].shape[1] if vectors else 0
+
+
 def _triples(paper_name: str, rels: dict[tuple[int, int], str]) -> list[tuple[Any, str, Any]]:
     return [((paper_name, i), lab, (paper_name, j)) for (i, j), lab in rels.items()]
 
@@ -284,15 +292,6 @@ FAMILY: family.Family[PaperTensors] = family.Family(
 )
 
 
-# The full profile's two networks: "plain" reads each component's own embedding and features,
-# "context" also the mean of its words' contextual vectors in their sentences. Alone, the contextual
-# network scored higher on A21-A24 (R 0.707-0.714 over seeds 0-2 against 0.694-0.703) but lower on
-# the held-out A25-A32 (0.672-0.682 against 0.695-0.699); the geometric mean of one of each scored
-# 0.717-0.729 on A21-A24 and 0.706-0.716 held-out, above a pair of plain (0.704-0.712 / 0.697-0.703)
-# or of contextual networks (0.712-0.720 / 0.688-0.692) and three plain ones (0.715 / 0.690).
-MEMBERS = ("plain", "context")
-
-
 def _family(vocab_size: int, edge_features: int, context_dim: int = 0) -> family.Family[PaperTensors]:
     """:data:`FAMILY` with the node and pair widths of a context vocabulary of ``vocab_size`` words,
     ``edge_features`` component-edge features and ``context_dim`` contextual vector dimensions."""
@@ -328,15 +327,17 @@ def train_sciarg(
     context_dim = 0
     if hp.get("context") and hp["text"] == "encoder" and options.encoder is not None:
         options.log("Sci-Arg: contextual word vectors of the components")
-        vectors = context_vectors(papers, options.encoder)
-        for t, ctx in zip(tensors, vectors, strict=True):
-            t.context = ctx
-        context_dim = vectors[0].shape[1] if vectors else 0
+        context_dim = _add_context(tensors, papers, options.encoder)
     hp["context"] = bool(context_dim)
     spec = _family(len(hp["vocab"]), edge_width(hp["edge_vocab"]), context_dim)
-    # Without the contextual vectors, one network reading the node features before them.
-    members = MEMBERS if context_dim else ("plain",)
-    plain = {"prim_dim": spec.dims["prim_dim"] - context_dim}
+    # With the contextual vectors, two networks: one reads each component's own embedding and
+    # features (the node features before the contextual columns), one reads the contextual vectors
+    # too. Alone, the contextual network scored higher on A21-A24 (R 0.707-0.714 over seeds 0-2
+    # against 0.694-0.703) but lower on the held-out A25-A32 (0.672-0.682 against 0.695-0.699); the
+    # geometric mean of one of each scored 0.717-0.729 on A21-A24 and 0.706-0.716 held-out, above a
+    # pair of plain (0.704-0.712 / 0.697-0.703) or of contextual networks (0.712-0.720 /
+    # 0.688-0.692) and three plain ones (0.715 / 0.690).
+    members = [{"prim_dim": spec.dims["prim_dim"] - context_dim}, {}] if context_dim else [{}]
     parts: dict[str, list[PaperTensors]] = {"train": [], "dev": [], "test": []}
     for t in tensors:
         parts["test" if t.name in HELDOUT else "dev" if t.name in DEV else "train"].append(t)
@@ -346,7 +347,7 @@ def train_sciarg(
         options,
         out_dir,
         spec,
-        members=[plain if m == "plain" else {} for m in members],
+        members=members,
     )
     model, config, items, dev = trained.model, trained.config, trained.items, parts["dev"]
     # Stored in float16, so that the packaged models stay within 20 MB; tuned and scored as stored.
@@ -412,8 +413,7 @@ class SciargModel:
 
         tensors = [paper_tensors(p, self.window, self.vocab, self.edge_vocab) for p in papers]
         if self.context:
-            for t, ctx in zip(tensors, context_vectors(papers, self.text), strict=True):
-                t.context = ctx
+            _add_context(tensors, papers, self.text)
         embs = family.embed_groups([t.texts for t in tensors], self.text, False)
         probs = predict_probs(self.model, [_item(t, e) for t, e in zip(tensors, embs, strict=True)], self.device)
         out = []
