@@ -1,8 +1,10 @@
 """brat standoff out for Sci-Arg: the same ``T`` lines, predicted ``R`` lines.
 
 Every line of the input ``.ann`` that is not a relation (``R``) line is written back unchanged and
-in its place (span lines, comments, notes); the gold ``R`` lines are dropped and the predicted
-ones appended as ``R<k><TAB><type> Arg1:<T> Arg2:<T>``. The ``.txt`` is copied byte for byte.
+in its place (span lines, comments, notes, attributes); the gold ``R`` lines are dropped, and so
+are the notes, attributes and normalisations of those relations (they would name a relation the
+file no longer has); the predicted ones are appended as ``R<k><TAB><type> Arg1:<T> Arg2:<T>``.
+The ``.txt`` is copied byte for byte.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from graphstore.loaders.common import FileRelation, decode_utf8, read_bytes
+from graphstore.loaders.sciarg import METADATA_LINES
 from ontology.errors import LoaderError
 from ontology.system import atomic_write_bytes
 
@@ -19,6 +22,15 @@ from ontology.system import atomic_write_bytes
 def span_ids(ann_text: str) -> list[str]:
     """The ``T`` ids of an annotation text, in order."""
     return [line.split("\t", 1)[0] for line in ann_text.split("\n") if line.startswith("T") and "\t" in line]
+
+
+def _target(line: str) -> str | None:
+    """The annotation a note, attribute or normalisation line qualifies (``A1<TAB>Negated R3``: ``R3``)."""
+    if line[:1] not in ("#", *METADATA_LINES):
+        return None
+    fields = line.split("\t")
+    parts = fields[1].split() if len(fields) > 1 else []
+    return parts[1] if len(parts) > 1 else None
 
 
 def with_relations(ann: Path, relations: Iterable[FileRelation]) -> str:
@@ -30,7 +42,9 @@ def with_relations(ann: Path, relations: Iterable[FileRelation]) -> str:
     text = decode_utf8(ann, read_bytes(ann))
     known = set(span_ids(text))
     newline = "\r\n" if "\r\n" in text else "\n"
-    kept = [line for line in text.split(newline) if not line.startswith("R")]
+    lines_in = text.split(newline)
+    gold = {line.split("\t", 1)[0] for line in lines_in if line.startswith("R")}
+    kept = [line for line in lines_in if not line.startswith("R") and _target(line) not in gold]
     while kept and kept[-1] == "":
         kept.pop()
     lines = list(kept)

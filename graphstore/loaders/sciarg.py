@@ -52,6 +52,8 @@ _ABBREVIATIONS = frozenset(
 )
 _TITLE = re.compile(r"<Title>(.*?)</Title>", re.DOTALL)
 _SPAN = re.compile(r"^(\d+) (\d+)$")
+# brat lines that qualify another annotation: attributes (A, and the older M) and normalisations (N).
+METADATA_LINES = ("A", "M", "N")
 
 
 def _text_start(text: str) -> int:
@@ -250,8 +252,16 @@ def load_paper(
             if len(parts) != 3 or not parts[1].startswith("Arg1:") or not parts[2].startswith("Arg2:"):
                 raise LoaderError(f"{where}: expected 'label Arg1:T.. Arg2:T..', got {fields[1]!r}")
             relations.append((number, key, parts[0], parts[1][5:], parts[2][5:]))
+        elif key[:1] in METADATA_LINES:
+            # Attributes and normalisations qualify a span or relation; Sci-Arg's scheme has none,
+            # so a file that carries some (another annotation round, a tool's flags) still loads.
+            if len(fields[1].split()) < 2:
+                raise LoaderError(f"{where}: expected '<type> <annotation id> ...', got {fields[1]!r}")
         else:
-            raise LoaderError(f"{where}: unsupported brat annotation type {key[:1]!r}; Sci-Arg has T and R lines")
+            raise LoaderError(
+                f"{where}: unsupported brat annotation type {key[:1]!r}; Sci-Arg has T and R lines "
+                f"(and {', '.join(METADATA_LINES)} or # lines, which are kept but not used)"
+            )
 
     seen: set[str] = set()
     for number, key, label, arg1, arg2 in relations:

@@ -140,6 +140,12 @@ def test_bad_inputs_name_file_and_line(tmp_path: Path) -> None:
     (tmp_path / "A98.ann").write_text("T1\town_claim 0 19\tWe propose a method\nR1\tsupports Arg1:T1 Arg2:T7\t\n")
     msg = _error([tmp_path / "A98.ann"])
     assert "A98.ann: line 2 (R1)" in msg and "'T7'" in msg
+    (tmp_path / "A96.txt").write_text("We propose a method.", encoding="utf-8")
+    (tmp_path / "A96.ann").write_text("T1\town_claim 0 19\tWe propose a method\nE1\tclaim:T1\n", encoding="utf-8")
+    msg = _error([tmp_path / "A96.ann"])
+    assert "A96.ann: line 2 (E1)" in msg and "unsupported brat annotation type 'E'" in msg
+    (tmp_path / "A96.ann").write_text("T1\town_claim 0 19\tWe propose a method\nA1\tFlag\n", encoding="utf-8")
+    assert "A96.ann: line 2 (A1)" in _error([tmp_path / "A96.ann"])
 
 
 def test_cli_path_expansion() -> None:

@@ -98,6 +98,35 @@ def test_brat_keeps_every_span_line(ann: Path, tmp_path: Path) -> None:
     assert sum(1 for n in bundle.nodes if getattr(n, "scheme_label", None) == "supports") == 1
 
 
+def test_brat_keeps_metadata_of_spans_and_drops_that_of_gold_relations(tmp_path: Path) -> None:
+    text = "We propose a method. It works."
+    (tmp_path / "A97.txt").write_text(text, encoding="utf-8")
+    ann = tmp_path / "A97.ann"
+    ann.write_text(
+        "T1\town_claim 0 19\tWe propose a method\n"
+        "A1\tConfidence T1 High\n"
+        "T2\tdata 21 29\tIt works\n"
+        "R1\tsupports Arg1:T2 Arg2:T1\n"
+        "#1\tAnnotatorNotes R1\tsure?\n"
+        "A2\tNegated R1\n"
+        "N1\tReference T2 Wikipedia:534366\tworks\n"
+        "#2\tAnnotatorNotes T2\tthe data\n",
+        encoding="utf-8",
+    )
+    gold = load_sciarg([ann])  # attributes and normalisations load (and are not used)
+    assert sum(1 for n in gold.nodes if getattr(n, "scheme_label", None) == "supports") == 1
+    out_ann, _ = write_paper(ann, tmp_path / "out", [FileRelation("T1", "T2", "contradicts")])
+    assert out_ann.read_text(encoding="utf-8").splitlines() == [
+        "T1\town_claim 0 19\tWe propose a method",
+        "A1\tConfidence T1 High",
+        "T2\tdata 21 29\tIt works",
+        "N1\tReference T2 Wikipedia:534366\tworks",
+        "#2\tAnnotatorNotes T2\tthe data",
+        "R1\tcontradicts Arg1:T1 Arg2:T2",
+    ]
+    assert sum(1 for n in load_sciarg([out_ann]).nodes if getattr(n, "scheme_label", None) == "contradicts") == 1
+
+
 def test_brat_rejects_unknown_span() -> None:
     with pytest.raises(LoaderError, match="T999"):
         with_relations(PAPERS[0], [FileRelation("T999", "T1", "supports")])
