@@ -99,7 +99,9 @@ class LinkPrediction:
 
 
 def _batches(data: DialogueGraphs, size: int, shuffle: bool, rng: np.random.Generator) -> list[list[int]]:
+    """Index batches of the dialogues that have EDUs (a dialogue without any has nothing to parse)."""
     order = rng.permutation(len(data)) if shuffle else np.arange(len(data))
+    order = order[[data[int(i)].num_nodes > 0 for i in order]] if len(order) else order
     return [order[s : s + size].tolist() for s in range(0, len(order), size)]
 
 
@@ -190,19 +192,20 @@ class DiscourseModel:
         data = graphs if graphs is not None else self.graphs(dialogues, progress)
         for net in self.nets:
             net.eval()
-        out: list[list[LinkPrediction]] = []
+        found: dict[int, list[LinkPrediction]] = {}
         batches = _batches(data, 32, False, np.random.default_rng(0))
         bar = _bar(progress, len(dialogues), "parsing")
         with torch.inference_mode():
             for idx in batches:
                 batch = _collate(data, idx, self.device)
                 link, sense = probabilities(self.nets, batch)
-                out.extend(decode(link, sense, batch, self.config.thresholds, [dialogues[i].domain for i in idx]))
+                domains = [dialogues[i].domain for i in idx]
+                found.update(zip(idx, decode(link, sense, batch, self.config.thresholds, domains), strict=True))
                 if bar is not None:
                     bar.update(len(idx))
         if bar is not None:
             bar.close()
-        return out
+        return [found.get(i, []) for i in range(len(dialogues))]
 
     def evaluate(self, dialogues: Sequence[Dialogue], progress: bool = False) -> DiscourseScores:
         """Micro link and link & relation F1 against the dialogues' own relations."""

@@ -1,7 +1,7 @@
 """Molweni and STAC discourse-parsing JSON (the Shi & Huang format).
 
 A file is a JSON array of dialogues ``{"id", "edus": [{"text", "speaker"}], "relations":
-[{"x", "y", "type"}]}``; ``x -> y`` are 0-based EDU indices and ``type`` one of the 16 SDRT
+[{"x", "y", "type"}]}`` (``relations`` may be absent: an unannotated dialogue); ``x -> y`` are 0-based EDU indices and ``type`` one of the 16 SDRT
 labels of the corpus scheme. Each EDU becomes a Locution, each relation a DiscourseRelation
 (AIF TA-node) with AIF edges from EDU ``x`` into it and from it to EDU ``y``.
 """
@@ -73,7 +73,8 @@ def load_dialogue_json(
             local = str(local)
             where = f"{path}: dialogue #{k} (id {local})"
             edus = require(dlg, "edus", list, where)
-            relations = require(dlg, "relations", list, where)
+            # A dialogue without "relations" is an unannotated one: what a user parses.
+            relations = require(dlg, "relations", list, where) if "relations" in dlg else []
             seen[local] += 1
             # STAC repeats some game ids; later occurrences get a suffix so each stays a node.
             key = local if seen[local] == 1 else f"{local}~{seen[local]}"

@@ -99,3 +99,26 @@ def test_shipped_model_and_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert json.loads(result.stdout[result.stdout.index("{") :])["link_f1"] == 100.0
     missing = runner.invoke(app, ["parse", "discourse", "--in", str(tmp_path / "nope.json"), "--out", str(out)])
     assert missing.exit_code == 2
+
+
+def test_parse_unannotated_and_empty_dialogues(trained: tuple[Settings, Path], tmp_path: Path) -> None:
+    """Raw dialogues (no ``relations`` field), a one-EDU and an EDU-less dialogue parse; order and fields kept."""
+    settings, model_dir = trained
+    first = json.loads(MOLWENI.read_text())[0]
+    raw = [
+        {"id": "raw", "edus": [{"text": e["text"], "speaker": e["speaker"]} for e in first["edus"]]},
+        {"id": "empty", "edus": []},
+        {"id": "one", "edus": [{"text": "anyone here?", "speaker": "a"}]},
+        first,
+    ]
+    src, out = tmp_path / "raw.json", tmp_path / "pred.json"
+    src.write_text(json.dumps(raw), encoding="utf-8")
+    result = discourse.parse(settings, src, out, model_dir)
+    pred = json.loads(out.read_text())
+    assert result["dialogues"] == 4 and [d["id"] for d in pred] == ["raw", "empty", "one", first["id"]]
+    assert pred[1]["relations"] == [] and pred[2]["relations"] == []
+    n = len(first["edus"])
+    for d in (pred[0], pred[3]):
+        assert {rel["y"] for rel in d["relations"]} == set(range(1, n))
+    # The unannotated copy of a dialogue is parsed exactly like the dialogue itself.
+    assert pred[0]["relations"] == pred[3]["relations"]
