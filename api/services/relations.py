@@ -223,9 +223,11 @@ def predict_aif(
             tmp_paths.append(p)
         bundle = load_aif(tmp_paths)
     by_stem = {m.name: m for m in maps_from_records(bundle.nodes, bundle.edges)}
-    maps = [by_stem[p.stem] for p in tmp_paths]
+    # A map without propositions (empty, or locutions only) has nothing to relate: written back as it is.
+    maps = [by_stem[p.stem] for p in tmp_paths if p.stem in by_stem]
     reporter.log(f"predicting relations for {len(maps)} map(s) with {model_dir} ({objective})")
-    predicted = qt.predict(maps, objective, progress=True)
+    found = dict(zip([m.name for m in maps], qt.predict(maps, objective, progress=True), strict=True))
+    predicted = [found.get(p.stem, []) for p in tmp_paths]
     outputs = []
     for (f, data), rels in zip(stripped, predicted, strict=True):
         aif_rels = [FileRelation(s, t, lab, score) for s, t, lab, score in rels]

@@ -58,6 +58,44 @@ def test_predict_aif_keeps_nodes_and_adds_relations(model: Path, tmp_path: Path)
                 assert e["fromID"] in inodes
 
 
+def test_predict_aif_maps_without_propositions(model: Path, tmp_path: Path) -> None:
+    """An empty map and a map of locutions only are written back unchanged beside a predicted one."""
+    src = tmp_path / "in"
+    src.mkdir()
+    real = sorted(AIF_DIR.glob("*.json"))[0]
+    gold = json.loads(real.read_text(encoding="utf-8"))
+    only_l = {
+        "nodes": [n for n in gold["nodes"] if n["type"] == "L"],
+        "edges": [],
+        "locutions": gold["locutions"],
+    }
+    maps = {
+        "a_empty.json": {"nodes": [], "edges": [], "locutions": []},
+        "b_locutions.json": only_l,
+        "c_real.json": gold,
+    }
+    for name, data in maps.items():
+        (src / name).write_text(json.dumps(data), encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["predict", "aif", "--in", str(src), "--out", str(out), "--model", str(model)])
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "a_empty.json").read_text(encoding="utf-8")) == maps["a_empty.json"]
+    assert json.loads((out / "b_locutions.json").read_text(encoding="utf-8")) == only_l
+    # The real map's prediction does not depend on the maps beside it.
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "c_real.json").write_text(json.dumps(gold), encoding="utf-8")
+    result = CliRunner().invoke(
+        app, ["predict", "aif", "--in", str(alone), "--out", str(tmp_path / "out2"), "--model", str(model)]
+    )
+    assert result.exit_code == 0, result.output
+    pred = (out / "c_real.json").read_text(encoding="utf-8")
+    assert pred == (tmp_path / "out2" / "c_real.json").read_text(encoding="utf-8")
+    assert [n for n in json.loads(pred)["nodes"] if n["type"] in ("L", "I", "TA")] == [
+        n for n in gold["nodes"] if n["type"] in ("L", "I", "TA")
+    ]
+
+
 def test_predict_sciarg_keeps_span_lines(model: Path, tmp_path: Path) -> None:
     out = tmp_path / "pred"
     result = CliRunner().invoke(
