@@ -53,7 +53,7 @@ def with_relations(ann: Path, relations: Iterable[FileRelation]) -> str:
             if arg not in known:
                 raise LoaderError(f"{ann}: predicted relation refers to span {arg!r}, which the file does not define")
         lines.append(f"R{k}\t{rel.type} Arg1:{rel.source} Arg2:{rel.target}")
-    return newline.join(lines) + newline
+    return newline.join(lines) + newline if lines else ""
 
 
 def write_paper(ann: Path, out_dir: Path, relations: Iterable[FileRelation]) -> tuple[Path, Path]:

@@ -127,6 +127,13 @@ def test_brat_keeps_metadata_of_spans_and_drops_that_of_gold_relations(tmp_path:
     assert sum(1 for n in load_sciarg([out_ann]).nodes if getattr(n, "scheme_label", None) == "contradicts") == 1
 
 
+def test_brat_paper_without_annotations_stays_empty(tmp_path: Path) -> None:
+    (tmp_path / "A95.txt").write_text("Nothing argued here.", encoding="utf-8")
+    (tmp_path / "A95.ann").write_bytes(b"")
+    out_ann, _ = write_paper(tmp_path / "A95.ann", tmp_path / "out", [])
+    assert out_ann.read_bytes() == b""
+
+
 def test_brat_rejects_unknown_span() -> None:
     with pytest.raises(LoaderError, match="T999"):
         with_relations(PAPERS[0], [FileRelation("T999", "T1", "supports")])
