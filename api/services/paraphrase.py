@@ -22,7 +22,7 @@ from api.services.predictions import write_run
 from api.services.training import given_model, profile_config, write_trained_card
 from gnn.modelcard import ModelCard, atomic_write_bytes, read_card
 from gnn.paraphrase_eval import ParaphrasePair, score_predictions, split_by_interview
-from graphstore.loaders.contextdep import load_contextdep, split_of
+from graphstore.loaders.contextdep import load_contextdep, read_token_pairs, split_of
 from graphstore.pairs import utterance_pairs
 from graphstore.predictions import new_run_id
 from ontology.errors import LoaderError, ModelError, NotFoundError
@@ -202,9 +202,18 @@ def predictions_tsv(rows: Sequence[Any]) -> str:
 def predict_file(
     source: Path, target: Path, model: Path | None = None, cache_dir: Path | None = None
 ) -> dict[str, Any]:
-    """Predict every pair of ``source`` and write the UTF-8 TSV ``target`` (all or nothing)."""
+    """Predict every pair of ``source`` and write the UTF-8 TSV ``target`` (all or nothing).
+
+    ``source`` is an aggregated ``*_TOKEN-annotations.tsv`` file, or any tab-separated UTF-8 file
+    with its ``QID``, ``Guest Tokens`` and ``Host Tokens`` columns alone (pairs nobody annotated).
+
+    Raises:
+        LoaderError: A malformed file (file, line and QID named).
+    """
     started = time.perf_counter()
-    pairs = pairs_from_file(source)
+    if not source.is_file():
+        raise LoaderError(f"{source}: no such file")
+    pairs = [ParaphrasePair(qid, guest, host) for qid, guest, host in read_token_pairs(source)]
     predictions = _load(model, cache_dir).predict(pairs)
     atomic_write_bytes(target, predictions_tsv(predictions).encode("utf-8"))
     return {

@@ -282,6 +282,40 @@ def _read_annotations(
         )
 
 
+PAIR_COLUMNS = ("qid", "guest_tokens", "host_tokens")
+
+
+def read_token_pairs(path: Path) -> list[tuple[str, list[str], list[str]]]:
+    """(QID, guest tokens, host tokens) of a token file that may lack the annotation columns.
+
+    Only ``QID``, ``Guest Tokens`` and ``Host Tokens`` are read (what a prediction needs): an
+    aggregated file, or pairs nobody annotated in the same shape without the highlight and vote
+    columns. Any file name.
+
+    Raises:
+        LoaderError: Wrong encoding, missing column, malformed list literal or repeated QID
+            (file, line and QID named).
+    """
+    data = read_bytes(path)
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise LoaderError(f"{path}: line 1: UTF-16 byte-order mark, but token files are UTF-8")
+    header, rows = parse_delimited(path, decode_utf8(path, data), delimiter="\t")
+    require_columns(path, header, PAIR_COLUMNS, "ContextDeP token")
+    out: list[tuple[str, list[str], list[str]]] = []
+    seen: dict[str, int] = {}
+    for row in rows:
+        qid = row.get("qid").strip()
+        where = f"{path}: line {row.line} (QID {qid})"
+        if not qid:
+            raise LoaderError(f"{where}: empty QID")
+        if qid in seen:
+            raise LoaderError(f"{where}: QID also on line {seen[qid]}")
+        seen[qid] = row.line
+        guest = _str_list(row.get("guest_tokens"), where, "Guest Tokens")
+        out.append((qid, guest, _str_list(row.get("host_tokens"), where, "Host Tokens")))
+    return out
+
+
 def load_contextdep(paths: list[Path]) -> CorpusBundle:
     """Load ContextDeP token-annotation and per-annotator files into one bundle.
 

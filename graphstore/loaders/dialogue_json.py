@@ -1,9 +1,10 @@
 """Molweni and STAC discourse-parsing JSON (the Shi & Huang format).
 
 A file is a JSON array of dialogues ``{"id", "edus": [{"text", "speaker"}], "relations":
-[{"x", "y", "type"}]}`` (``relations`` may be absent: an unannotated dialogue); ``x -> y`` are 0-based EDU indices and ``type`` one of the 16 SDRT
-labels of the corpus scheme. Each EDU becomes a Locution, each relation a DiscourseRelation
-(AIF TA-node) with AIF edges from EDU ``x`` into it and from it to EDU ``y``.
+[{"x", "y", "type"}]}`` (``relations`` may be absent: an unannotated dialogue); ``x -> y`` are
+0-based EDU indices and ``type`` one of the 16 SDRT labels of the corpus scheme. Each EDU becomes
+a Locution, each relation a DiscourseRelation (AIF TA-node) with AIF edges from EDU ``x`` into it
+and from it to EDU ``y``.
 """
 
 from __future__ import annotations

@@ -98,3 +98,27 @@ def test_bad_input_and_missing_model(tmp_path: Path) -> None:
         app, ["predict", "contextdep", "--in", str(DEV), "--out", str(tmp_path / "o.tsv"), "--model", str(tmp_path)]
     )
     assert result.exit_code == 2 and not (tmp_path / "o.tsv").exists()
+
+
+def test_predict_unannotated_pairs_under_any_name(trained: tuple[Path, Path], tmp_path: Path) -> None:
+    """A file of pairs with only QID and the two token columns predicts like the annotated file."""
+    model, cache = trained
+    with DEV.open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t"))
+    raw = tmp_path / "my pairs.tsv"
+    with raw.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh, delimiter="\t")
+        writer.writerow(["QID", "Host Tokens", "Guest Tokens"])
+        writer.writerows([r["QID"], r["Host Tokens"], r["Guest Tokens"]] for r in rows)
+    annotated, plain = tmp_path / "a.tsv", tmp_path / "b.tsv"
+    service.predict_file(DEV, annotated, model, cache_dir=cache)
+    summary = service.predict_file(raw, plain, model, cache_dir=cache)
+    assert summary["pairs"] == len(rows)
+    assert plain.read_text(encoding="utf-8") == annotated.read_text(encoding="utf-8")
+    raw.write_text("QID\tGuest Tokens\tHost Tokens\nQ-1\t['a']\t['b']\nQ-1\t['c']\t['d']\n", encoding="utf-8")
+    with pytest.raises(LoaderError, match=r"my pairs\.tsv: line 3 \(QID Q-1\): QID also on line 2"):
+        service.predict_file(raw, tmp_path / "c.tsv", model, cache_dir=cache)
+    raw.write_text("QID\tGuest Tokens\nQ-1\t['a']\n", encoding="utf-8")
+    with pytest.raises(LoaderError, match="host_tokens"):
+        service.predict_file(raw, tmp_path / "c.tsv", model, cache_dir=cache)
+    assert not (tmp_path / "c.tsv").exists()
