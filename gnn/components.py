@@ -35,6 +35,7 @@ from torch import nn
 
 from gnn.bam import BratDocument, Component
 from gnn.encoder import TextEncoder
+from gnn.weights import float_state, half_state
 
 LABELS = ("background_claim", "own_claim", "data")
 TAGS = ("O", *(f"{p}-{lab}" for lab in LABELS for p in ("B", "I")))
@@ -340,7 +341,7 @@ class ComponentTagger:
         config = TaggerConfig(**raw | {"layers": tuple(raw["layers"]), "widths": tuple(raw["widths"])})
         vectors = TokenVectors(encoder or TextEncoder(), config.layers, config.max_length, cache_dir)
         network = BiLstmCrf(input_width(vectors.dim, config.context), config)
-        network.load_state_dict({k: v.float() for k, v in load_file(str(model_dir / WEIGHTS)).items()})
+        network.load_state_dict(float_state(load_file(str(model_dir / WEIGHTS))))
         return cls(network, config, vectors)
 
     def save(self, model_dir: Path) -> int:
@@ -348,8 +349,7 @@ class ComponentTagger:
         from safetensors.torch import save_file
 
         model_dir.mkdir(parents=True, exist_ok=True)
-        state = {k: v.detach().cpu().half().contiguous() for k, v in self.network.state_dict().items()}
-        save_file(state, str(model_dir / WEIGHTS))
+        save_file(half_state(self.network.state_dict()), str(model_dir / WEIGHTS))
         (model_dir / CONFIG).write_text(json.dumps(asdict(self.config), indent=2) + "\n", encoding="utf-8")
         return (model_dir / WEIGHTS).stat().st_size + (model_dir / CONFIG).stat().st_size
 

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from gnn.paraphrase_eval import PairPrediction, ParaphraseMetrics, ParaphrasePair, score_predictions
+from gnn.weights import float_state, half_state
 
 if TYPE_CHECKING:
     from torch import nn
@@ -276,7 +277,7 @@ class ParaphraseHighlighter:
         raw = json.loads(config_path.read_text(encoding="utf-8"))
         raw["layers"] = tuple(raw["layers"])
         config = HighlighterConfig(**raw)
-        state = {k: v.float() for k, v in load_file(str(weights)).items()}
+        state = float_state(load_file(str(weights)))
         mean, components = state.pop("pca.mean").numpy(), state.pop("pca.components").numpy()
         head = _build_head(components.shape[0] + N_EXTRA, config.hidden, config.dropout)
         head.load_state_dict(state)
@@ -289,7 +290,7 @@ class ParaphraseHighlighter:
         from safetensors.torch import save_file
 
         model_dir.mkdir(parents=True, exist_ok=True)
-        state = {k: v.detach().cpu().half().contiguous() for k, v in self.head.state_dict().items()}
+        state = half_state(self.head.state_dict())
         state["pca.mean"] = torch.from_numpy(self.mean).half()
         state["pca.components"] = torch.from_numpy(self.components).half()
         save_file(state, str(model_dir / WEIGHTS))

@@ -34,6 +34,7 @@ from gnn.discourse.model import DiscourseParser, edge_type_names
 from gnn.encoder import TextEncoder
 from gnn.metrics import DiscourseScores, discourse_scores
 from gnn.modelcard import ModelCard, atomic_write_bytes, git_commit, read_card, write_card
+from gnn.weights import float_state, half_state
 from ontology.errors import ModelError
 from ontology.terms import Sense
 
@@ -387,8 +388,7 @@ def save_model(model: DiscourseModel, out: Path, card: ModelCard) -> Path:
     # One network keeps its own parameter names (model directories from before ensembles load as
     # they are); an ensemble's are prefixed by the member's index.
     whole = model.nets[0] if len(model.nets) == 1 else torch.nn.ModuleList(model.nets)
-    state = {k: v.detach().cpu().half() if v.is_floating_point() else v.cpu() for k, v in whole.state_dict().items()}
-    torch.save(state, buf)
+    torch.save(half_state(whole.state_dict()), buf)
     atomic_write_bytes(out / WEIGHTS, buf.getvalue())
     atomic_write_bytes(out / VOCAB, json.dumps(model.vocab).encode())
     card.weights = [WEIGHTS, VOCAB]
@@ -423,7 +423,7 @@ def load_model(model_dir: Path, encoder: TextEncoder | None = None, device: str 
     whole = nets[0] if len(nets) == 1 else torch.nn.ModuleList(nets)
     state = torch.load(model_dir / WEIGHTS, map_location="cpu", weights_only=True)
     try:
-        whole.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in state.items()})
+        whole.load_state_dict(float_state(state))
     except RuntimeError as e:
         raise ModelError(f"{model_dir / WEIGHTS}: weights do not fit the model card: {e}") from e
     whole.to(dev).eval()

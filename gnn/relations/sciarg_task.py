@@ -41,6 +41,7 @@ from gnn.relations.sciarg_features import (
     slice_text,
 )
 from gnn.relations.text import TextVectors
+from gnn.weights import half_state, round_to_half
 from ontology.errors import ModelError
 from ontology.records import EdgeRecord, NodeRecord, PropositionRecord, RelationRecord, SentenceRecord
 
@@ -351,13 +352,9 @@ def train_sciarg(
     )
     model, config, items, dev = trained.model, trained.config, trained.items, parts["dev"]
     # Stored in float16, so that the packaged models stay within 20 MB; tuned and scored as stored.
-    with torch.no_grad():
-        for tensor in model.state_dict().values():
-            if tensor.is_floating_point():
-                tensor.copy_(tensor.half().float())
+    round_to_half(model)
     bias = tune(dev, predict_probs(model, items["dev"], options.device))
-    state = {k: v.half() if v.is_floating_point() else v for k, v in model.state_dict().items()}
-    torch.save({"state": state, "config": config, "bias": bias, "hp": hp}, out_dir / WEIGHTS)
+    torch.save({"state": half_state(model.state_dict()), "config": config, "bias": bias, "hp": hp}, out_dir / WEIGHTS)
     metrics: dict[str, Any] = {}
     if parts["test"]:
         test_p, pairs_per_second = family.timed_probs(model, items["test"], options.device)
