@@ -127,7 +127,8 @@ def train(
         model, result = train_highlighter(parts["train"], parts["tune"], config, cache_dir=cache_dir, progress=progress)
         weights = [WEIGHTS, CONFIG]
         encoder = f"{model.embedder.name} ({model.embedder.encoder.cache_key()}), frozen; layers {list(config.layers)}"
-        notes = "Frozen MiniLM pair encoding (guest and host in one input) + PCA and alignment features + MLP head; "
+        head = "a GRU over each side" if config.head == "gru" else "MLP"
+        notes = f"Frozen MiniLM pair encoding (guest and host in one input) + PCA and alignment features + {head}; "
     metrics: dict[str, Any] = {"tune": result.tune, "best_epoch": result.best_epoch}
     if parts["heldout"]:
         metrics["heldout"] = score_predictions(parts["heldout"], model.predict(parts["heldout"])).as_dict()

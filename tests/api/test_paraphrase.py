@@ -122,3 +122,39 @@ def test_predict_unannotated_pairs_under_any_name(trained: tuple[Path, Path], tm
     with pytest.raises(LoaderError, match="host_tokens"):
         service.predict_file(raw, tmp_path / "c.tsv", model, cache_dir=cache)
     assert not (tmp_path / "c.tsv").exists()
+
+
+def test_gru_head_trains_saves_and_predicts_the_same_after_loading(tmp_path: Path) -> None:
+    from gnn.paraphrase import ParaphraseHighlighter
+
+    cache = tmp_path / "cache"
+    card = service.train([TRAIN, DEV], tmp_path / "gru", profile="gru", seed=3, cache_dir=cache)
+    assert card.hyperparameters["head"] == "gru" and "GRU" in card.notes
+    pairs = service.pairs_from_file(DEV)
+    model = ParaphraseHighlighter.load(tmp_path / "gru", cache_dir=cache)
+    assert model.config.head == "gru"
+    first = model.predict(pairs)
+    assert [len(p.guest_probs) for p in first] == [len(p.guest) for p in pairs]
+    assert [len(p.host_probs) for p in first] == [len(p.host) for p in pairs]
+    # Pairs are scored the same alone as in a batch (padding does not leak into the words).
+    alone = [model.predict([pair])[0] for pair in pairs[:3]]
+    for a, b in zip(alone, first[:3], strict=True):
+        assert a.guest_probs == pytest.approx(b.guest_probs, abs=1e-6)
+        assert a.host_probs == pytest.approx(b.host_probs, abs=1e-6)
+
+
+def test_sequence_head_reads_sides_in_order_and_allows_empty_sides() -> None:
+    import torch
+
+    from gnn.paraphrase_heads import SequenceHead
+
+    torch.manual_seed(0)
+    head = SequenceHead(4, 8, 0.0).eval()
+    a, b = torch.randn(5, 4), torch.randn(3, 4)
+    out = head([a, torch.zeros(0, 4), b])
+    assert [len(x) for x in out] == [5, 0, 3]
+    # A word's logit depends on its neighbours: changing the last word moves the first one's.
+    changed = a.clone()
+    changed[-1] += 1.0
+    assert not torch.allclose(head([changed])[0][0], out[0][0])
+    assert torch.allclose(head([a])[0], out[0], atol=1e-6)
