@@ -126,16 +126,31 @@ class _Pair:
         self.where = where
 
 
-def _read_tokens(
-    path: Path, nodes: list[NodeRecord], edges: list[EdgeRecord], pairs: dict[str, _Pair], relations: dict[str, str]
-) -> None:
+def _token_table(path: Path, columns: tuple[str, ...], what: str) -> list[Row]:
+    """The rows of a UTF-8 token file that has ``columns``."""
     data = read_bytes(path)
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise LoaderError(f"{path}: line 1: UTF-16 byte-order mark, but aggregated token files are UTF-8")
     header, rows = parse_delimited(path, decode_utf8(path, data), delimiter="\t")
-    require_columns(path, header, TOKEN_COLUMNS, "ContextDeP token-annotation")
+    require_columns(path, header, columns, what)
+    return rows
+
+
+def _pair_fields(path: Path, row: Row) -> tuple[str, str, list[str], list[str]]:
+    """QID, where the row is (for messages), guest tokens and host tokens of a token-file row."""
+    qid = row.get("qid").strip()
+    where = f"{path}: line {row.line} (QID {qid})"
+    if not qid:
+        raise LoaderError(f"{where}: empty QID")
+    guest = _str_list(row.get("guest_tokens"), where, "Guest Tokens")
+    return qid, where, guest, _str_list(row.get("host_tokens"), where, "Host Tokens")
+
+
+def _read_tokens(
+    path: Path, nodes: list[NodeRecord], edges: list[EdgeRecord], pairs: dict[str, _Pair], relations: dict[str, str]
+) -> None:
     split = split_of(path)
-    for row in rows:
+    for row in _token_table(path, TOKEN_COLUMNS, "ContextDeP token-annotation"):
         _token_row(path, row, split, nodes, edges, pairs, relations)
 
 
@@ -148,14 +163,9 @@ def _token_row(
     pairs: dict[str, _Pair],
     relations: dict[str, str],
 ) -> None:
-    qid = row.get("qid").strip()
-    where = f"{path}: line {row.line} (QID {qid})"
-    if not qid:
-        raise LoaderError(f"{where}: empty QID")
+    qid, where, guest, host = _pair_fields(path, row)
     if qid in pairs:
         raise LoaderError(f"{where}: QID also in {pairs[qid].where}")
-    guest = _str_list(row.get("guest_tokens"), where, "Guest Tokens")
-    host = _str_list(row.get("host_tokens"), where, "Host Tokens")
     guest_hl = _num_list(row.get("guest_hls"), where, "Guest HLs")
     host_hl = _num_list(row.get("host_hls"), where, "Host HLs")
     for side, tokens, hls in (("Guest", guest, guest_hl), ("Host", host, host_hl)):
@@ -296,23 +306,14 @@ def read_token_pairs(path: Path) -> list[tuple[str, list[str], list[str]]]:
         LoaderError: Wrong encoding, missing column, malformed list literal or repeated QID
             (file, line and QID named).
     """
-    data = read_bytes(path)
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise LoaderError(f"{path}: line 1: UTF-16 byte-order mark, but token files are UTF-8")
-    header, rows = parse_delimited(path, decode_utf8(path, data), delimiter="\t")
-    require_columns(path, header, PAIR_COLUMNS, "ContextDeP token")
     out: list[tuple[str, list[str], list[str]]] = []
     seen: dict[str, int] = {}
-    for row in rows:
-        qid = row.get("qid").strip()
-        where = f"{path}: line {row.line} (QID {qid})"
-        if not qid:
-            raise LoaderError(f"{where}: empty QID")
+    for row in _token_table(path, PAIR_COLUMNS, "ContextDeP token"):
+        qid, where, guest, host = _pair_fields(path, row)
         if qid in seen:
             raise LoaderError(f"{where}: QID also on line {seen[qid]}")
         seen[qid] = row.line
-        guest = _str_list(row.get("guest_tokens"), where, "Guest Tokens")
-        out.append((qid, guest, _str_list(row.get("host_tokens"), where, "Host Tokens")))
+        out.append((qid, guest, host))
     return out
 
 
