@@ -200,7 +200,7 @@ def test_bad_files_name_file_and_record(name: str, corpus: str, where: str) -> N
 def test_wrong_shape_names_the_record(tmp_path: Path) -> None:
     cases: list[tuple[Any, str]] = [
         ({"id": "x"}, "expected a JSON array of dialogues"),
-        ([{"id": "d1", "edus": []}], r"dialogue #0 \(id d1\): missing field 'relations'"),
+        ([{"id": "d1", "edus": [], "relations": {}}], r"dialogue #0 \(id d1\): field 'relations' has type dict"),
         (
             [{"id": "d1", "edus": [{"text": "hi"}], "relations": []}],
             r"dialogue #0 \(id d1\), edu 0: missing field 'speaker'",
@@ -215,3 +215,12 @@ def test_wrong_shape_names_the_record(tmp_path: Path) -> None:
         path.write_text(json.dumps(content), encoding="utf-8")
         with pytest.raises(LoaderError, match=message):
             load_dialogue_json([path], "molweni")
+    # A dialogue without a relations field is an unannotated one (what `parse discourse` reads).
+    path = tmp_path / "raw.json"
+    edus = [{"text": "a", "speaker": "s"}, {"text": "b", "speaker": "t"}]
+    path.write_text(json.dumps([{"id": "d1", "edus": edus}]), encoding="utf-8")
+    bundle = load_dialogue_json([path], "molweni")
+    assert sum(isinstance(n, LocutionRecord) for n in bundle.nodes) == 2
+    assert not any(isinstance(n, RelationRecord) for n in bundle.nodes)
+    path.write_text(json.dumps([{"id": "d1", "edus": edus, "relations": [{"x": 0, "y": 1, "type": "QAP"}]}]))
+    assert sum(isinstance(n, RelationRecord) for n in load_dialogue_json([path], "molweni").nodes) == 1
