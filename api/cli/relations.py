@@ -190,7 +190,7 @@ def predict_relations(
         state = "dry run, nothing written"
     labels = ", ".join(f"{n} {k}" for k, n in result["by_label"].items())
     typer.echo(
-        f"{result['predicted']} predicted / {result['gold']} gold argument relations in {result['dialogues']} "
+        f"{result['predicted']} predicted / {result['gold'] or 'no'} gold argument relations in {result['dialogues']} "
         f"{'maps' if result['family'] == 'aif' else 'papers'} of {result['corpus']}"
         f"{f' ({labels})' if labels else ''}; run {result['run_id']} of {result['model']} "
         f"{result['model_version']}, {state}"
