@@ -443,12 +443,21 @@ def fit_pca(vectors: Sequence[np.ndarray], k: int, seed: int, sample: int = 4000
     return mean.astype(np.float32), vt[:k].astype(np.float32)
 
 
-def _token_epoch(head: Any, optimizer: Any, examples: Sequence[_Example], config: HighlighterConfig) -> float:
-    """One epoch of the token MLP over shuffled batches of words; returns the mean word loss."""
+def _word_tensors(examples: Sequence[_Example]) -> tuple[Any, Any]:
+    """Every word's features and target, all pairs' words in one tensor each (what the token MLP trains on)."""
     import torch
 
     x = torch.from_numpy(np.concatenate([np.concatenate([e.guest, e.host]) for e in examples]))
     y = torch.from_numpy(np.concatenate([np.concatenate([e.target_guest, e.target_host]) for e in examples]))
+    return x, y
+
+
+def _token_epoch(head: Any, optimizer: Any, words: tuple[Any, Any], config: HighlighterConfig) -> float:
+    """One epoch of the token MLP over shuffled batches of ``words`` (:func:`_word_tensors`); returns the
+    mean word loss."""
+    import torch
+
+    x, y = words
     loss_fn = torch.nn.BCEWithLogitsLoss()
     perm = torch.randperm(len(x))
     running = 0.0
@@ -528,12 +537,15 @@ def train_highlighter(
     train_ex, tune_ex = examples[: len(train)], examples[len(train) :]
     optimizer = torch.optim.AdamW(head.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=config.epochs)
-    run_epoch = _pair_epoch if config.head == "gru" else _token_epoch
+    words = None if config.head == "gru" else _word_tensors(train_ex)
     best: tuple[float, int, dict[str, Any], ParaphraseMetrics | None] = (-1.0, 0, {}, None)
     history: list[dict[str, float]] = []
     for epoch in range(1, config.epochs + 1):
         head.train()
-        loss = run_epoch(head, optimizer, train_ex, config)
+        if words is None:
+            loss = _pair_epoch(head, optimizer, train_ex, config)
+        else:
+            loss = _token_epoch(head, optimizer, words, config)
         scheduler.step()
         tune_logits = model.logits(tune_ex)
         record, criterion, bias, metrics = score_epoch(epoch, loss, tune, partial(model.from_logits, tune, tune_logits))
