@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ontology.records import EdgeRecord, LocutionRecord, NodeRecord, PropositionRecord, RelationRecord
 
@@ -73,6 +73,15 @@ class ArgMap:
     transitions: list[tuple[int, int]] = field(default_factory=list)
     gold: dict[tuple[int, int], str] = field(default_factory=dict)
     gold_anchor: dict[int, set[int]] = field(default_factory=dict)
+
+
+def without_locutions(amap: ArgMap) -> ArgMap:
+    """The map as a propositions-only map: its I-nodes and gold relations, no L-nodes or TA.
+
+    Argument maps made without a dialogue (monological AIFdb maps, hand-drawn ones) look like this;
+    the QT30 model trains on such copies of its training maps and tunes a decoding for them.
+    """
+    return replace(amap, locutions=[], transitions=[], gold_anchor={})
 
 
 def _utterance(text: str) -> str:

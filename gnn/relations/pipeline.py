@@ -27,7 +27,7 @@ from ontology.errors import ModelError
 
 TASK = "relations"
 MODEL = "relation-gnn"
-VERSION = "0.5.0"
+VERSION = "0.5.1"
 
 
 @dataclass

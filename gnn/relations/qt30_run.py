@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from gnn.relations import family
-from gnn.relations.argmap import ArgMap, anchor_accuracy
+from gnn.relations.argmap import ArgMap, anchor_accuracy, without_locutions
 from gnn.relations.metrics import dialam_scores, relation_macro
 from gnn.relations.qt30 import (
     EDGE_TYPES,
@@ -66,6 +66,12 @@ def _progress(items: Sequence[Any], on: bool, desc: str) -> Any:
 def tensors_of(maps: Sequence[ArgMap], window: int, progress: bool = False) -> list[MapTensors]:
     """Features and graphs of ``maps``."""
     return [map_tensors(m, window) for m in _progress(maps, progress, "QT30 features")]
+
+
+def _items(tensors: Sequence[MapTensors], text: TextVectors) -> list[Any]:
+    """Model inputs of ``tensors`` with ``text`` vectors."""
+    embs = family.embed_groups([t.texts for t in tensors], text, False)
+    return [item(t, e) for t, e in zip(tensors, embs, strict=True)]
 
 
 def _baseline(
@@ -125,12 +131,22 @@ def train_qt30(
     model, config, items = trained.model, trained.config, trained.items
     dev_p = predict_probs(model, items["dev"], options.device)
     decodings = tune_decodings(parts["dev"], dev_p)
+    # Propositions-only copies (no L-nodes, no TA) of the development and held-out maps: the model
+    # reads such a map as a dialogue whose turns were all lost, so the biases tuned on dialogue maps
+    # over-relate it; the copies of the development maps (the ones train_gnn selected on) tune a
+    # decoding of its own. Training on such copies too was measured and not adopted: it cost the
+    # dialogue maps 0.05 focused F1 on the development maps.
+    names = {s: {t.name for t in parts[s]} for s in ("dev", "test")}
+    bare = {s: tensors_of([without_locutions(m) for m in maps if m.name in names[s]], hp["window"]) for s in names}
+    bare_items = {s: _items(bare[s], trained.text) for s in ("dev", "test")}
+    bare_decodings = tune_decodings(bare["dev"], predict_probs(model, bare_items["dev"], options.device))
     torch.save(
         {
             "state": model.state_dict(),
             "config": config,
             "bias": {obj: list(d.bias) for obj, d in decodings.items()},
             "directions": {obj: d.directions for obj, d in decodings.items()},
+            "propositions_only": {obj: [list(d.bias), d.directions] for obj, d in bare_decodings.items()},
             "hp": hp,
             "labels": list(LABELS),
         },
@@ -141,6 +157,11 @@ def train_qt30(
         test_p, pairs_per_second = family.timed_probs(model, items["test"], options.device)
         metrics["heldout"] = {obj: _report(parts["test"], test_p, decodings[obj]) for obj in OBJECTIVES}
         metrics["heldout"]["pairs_per_second"] = pairs_per_second
+        if bare["test"]:
+            bare_p = predict_probs(model, bare_items["test"], options.device)
+            metrics["heldout_propositions_only"] = {
+                obj: _report(bare["test"], bare_p, bare_decodings[obj]) for obj in OBJECTIVES
+            }
         options.log("QT30: training the TF-IDF + LR baseline")
         metrics["baseline_tfidf_lr"] = _baseline(parts["train"], parts["dev"], parts["test"], options.seed)
     right, total = anchor_accuracy([m for m in maps if split[m.name] == "test"])
@@ -155,7 +176,13 @@ def train_qt30(
             "candidate_recall_heldout": round(candidate_recall(parts["test"]), 4) if parts["test"] else None,
             "anchor_accuracy_heldout": round(right / total, 4) if total else None,
         },
-        "hyperparameters": {**hp, **config, "seed": options.seed, "bias": summary(decodings)},
+        "hyperparameters": {
+            **hp,
+            **config,
+            "seed": options.seed,
+            "bias": summary(decodings),
+            "bias_propositions_only": summary(bare_decodings),
+        },
         "metrics": metrics,
         "history": trained.history,
         "seconds": round(time.perf_counter() - start, 1),
@@ -172,15 +199,19 @@ class Qt30Model:
     text: TextVectors
     window: int
     device: str
+    bare_decodings: dict[str, Decoding] = field(default_factory=dict)
 
-    def decoding(self, objective: str) -> Decoding:
-        """The decoding tuned for ``objective``.
+    def decoding(self, objective: str, propositions_only: bool = False) -> Decoding:
+        """The decoding tuned for ``objective`` (for maps without L-nodes, the one tuned on such maps
+        when the model has it).
 
         Raises:
             ModelError: The model has no decoding for ``objective``.
         """
         if objective not in self.decodings:
             raise ModelError(f"unknown objective {objective!r}; the model has {sorted(self.decodings)}")
+        if propositions_only and objective in self.bare_decodings:
+            return self.bare_decodings[objective]
         return self.decodings[objective]
 
     def predict(
@@ -189,12 +220,13 @@ class Qt30Model:
         """Per map: (source I local id, target I local id, RA|CA|MA, probability)."""
         from gnn.relations.train import predict_probs
 
-        decoding = self.decoding(objective)
+        self.decoding(objective)
         tensors = tensors_of(maps, self.window, progress)
         embs = family.embed_groups([t.texts for t in tensors], self.text, progress)
         probs = predict_probs(self.model, [item(t, e) for t, e in zip(tensors, embs, strict=True)], self.device)
         out = []
         for amap, t, p in zip(maps, tensors, probs, strict=True):
+            decoding = self.decoding(objective, propositions_only=not amap.locutions)
             rels = decode(t.pairs, p, decoding.bias, directions=decoding.directions)
             out.append(
                 [(amap.props[i].local_id, amap.props[j].local_id, lab, s) for (i, j), (lab, s) in sorted(rels.items())]
@@ -266,7 +298,9 @@ def load_qt30(model_dir: Path, *, device: str = "cpu", encoder: TextVectors | No
     # Models stored before the direction rule was tuned decode with "one".
     directions = blob.get("directions", {})
     decodings = {obj: Decoding(tuple(bias), directions.get(obj, "one")) for obj, bias in blob["bias"].items()}
-    return Qt30Model(model, decodings, text, int(blob["hp"]["window"]), device)
+    # Models stored before propositions-only maps were trained on decode those maps like dialogues.
+    bare = {obj: Decoding(tuple(b), d) for obj, (b, d) in blob.get("propositions_only", {}).items()}
+    return Qt30Model(model, decodings, text, int(blob["hp"]["window"]), device, bare)
 
 
 def score_maps(maps: Sequence[ArgMap], predicted: Sequence[Sequence[tuple[str, str, str, float]]]) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -9,11 +10,12 @@ import numpy as np
 import pytest
 
 from gnn.modelcard import read_card
-from gnn.relations.argmap import anchor_accuracy, maps_from_records
+from gnn.relations.argmap import anchor_accuracy, maps_from_records, without_locutions
 from gnn.relations.marg_task import Pair, cross_validate
 from gnn.relations.pipeline import RelationData, evaluate_relations, train_relations
 from gnn.relations.qt30 import candidate_recall, map_tensors
 from gnn.relations.qt30_run import load_qt30
+from gnn.relations.qt30_task import Decoding
 from gnn.relations.sciarg_task import load_sciarg as load_sciarg_model
 from gnn.relations.sciarg_task import papers_from_records
 from gnn.relations.text import Lsa
@@ -101,6 +103,30 @@ def test_tiny_train_predict_write_back(model_dir: Path, qt30_maps: list, papers:
     for paper, rels in zip(papers, sm.predict(papers), strict=True):
         ids = {c.local_id for c in paper.comps}
         assert all(a in ids and b in ids for a, b, _, _ in rels)
+
+
+def test_propositions_only_maps_get_their_own_decoding(model_dir: Path, qt30_maps: list) -> None:
+    card = read_card(model_dir, "relations")
+    assert set(card.hyperparameters["qt30"]["bias_propositions_only"]) == {"general", "focused"}
+    model = load_qt30(model_dir)
+    assert set(model.bare_decodings) == {"general", "focused"}
+    bare = [without_locutions(m) for m in qt30_maps]
+    assert all(not m.locutions and not m.transitions and m.props and m.gold for m in bare)
+    # Decodings that relate every candidate pair, or none, given to propositions-only maps alone:
+    # those maps follow them, dialogue maps keep their own.
+    every = Decoding((-50.0, 0.0, 0.0, 0.0), "both")
+    silent = Decoding((50.0, 0.0, 0.0, 0.0), "both")
+    for forced in (every, silent):
+        other = dataclasses.replace(model, bare_decodings={"general": forced, "focused": forced})
+        for objective in ("general", "focused"):
+            assert other.predict(qt30_maps, objective) == model.predict(qt30_maps, objective)
+    loud = dataclasses.replace(model, bare_decodings={"general": every}).predict(bare, "general")
+    assert all(len(rels) >= len(m.props) for m, rels in zip(bare, loud, strict=True))
+    muted = dataclasses.replace(model, bare_decodings={"general": silent}).predict(bare, "general")
+    assert muted == [[] for _ in bare]
+    # A model stored without propositions-only decodings decodes such maps like dialogues.
+    plain = dataclasses.replace(model, bare_decodings={})
+    assert plain.decoding("focused", propositions_only=True) == plain.decoding("focused")
 
 
 def test_evaluate_reports_model_and_baseline(model_dir: Path, qt30_maps: list) -> None:
