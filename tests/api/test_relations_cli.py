@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -9,6 +10,11 @@ import pytest
 from typer.testing import CliRunner
 
 from api.cli.main import app
+from api.services.relations import PACKAGED_MODEL
+from gnn.encoder import TextEncoder
+from gnn.relations.argmap import maps_from_records
+from gnn.relations.qt30_run import load_qt30
+from graphstore.loaders.aif import load_aif
 from graphstore.loaders.registry import SAMPLES
 
 DATA = SAMPLES
@@ -182,3 +188,38 @@ def test_a_tagger_directory_that_is_not_one_is_the_callers_mistake(model: Path, 
         assert result.exit_code == 2, result.output
         assert str(tagger) in " ".join(result.output.split())
         assert not (tmp_path / "o").exists()
+
+
+def test_predict_aif_propositions_only_map_uses_its_own_decoding(tmp_path: Path) -> None:
+    """A map of I-nodes and relations alone (no L-nodes, no TA) is decoded with the shipped model's
+    propositions-only biases, which relate fewer pairs than the dialogue biases would."""
+    real = json.loads(sorted(AIF_DIR.glob("*.json"))[0].read_text(encoding="utf-8"))
+    keep = {n["nodeID"] for n in real["nodes"] if n["type"] in ("I", "RA", "CA", "MA")}
+    bare = {
+        "nodes": [n for n in real["nodes"] if n["nodeID"] in keep],
+        "edges": [e for e in real["edges"] if e["fromID"] in keep and e["toID"] in keep],
+        "locutions": [],
+    }
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "bare.json").write_text(json.dumps(bare), encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        app, ["predict", "aif", "--in", str(src), "--out", str(out), "--model", str(PACKAGED_MODEL)]
+    )
+    assert result.exit_code == 0, result.output
+    pred = json.loads((out / "bare.json").read_text(encoding="utf-8"))
+    written = [n for n in pred["nodes"] if n["nodeID"] not in keep]
+    assert written and all(n["type"] in ("RA", "CA", "MA") for n in written)
+
+    qt = load_qt30(PACKAGED_MODEL, encoder=TextEncoder())
+    assert qt.decoding("general", propositions_only=True) != qt.decoding("general")
+    bundle = load_aif([src / "bare.json"])
+    maps = maps_from_records(bundle.nodes, bundle.edges)
+    assert len(maps) == 1 and not maps[0].locutions and maps[0].props
+    own = qt.predict(maps, "general")[0]
+    assert len(written) == len(own)
+    as_dialogue = dataclasses.replace(qt, bare_decodings={}).predict(maps, "general")[0]
+    # Both decode each direction on its own, and no bias of the propositions-only decoding is higher.
+    assert {(a, b) for a, b, _, _ in own} <= {(a, b) for a, b, _, _ in as_dialogue}
+    assert len(own) < len(as_dialogue)
