@@ -121,7 +121,7 @@ def train(
         settings: Settings (embedding cache, corpora directory, models directory).
         data: Molweni/STAC JSON files; default: Molweni dev and STAC train of the corpora directory.
         out: Model directory; default ``<models dir>/discourse``.
-        profile: ``quick``, ``full`` (or ``tiny``, for tests).
+        profile: ``quick``, ``full``, ``lookahead`` (or ``tiny``, for tests).
         seed: Random seed (model and splits).
         reporter: Progress and log lines.
 
@@ -186,7 +186,8 @@ def train(
         training_seconds=round(seconds, 1),
         notes=(
             "Frozen all-MiniLM-L6-v2 EDU embeddings + trainable word bag, BiGRU over the dialogue, relational "
-            "message passing over speaker/turn/mention edges, pairwise link scorer over the previous K EDUs and a "
+            "message passing over speaker/turn/mention edges, pairwise link scorer over the previous K EDUs "
+            f"{'(and, in STAC dialogues, the next EDU) ' if config.lookahead else ''}and a "
             "sense classifier; a second structure-aware pass over the predicted links typed by sense. "
             f"An ensemble of {config.members} such network(s) (seeds {seed}..{seed + config.members - 1}, "
             "probabilities averaged). "

@@ -29,7 +29,7 @@ from torch import Tensor
 
 from gnn.device import pick_device, seed_everything
 from gnn.discourse.data import DOMAINS, Dialogue
-from gnn.discourse.graphs import SENSES, DialogueGraphs, build_vocab
+from gnn.discourse.graphs import SENSES, DialogueGraphs, build_vocab, slot_offsets
 from gnn.discourse.model import DiscourseParser, edge_type_names
 from gnn.encoder import TextEncoder
 from gnn.metrics import DiscourseScores, discourse_scores
@@ -64,6 +64,7 @@ class ParserConfig:
         seed: Random seed (member ``i`` of an ensemble uses ``seed + i``).
         members: Networks in the ensemble (their probabilities are averaged).
         thresholds: Per domain, the probability an extra parent needs (1.01 = single parent).
+        lookahead: The next EDU is a parent candidate too (STAC links that point back from it).
     """
 
     k: int = 12
@@ -80,12 +81,15 @@ class ParserConfig:
     seed: int = 13
     members: int = 1
     thresholds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(DOMAINS, 1.01))
+    lookahead: bool = False
 
 
 PROFILES: dict[str, dict[str, Any]] = {
     "quick": {"epochs": 4, "patience": 2},
     "full": {"epochs": 14, "patience": 4, "members": 5},
-    "tiny": {"epochs": 2, "patience": 2, "dim": 32, "word_dim": 16, "vocab_size": 200, "members": 2},
+    # The full profile with the next EDU as a parent candidate (docs/discourse.md: lower on the tune part).
+    "lookahead": {"epochs": 14, "patience": 4, "members": 5, "lookahead": True},
+    "tiny": {"epochs": 2, "patience": 2, "dim": 32, "word_dim": 16, "vocab_size": 200, "members": 2, "lookahead": True},
 }
 
 
@@ -129,7 +133,7 @@ def _loss(out: dict[str, Tensor], batch, pass1_weight: float) -> Tensor:
 
 
 def probabilities(nets: Sequence[DiscourseParser], batch) -> tuple[Tensor, Tensor]:
-    """Pass-2 link ``(n, K+1)`` and sense ``(n, K+1, senses)`` probabilities, averaged over ``nets``."""
+    """Pass-2 link ``(n, slots)`` and sense ``(n, slots, senses)`` probabilities, averaged over ``nets``."""
     outs = [net(batch) for net in nets]
     link = torch.stack([torch.softmax(o["link2"], 1) for o in outs]).mean(0)
     sense = torch.stack([torch.softmax(o["sense2"], -1) for o in outs]).mean(0)
@@ -137,9 +141,19 @@ def probabilities(nets: Sequence[DiscourseParser], batch) -> tuple[Tensor, Tenso
 
 
 def decode(
-    prob: Tensor, sense_p: Tensor, batch, thresholds: dict[str, float], domains: Sequence[str]
+    prob: Tensor,
+    sense_p: Tensor,
+    batch,
+    thresholds: dict[str, float],
+    domains: Sequence[str],
+    offsets: Sequence[int] | None = None,
 ) -> list[list[LinkPrediction]]:
-    """Predicted relations per graph of the batch from (averaged) pass-2 probabilities."""
+    """Predicted relations per graph of the batch from (averaged) pass-2 probabilities.
+
+    ``offsets[slot]`` is how far before its child the slot's candidate is (default: the slot itself,
+    no look-ahead slot).
+    """
+    off = list(offsets) if offsets is not None else list(range(prob.size(1)))
     best = prob.argmax(1)
     ptr = batch.ptr.tolist()
     result: list[list[LinkPrediction]] = []
@@ -156,7 +170,7 @@ def decode(
                     continue
                 sp = sense_np[node, slot]
                 s = int(sp.argmax())
-                links.append(LinkPrediction(j - slot, j, SENSES[s], float(prob_np[node, slot] * sp[s])))
+                links.append(LinkPrediction(j - off[slot], j, SENSES[s], float(prob_np[node, slot] * sp[s])))
         result.append(links)
     return result
 
@@ -184,7 +198,7 @@ class DiscourseModel:
 
     def graphs(self, dialogues: Sequence[Dialogue], progress: bool = False) -> DialogueGraphs:
         """Dialogue graphs with encoder features (embeddings from the cache where possible)."""
-        return graphs_for(dialogues, self.encoder, self.vocab, self.config.k, progress)
+        return graphs_for(dialogues, self.encoder, self.vocab, self.config.k, progress, self.config.lookahead)
 
     def predict(
         self, dialogues: Sequence[Dialogue], progress: bool = False, graphs: DialogueGraphs | None = None
@@ -195,13 +209,15 @@ class DiscourseModel:
             net.eval()
         found: dict[int, list[LinkPrediction]] = {}
         batches = _batches(data, 32, False, np.random.default_rng(0))
+        offsets = slot_offsets(self.config.k, self.config.lookahead)
         bar = _bar(progress, len(dialogues), "parsing")
         with torch.inference_mode():
             for idx in batches:
                 batch = _collate(data, idx, self.device)
                 link, sense = probabilities(self.nets, batch)
                 domains = [dialogues[i].domain for i in idx]
-                found.update(zip(idx, decode(link, sense, batch, self.config.thresholds, domains), strict=True))
+                decoded = decode(link, sense, batch, self.config.thresholds, domains, offsets)
+                found.update(zip(idx, decoded, strict=True))
                 if bar is not None:
                     bar.update(len(idx))
         if bar is not None:
@@ -225,7 +241,12 @@ def _bar(progress: bool, total: int, desc: str):
 
 
 def graphs_for(
-    dialogues: Sequence[Dialogue], encoder: TextEncoder, vocab: Sequence[str], k: int, progress: bool = False
+    dialogues: Sequence[Dialogue],
+    encoder: TextEncoder,
+    vocab: Sequence[str],
+    k: int,
+    progress: bool = False,
+    lookahead: bool = False,
 ) -> DialogueGraphs:
     """Encode every EDU (cached) and build the dialogue graphs."""
     texts = [t for d in dialogues for t in d.texts]
@@ -234,7 +255,7 @@ def graphs_for(
     for d in dialogues:
         parts.append(emb[start : start + len(d)])
         start += len(d)
-    return DialogueGraphs(dialogues, parts, vocab, k)
+    return DialogueGraphs(dialogues, parts, vocab, k, lookahead)
 
 
 def train_parser(
@@ -259,8 +280,8 @@ def train_parser(
         raise ModelError("no training dialogues")
     dev = pick_device(device)
     vocab = build_vocab(train, config.vocab_size)
-    train_g = graphs_for(train, encoder, vocab, config.k, progress)
-    tune_g = graphs_for(tune, encoder, vocab, config.k, progress) if tune else None
+    train_g = graphs_for(train, encoder, vocab, config.k, progress, config.lookahead)
+    tune_g = graphs_for(tune, encoder, vocab, config.k, progress, config.lookahead) if tune else None
     nets: list[DiscourseParser] = []
     history: list[dict[str, Any]] = []
     for member in range(max(1, config.members)):
@@ -288,7 +309,9 @@ def _train_network(
 ) -> tuple[DiscourseParser, list[dict[str, Any]]]:
     """One network of the ensemble, early-stopped on the tuning dialogues; its history rows."""
     seed_everything(seed)
-    net = DiscourseParser(encoder.dim, len(vocab), config.k, config.dim, config.word_dim, config.dropout).to(dev)
+    net = DiscourseParser(
+        encoder.dim, len(vocab), config.k, config.dim, config.word_dim, config.dropout, config.lookahead
+    ).to(dev)
     single = DiscourseModel([net], vocab, config, encoder)
     opt = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     rng = np.random.default_rng(seed)
@@ -366,7 +389,7 @@ def tune_thresholds(
         if not idx:
             continue
         sub = [tune[i] for i in idx]
-        sub_g = graphs_for(sub, model.encoder, model.vocab, model.config.k) if graphs is None else graphs[idx]
+        sub_g = model.graphs(sub) if graphs is None else graphs[idx]
         best, best_tau = -1.0, 1.01
         for tau in THRESHOLDS:
             model.config.thresholds[domain] = tau
@@ -417,7 +440,7 @@ def load_model(model_dir: Path, encoder: TextEncoder | None = None, device: str 
     enc = encoder or TextEncoder()
     dev = pick_device(device)
     nets = [
-        DiscourseParser(enc.dim, len(vocab), config.k, config.dim, config.word_dim, config.dropout)
+        DiscourseParser(enc.dim, len(vocab), config.k, config.dim, config.word_dim, config.dropout, config.lookahead)
         for _ in range(max(1, config.members))
     ]
     whole = nets[0] if len(nets) == 1 else torch.nn.ModuleList(nets)
