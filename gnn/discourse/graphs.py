@@ -149,6 +149,18 @@ def dialogue_graph(d: Dialogue, emb: np.ndarray, vocab: dict[str, int], k: int, 
     parents: dict[int, list[tuple[int, Sense]]] = {}
     for x, y, s in d.relations:
         parents.setdefault(y, []).append((x, s))
+
+    def shared(f: np.ndarray, i: int, j: int, adjacent: bool) -> None:
+        """The features of candidate ``i`` for child ``j`` that do not depend on the EDUs between them."""
+        f[b] = float(spk[i] == spk[j])
+        f[b + 3] = float(_mentions(tokset[j], spk[i]))
+        f[b + 4] = float(_mentions(tokset[i], spk[j]))
+        f[b + 5] = float("?" in d.texts[i])
+        f[b + 6] = float("?" in d.texts[j])
+        f[b + 9] = len(tokset[i] & tokset[j]) / max(1, min(len(tokset[i]), len(tokset[j])))
+        f[b + 10] = float(adjacent and spk[i] != spk[j])
+        f[-len(DOMAINS) :] = dom
+
     for j in range(n):
         # "No parent" is an option for the first EDU only: every later EDU gets a parent (Molweni:
         # all do; STAC: 99%, the rest mostly to the next EDU, which only ``lookahead`` can find).
@@ -161,34 +173,18 @@ def dialogue_graph(d: Dialogue, emb: np.ndarray, vocab: dict[str, int], k: int, 
             i = j - dist
             f = pair[j, dist]
             f[dist] = 1.0
-            f[b] = float(spk[i] == spk[j])
+            shared(f, i, j, dist == 1)
             f[b + 1] = float(spk[i] not in between_speakers)  # i is its speaker's latest EDU before j
             f[b + 2] = float(spk[j] in between_speakers)  # j's speaker spoke in between
-            f[b + 3] = float(_mentions(tokset[j], spk[i]))
-            f[b + 4] = float(_mentions(tokset[i], spk[j]))
-            f[b + 5] = float("?" in d.texts[i])
-            f[b + 6] = float("?" in d.texts[j])
             f[b + 7] = len(between_speakers) / 5
             f[b + 8] = turns / max(k, 1)
-            f[b + 9] = len(tokset[i] & tokset[j]) / max(1, min(len(tokset[i]), len(tokset[j])))
-            f[b + 10] = float(dist == 1 and spk[i] != spk[j])
-            f[-len(DOMAINS) :] = dom
             mask[j, dist] = True
             if i + 1 < j and spk[i + 1] != spk[i]:
                 turns += 1
             between_speakers.add(spk[i])
         if lookahead and d.domain in LOOKAHEAD_DOMAINS and j + 1 < n:
-            i = j + 1
-            f = pair[j, k + 1]
-            f[k + 1] = 1.0
-            f[b] = float(spk[i] == spk[j])
-            f[b + 3] = float(_mentions(tokset[j], spk[i]))
-            f[b + 4] = float(_mentions(tokset[i], spk[j]))
-            f[b + 5] = float("?" in d.texts[i])
-            f[b + 6] = float("?" in d.texts[j])
-            f[b + 9] = len(tokset[i] & tokset[j]) / max(1, min(len(tokset[i]), len(tokset[j])))
-            f[b + 10] = float(spk[i] != spk[j])
-            f[-len(DOMAINS) :] = dom
+            pair[j, k + 1, k + 1] = 1.0
+            shared(pair[j, k + 1], j + 1, j, True)
             mask[j, k + 1] = True
         if j in parents:
             for x, s in parents[j]:
