@@ -79,7 +79,7 @@ def without_locutions(amap: ArgMap) -> ArgMap:
     """The map as a propositions-only map: its I-nodes and gold relations, no L-nodes or TA.
 
     Argument maps made without a dialogue (monological AIFdb maps, hand-drawn ones) look like this;
-    the QT30 model trains on such copies of its training maps and tunes a decoding for them.
+    the QT30 model tunes a decoding for them on such copies of its development maps.
     """
     return replace(amap, locutions=[], transitions=[], gold_anchor={})
 

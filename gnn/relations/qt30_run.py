@@ -220,7 +220,7 @@ class Qt30Model:
         """Per map: (source I local id, target I local id, RA|CA|MA, probability)."""
         from gnn.relations.train import predict_probs
 
-        self.decoding(objective)
+        self.decoding(objective)  # an unknown objective fails before any map is encoded
         tensors = tensors_of(maps, self.window, progress)
         embs = family.embed_groups([t.texts for t in tensors], self.text, progress)
         probs = predict_probs(self.model, [item(t, e) for t, e in zip(tensors, embs, strict=True)], self.device)
@@ -298,7 +298,7 @@ def load_qt30(model_dir: Path, *, device: str = "cpu", encoder: TextVectors | No
     # Models stored before the direction rule was tuned decode with "one".
     directions = blob.get("directions", {})
     decodings = {obj: Decoding(tuple(bias), directions.get(obj, "one")) for obj, bias in blob["bias"].items()}
-    # Models stored before propositions-only maps were trained on decode those maps like dialogues.
+    # Models stored before 0.5.1 have no propositions-only decodings: they decode such maps like dialogues.
     bare = {obj: Decoding(tuple(b), d) for obj, (b, d) in blob.get("propositions_only", {}).items()}
     return Qt30Model(model, decodings, text, int(blob["hp"]["window"]), device, bare)
 
