@@ -247,6 +247,13 @@ class Trained:
     items: dict[str, list[Any]]
     history: Any
     train_seconds: float
+    selection_model: Any = None
+    refit_epochs: list[int] | None = None
+
+    @property
+    def tuning_model(self) -> Any:
+        """The model to tune on dev: the selected networks when ``model`` was refit on dev too."""
+        return self.model if self.selection_model is None else self.selection_model
 
 
 def train_gnn(
@@ -256,6 +263,7 @@ def train_gnn(
     out_dir: Path,
     spec: Family[T],
     members: Sequence[Mapping[str, int]] = ({},),
+    refit: bool = False,
 ) -> Trained:
     """Fit the text vectors and train a :class:`~gnn.relations.model.RelationGNN` on ``parts``.
 
@@ -271,12 +279,17 @@ def train_gnn(
             than one makes a :class:`~gnn.relations.model.RelationEnsemble`; every member is
             trained from the same seed and selected on dev alone, so members should differ in
             their inputs.
+        refit: After selection, train every member again from the same seed on train and dev
+            together, for as many epochs as its selected one; the result is ``model``, the selected
+            networks are kept as ``selection_model`` (dev probabilities to tune on).
     """
     import torch
 
-    from gnn.relations.model import RelationEnsemble, RelationGNN
+    from gnn.relations.model import RelationGNN
     from gnn.relations.train import fit
 
+    # Without dev groups there is nothing to refit on.
+    refit = refit and bool(parts["dev"])
     if not parts["dev"]:
         parts["dev"] = parts["train"][-1:]
     texts = [s for t in parts["train"] + parts["dev"] for s in t.texts]
@@ -289,7 +302,7 @@ def train_gnn(
         items[split] = [spec.item_of(t, e) for t, e in zip(groups, embs, strict=True)]
     base: dict[str, int] = {"emb_dim": text.dim, **spec.dims}
     configs = [{**base, **dict(m)} for m in members]
-    nets, histories = [], []
+    nets, histories, chosen = [], [], []
     start = time.perf_counter()
     for k, config in enumerate(configs):
         width = config["prim_dim"]
@@ -311,17 +324,45 @@ def train_gnn(
         )
         nets.append(net)
         histories.append(history["history"])
-    model: Any = nets[0]
-    config_out: dict[str, Any] = configs[0]
-    if len(configs) > 1:
-        model = RelationEnsemble(configs, nets)
-        config_out = {"members": configs}
+        chosen.append(int(history["best_epoch"]))  # type: ignore[call-overload]
+    refit_nets = []
+    if refit:
+        for k, config in enumerate(configs):
+            width = config["prim_dim"]
+            torch.manual_seed(options.seed)
+            net = RelationGNN(**config)
+            fit(
+                net,
+                [_narrowed(it, width) for it in items["train"] + items["dev"]],
+                [],
+                spec.dev_score(parts["dev"]),
+                epochs=hp["epochs"],
+                seed=options.seed,
+                device=options.device,
+                lr=hp["lr"],
+                graphs_per_batch=spec.graphs_per_batch,
+                head_choices=spec.head_choices,
+                progress=options.progress,
+                desc=f"{spec.name} refit on train + dev" + (f" {k + 1}/{len(configs)}" if len(configs) > 1 else ""),
+                stop_after=chosen[k],
+            )
+            refit_nets.append(net)
+    config_out: dict[str, Any] = configs[0] if len(configs) == 1 else {"members": configs}
     return Trained(
-        model,
+        _combined(configs, refit_nets or nets),
         config_out,
         text,
         [spec.weights, *lsa_files],
         items,
         histories[0] if len(configs) == 1 else histories,
         time.perf_counter() - start,
+        selection_model=_combined(configs, nets) if refit_nets else None,
+        refit_epochs=chosen if refit_nets else None,
     )
+
+
+def _combined(configs: Sequence[Mapping[str, int]], nets: Sequence[Any]) -> Any:
+    """One network, or the ensemble of several."""
+    from gnn.relations.model import RelationEnsemble
+
+    return nets[0] if len(nets) == 1 else RelationEnsemble(list(configs), list(nets))

@@ -54,7 +54,9 @@ DEV = tuple(f"A{k:02d}" for k in range(21, 25))
 PROFILES: dict[str, dict[str, Any]] = {
     "quick": {"epochs": 8, "text": "lsa", "window": 8, "lr": 3e-3},
     # ``context``: a second network that also reads the components' contextual vectors (train_sciarg).
-    "full": {"epochs": 16, "text": "encoder", "window": 8, "lr": 3e-3, "context": True},
+    # ``refit``: after the epochs are chosen and the biases tuned on the dev papers, the networks
+    # are trained again on the train and dev papers together (train_sciarg).
+    "full": {"epochs": 16, "text": "encoder", "window": 8, "lr": 3e-3, "context": True, "refit": True},
 }
 _SENT_NO = re.compile(r":S:(\d+)$")
 
@@ -308,10 +310,24 @@ def train_sciarg(
     papers: Sequence[Paper],
     out_dir: Path,
     options: family.TrainOptions,
+    *,
+    dev: Sequence[str] = DEV,
+    heldout: Sequence[str] = HELDOUT,
 ) -> dict[str, Any]:
     """Train on A01-A20, select and tune on A21-A24, report R on the held-out A25-A32.
 
-    Papers outside A01-A32 (other inputs) are used for training.
+    Papers outside A01-A32 (other inputs) are used for training. With the ``refit`` profile
+    setting, the networks are then trained again on A01-A24 for the epochs chosen on A21-A24, and
+    keep the biases tuned there; the held-out figures of the networks before that refit are
+    reported too (``heldout_before_refit``).
+
+    Args:
+        papers: Every paper of the run.
+        out_dir: Model directory.
+        options: How the run trains.
+        dev: Names of the papers that choose the epochs and tune the biases (experiments on other
+            splits, e.g. a simulation inside A01-A24).
+        heldout: Names of the papers that are only scored.
     """
     import torch
 
@@ -319,7 +335,7 @@ def train_sciarg(
 
     hp = family.profile_hp(PROFILES, options.profile, options.epochs)
     start = time.perf_counter()
-    train_papers = [p for p in papers if p.name not in HELDOUT and p.name not in DEV]
+    train_papers = [p for p in papers if p.name not in heldout and p.name not in dev]
     if not train_papers:
         raise ModelError("Sci-Arg: no training papers (A01-A20 or papers outside A01-A32)")
     hp["vocab"] = fit_vocab(train_papers, hp["window"]) if hp.get("context_words", True) else []
@@ -341,24 +357,26 @@ def train_sciarg(
     members = [{"prim_dim": spec.dims["prim_dim"] - context_dim}, {}] if context_dim else [{}]
     parts: dict[str, list[PaperTensors]] = {"train": [], "dev": [], "test": []}
     for t in tensors:
-        parts["test" if t.name in HELDOUT else "dev" if t.name in DEV else "train"].append(t)
-    trained = family.train_gnn(
-        parts,
-        hp,
-        options,
-        out_dir,
-        spec,
-        members=members,
-    )
-    model, config, items, dev = trained.model, trained.config, trained.items, parts["dev"]
+        parts["test" if t.name in heldout else "dev" if t.name in dev else "train"].append(t)
+    trained = family.train_gnn(parts, hp, options, out_dir, spec, members=members, refit=bool(hp.get("refit")))
+    model, config, items = trained.model, trained.config, trained.items
     # Stored in float16, so that the packaged models stay within 20 MB; tuned and scored as stored.
     round_to_half(model)
-    bias = tune(dev, predict_probs(model, items["dev"], options.device))
+    if trained.selection_model is not None:
+        round_to_half(trained.selection_model)
+    # A refit model has trained on the dev papers: the biases are tuned on the selected networks.
+    bias = tune(parts["dev"], predict_probs(trained.tuning_model, items["dev"], options.device))
+    hp["refit"] = trained.refit_epochs is not None
+    if trained.refit_epochs is not None:
+        hp["refit_epochs"] = [e + 1 for e in trained.refit_epochs]
     torch.save({"state": half_state(model.state_dict()), "config": config, "bias": bias, "hp": hp}, out_dir / WEIGHTS)
     metrics: dict[str, Any] = {}
     if parts["test"]:
         test_p, pairs_per_second = family.timed_probs(model, items["test"], options.device)
         metrics["heldout"] = {**score(parts["test"], test_p, bias), "pairs_per_second": pairs_per_second}
+        if trained.selection_model is not None:
+            before = predict_probs(trained.selection_model, items["test"], options.device)
+            metrics["heldout_before_refit"] = score(parts["test"], before, bias)
         gold_total = sum(len(t.gold) for t in parts["test"])
         covered = sum(1 for t in parts["test"] for k in t.gold if k in set(map(tuple, t.pairs.tolist())))
         metrics["candidate_recall_heldout"] = round(covered / max(gold_total, 1), 4)
@@ -368,8 +386,14 @@ def train_sciarg(
         "files": trained.files,
         "data": {
             "papers": len(papers),
-            "split": "train A01-A20, dev A21-A24 (model selection, bias tuning), held-out A25-A32",
+            "split": (
+                "train A01-A20, dev A21-A24 (model selection, bias tuning), held-out A25-A32"
+                if (tuple(dev), tuple(heldout)) == (DEV, HELDOUT)
+                else "dev and held-out as listed, the other papers train"
+            )
+            + ("; the selected networks retrained on train + dev" if trained.refit_epochs is not None else ""),
             "train": sorted(t.name for t in parts["train"]),
+            "dev": sorted(t.name for t in parts["dev"]),
             "heldout": sorted(t.name for t in parts["test"]),
         },
         "hyperparameters": {

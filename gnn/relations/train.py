@@ -108,8 +108,13 @@ def fit(
     head_choices: Sequence[HeadChoice] = (),
     progress: bool = False,
     desc: str = "training",
+    stop_after: int | None = None,
 ) -> dict[str, object]:
     """Train with weighted cross-entropy (plus any listwise terms); keep the epoch whose dev ``score`` is best.
+
+    With ``stop_after`` (a refit on more data, its epoch chosen by an earlier run) training ends after
+    that epoch and keeps its weights, without scoring ``dev``; the learning-rate schedule still
+    spans ``epochs``, so the weights are those the same epoch of a full run would have.
 
     Args:
         model: The model (trained in place; the best epoch's weights are restored).
@@ -125,6 +130,7 @@ def fit(
         head_choices: Listwise terms added to the weighted cross-entropy.
         progress: Show a progress bar.
         desc: Progress bar label.
+        stop_after: Last epoch to train (0-based); ``None``: all ``epochs``, selected on ``dev``.
 
     Returns:
         History: per-epoch loss and dev score, best epoch, seconds.
@@ -141,9 +147,10 @@ def fit(
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=epochs, desc=desc, unit="epoch")
+        bar = tqdm(total=epochs if stop_after is None else stop_after + 1, desc=desc, unit="epoch")
+    last = epochs if stop_after is None else min(stop_after + 1, epochs)
     try:
-        for epoch in range(epochs):
+        for epoch in range(last):
             model.train()
             total, n = 0.0, 0
             for batch in _batches(train, graphs_per_batch, rng):
@@ -159,6 +166,13 @@ def fit(
                 total += float(loss.detach()) * len(batch.labels)
                 n += len(batch.labels)
             sched.step()
+            if stop_after is not None:
+                history.append({"epoch": epoch, "loss": round(total / max(n, 1), 5)})
+                best_epoch = epoch
+                if bar is not None:
+                    bar.update(1)
+                    bar.set_postfix(loss=f"{total / max(n, 1):.3f}")
+                continue
             dev_score = score(predict_probs(model, dev, device)) if dev else -float(total / max(n, 1))
             history.append({"epoch": epoch, "loss": round(total / max(n, 1), 5), "dev": round(dev_score, 4)})
             if dev_score > best:
@@ -169,7 +183,8 @@ def fit(
     finally:
         if bar is not None:
             bar.close()
-    model.load_state_dict(best_state)
+    if stop_after is None:
+        model.load_state_dict(best_state)
     return {
         "history": history,
         "best_epoch": best_epoch,

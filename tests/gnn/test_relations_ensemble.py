@@ -14,6 +14,7 @@ from gnn.relations.family import TrainOptions
 from gnn.relations.model import RelationEnsemble, RelationGNN, build_model, collate
 from gnn.relations.sciarg_features import Comp, Paper
 from gnn.relations.sciarg_task import context_vectors, load_sciarg, papers_from_records, train_sciarg
+from gnn.relations.train import fit
 from graphstore.loaders.registry import SAMPLES
 from graphstore.loaders.sciarg import load_sciarg as load_brat
 
@@ -130,8 +131,63 @@ def test_full_profile_trains_a_plain_and_a_contextual_network(tmp_path: Path, pa
     ids = [{c.local_id for c in p.comps} for p in papers]
     for rels, known in zip(predicted, ids, strict=True):
         assert all(a in known and b in known and a != b and 0 < s <= 1 for a, b, _, s in rels)
+    # The full profile refits on train + dev: here one paper each, so the card says which.
+    assert hp["refit"] is False and "refit_epochs" not in hp  # no dev paper among A01 and A10
+    (tmp_path / "refit").mkdir()
+    options = TrainOptions("full", seed=0, encoder=encoder, epochs=2)
+    refit = train_sciarg(papers, tmp_path / "refit", options, dev=("A10",))
+    assert refit["hyperparameters"]["refit"] is True and refit["data"]["dev"] == ["A10"]
+    chosen = refit["hyperparameters"]["refit_epochs"]
+    assert len(chosen) == 2 and set(chosen) <= {1, 2}
+    assert "retrained on train + dev" in refit["data"]["split"]
+    refit_state = torch.load(tmp_path / "refit" / "sciarg.pt", weights_only=True)["state"]
+    assert any(not torch.equal(refit_state[k], v) for k, v in stored.items() if v.is_floating_point())
     # Without an encoder (the quick profile's LSA), one network and no contextual vectors.
     (tmp_path / "quick").mkdir()
     quick = train_sciarg(papers, tmp_path / "quick", TrainOptions("quick", seed=0, epochs=1))
     assert "members" not in quick["hyperparameters"] and quick["hyperparameters"]["prim_dim"] == 287
     assert not load_sciarg(tmp_path / "quick").context
+
+
+def _items(k: int) -> list[tuple]:
+    rng = np.random.default_rng(k)
+    emb = rng.normal(size=(4, 4)).astype(np.float32)
+    prim = rng.normal(size=(4, 2)).astype(np.float32)
+    edges = np.array([[0, 1, 2], [1, 2, 3], [0, 0, 0]], dtype=np.int64)
+    pairs = np.array([[0, 1], [1, 2], [2, 3], [3, 0]], dtype=np.int64)
+    labels = np.array([1, 0, 2, 0], dtype=np.int64)
+    return [(emb, prim, np.zeros((0, 0), np.float32), edges, pairs, rng.normal(size=(4, 2)).astype(np.float32), labels)]
+
+
+def test_stopping_after_an_epoch_gives_the_weights_that_epoch_has_in_a_full_run() -> None:
+    config = {"emb_dim": 4, "prim_dim": 2, "sec_dim": 0, "pair_dim": 2, "n_edge_types": 1, "n_labels": 3}
+    train = _items(0) + _items(1) + _items(2)
+    epochs_seen: list[int] = []
+
+    def pick_epoch_one(_probs: list[np.ndarray]) -> float:
+        epochs_seen.append(len(epochs_seen))
+        return 1.0 if len(epochs_seen) == 2 else 0.0
+
+    torch.manual_seed(3)
+    selected = RelationGNN(**config)
+    history = fit(selected, train, _items(4), pick_epoch_one, epochs=4, seed=3, graphs_per_batch=1)
+    assert history["best_epoch"] == 1 and epochs_seen == [0, 1, 2, 3]
+    torch.manual_seed(3)
+    stopped = RelationGNN(**config)
+    calls: list[int] = []
+
+    def count(_probs: list[np.ndarray]) -> float:
+        calls.append(1)
+        return 0.0
+
+    history = fit(stopped, train, [], count, epochs=4, seed=3, graphs_per_batch=1, stop_after=1)
+    # Two epochs, no dev scoring, and the same cosine schedule over four epochs as the full run.
+    steps = history["history"]
+    assert isinstance(steps, list) and [h["epoch"] for h in steps] == [0, 1] and history["best_epoch"] == 1
+    assert not calls
+    for key, value in selected.state_dict().items():
+        torch.testing.assert_close(stopped.state_dict()[key], value)
+    torch.manual_seed(3)
+    last = RelationGNN(**config)
+    fit(last, train, [], lambda p: 0.0, epochs=4, seed=3, graphs_per_batch=1, stop_after=3)
+    assert not torch.equal(last.state_dict()["pair_proj.weight"], selected.state_dict()["pair_proj.weight"])
