@@ -27,7 +27,7 @@ from ontology.errors import ModelError
 
 TASK = "relations"
 MODEL = "relation-gnn"
-VERSION = "0.5.1"
+VERSION = "0.6.0"
 
 
 @dataclass
@@ -140,7 +140,15 @@ def train_relations(
         notes=(
             "Relational GNN (block-sparse R-GCN over the argument map) + transformer layer over the propositions "
             "+ pairwise head on text vectors and structural pair features; per-label log-biases tuned on dev. "
-            "QT30: two bias sets, 'general' (default) and 'focused'. Per-family timings: "
+            "QT30: two bias sets, 'general' (default) and 'focused'. "
+            + (
+                "Sci-Arg: the networks selected on the dev papers were trained again on the train and dev papers "
+                "for their chosen epochs (hyperparameters.sciarg.refit_epochs), with the biases tuned before; "
+                "metrics.sciarg.heldout_before_refit scores the selected networks. "
+                if sections.get("sciarg", {}).get("hyperparameters", {}).get("refit")
+                else ""
+            )
+            + "Per-family timings: "
             + ", ".join(
                 f"{k} {v.get('seconds')} s (training loop {v.get('train_seconds')} s)"
                 for k, v in sections.items()
