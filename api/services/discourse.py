@@ -130,7 +130,7 @@ def train(
         ApiError: Unknown profile.
     """
     from gnn.discourse.data import split_by_groups
-    from gnn.discourse.train import MODEL_NAME, PROFILES, TASK, ParserConfig, save_model, train_parser
+    from gnn.discourse.train import MODEL_NAME, PROFILES, TASK, ParserConfig, refit_parser, save_model, train_parser
     from gnn.modelcard import ModelCard
 
     if profile not in PROFILES:
@@ -164,8 +164,14 @@ def train(
         reporter.log(f"{path.name}: {len(parts[0])} train / {len(parts[1])} tune / {len(parts[2])} test dialogues")
     config = ParserConfig(seed=seed, **PROFILES[profile])
     model, history = train_parser(train_d, tune_d, _encoder(settings), config, progress=True, log=reporter.log)
-    seconds = time.perf_counter() - started
     metrics: dict[str, Any] = {}
+    if config.refit and tune_d:
+        for name, dialogues in tests.items():
+            metrics[f"{name}:held-out before refit"] = model.evaluate(dialogues).as_dict()
+        reporter.log("training the selected networks again on the train and tune parts")
+        model, rows = refit_parser(model, history, train_d, tune_d, progress=True, log=reporter.log)
+        history += rows
+    seconds = time.perf_counter() - started
     for name, dialogues in tests.items():
         t0 = time.perf_counter()
         scores = model.evaluate(dialogues)
@@ -192,6 +198,13 @@ def train(
             f"An ensemble of {config.members} such network(s) (seeds {seed}..{seed + config.members - 1}, "
             "probabilities averaged). "
             f"Profile {profile}; per-member, per-epoch tuning scores in metrics.history."
+            + (
+                " Each network was then trained again from its seed on the train and tune parts for the "
+                "epochs of its best tuning score (history rows with refit: true); vocabulary and "
+                "thresholds are the selected ensemble's."
+                if config.refit and tune_d
+                else ""
+            )
         ),
     )
     save_model(model, out, card)

@@ -65,6 +65,8 @@ class ParserConfig:
         members: Networks in the ensemble (their probabilities are averaged).
         thresholds: Per domain, the probability an extra parent needs (1.01 = single parent).
         lookahead: The next EDU is a parent candidate too (STAC links that point back from it).
+        refit: After selection, train the networks again on the training and tuning dialogues
+            together (:func:`refit_parser`).
     """
 
     k: int = 12
@@ -82,6 +84,7 @@ class ParserConfig:
     members: int = 1
     thresholds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(DOMAINS, 1.01))
     lookahead: bool = False
+    refit: bool = False
 
 
 PROFILES: dict[str, dict[str, Any]] = {
@@ -295,6 +298,43 @@ def train_parser(
     return model, history
 
 
+def refit_parser(
+    selected: DiscourseModel,
+    history: Sequence[dict[str, Any]],
+    train: Sequence[Dialogue],
+    tune: Sequence[Dialogue],
+    device: str | None = None,
+    progress: bool = False,
+    log: Callable[[str], None] | None = None,
+) -> tuple[DiscourseModel, list[dict[str, Any]]]:
+    """Train every network of ``selected`` again, from its seed, on ``train`` and ``tune`` together.
+
+    Each network trains for the epochs of its best tuning score in ``history`` (the rows of
+    :func:`train_parser`), under the learning-rate schedule of a full run; vocabulary and
+    thresholds stay those of ``selected`` (tuned on ``tune``, which the refit networks have seen).
+
+    Returns:
+        The refit model and its history rows (``refit: True``).
+    """
+    dev = pick_device(device)
+    config = selected.config
+    graphs = graphs_for([*train, *tune], selected.encoder, selected.vocab, config.k, progress, config.lookahead)
+    nets: list[DiscourseParser] = []
+    rows: list[dict[str, Any]] = []
+    for member in range(len(selected.nets)):
+        seed = config.seed + member
+        own = [r for r in history if r.get("member", 0) == member and "tune_link_f1" in r]
+        if not own:
+            raise ModelError("refit: the history has no tuning scores to choose the epochs from")
+        best = max(own, key=lambda r: r["tune_link_f1"] + r["tune_link_rel_f1"])["epoch"]
+        net, member_rows = _train_network(
+            graphs, [], None, selected.encoder, selected.vocab, config, seed, dev, progress, log, stop_after=best
+        )
+        nets.append(net)
+        rows += [{"member": member, "seed": seed, "refit": True, **row} for row in member_rows]
+    return DiscourseModel(nets, selected.vocab, config, selected.encoder), rows
+
+
 def _train_network(
     train_g: DialogueGraphs,
     tune: Sequence[Dialogue],
@@ -306,8 +346,13 @@ def _train_network(
     dev: str,
     progress: bool,
     log: Callable[[str], None] | None,
+    stop_after: int | None = None,
 ) -> tuple[DiscourseParser, list[dict[str, Any]]]:
-    """One network of the ensemble, early-stopped on the tuning dialogues; its history rows."""
+    """One network of the ensemble, early-stopped on the tuning dialogues; its history rows.
+
+    With ``stop_after`` (a refit), training ends after that epoch (1-based), under the schedule of
+    ``config.epochs`` epochs, and keeps the last weights.
+    """
     seed_everything(seed)
     net = DiscourseParser(
         encoder.dim, len(vocab), config.k, config.dim, config.word_dim, config.dropout, config.lookahead
@@ -323,7 +368,8 @@ def _train_network(
     label = f"seed {seed}, " if config.members > 1 else ""
     history: list[dict[str, Any]] = []
     best_state, best_score, stale = None, -1.0, 0
-    for epoch in range(1, config.epochs + 1):
+    last = config.epochs if stop_after is None else min(stop_after, config.epochs)
+    for epoch in range(1, last + 1):
         net.train()
         t0, total = time.perf_counter(), 0.0
         batches = _batches(train_g, config.batch_size, True, rng)

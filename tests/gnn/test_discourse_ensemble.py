@@ -17,6 +17,7 @@ from gnn.discourse.train import (
     _collate,
     load_model,
     probabilities,
+    refit_parser,
     save_model,
     train_parser,
 )
@@ -24,6 +25,7 @@ from gnn.encoder import TextEncoder
 from gnn.modelcard import ModelCard
 from graphstore.loaders.dialogue_json import load_dialogue_json
 from graphstore.loaders.registry import SAMPLES
+from ontology.errors import ModelError
 
 
 @pytest.fixture(scope="module")
@@ -90,3 +92,27 @@ def test_one_network_keeps_the_single_model_layout(
     # Parameter names as model directories written before ensembles have them.
     assert keys == set(model.nets[0].state_dict())
     assert len(load_model(tmp_path, encoder=encoder, device="cpu").nets) == 1
+
+
+def test_a_refit_trains_every_member_on_train_and_tune_for_its_best_tuning_epochs(
+    dialogues: list[Dialogue], encoder: TextEncoder
+) -> None:
+    config = ParserConfig(seed=3, **{**PROFILES["tiny"], "members": 2, "epochs": 3, "patience": 3})
+    train, tune = dialogues[:6], dialogues[6:]
+    model, history = train_parser(train, tune, encoder, config)
+    refit, rows = refit_parser(model, history, train, tune)
+    assert len(refit.nets) == 2 and refit.vocab == model.vocab and refit.config.thresholds == model.config.thresholds
+    for member in (0, 1):
+        own = [r for r in history if r["member"] == member]
+        best = max(own, key=lambda r: r["tune_link_f1"] + r["tune_link_rel_f1"])["epoch"]
+        again = [r for r in rows if r["member"] == member]
+        # Epochs 1..best of the same seed, without tuning scores (the tuning dialogues are trained on).
+        assert [r["epoch"] for r in again] == list(range(1, best + 1))
+        assert all(r["refit"] and r["seed"] == 3 + member and "tune_link_f1" not in r for r in again)
+        selected, retrained = (
+            dict(n.named_parameters())["inp.1.weight"] for n in (model.nets[member], refit.nets[member])
+        )
+        assert not torch.equal(selected, retrained)
+    assert len(refit.predict(dialogues)) == len(dialogues)
+    with pytest.raises(ModelError, match="no tuning scores"):
+        refit_parser(model, [{k: v for k, v in r.items() if not k.startswith("tune")} for r in history], train, tune)
