@@ -40,7 +40,11 @@ def _scores_table(title: str, rows: dict[str, dict[str, Any]]) -> None:
         table.add_column(col, justify="left" if col == "split" else "right")
     for name, m in rows.items():
         table.add_row(
-            name, str(m["dialogues"]), f"{m['link_f1']:.2f}", f"{m['link_rel_f1']:.2f}", str(m["edus_per_second"])
+            name,
+            str(m["dialogues"]),
+            f"{m['link_f1']:.2f}",
+            f"{m['link_rel_f1']:.2f}",
+            str(m.get("edus_per_second", "-")),
         )
     Console().print(table)
 
@@ -49,7 +53,9 @@ def train(data: list[Path] | None, out: Path | None, profile: str, seed: int) ->
     """Train the discourse parser; held-out scores per file go into the model card.
 
     The quick profile trains in a few minutes; the shipped model was trained with the full one;
-    lookahead is the full one with the next EDU as a parent candidate (STAC only).
+    lookahead is the full one with the next EDU as a parent candidate (STAC only); refit is the
+    full one, then its networks trained again on the train and tune parts (held-out scores before
+    the refit are printed too).
     """
     result = discourse.train(settings(), data, out, profile=profile, seed=seed, reporter=REPORTER)
     held_out = {k: v for k, v in result.metrics.items() if isinstance(v, dict) and "link_f1" in v}

@@ -121,7 +121,7 @@ def train(
         settings: Settings (embedding cache, corpora directory, models directory).
         data: Molweni/STAC JSON files; default: Molweni dev and STAC train of the corpora directory.
         out: Model directory; default ``<models dir>/discourse``.
-        profile: ``quick``, ``full``, ``lookahead`` (or ``tiny``, for tests).
+        profile: ``quick``, ``full``, ``lookahead``, ``refit`` (or ``tiny``, for tests).
         seed: Random seed (model and splits).
         reporter: Progress and log lines.
 
