@@ -127,9 +127,11 @@ def train_qt30(
     parts = {s: [t for t in tensors if split[t.name] == s] for s in ("train", "dev", "test")}
     if not parts["train"]:
         raise ModelError(f"QT30: {len(maps)} map(s) are too few: none falls into the training split")
-    trained = family.train_gnn(parts, hp, options, out_dir, FAMILY)
+    trained = family.train_gnn(parts, hp, options, out_dir, FAMILY, refit=bool(hp.get("refit")))
     model, config, items = trained.model, trained.config, trained.items
-    dev_p = predict_probs(model, items["dev"], options.device)
+    # A refit model has trained on the dev maps: the decodings are tuned on the selected network.
+    tuning = trained.tuning_model
+    dev_p = predict_probs(tuning, items["dev"], options.device)
     decodings = tune_decodings(parts["dev"], dev_p)
     # Propositions-only copies (no L-nodes, no TA) of the development and held-out maps: the model
     # reads such a map as a dialogue whose turns were all lost, so the biases tuned on dialogue maps
@@ -139,7 +141,7 @@ def train_qt30(
     names = {s: {t.name for t in parts[s]} for s in ("dev", "test")}
     bare = {s: tensors_of([without_locutions(m) for m in maps if m.name in names[s]], hp["window"]) for s in names}
     bare_items = {s: _items(bare[s], trained.text) for s in ("dev", "test")}
-    bare_decodings = tune_decodings(bare["dev"], predict_probs(model, bare_items["dev"], options.device))
+    bare_decodings = tune_decodings(bare["dev"], predict_probs(tuning, bare_items["dev"], options.device))
     torch.save(
         {
             "state": model.state_dict(),
@@ -157,6 +159,11 @@ def train_qt30(
         test_p, pairs_per_second = family.timed_probs(model, items["test"], options.device)
         metrics["heldout"] = {obj: _report(parts["test"], test_p, decodings[obj]) for obj in OBJECTIVES}
         metrics["heldout"]["pairs_per_second"] = pairs_per_second
+        if trained.selection_model is not None:
+            before = predict_probs(trained.selection_model, items["test"], options.device)
+            metrics["heldout_before_refit"] = {
+                obj: _report(parts["test"], before, decodings[obj]) for obj in OBJECTIVES
+            }
         if bare["test"]:
             bare_p = predict_probs(model, bare_items["test"], options.device)
             metrics["heldout_propositions_only"] = {
@@ -180,6 +187,7 @@ def train_qt30(
             **hp,
             **config,
             "seed": options.seed,
+            **({} if trained.refit_epochs is None else {"refit_epochs": [e + 1 for e in trained.refit_epochs]}),
             "bias": summary(decodings),
             "bias_propositions_only": summary(bare_decodings),
         },

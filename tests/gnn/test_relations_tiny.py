@@ -166,3 +166,28 @@ def test_lsa_round_trip(tmp_path: Path) -> None:
     back = Lsa.load(tmp_path / "lsa.npz")
     assert np.allclose(lsa.encode(texts), back.encode(texts), atol=1e-2)
     assert lsa.encode(texts).shape == (4, lsa.dim)
+
+
+def test_a_qt30_refit_tunes_on_the_selected_network_and_reports_both(
+    tmp_path: Path, qt30_maps: list, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gnn.relations import family, qt30_run
+
+    names = [m.name for m in qt30_maps]
+    # One map of each split, so that there is a dev map to refit on.
+    monkeypatch.setattr(
+        qt30_run, "split_maps", lambda _names, _seed: dict(zip(names, ("train", "dev", "test"), strict=True))
+    )
+    monkeypatch.setitem(qt30_run.PROFILES, "quick", {**qt30_run.PROFILES["quick"], "refit": True})
+    section = qt30_run.train_qt30(qt30_maps, tmp_path, family.TrainOptions("quick", seed=1, epochs=2))
+    assert section["hyperparameters"]["refit"] is True and len(section["hyperparameters"]["refit_epochs"]) == 1
+    assert 1 <= section["hyperparameters"]["refit_epochs"][0] <= 2
+    metrics = section["metrics"]
+    assert set(metrics["heldout_before_refit"]) == set(qt30_run.OBJECTIVES) <= set(metrics["heldout"])
+    # Without the setting, no refit and no second figure.
+    monkeypatch.setitem(
+        qt30_run.PROFILES, "quick", {k: v for k, v in qt30_run.PROFILES["quick"].items() if k != "refit"}
+    )
+    (tmp_path / "plain").mkdir()
+    plain = qt30_run.train_qt30(qt30_maps, tmp_path / "plain", family.TrainOptions("quick", seed=1, epochs=2))
+    assert "heldout_before_refit" not in plain["metrics"] and "refit_epochs" not in plain["hyperparameters"]
