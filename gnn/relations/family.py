@@ -302,16 +302,16 @@ def train_gnn(
         items[split] = [spec.item_of(t, e) for t, e in zip(groups, embs, strict=True)]
     base: dict[str, int] = {"emb_dim": text.dim, **spec.dims}
     configs = [{**base, **dict(m)} for m in members]
-    nets, histories, chosen = [], [], []
-    start = time.perf_counter()
-    for k, config in enumerate(configs):
-        width = config["prim_dim"]
+
+    def train_member(k: int, train: list[Any], dev: list[Any], what: str, stop_after: int | None = None) -> Any:
+        """Member ``k`` from the run's seed: its network and the history of :func:`fit`."""
+        width = configs[k]["prim_dim"]
         torch.manual_seed(options.seed)
-        net = RelationGNN(**config)
+        net = RelationGNN(**configs[k])
         history = fit(
             net,
-            [_narrowed(it, width) for it in items["train"]],
-            [_narrowed(it, width) for it in items["dev"]],
+            [_narrowed(it, width) for it in train],
+            [_narrowed(it, width) for it in dev],
             spec.dev_score(parts["dev"]),
             epochs=hp["epochs"],
             seed=options.seed,
@@ -320,33 +320,23 @@ def train_gnn(
             graphs_per_batch=spec.graphs_per_batch,
             head_choices=spec.head_choices,
             progress=options.progress,
-            desc=f"{spec.name} relation GNN" + (f" {k + 1}/{len(configs)}" if len(configs) > 1 else ""),
+            desc=f"{spec.name} {what}" + (f" {k + 1}/{len(configs)}" if len(configs) > 1 else ""),
+            stop_after=stop_after,
         )
+        return net, history
+
+    nets, histories, chosen = [], [], []
+    start = time.perf_counter()
+    for k in range(len(configs)):
+        net, history = train_member(k, items["train"], items["dev"], "relation GNN")
         nets.append(net)
         histories.append(history["history"])
-        chosen.append(int(history["best_epoch"]))  # type: ignore[call-overload]
-    refit_nets = []
-    if refit:
-        for k, config in enumerate(configs):
-            width = config["prim_dim"]
-            torch.manual_seed(options.seed)
-            net = RelationGNN(**config)
-            fit(
-                net,
-                [_narrowed(it, width) for it in items["train"] + items["dev"]],
-                [],
-                spec.dev_score(parts["dev"]),
-                epochs=hp["epochs"],
-                seed=options.seed,
-                device=options.device,
-                lr=hp["lr"],
-                graphs_per_batch=spec.graphs_per_batch,
-                head_choices=spec.head_choices,
-                progress=options.progress,
-                desc=f"{spec.name} refit on train + dev" + (f" {k + 1}/{len(configs)}" if len(configs) > 1 else ""),
-                stop_after=chosen[k],
-            )
-            refit_nets.append(net)
+        chosen.append(int(history["best_epoch"]))
+    refit_nets = [
+        train_member(k, items["train"] + items["dev"], [], "refit on train + dev", stop_after=chosen[k])[0]
+        for k in range(len(configs))
+        if refit
+    ]
     config_out: dict[str, Any] = configs[0] if len(configs) == 1 else {"members": configs}
     return Trained(
         _combined(configs, refit_nets or nets),
