@@ -110,9 +110,11 @@ def fit_vocab(papers: Sequence[Paper], window: int, size: int = VOCAB_SIZE) -> l
     for paper in papers:
         comps = paper.comps
         for i, c in enumerate(comps):
-            counts.update(left_tokens(paper, c))
+            # Sorted: equal counts keep the order of first sight, which must not depend on the
+            # process's string hashing (a set's iteration order does).
+            counts.update(sorted(left_tokens(paper, c)))
             for j in range(i + 1, min(len(comps), i + min(window, 3) + 1)):
-                counts.update(gap_tokens(paper, c, comps[j]))
+                counts.update(sorted(gap_tokens(paper, c, comps[j])))
     return [t for t, n in counts.most_common(size) if n >= 3]
 
 
