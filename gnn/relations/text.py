@@ -97,7 +97,8 @@ class Lsa:
 
         df: Counter[str] = Counter()
         for text in texts:
-            df.update(set(_tokens(text)))
+            # Sorted: which terms tie at the ``max_terms`` cut must not follow set iteration order.
+            df.update(sorted(set(_tokens(text))))
         terms = [t for t, c in df.most_common(max_terms) if c >= 2]
         vocab = {t: k for k, t in enumerate(sorted(terms))}
         n = len(texts)

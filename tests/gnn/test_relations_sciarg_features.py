@@ -147,3 +147,11 @@ def test_the_context_vocabulary_does_not_depend_on_string_hashing() -> None:
         out = subprocess.run([sys.executable, "-c", _VOCAB_SCRIPT], env=env, capture_output=True, text=True, check=True)
         vocabs.append(json.loads(out.stdout.strip().splitlines()[-1]))
     assert len(vocabs[0]) > 20 and vocabs[0] == vocabs[1] == vocabs[2]
+
+
+def test_lsa_terms_tied_at_the_cut_are_kept_in_word_order() -> None:
+    from gnn.relations.text import Lsa
+
+    # Four terms in two texts each, two kept: which two used to follow a set's iteration order.
+    texts = ["gamma alpha delta beta", "beta delta alpha gamma", "epsilon zeta"]
+    assert set(Lsa.fit(texts, dim=1, max_terms=2).vocab) == {"alpha", "beta"}
