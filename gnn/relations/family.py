@@ -248,6 +248,7 @@ class Trained:
     history: Any
     train_seconds: float
     selection_model: Any = None
+    # Per member, how many epochs the refit trained (its selected epoch, counted from 1).
     refit_epochs: list[int] | None = None
 
     @property
@@ -332,11 +333,14 @@ def train_gnn(
         nets.append(net)
         histories.append(history["history"])
         chosen.append(int(history["best_epoch"]))
-    refit_nets = [
-        train_member(k, items["train"] + items["dev"], [], "refit on train + dev", stop_after=chosen[k])[0]
-        for k in range(len(configs))
+    refit_nets = (
+        [
+            train_member(k, items["train"] + items["dev"], [], "refit on train + dev", stop_after=chosen[k])[0]
+            for k in range(len(configs))
+        ]
         if refit
-    ]
+        else []
+    )
     config_out: dict[str, Any] = configs[0] if len(configs) == 1 else {"members": configs}
     return Trained(
         _combined(configs, refit_nets or nets),
@@ -347,7 +351,7 @@ def train_gnn(
         histories[0] if len(configs) == 1 else histories,
         time.perf_counter() - start,
         selection_model=_combined(configs, nets) if refit_nets else None,
-        refit_epochs=chosen if refit_nets else None,
+        refit_epochs=[e + 1 for e in chosen] if refit_nets else None,
     )
 
 

@@ -187,7 +187,7 @@ def train_qt30(
             **hp,
             **config,
             "seed": options.seed,
-            **({} if trained.refit_epochs is None else {"refit_epochs": [e + 1 for e in trained.refit_epochs]}),
+            **({} if trained.refit_epochs is None else {"refit_epochs": trained.refit_epochs}),
             "bias": summary(decodings),
             "bias_propositions_only": summary(bare_decodings),
         },

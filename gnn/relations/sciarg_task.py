@@ -368,7 +368,7 @@ def train_sciarg(
     bias = tune(parts["dev"], predict_probs(trained.tuning_model, items["dev"], options.device))
     hp["refit"] = trained.refit_epochs is not None
     if trained.refit_epochs is not None:
-        hp["refit_epochs"] = [e + 1 for e in trained.refit_epochs]
+        hp["refit_epochs"] = trained.refit_epochs
     torch.save({"state": half_state(model.state_dict()), "config": config, "bias": bias, "hp": hp}, out_dir / WEIGHTS)
     metrics: dict[str, Any] = {}
     if parts["test"]:
