@@ -312,9 +312,10 @@ def refit_parser(
 ) -> tuple[DiscourseModel, list[dict[str, Any]]]:
     """Train every network of ``selected`` again, from its seed, on ``train`` and ``tune`` together.
 
-    Each network trains for the epochs of its best tuning score in ``history`` (the rows of
-    :func:`train_parser`), under the learning-rate schedule of a full run; vocabulary and
-    thresholds stay those of ``selected`` (tuned on ``tune``, which the refit networks have seen).
+    Each network trains up to its selected epoch in ``history`` (the rows of :func:`train_parser`,
+    where the epoch of its best tuning score is marked ``selected``), under the learning-rate
+    schedule of a full run; vocabulary and thresholds stay those of ``selected`` (tuned on
+    ``tune``, which the refit networks have seen).
 
     Returns:
         The refit model and its history rows (``refit: True``).
@@ -326,10 +327,10 @@ def refit_parser(
     rows: list[dict[str, Any]] = []
     for member in range(len(selected.nets)):
         seed = config.seed + member
-        own = [r for r in history if r.get("member", 0) == member and "tune_link_f1" in r]
+        own = [r["epoch"] for r in history if r.get("member", 0) == member and r.get("selected")]
         if not own:
-            raise ModelError("refit: the history has no tuning scores to choose the epochs from")
-        best = max(own, key=lambda r: r["tune_link_f1"] + r["tune_link_rel_f1"])["epoch"]
+            raise ModelError("refit: the history marks no selected epoch (no tuning scores) to train up to")
+        best = own[0]
         net, member_rows = _train_network(
             graphs, [], None, selected.encoder, selected.vocab, config, seed, dev, progress, log, stop_after=best
         )
@@ -370,7 +371,7 @@ def _train_network(
     )
     label = f"seed {seed}, " if config.members > 1 else ""
     history: list[dict[str, Any]] = []
-    best_state, best_score, stale = None, -1.0, 0
+    best_state, best_score, best_row, stale = None, -1.0, None, 0
     last = config.epochs if stop_after is None else min(stop_after, config.epochs)
     for epoch in range(1, last + 1):
         net.train()
@@ -400,7 +401,7 @@ def _train_network(
             row.update(tune_link_f1=scores["link_f1"], tune_link_rel_f1=scores["link_rel_f1"])
             score = scores["link_rel_f1"] + scores["link_f1"]
             if score > best_score:
-                best_score, stale = score, 0
+                best_score, best_row, stale = score, row, 0
                 best_state = {k: v.detach().clone() for k, v in net.state_dict().items()}
             else:
                 stale += 1
@@ -417,6 +418,8 @@ def _train_network(
             break
     if best_state is not None:
         net.load_state_dict(best_state)
+    if best_row is not None:
+        best_row["selected"] = True  # the epoch whose weights are kept (refit_parser trains up to it)
     net.eval()
     return net, history
 

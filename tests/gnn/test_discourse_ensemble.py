@@ -114,5 +114,8 @@ def test_a_refit_trains_every_member_on_train_and_tune_for_its_best_tuning_epoch
         )
         assert not torch.equal(selected, retrained)
     assert len(refit.predict(dialogues)) == len(dialogues)
+    # A model trained without tuning dialogues has no tuning scores, so nothing to refit up to.
+    untuned, untuned_history = train_parser(train, [], encoder, config)
+    assert not any("tune_link_f1" in r or r.get("selected") for r in untuned_history)
     with pytest.raises(ModelError, match="no tuning scores"):
-        refit_parser(model, [{k: v for k, v in r.items() if not k.startswith("tune")} for r in history], train, tune)
+        refit_parser(untuned, untuned_history, train, tune)
