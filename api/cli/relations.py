@@ -93,6 +93,10 @@ def _print_eval(result: dict[str, Any]) -> None:
             if name in cv:
                 m = cv[name]["macro_f1"]
                 table.add_row("M-Arg", name, "macro-F1 (CV)", f"{m['mean']:.4f} ± {m['std']:.4f}", "", "")
+        for obj, t in result["marg"].get("qt30_transfer", {}).items():
+            model = f"QT30 GNN, no M-Arg training ({obj})"
+            table.add_row("M-Arg", model, "macro-F1 (gold pairs)", f"{t['macro_f1']:.4f}", "", "")
+            table.add_row("M-Arg", model, "macro-F1 support/attack", f"{t['support_attack_f1']:.4f}", "", "")
     Console().print(table)
 
 

@@ -90,11 +90,10 @@ def _relations_predict(graph: Graph, corpus: str, reporter: Reporter) -> tuple[s
     return result["run_id"], int(result["report"]["written"]) if result["written"] else 0
 
 
-# M-Arg is left out: the relation model has no M-Arg predictor (its gold pairs are only cross-validated).
 DEFAULT_MODELS: tuple[DefaultModel, ...] = (
     DefaultModel("discourse", ("molweni", "stac"), _discourse_identity, _discourse_predict),
     DefaultModel("paraphrase", ("contextdep",), _paraphrase_identity, _paraphrase_predict),
-    DefaultModel("relations", ("qt30", "sciarg"), _relations_identity, _relations_predict),
+    DefaultModel("relations", ("qt30", "sciarg", "m-arg"), _relations_identity, _relations_predict),
 )
 
 

@@ -72,7 +72,7 @@ def classify(paths: list[Path]) -> Sources:
 def load_data(paths: list[Path], reporter: Reporter = SILENT) -> Any:
     """Read the relation data under ``paths`` into :class:`gnn.relations.pipeline.RelationData`."""
     from gnn.relations.argmap import maps_from_records
-    from gnn.relations.marg_task import pairs_from_records
+    from gnn.relations.marg_task import debates_from_records, pairs_from_records
     from gnn.relations.pipeline import RelationData
     from gnn.relations.sciarg_task import papers_from_records
 
@@ -91,6 +91,7 @@ def load_data(paths: list[Path], reporter: Reporter = SILENT) -> Any:
         bundle = load_marg(src.marg)
         data.marg = pairs_from_records(bundle.nodes, bundle.edges)
         data.marg_sentences = [n.text for n in bundle.nodes if isinstance(n, PropositionRecord) and n.text]
+        data.marg_debates = debates_from_records(bundle.nodes)
     return data
 
 

@@ -10,9 +10,11 @@ in the graph gets exactly the predictions its file gets from ``argweb predict ai
   the model recovers each I-node's locution from that order. The gold RA/CA/MA only score the
   predictions; they are never model input.
 * **Sci-Arg documents**: the gold components with their type, character span and first sentence.
+* **M-Arg debates**: the sentences (propositions) and their speakers in transcript order, read by
+  the QT30 network in windows (:func:`gnn.relations.marg_task.predict_debates`); M-Arg's 102 gold
+  pairs are too few to train a model of its own, and only score the predictions.
 
-M-Arg is not covered: the shipped model has no M-Arg predictor (M-Arg is only cross-validated, see
-:mod:`gnn.relations.marg_task`), so it is refused as a client mistake. Predictions are written
+Predictions are written
 through the prediction write path as one run per corpus (or dialogue) whose id derives from the
 model, its version, the objective and the discourses, so writing again writes nothing.
 """
@@ -44,14 +46,9 @@ from ontology.terms import Label, Prop, RelType
 from ontology.views import EdgeView, UnitView
 
 TASK = "relations"
-AIF, SCIARG = "aif", "sciarg"
-SCIARG_CORPUS = "sciarg"
-UNCOVERED = {
-    "m-arg": (
-        "the relation model has no M-Arg predictor: its 102 gold pairs are only cross-validated "
-        "(argweb evaluate relations --data <m-arg csv>), too few to ship a model"
-    ),
-}
+AIF, SCIARG, MARG = "aif", "sciarg", "marg"
+FAMILIES = {"sciarg": SCIARG, "m-arg": MARG}
+"""Corpora with a family of their own; every other corpus is read as AIF dialogues."""
 # AIF nodes the DialAM test input leaves out (strip_relations drops the same).
 _NOT_INPUT = ("YA", "RA", "CA", "MA")
 AIF_LABELS = {"RA": RelationLabel.SUPPORT, "CA": RelationLabel.ATTACK, "MA": RelationLabel.REPHRASE}
@@ -61,6 +58,7 @@ SCIARG_LABELS = {
     "semantically_same": RelationLabel.REPHRASE,
     "parts_of_same": RelationLabel.SAME_UNIT,
 }
+MARG_LABELS = {"Support": RelationLabel.SUPPORT, "Attack": RelationLabel.ATTACK}
 SCORE_DIGITS = 4  # rounded so that a repeated run is recognised as the same content
 DISCOURSE_BATCH = 100
 
@@ -70,7 +68,7 @@ class Scope:
     """What to predict for.
 
     Attributes:
-        family: ``aif`` (argument maps) or ``sciarg`` (papers with gold components).
+        family: ``aif`` (argument maps), ``sciarg`` (papers with gold components) or ``marg`` (debates).
         corpus: The corpus of the discourses.
         dialogue: The one dialogue/document asked for (None for a whole corpus).
         ids: Graph ids of the discourses, in id order.
@@ -83,21 +81,15 @@ class Scope:
 
 
 def family_of(corpus: str) -> str:
-    """The model family that predicts for ``corpus``.
-
-    Raises:
-        ApiError: A corpus the relation models do not cover.
-    """
-    if corpus in UNCOVERED:
-        raise ApiError(f"corpus {corpus!r} is not covered: {UNCOVERED[corpus]}")
-    return SCIARG if corpus == SCIARG_CORPUS else AIF
+    """The model family that predicts for ``corpus``."""
+    return FAMILIES.get(corpus, AIF)
 
 
 def resolve_scope(graph: Graph, corpus: str | None, dialogue: str | None) -> Scope:
     """The discourses of ``corpus`` or the one ``dialogue`` (exactly one of them).
 
     Raises:
-        ApiError: Both or neither given, or an uncovered corpus. NotFoundError: Unknown corpus or dialogue.
+        ApiError: Both or neither given. NotFoundError: Unknown corpus or dialogue.
     """
     from graphstore import cypher
     from graphstore.aif_export import resolve_discourse
@@ -248,7 +240,7 @@ def _load_for(settings: Settings, family: str, model_dir: Path | None) -> _Loade
     from api.services import relations
     from gnn.modelcard import read_card
 
-    if family == AIF:
+    if family in (AIF, MARG):
         path, model = relations.qt30_model(settings, model_dir)
     else:
         path, model = relations.sciarg_model(settings, model_dir)
@@ -263,7 +255,7 @@ def _read_chunk(graph: Graph, family: str, ids: Sequence[str]) -> tuple[list[Nod
 
     store = graph.store()
     units, edges = read_discourses(store, ids)
-    if family == AIF:
+    if family in (AIF, MARG):
         return aif_records(units, edges, ids)
     # The words between and before two components are read from the sentences' texts.
     units.update((row["id"], unit_view(row)) for row in store.read(cypher.discourse_sentences(), ids=list(ids)))
@@ -286,6 +278,20 @@ def _predict_chunk(
             ids = {p.local_id: p.id for p in amap.props}
             rows += [_row(ids[s], ids[t], AIF_LABELS[lab], lab, p) for s, t, lab, p in rels]
         gold = sum(len(m.gold) for m in items)
+    elif family == MARG:
+        from gnn.relations.marg_task import debates_from_records, pairs_from_records, predict_debates
+
+        debates = [d for d in debates_from_records(nodes) if d.sentences]
+        pairs = pairs_from_records(nodes, edges)
+        graph_id = {(n.discourse, n.local_id): n.id for n in nodes if isinstance(n, PropositionRecord)}
+        raw = predict_debates(loaded.model, debates, objective) if debates else []
+        for debate, rels in zip(debates, raw, strict=True):
+            rows += [
+                _row(graph_id[debate.id, s], graph_id[debate.id, t], MARG_LABELS[lab], lab, p) for s, t, lab, p in rels
+            ]
+        sentences = [set(d.sentences) for d in debates]
+        items = [(d, [p for p in pairs if p.source_id in ids]) for d, ids in zip(debates, sentences, strict=True)]
+        gold = sum(p.label in MARG_LABELS for p in pairs)
     else:
         from gnn.relations.sciarg_task import papers_from_records
 
@@ -420,7 +426,7 @@ def predict(
         gold += n_gold
         reporter.log(f"{scope.corpus}: {min(start + len(chunk), len(scope.ids))}/{len(scope.ids)} discourses predicted")
     if not inputs:
-        what = "propositions (I-nodes)" if scope.family == AIF else "argument components"
+        what = {AIF: "propositions (I-nodes)", SCIARG: "argument components", MARG: "sentences"}[scope.family]
         raise ApiError(f"nothing to predict: no {what} in {scope.dialogue or 'corpus ' + scope.corpus}")
     by_label: dict[str, int] = {}
     for r in rows:
@@ -442,6 +448,10 @@ def _scores(family: str, inputs: list[Any], raw: list[Any]) -> dict[str, Any]:
         from gnn.relations.qt30_run import score_maps
 
         return score_maps(inputs, raw)
+    if family == MARG:
+        from gnn.relations.marg_task import score_transfer
+
+        return score_transfer([p for _, pairs in inputs for p in pairs], raw)
     from gnn.relations.sciarg_task import score_papers
 
     return score_papers(inputs, raw)

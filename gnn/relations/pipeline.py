@@ -4,7 +4,8 @@
 pairs; the service recognises the format and hands over loader records) and writes one model
 directory with a sub-model per family present (``qt30.pt``, ``sciarg.pt``) and one model card
 whose sections are keyed by family. M-Arg has 102 gold pairs only: it is reported by
-cross-validation, not stored as a model.
+cross-validation, not stored as a model; its debates are read by the QT30 network instead, which
+is scored on those pairs without ever training on them (``qt30_transfer``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 from gnn.modelcard import ModelCard, git_commit, read_card, write_card
 from gnn.relations.argmap import ArgMap
 from gnn.relations.family import TrainOptions
-from gnn.relations.marg_task import Pair, cross_validate
+from gnn.relations.marg_task import Debate, Pair, cross_validate, predict_debates, score_transfer
 from gnn.relations.sciarg_task import Paper
 from gnn.relations.text import Lsa, TextVectors
 from ontology.errors import ModelError
@@ -39,6 +40,7 @@ class RelationData:
     marg: list[Pair] = field(default_factory=list)
     marg_sentences: list[str] = field(default_factory=list)
     marg_audio: dict[str, np.ndarray] | None = None
+    marg_debates: list[Debate] = field(default_factory=list)
 
     def families(self) -> list[str]:
         """Families with data."""
@@ -62,6 +64,21 @@ def _marg(data: RelationData, encoder: TextVectors | None, seed: int) -> dict[st
     out = cross_validate(data.marg, text, data.marg_audio, seed=seed)
     out["text_model"] = getattr(text, "name", "encoder")
     return out
+
+
+def marg_transfer(model_dir: Path, data: RelationData, *, device: str, encoder: TextVectors | None) -> dict[str, Any]:
+    """The QT30 network of ``model_dir`` on the M-Arg debates, scored on the gold pairs, per QT30 objective.
+
+    The network never saw an M-Arg label, so every gold pair is held out. Empty when the data has
+    no debate sentences (only a pair file) or the model no QT30 network.
+    """
+    from gnn.relations.qt30_run import load_qt30
+
+    if not data.marg or not data.marg_debates or not (model_dir / "qt30.pt").is_file():
+        return {}
+    qt = load_qt30(model_dir, device=device, encoder=encoder)
+    objectives = ("general", "focused")
+    return {obj: score_transfer(data.marg, predict_debates(qt, data.marg_debates, obj)) for obj in objectives}
 
 
 def train_relations(
@@ -118,7 +135,12 @@ def train_relations(
         sections[family] = train(items, out_dir, options)
     if data.marg:
         log(f"M-Arg: {len(data.marg)} pairs (cross-validation)")
-        sections["marg"] = {"metrics": {"cross_validation": _marg(data, use_encoder, seed)}}
+        metrics = {"cross_validation": _marg(data, use_encoder, seed)}
+        # Only a QT30 network of this run: out_dir may hold an older one.
+        transfer = marg_transfer(out_dir, data, device=device, encoder=use_encoder) if "qt30" in sections else {}
+        if transfer:
+            metrics["qt30_transfer"] = transfer
+        sections["marg"] = {"metrics": metrics}
     weights = [f for s in sections.values() for f in s.get("files", [])]
     card = ModelCard(
         task=TASK,
@@ -174,7 +196,8 @@ def evaluate_relations(
 
     QT30 maps of the model's held-out split (Sci-Arg papers A25-A32) are the evaluation set when
     any are present, otherwise all given maps/papers; the baseline is trained on the other given
-    ones (when there are none it is left out and said so).
+    ones (when there are none it is left out and said so). M-Arg pairs are cross-validated, and
+    the model's QT30 network is scored on them too (given the sentence file, the debates).
     """
     from gnn.relations import qt30_run, sciarg_task
     from gnn.relations.qt30_task import split_maps
@@ -206,4 +229,7 @@ def evaluate_relations(
         )
     if data.marg:
         out["marg"] = {"cross_validation": _marg(data, encoder, seed)}
+        transfer = marg_transfer(model_dir, data, device=device, encoder=encoder)
+        if transfer:
+            out["marg"]["qt30_transfer"] = transfer
     return out

@@ -151,6 +151,20 @@ def test_evaluate_json(model: Path) -> None:
     assert 0 <= out["qt30"]["tuned_general"]["official_style"]["general"]["f1"] <= 1
 
 
+def test_evaluate_m_arg_scores_the_qt30_network_on_the_gold_pairs(model: Path) -> None:
+    args = ["evaluate", "relations", "--model", str(model), "--data", str(SAMPLES / "m-arg")]
+    result = CliRunner().invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout[result.stdout.index("{") :])["marg"]
+    assert out["cross_validation"]["pairs"] == 15
+    assert set(out["qt30_transfer"]) == {"general", "focused"}
+    assert all(t["pairs"] == 15 for t in out["qt30_transfer"].values())
+    table = CliRunner().invoke(app, args)
+    assert table.exit_code == 0, table.output
+    text = " ".join(table.output.split())
+    assert "no M-Arg" in text and f"{out['qt30_transfer']['focused']['macro_f1']:.4f}" in text
+
+
 def test_bad_inputs_exit_2(model: Path, tmp_path: Path) -> None:
     bad = tmp_path / "in"
     bad.mkdir()

@@ -18,9 +18,8 @@ import pytest
 from api.services import relations, relations_graph
 from api.settings import Settings
 from graphstore.loaders.aif import load_aif
-from graphstore.loaders.registry import SAMPLES
+from graphstore.loaders.registry import CORPORA, SAMPLES
 from graphstore.loaders.sciarg import load_sciarg
-from ontology.errors import ApiError
 from ontology.labels import RelationLabel
 from ontology.records import (
     EdgeRecord,
@@ -124,8 +123,62 @@ def test_sciarg_papers_from_the_graph_get_the_predictions_of_their_files(setting
     assert {r.label for r in rows} >= {RelationLabel.SUPPORT, RelationLabel.SAME_UNIT}
 
 
-def test_m_arg_is_refused_and_the_families_are_chosen_by_corpus() -> None:
-    with pytest.raises(ApiError, match=r"m-arg.*not covered.*cross-validated"):
-        relations_graph.family_of("m-arg")
+def test_families_are_chosen_by_corpus() -> None:
+    assert relations_graph.family_of("m-arg") == relations_graph.MARG
     assert relations_graph.family_of("sciarg") == relations_graph.SCIARG
     assert relations_graph.family_of("qt30") == relations_graph.AIF
+    assert relations_graph.family_of("my-own-aif-maps") == relations_graph.AIF
+
+
+def test_m_arg_debates_from_the_graph_get_the_predictions_of_their_files(settings: Settings) -> None:
+    from gnn.relations.live import dialogue_map
+    from gnn.relations.marg_task import (
+        WINDOW,
+        debates_from_records,
+        owner,
+        pairs_from_records,
+        predict_debates,
+        window_starts,
+    )
+
+    spec = CORPORA["m-arg"]
+    bundle = spec.load(spec.find(SAMPLES))
+    units, edges = _as_stored(bundle.nodes, bundle.edges)
+    ids = sorted({u.discourse for u in units.values() if u.discourse})
+    nodes, rec_edges = relations_graph.aif_records(units, edges, ids)
+    loaded = relations_graph._load_for(settings, relations_graph.MARG, None)
+    rows, items, raw, gold = relations_graph._predict_chunk(loaded, relations_graph.MARG, nodes, rec_edges, "general")
+    pairs = pairs_from_records(bundle.nodes, bundle.edges)
+    assert gold == sum(p.label != "Neither" for p in pairs) > 0
+    assert sorted(p.pair_id for _, mine in items for p in mine) == sorted(p.pair_id for p in pairs)
+
+    debates = sorted(debates_from_records(bundle.nodes), key=lambda d: d.id)
+    assert [d.id for d, _ in items] == [d.id for d in debates]
+    from_files = predict_debates(loaded.model, debates, "general")
+    expected = {(a, b, lab, round(p, 4)) for rels in from_files for a, b, lab, p in rels}
+    # Graph ids are m-arg:<sentence id>:I.
+    got = {(r.source.split(":")[1], r.target.split(":")[1], r.scheme_label, r.score) for r in rows}
+    assert len(rows) == len(expected) > 10
+    assert got == expected
+    kinds = {"Support": RelationLabel.SUPPORT, "Attack": RelationLabel.ATTACK}
+    assert all(r.label is kinds[r.scheme_label or ""] for r in rows)
+    assert relations_graph._scores(relations_graph.MARG, items, raw)["pairs"] == len(pairs)
+
+    # A middle window of the longest debate, given to the network on its own, decides the pairs it owns alike.
+    longest = max(debates, key=lambda d: len(d.sentences))
+    starts = window_starts(len(longest.sentences))
+    assert len(starts) > 3
+    k = 2
+    s = starts[k]
+    alone = dialogue_map(
+        "w", longest.texts[s : s + WINDOW], longest.speakers[s : s + WINDOW], [(t, t + 1) for t in range(WINDOW - 1)]
+    )
+    (direct,) = loaded.model.predict([alone], "general")
+    owned = {
+        (longest.sentences[s + int(a)], longest.sentences[s + int(b)], {"RA": "Support", "CA": "Attack"}[lab])
+        for a, b, lab, _ in direct
+        if lab != "MA" and owner(s + int(a), s + int(b), starts) == k
+    }
+    at = {sid: i for i, sid in enumerate(longest.sentences)}
+    mine = from_files[debates.index(longest)]
+    assert owned and owned == {(a, b, lab) for a, b, lab, _ in mine if owner(at[a], at[b], starts) == k}

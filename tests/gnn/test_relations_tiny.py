@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 
 from gnn.modelcard import read_card
 from gnn.relations.argmap import anchor_accuracy, maps_from_records, without_locutions
-from gnn.relations.marg_task import Pair, cross_validate
+from gnn.relations.marg_task import Pair, cross_validate, debates_from_records, pairs_from_records
 from gnn.relations.pipeline import RelationData, evaluate_relations, train_relations
 from gnn.relations.qt30 import candidate_recall, map_tensors
 from gnn.relations.qt30_run import load_qt30
@@ -22,7 +23,7 @@ from gnn.relations.text import Lsa
 from graphstore.loaders.aif import load_aif
 from graphstore.loaders.aif_write import add_relations, read_map, strip_relations
 from graphstore.loaders.common import FileRelation
-from graphstore.loaders.registry import SAMPLES
+from graphstore.loaders.registry import CORPORA, SAMPLES
 from graphstore.loaders.sciarg import load_sciarg
 
 DATA = SAMPLES
@@ -138,6 +139,28 @@ def test_evaluate_reports_model_and_baseline(model_dir: Path, qt30_maps: list) -
         assert 0.0 <= scores["general"]["f1"] <= 1.0
         assert scores["focused"]["maps"] == len(qt30_maps)
     assert "no training maps" in section["baseline_tfidf_lr"]
+
+
+def test_marg_debates_are_scored_with_the_qt30_network(model_dir: Path, qt30_maps: list, tmp_path: Path) -> None:
+    spec = CORPORA["m-arg"]
+    bundle = spec.load(spec.find(DATA))
+    pairs = pairs_from_records(bundle.nodes, bundle.edges)
+    data = RelationData(marg=pairs, marg_debates=debates_from_records(bundle.nodes))
+    assert len(data.marg) == 15 and len(data.marg_debates) == 3
+    out = evaluate_relations(model_dir, data)["marg"]
+    assert set(out) == {"cross_validation", "qt30_transfer"}
+    for scores in out["qt30_transfer"].values():
+        assert scores["pairs"] == 15 and sum(scores["predicted"].values()) == 15
+        assert 0.0 <= scores["support_attack_f1"] <= 1.0 and 0.0 <= scores["macro_f1"] <= 1.0
+    # Trained in one run with QT30 maps, the card has the scores of that run's network.
+    card = train_relations(dataclasses.replace(data, qt30=qt30_maps), tmp_path / "m", epochs=2, seed=1)
+    assert card.metrics["marg"]["qt30_transfer"]["general"]["pairs"] == 15
+    assert read_card(tmp_path / "m", "relations").metrics["marg"]["qt30_transfer"]
+    # Without QT30 maps there is no network of the run to score, and none is taken from an older model there.
+    shutil.copytree(model_dir, tmp_path / "old")
+    assert (tmp_path / "old" / "qt30.pt").is_file()
+    only = train_relations(data, tmp_path / "old", seed=1)
+    assert "qt30_transfer" not in only.metrics["marg"]
 
 
 def test_marg_cross_validation_text_and_generated_audio() -> None:

@@ -47,23 +47,26 @@ def test_main_job_predicts_once_exports_and_serves(
         ("paraphrase", "contextdep"),
         ("relations", "qt30"),
         ("relations", "sciarg"),
+        ("relations", "m-arg"),
     }
     assert all(o.status in ("written", "skipped") for o in first), [o.message for o in first]
     after = _by_corpus(mainjob.relation_counts(graph))
     # Gold counts unchanged; each predicted corpus gained predicted relations (origin predicted).
     assert {c: v["gold"] for c, v in after.items()} == {c: v["gold"] for c, v in before.items()}
-    for corpus in ("molweni", "stac", "contextdep", "qt30", "sciarg"):
+    for corpus in ("molweni", "stac", "contextdep", "qt30", "sciarg", "m-arg"):
         assert after[corpus]["predicted"] > 0
     # Gold and predicted argument relations share their row: gold QT30 supports carry scheme names
     # ("Default Inference"), predicted ones the node type ("RA"), and neither is part of the key.
     qt30 = [row for row in mainjob.relation_counts(graph) if row["corpus"] == "qt30"]
     assert not any(":" in row["type"] for row in qt30), qt30
     assert any(row["gold"] and row["predicted"] for row in qt30), qt30
+    marg = {row["type"]: row for row in mainjob.relation_counts(graph) if row["corpus"] == "m-arg"}
+    assert marg["Support"]["gold"] and marg["Support"]["predicted"], marg
     written = store.run("MATCH (r:Relation {origin: 'predicted'}) RETURN count(r) AS n")[0]["n"]
     assert written == sum(v["predicted"] for v in after.values())
 
     second = mainjob.predict_defaults(graph, loaded)
-    assert [o.status for o in second] == ["skipped"] * 5
+    assert [o.status for o in second] == ["skipped"] * 6
     assert {o.run_id for o in second} >= {o.run_id for o in first if o.status == "written"}
     assert store.run("MATCH (r:Relation {origin: 'predicted'}) RETURN count(r) AS n")[0]["n"] == written
 

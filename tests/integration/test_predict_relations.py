@@ -126,6 +126,16 @@ def test_predict_relations_writes_once_beside_gold_and_is_deleted(
     }
     assert from_graph == from_files
 
+    # M-Arg: support/attack between debate sentences by the QT30 network, scored on the gold pairs.
+    marg = _json(env, "predict", "relations", "--corpus", "m-arg", "--write")
+    assert marg["family"] == "marg" and marg["written"] and marg["predicted"] > 10
+    assert marg["scores_against_gold"]["pairs"] == 15 and marg["gold"] == 6
+    marg_rows = _predicted(store, f"r.run_id = '{marg['run_id']}'")
+    assert len(marg_rows) == marg["predicted"]
+    assert all(r["scheme"] in r["labels"] and r["scheme"] in ("Support", "Attack") for r in marg_rows)
+    assert all(r["discourse"] and r["source"].startswith("m-arg:") for r in marg_rows)
+    assert _gold_fingerprint(store) == gold_before
+
     # SPARQL on the RDF export filters them by origin, model and score like Cypher.
     reader = GraphReader(store.driver, page_size=500)
     write_export(tmp_path / "graph.nt", reader.nodes(), reader.relationships())
@@ -149,7 +159,7 @@ def test_predict_relations_writes_once_beside_gold_and_is_deleted(
     assert same[0]["n"] == sum(1 for r in sci_rows if "SameUnit" in r["labels"]) > 0
 
     code, out = _invoke(env, "delete", "predictions", "--model", "relation-gnn")
-    assert code == 0 and f"deleted {len(rows) + len(sci_rows)} predicted relations" in out, out
+    assert code == 0 and f"deleted {len(rows) + len(sci_rows) + len(marg_rows)} predicted relations" in out, out
     assert _predicted(store) == []
     assert _gold_fingerprint(store) == gold_before
 
@@ -160,7 +170,6 @@ def test_predict_relations_refuses_bad_arguments(cli_env: dict[str, str], store:
     cases = [
         (("predict", "relations"), "exactly one of --corpus and --dialogue"),
         (("predict", "relations", "--corpus", "qt30", "--dialogue", "nodeset21318"), "exactly one of"),
-        (("predict", "relations", "--corpus", "m-arg"), "not covered"),
         (("predict", "relations", "--corpus", "nosuch"), "no dialogues or documents of corpus 'nosuch'"),
         (("predict", "relations", "--dialogue", "nosuch"), "no dialogue or document 'nosuch'"),
         (("predict", "relations", "--corpus", "stac"), "no propositions (I-nodes)"),
