@@ -635,10 +635,10 @@ def relation_origin_counts() -> str:
 
     Argument relations are counted by class alone: gold ones carry their corpus's scheme names
     (``Default Inference``), predicted ones the AIF node type (``RA``), and a side-by-side table
-    needs keys both share.
+    needs keys both share. Predicted ones are counted per prediction run (``run``; null for gold).
     """
     return (
         "MATCH (r:`Relation`) "
         "RETURN r.corpus AS corpus, labels(r) AS kinds, r.sense AS sense, "
-        "coalesce(r.origin, 'gold') AS origin, count(*) AS n ORDER BY corpus, sense"
+        "coalesce(r.origin, 'gold') AS origin, r.run_id AS run, count(*) AS n ORDER BY corpus, sense"
     )

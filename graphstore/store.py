@@ -8,7 +8,7 @@ import socket
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -407,20 +407,29 @@ class GraphStore(Statements):
         out["corpora"] = dict(sorted(per.items()))
         return out
 
-    def relation_counts(self) -> list[dict[str, Any]]:
+    def relation_counts(self, runs: Collection[str] | None = None) -> list[dict[str, Any]]:
         """Relations per corpus and type (``Class``, or ``Class:sense`` for discourse relations), gold
         and predicted side by side.
 
         Argument relations are keyed by class only (:func:`cypher.relation_origin_counts` says why);
         :meth:`stats` keeps their scheme names.
 
+        Args:
+            runs: When given, only the predictions of these runs count as ``predicted``; those of
+                every other run are counted apart, as ``other_runs``.
+
         Returns:
-            Rows ``{"corpus", "type", "gold", "predicted"}`` sorted by corpus and type.
+            Rows ``{"corpus", "type", "gold", "predicted", "other_runs"}`` sorted by corpus and type.
         """
         table: dict[tuple[str, str], dict[str, int]] = {}
         for row in self.read(cypher.relation_origin_counts()):
             kind = most_specific(row["kinds"])
             key = f"{kind}:{row['sense']}" if row["sense"] else kind
-            cell = table.setdefault((row["corpus"] or "(none)", key), {"gold": 0, "predicted": 0})
-            cell["predicted" if row["origin"] == "predicted" else "gold"] += row["n"]
+            cell = table.setdefault((row["corpus"] or "(none)", key), {"gold": 0, "predicted": 0, "other_runs": 0})
+            if row["origin"] != "predicted":
+                cell["gold"] += row["n"]
+            elif runs is None or row["run"] in runs:
+                cell["predicted"] += row["n"]
+            else:
+                cell["other_runs"] += row["n"]
         return [{"corpus": c, "type": t, **n} for (c, t), n in sorted(table.items())]

@@ -84,13 +84,25 @@ def delete(
 
 
 def print_relation_counts(rows: list[dict[str, Any]]) -> None:
-    """Gold and predicted relations per corpus and type, side by side."""
+    """Gold and predicted relations per corpus and type, side by side (other runs' predictions apart)."""
     table = Table(title="relations: gold vs predicted")
-    for col in ("corpus", "type", "gold", "predicted"):
-        table.add_column(col, justify="right" if col in ("gold", "predicted") else "left")
+    cols = ["corpus", "type", "gold", "predicted"]
+    if any(row.get("other_runs") for row in rows):
+        cols.append("other_runs")
+    for col in cols:
+        table.add_column(col.replace("_", " "), justify="left" if col in ("corpus", "type") else "right")
     for row in rows:
-        table.add_row(row["corpus"], row["type"], str(row["gold"]), str(row["predicted"] or ""))
+        table.add_row(row["corpus"], row["type"], *(str(row[c] or "") for c in cols[2:]))
     Console().print(table)
+
+
+def print_other_runs(others: list[mainjob.OtherRuns]) -> None:
+    """The prediction runs besides the main job's, and how to remove them."""
+    for o in others:
+        console.print(
+            f"also in the graph: {o.model} {o.version}: {o.runs} run(s), {o.relations} predicted relations "
+            f"(argweb delete predictions --model {o.model} --version {o.version} removes them)"
+        )
 
 
 def print_predictions(outcomes: list[mainjob.PredictionOutcome]) -> None:
@@ -144,7 +156,9 @@ def run(
             loaded = [name for name, e in report.stats["corpora"].items() if e.get("status") == "complete"]
             outcomes = mainjob.predict_defaults(graph, loaded, REPORTER)
             print_predictions(outcomes)
-        print_relation_counts(mainjob.relation_counts(graph))
+        print_relation_counts(mainjob.relation_counts(graph, outcomes if predict else None))
+        if predict:
+            print_other_runs(mainjob.other_runs(graph, outcomes))
         if embed:
             embedded = mainjob.embed_units(graph, REPORTER)
             if embedded is None:

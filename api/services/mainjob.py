@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -194,9 +194,44 @@ def embed_units(graph: Graph, reporter: Reporter = SILENT) -> dict[str, Any] | N
         return None
 
 
-def relation_counts(graph: Graph) -> list[dict[str, Any]]:
-    """Gold and predicted relations per corpus and type (see :meth:`GraphStore.relation_counts`)."""
-    return graph.store().relation_counts()
+def relation_counts(graph: Graph, outcomes: Sequence[PredictionOutcome] | None = None) -> list[dict[str, Any]]:
+    """Gold and predicted relations per corpus and type (see :meth:`GraphStore.relation_counts`).
+
+    Args:
+        graph: The graph.
+        outcomes: The main job's outcomes: when given, ``predicted`` counts the runs it wrote or
+            found, and the predictions of every other run (earlier model versions, runs a user
+            wrote) are counted apart as ``other_runs``.
+    """
+    runs_of_job = None if outcomes is None else {o.run_id for o in outcomes if o.run_id}
+    return graph.store().relation_counts(runs_of_job)
+
+
+@dataclass(frozen=True)
+class OtherRuns:
+    """Prediction runs in the graph besides the main job's, per model version.
+
+    Attributes:
+        model: Model name.
+        version: Model version.
+        runs: How many runs.
+        relations: Their predicted relations in the graph now.
+    """
+
+    model: str
+    version: str
+    runs: int
+    relations: int
+
+
+def other_runs(graph: Graph, outcomes: Sequence[PredictionOutcome]) -> list[OtherRuns]:
+    """The stored prediction runs that are not the main job's, grouped by model and version."""
+    mine = {o.run_id for o in outcomes if o.run_id}
+    grouped: dict[tuple[str, str], list[int]] = {}
+    for stored in runs(graph):
+        if stored.run.run_id not in mine:
+            grouped.setdefault((stored.run.model, stored.run.model_version), []).append(stored.relations)
+    return [OtherRuns(m, v, len(n), sum(n)) for (m, v), n in sorted(grouped.items())]
 
 
 @dataclass(frozen=True)

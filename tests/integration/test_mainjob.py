@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from neo4j import Driver
 
-from api.services import corpora, mainjob
+from api.services import corpora, mainjob, relations_graph
 from api.services.apiserver import api_server
 from api.services.graph import Graph
 from api.settings import Settings
@@ -21,12 +21,12 @@ from tests.conftest import SAMPLES
 pytestmark = pytest.mark.integration
 
 
-def _by_corpus(rows: list[dict]) -> dict[str, dict[str, int]]:
+def _by_corpus(rows: list[dict], *extra: str) -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = {}
     for row in rows:
-        cell = out.setdefault(row["corpus"], {"gold": 0, "predicted": 0})
-        cell["gold"] += row["gold"]
-        cell["predicted"] += row["predicted"]
+        cell = out.setdefault(row["corpus"], dict.fromkeys(("gold", "predicted", *extra), 0))
+        for key in cell:
+            cell[key] += row[key]
     return out
 
 
@@ -69,6 +69,22 @@ def test_main_job_predicts_once_exports_and_serves(
     assert [o.status for o in second] == ["skipped"] * 6
     assert {o.run_id for o in second} >= {o.run_id for o in first if o.status == "written"}
     assert store.run("MATCH (r:Relation {origin: 'predicted'}) RETURN count(r) AS n")[0]["n"] == written
+
+    # A run the job did not write (another decoding, an earlier model version) is counted apart and named.
+    assert mainjob.relation_counts(graph, second) == mainjob.relation_counts(graph)
+    assert mainjob.other_runs(graph, second) == []
+    extra = relations_graph.predict(graph, corpus="qt30", objective="focused", write=True)
+    assert extra["written"] and extra["run_id"] not in {o.run_id for o in second}
+    split = _by_corpus(mainjob.relation_counts(graph, second), "other_runs")
+    assert split["qt30"] == {
+        "gold": after["qt30"]["gold"],
+        "predicted": after["qt30"]["predicted"],
+        "other_runs": extra["predicted"],
+    }
+    assert mainjob.other_runs(graph, second) == [
+        mainjob.OtherRuns(extra["model"], extra["model_version"], 1, extra["predicted"])
+    ]
+    assert relations_graph.predict(graph, corpus="qt30", objective="focused", write=True)["already_present"]
 
     rdf = mainjob.sync_rdf(graph)
     assert rdf.exported and rdf.triples > 0 and rdf.store_dir.is_dir()

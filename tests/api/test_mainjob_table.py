@@ -1,0 +1,37 @@
+"""The main job's gold-vs-predicted table and its note on the prediction runs that are not the job's."""
+
+from __future__ import annotations
+
+import pytest
+
+from api.cli.corpora import print_other_runs, print_relation_counts
+from api.services.mainjob import OtherRuns
+
+
+def _out(capsys: pytest.CaptureFixture[str], stream: str = "out") -> str:
+    return " ".join(getattr(capsys.readouterr(), stream).split())
+
+
+def test_other_runs_get_a_column_only_when_there_are_any(capsys: pytest.CaptureFixture[str]) -> None:
+    rows = [
+        {"corpus": "qt30", "type": "Support", "gold": 5365, "predicted": 15719, "other_runs": 0},
+        {"corpus": "qt30", "type": "Transition", "gold": 23038, "predicted": 0, "other_runs": 0},
+    ]
+    print_relation_counts(rows)
+    plain = _out(capsys)
+    assert "other runs" not in plain and "│ qt30 │ Support │ 5365 │ 15719 │" in plain
+    assert "│ qt30 │ Transition │ 23038 │ │" in plain
+    print_relation_counts([{**rows[0], "other_runs": 15719}, rows[1]])
+    split = _out(capsys)
+    assert "other runs" in split and "│ qt30 │ Support │ 5365 │ 15719 │ 15719 │" in split
+
+
+def test_other_runs_are_named_with_the_command_that_removes_them(capsys: pytest.CaptureFixture[str]) -> None:
+    print_other_runs([OtherRuns("relation-gnn", "0.5.0", 2, 22934)])
+    # Progress and notes go to stderr, like the job's other lines; stdout keeps the tables.
+    assert _out(capsys, "err") == (
+        "also in the graph: relation-gnn 0.5.0: 2 run(s), 22934 predicted relations "
+        "(argweb delete predictions --model relation-gnn --version 0.5.0 removes them)"
+    )
+    print_other_runs([])
+    assert _out(capsys, "err") == ""
