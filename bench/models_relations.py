@@ -3,10 +3,12 @@
 :func:`relation_rows` is what ``bench/models.py`` calls (one row per corpus family): the training
 time comes from the model card (the ``train`` run that produced the model), the inference rate is
 measured here on the given data (QT30 maps: I-node pairs scored per second, end to end from records
-to decoded relations; Sci-Arg papers: component pairs per second).
+to decoded relations; Sci-Arg papers: component pairs per second; M-Arg debates, read by the QT30
+network in windows: sentences per second).
 
 Usage: ``python bench/models_relations.py [--model DIR] [--data PATH ...] [--limit N] [--json OUT]``
-(default data: ``../shared/corpora/dialam-2024/my_train`` and ``../shared/corpora/sciarg``).
+(default data: ``../shared/corpora/dialam-2024/my_train``, ``../shared/corpora/sciarg`` and
+``../shared/corpora/m-arg``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ BENCH_QUICK_ARGS = ["--limit", "5"]
 TRAINING_BUDGET_S = 900.0  # the 15-minute training budget of the models
 # Scoring every candidate pair of QT30's ~1,400 training maps (~10^5 pairs) within a minute.
 PAIRS_PER_S = 2000.0
+# M-Arg's 6,527 debate sentences within a minute.
+SENTENCES_PER_S = 6527 / 60
 
 
 def relation_rows(model_dir: Path, data_paths: list[Path], limit: int = 200) -> list[dict[str, Any]]:
@@ -71,6 +75,26 @@ def relation_rows(model_dir: Path, data_paths: list[Path], limit: int = 200) -> 
             items_per_s=round(pairs / seconds, 1),
         )
         rows.append(row)
+    if data.marg_debates and (model_dir / "qt30.pt").is_file():
+        from gnn.relations.marg_task import predict_debates
+
+        uses_encoder = card.hyperparameters.get("qt30", {}).get("text") == "encoder"
+        qt = load_qt30(model_dir, encoder=TextEncoder() if uses_encoder else None)
+        debates = data.marg_debates[:limit]
+        start = time.perf_counter()
+        predict_debates(qt, debates)
+        seconds = time.perf_counter() - start
+        sentences = sum(len(d.sentences) for d in debates)
+        rows.append(
+            {
+                "task": "relations/m-arg",
+                "training_s": None,  # the QT30 network's; M-Arg trains nothing
+                "inference_items": sentences,
+                "inference_unit": "debate sentences",
+                "inference_s": round(seconds, 2),
+                "items_per_s": round(sentences / seconds, 1),
+            }
+        )
     return rows
 
 
@@ -90,8 +114,8 @@ def main() -> None:
     shared = ROOT.parent / "shared" / "corpora"
     if not shared.is_dir():
         shared = SAMPLES
-    data = args.data or [shared / "dialam-2024" / "my_train", shared / "sciarg"]
-    data = [p for p in data if p.exists()] or [SAMPLES / "dialam-2024", SAMPLES / "sciarg"]
+    data = args.data or [shared / "dialam-2024" / "my_train", shared / "sciarg", shared / "m-arg"]
+    data = [p for p in data if p.exists()] or [SAMPLES / "dialam-2024", SAMPLES / "sciarg", SAMPLES / "m-arg"]
     rows = relation_rows(args.model, data, args.limit)
     for row in rows:
         print(
@@ -101,7 +125,10 @@ def main() -> None:
         note = f"{row['inference_items']} {row['inference_unit']}"
         if row["training_s"] is not None:
             record(f"{row['task']}: training (model card)", row["training_s"], "s", TRAINING_BUDGET_S, "lower")
-        record(f"{row['task']}: inference", row["items_per_s"], "pairs/s", PAIRS_PER_S, "higher", note)
+        if row["task"] == "relations/m-arg":
+            record(f"{row['task']}: inference", row["items_per_s"], "sentences/s", SENTENCES_PER_S, "higher", note)
+        else:
+            record(f"{row['task']}: inference", row["items_per_s"], "pairs/s", PAIRS_PER_S, "higher", note)
     if not rows:
         raise SystemExit(f"no data the model {args.model} can score in {', '.join(map(str, data))}")
     if args.json:
