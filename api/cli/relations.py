@@ -195,7 +195,7 @@ def predict_relations(
     labels = ", ".join(f"{n} {k}" for k, n in result["by_label"].items())
     typer.echo(
         f"{result['predicted']} predicted / {result['gold'] or 'no'} gold argument relations in {result['dialogues']} "
-        f"{'maps' if result['family'] == 'aif' else 'papers'} of {result['corpus']}"
+        f"{_UNITS[result['family']]} of {result['corpus']}"
         f"{f' ({labels})' if labels else ''}; run {result['run_id']} of {result['model']} "
         f"{result['model_version']}, {state}"
     )
@@ -204,7 +204,15 @@ def predict_relations(
         typer.echo(f"against gold: {_against_gold(result['family'], scores)}")
 
 
+_UNITS = {"aif": "maps", "sciarg": "papers", "marg": "debates"}
+
+
 def _against_gold(family: str, scores: dict[str, Any]) -> str:
+    if family == "marg":
+        return (
+            f"{scores['pairs']} annotated pairs: macro-F1 {scores['macro_f1']:.4f}, "
+            f"support/attack macro-F1 {scores['support_attack_f1']:.4f}"
+        )
     if family == "aif":
         official = scores["official_style"]
         return (

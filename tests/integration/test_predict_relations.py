@@ -134,6 +134,12 @@ def test_predict_relations_writes_once_beside_gold_and_is_deleted(
     assert len(marg_rows) == marg["predicted"]
     assert all(r["scheme"] in r["labels"] and r["scheme"] in ("Support", "Attack") for r in marg_rows)
     assert all(r["discourse"] and r["source"].startswith("m-arg:") for r in marg_rows)
+    code, out = _invoke(env, "predict", "relations", "--corpus", "m-arg", "--dry-run")
+    assert code == 0 and f"{len(marg_rows)} predicted / 6 gold argument relations in 3 debates of m-arg" in out, out
+    assert "against gold: 15 annotated pairs: macro-F1" in out, out
+    part = _json(env, "predict", "relations", "--dialogue", "m-arg:part:12")
+    assert part["dialogues"] == 1 and part["family"] == "marg"
+    assert part["predicted"] == sum(1 for r in marg_rows if r["discourse"] == "m-arg:part:12") > 0
     assert _gold_fingerprint(store) == gold_before
 
     # SPARQL on the RDF export filters them by origin, model and score like Cypher.
