@@ -84,3 +84,17 @@ def test_every_benchmark_has_a_quick_form() -> None:
         source = script.read_text(encoding="utf-8")
         assert "BENCH_QUICK_ARGS" in source, f"{script.name} has no BENCH_QUICK_ARGS"
         assert "record(" in source, f"{script.name} records no figure"
+
+
+def test_models_bench_times_every_task(tmp_path: Path) -> None:
+    results = tmp_path / "results.json"
+    bench_all.main(["--quick", "--only", "models", "--results", str(results), "--timeout", "600"])
+    data = json.loads(results.read_text())
+    assert data["failures"] == {}
+    figures = {f["name"]: f["figure"] for f in data["figures"]}
+    for task in ("discourse", "relations/qt30", "relations/sciarg", "paraphrase", "components"):
+        assert figures[f"{task}: training"] > 0, figures
+    rates = [name for name in figures if ", cold cache" in name or ", warm cache" in name]
+    tasks = {name.split(":")[0] for name in rates}
+    assert tasks == {"discourse", "relations/qt30", "relations/sciarg", "relations/m-arg", "paraphrase", "components"}
+    assert all(figures[name] > 0 for name in rates)
