@@ -139,10 +139,12 @@ def main() -> None:
         note = f"{row['inference_items']} {row['inference_unit']}"
         if row["training_s"] is not None:
             record(f"{row['task']}: training (model card)", row["training_s"], "s", TRAINING_BUDGET_S, "lower")
+        # The first call: the encoder computes the text vectors (no cache given here).
+        rate = row["cold_items_per_s"]
         if row["task"] == "relations/m-arg":
-            record(f"{row['task']}: inference", row["items_per_s"], "sentences/s", SENTENCES_PER_S, "higher", note)
+            record(f"{row['task']}: inference", rate, "sentences/s", SENTENCES_PER_S, "higher", note)
         else:
-            record(f"{row['task']}: inference", row["items_per_s"], "pairs/s", PAIRS_PER_S, "higher", note)
+            record(f"{row['task']}: inference", rate, "pairs/s", PAIRS_PER_S, "higher", note)
     if not rows:
         raise SystemExit(f"no data the model {args.model} can score in {', '.join(map(str, data))}")
     if args.json:
