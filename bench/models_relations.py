@@ -50,7 +50,7 @@ def relation_rows(
         model_dir: A relations model directory.
         data_paths: Data files or folders (recognised by format).
         limit: At most this many maps / papers / debate parts are timed.
-        cache_dir: Embedding cache of the encoder (default: the user's).
+        cache_dir: Embedding cache of the encoder (default: none on disk, the encoder's memory only).
     """
     from api.services.relations import load_data
     from gnn.encoder import TextEncoder

@@ -598,27 +598,28 @@ def prediction_runs() -> str:
 
 
 def count_predicted_relations() -> str:
-    """Number of predicted relations of ``$model`` (and ``$version`` unless null)."""
+    """Number of predicted relations of ``$model`` (and ``$version``, ``$run`` unless null)."""
     return (
         f"MATCH (r:`{Label.Relation.value}`) WHERE r.origin = 'predicted' AND r.model = $model "
-        "AND ($version IS NULL OR r.model_version = $version) RETURN count(r) AS n"
+        "AND ($version IS NULL OR r.model_version = $version) AND ($run IS NULL OR r.run_id = $run) "
+        "RETURN count(r) AS n"
     )
 
 
 def delete_predicted_relations() -> str:
-    """Delete the predicted relations of ``$model`` (and ``$version`` unless null), with their edges."""
+    """Delete the predicted relations of ``$model`` (and ``$version``, ``$run`` unless null), with their edges."""
     return (
         f"MATCH (r:`{Label.Relation.value}`) WHERE r.origin = 'predicted' AND r.model = $model "
-        "AND ($version IS NULL OR r.model_version = $version) "
+        "AND ($version IS NULL OR r.model_version = $version) AND ($run IS NULL OR r.run_id = $run) "
         "CALL (r) { DETACH DELETE r } IN TRANSACTIONS OF 10000 ROWS"
     )
 
 
 def delete_prediction_runs() -> str:
-    """Delete the run nodes of ``$model`` (and ``$version`` unless null)."""
+    """Delete the run nodes of ``$model`` (and ``$version``, ``$run`` unless null)."""
     return (
         f"MATCH (p:`{Label.PredictionRun.value}`) WHERE p.model = $model "
-        "AND ($version IS NULL OR p.model_version = $version) DETACH DELETE p"
+        "AND ($version IS NULL OR p.model_version = $version) AND ($run IS NULL OR p.run_id = $run) DETACH DELETE p"
     )
 
 

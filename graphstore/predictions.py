@@ -306,8 +306,9 @@ class PredictionStore(Statements):
             out.append(StoredRun(run, p.get(Prop.STATUS.value, "loading"), row["relations"], counts))
         return out
 
-    def delete(self, model: str, version: str | None = None) -> int:
-        """Delete every predicted relation of ``model`` (only ``version`` when given) and its runs.
+    def delete(self, model: str, version: str | None = None, run: str | None = None) -> int:
+        """Delete every predicted relation of ``model`` (only ``version``, only the run ``run``, when
+        given) and its runs.
 
         Gold relations are never touched: only relations with ``origin: "predicted"`` and this
         model match.
@@ -315,8 +316,9 @@ class PredictionStore(Statements):
         Returns:
             The number of predicted relations deleted.
         """
-        rows = self.read(cypher.count_predicted_relations(), model=model, version=version)
+        params = {"model": model, "version": version, "run": run}
+        rows = self.read(cypher.count_predicted_relations(), **params)
         n = int(rows[0]["n"]) if rows else 0
-        self.run_auto(cypher.delete_predicted_relations(), model=model, version=version)
-        self.run(cypher.delete_prediction_runs(), model=model, version=version)
+        self.run_auto(cypher.delete_predicted_relations(), **params)
+        self.run(cypher.delete_prediction_runs(), **params)
         return n

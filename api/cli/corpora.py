@@ -65,19 +65,20 @@ def delete(
     ],
     model: Annotated[str | None, typer.Option(help="With 'predictions': the model whose predictions go.")] = None,
     version: Annotated[str | None, typer.Option(help="With 'predictions': only this model version.")] = None,
+    run: Annotated[str | None, typer.Option(help="With 'predictions': only this prediction run (its id).")] = None,
 ) -> None:
     """Remove a corpus and everything in it (ingest merges, so use this before loading a smaller set).
 
-    ``argweb delete predictions --model NAME [--version V]`` removes a model's predicted relations
-    and prediction runs instead; gold relations are never touched.
+    ``argweb delete predictions --model NAME [--version V] [--run ID]`` removes a model's predicted
+    relations and prediction runs instead; gold relations are never touched.
     """
     if corpus == PREDICTIONS:
         if model is None:
-            raise ApiError("argweb delete predictions needs --model NAME (and optionally --version V)")
-        delete_predictions(model, version)
+            raise ApiError("argweb delete predictions needs --model NAME (and optionally --version V, --run ID)")
+        delete_predictions(model, version, run)
         return
-    if model is not None or version is not None:
-        raise ApiError(f"--model and --version go with 'argweb delete {PREDICTIONS}', not with a corpus")
+    if model is not None or version is not None or run is not None:
+        raise ApiError(f"--model, --version and --run go with 'argweb delete {PREDICTIONS}', not with a corpus")
     with Graph(settings()) as graph:
         corpora.delete_corpus(graph, corpus)
     typer.echo(f"deleted corpus {corpus}")
@@ -92,17 +93,22 @@ def print_relation_counts(rows: list[dict[str, Any]]) -> None:
     for col in cols:
         table.add_column(col.replace("_", " "), justify="left" if col in ("corpus", "type") else "right")
     for row in rows:
-        table.add_row(row["corpus"], row["type"], *(str(row[c] or "") for c in cols[2:]))
+        # Gold counts are always shown; predicted ones only where there are some.
+        table.add_row(row["corpus"], row["type"], str(row["gold"]), *(str(row[c] or "") for c in cols[3:]))
     Console().print(table)
 
 
 def print_other_runs(others: list[mainjob.OtherRuns]) -> None:
-    """The prediction runs besides the main job's, and how to remove them."""
+    """The prediction runs besides the main job's, and how to remove them (without the job's own)."""
     for o in others:
-        console.print(
-            f"also in the graph: {o.model} {o.version}: {o.runs} run(s), {o.relations} predicted relations "
-            f"(argweb delete predictions --model {o.model} --version {o.version} removes them)"
-        )
+        head = f"also in the graph: {o.model} {o.version}: {len(o.run_ids)} run(s), {o.relations} predicted relations"
+        if not o.job_version:
+            console.print(f"{head} (argweb delete predictions --model {o.model} --version {o.version} removes them)")
+            continue
+        # The job writes this version too: name each run, since deleting the version would take the job's.
+        console.print(f"{head}; each is removed by:")
+        for run_id in o.run_ids:
+            console.print(f"  argweb delete predictions --model {o.model} --version {o.version} --run {run_id}")
 
 
 def print_predictions(outcomes: list[mainjob.PredictionOutcome]) -> None:

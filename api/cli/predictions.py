@@ -46,9 +46,9 @@ def list_runs(
     console.print(table)
 
 
-def delete_predictions(model: str, version: str | None) -> None:
+def delete_predictions(model: str, version: str | None, run: str | None = None) -> None:
     """Delete a model's predictions (called by ``argweb delete predictions``)."""
     with Graph(settings()) as graph:
-        n = predictions.delete_predictions(graph, model, version)
+        n = predictions.delete_predictions(graph, model, version, run)
     what = f"{model} {version}" if version else model
-    typer.echo(f"deleted {n} predicted relations of {what}")
+    typer.echo(f"deleted {n} predicted relations of {what}" + (f" (run {run})" if run else ""))

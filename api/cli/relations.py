@@ -162,10 +162,11 @@ def predict_relations(
     objective: Objective = "general",
     as_json: JsonFlag = False,
 ) -> None:
-    """Predict argument relations of graph dialogues/documents (QT30 maps, Sci-Arg papers); --write stores them.
+    """Predict argument relations of graph dialogues/documents (QT30 maps, Sci-Arg papers, M-Arg debates).
 
-    The maps and papers are read from the graph in the form `predict aif` / `predict sciarg` read
-    from files, so they get the same predictions. Written relations carry origin predicted, model,
+    --write stores them. The maps and papers are read from the graph in the form `predict aif` /
+    `predict sciarg` read from files, so they get the same predictions; M-Arg debates go to the
+    QT30 network in windows. Written relations carry origin predicted, model,
     version, score and run id; gold relations are untouched, and writing the same run again writes nothing.
     """
     from api.services import relations_graph

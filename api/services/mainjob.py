@@ -214,24 +214,32 @@ class OtherRuns:
     Attributes:
         model: Model name.
         version: Model version.
-        runs: How many runs.
+        run_ids: The runs, oldest first.
         relations: Their predicted relations in the graph now.
+        job_version: Whether the main job writes with this model version too (deleting by version
+            would then take the job's runs as well).
     """
 
     model: str
     version: str
-    runs: int
+    run_ids: tuple[str, ...]
     relations: int
+    job_version: bool
 
 
 def other_runs(graph: Graph, outcomes: Sequence[PredictionOutcome]) -> list[OtherRuns]:
     """The stored prediction runs that are not the main job's, grouped by model and version."""
     mine = {o.run_id for o in outcomes if o.run_id}
-    grouped: dict[tuple[str, str], list[int]] = {}
+    versions = {(o.model, o.version) for o in outcomes if o.run_id}
+    grouped: dict[tuple[str, str], list[tuple[str, int]]] = {}
     for stored in runs(graph):
         if stored.run.run_id not in mine:
-            grouped.setdefault((stored.run.model, stored.run.model_version), []).append(stored.relations)
-    return [OtherRuns(m, v, len(n), sum(n)) for (m, v), n in sorted(grouped.items())]
+            key = (stored.run.model, stored.run.model_version)
+            grouped.setdefault(key, []).append((stored.run.run_id, stored.relations))
+    return [
+        OtherRuns(m, v, tuple(r for r, _ in found), sum(n for _, n in found), (m, v) in versions)
+        for (m, v), found in sorted(grouped.items())
+    ]
 
 
 @dataclass(frozen=True)

@@ -53,10 +53,10 @@ def runs(graph: Graph, model: str | None = None, version: str | None = None) -> 
     return _store(graph).runs(model, version)
 
 
-def delete_predictions(graph: Graph, model: str, version: str | None = None) -> int:
-    """Delete every predicted relation of ``model`` (of ``version`` only, when given) and its runs.
+def delete_predictions(graph: Graph, model: str, version: str | None = None, run: str | None = None) -> int:
+    """Delete every predicted relation of ``model`` (of ``version``, of the run ``run`` only, when given) and its runs.
 
     Returns:
         The number of predicted relations deleted; gold relations are never touched.
     """
-    return _store(graph).delete(model, version)
+    return _store(graph).delete(model, version, run)

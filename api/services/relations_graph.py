@@ -283,12 +283,10 @@ def _predict_chunk(
 
         debates = [d for d in debates_from_records(nodes) if d.sentences]
         pairs = pairs_from_records(nodes, edges)
-        graph_id = {(n.discourse, n.local_id): n.id for n in nodes if isinstance(n, PropositionRecord)}
         raw = predict_debates(loaded.model, debates, objective) if debates else []
         for debate, rels in zip(debates, raw, strict=True):
-            rows += [
-                _row(graph_id[debate.id, s], graph_id[debate.id, t], MARG_LABELS[lab], lab, p) for s, t, lab, p in rels
-            ]
+            graph_id = dict(zip(debate.sentences, debate.node_ids, strict=True))
+            rows += [_row(graph_id[s], graph_id[t], MARG_LABELS[lab], lab, p) for s, t, lab, p in rels]
         sentences = [set(d.sentences) for d in debates]
         items = [(d, [p for p in pairs if p.source_id in ids]) for d, ids in zip(debates, sentences, strict=True)]
         gold = sum(p.label in MARG_LABELS for p in pairs)
@@ -384,7 +382,7 @@ def predict(
         already; with ``write`` nothing is then predicted or written).
 
     Raises:
-        ApiError: Not exactly one of corpus / dialogue, an uncovered corpus, an unknown objective,
+        ApiError: Not exactly one of corpus / dialogue, an unknown objective,
             a model directory that is not one, or nothing to predict over.
         NotFoundError: Unknown corpus or dialogue.
     """
@@ -432,7 +430,9 @@ def predict(
     for r in rows:
         by_label[r.label.value] = by_label.get(r.label.value, 0) + 1
     result.update(predicted=len(rows), by_label=dict(sorted(by_label.items())), dialogues=len(inputs))
-    if gold:
+    # M-Arg's annotated pairs score the predictions even when all of them are Neither.
+    annotated = scope.family == MARG and any(pairs for _, pairs in inputs)
+    if gold or annotated:
         result["gold"] = gold
         result["scores_against_gold"] = _scores(scope.family, inputs, raw)
     if write:

@@ -151,12 +151,13 @@ def cross_validate(
 
 @dataclass(frozen=True)
 class Debate:
-    """One M-Arg debate part: its sentences' local ids, texts and speakers in transcript order."""
+    """One M-Arg debate part in transcript order: its sentences' local ids, texts, speakers and node ids."""
 
     id: str
     sentences: tuple[str, ...]
     texts: tuple[str, ...]
     speakers: tuple[str, ...]
+    node_ids: tuple[str, ...] = ()
 
 
 def debates_from_records(nodes: Sequence[NodeRecord]) -> list[Debate]:
@@ -165,10 +166,10 @@ def debates_from_records(nodes: Sequence[NodeRecord]) -> list[Debate]:
     A sentence is a proposition; its speaker is that of the locution with the same local id.
     """
     speakers = {(n.discourse, n.local_id): n.speaker for n in nodes if isinstance(n, LocutionRecord)}
-    parts: dict[str, list[tuple[int, str, str]]] = {}
+    parts: dict[str, list[tuple[int, str, str, str]]] = {}
     for n in nodes:
         if isinstance(n, PropositionRecord) and n.discourse is not None:
-            parts.setdefault(n.discourse, []).append((n.position or 0, n.local_id or n.id, n.text or ""))
+            parts.setdefault(n.discourse, []).append((n.position or 0, n.local_id or n.id, n.text or "", n.id))
     out = []
     for did, rows in parts.items():
         rows.sort()
@@ -178,6 +179,7 @@ def debates_from_records(nodes: Sequence[NodeRecord]) -> list[Debate]:
                 tuple(r[1] for r in rows),
                 tuple(r[2] for r in rows),
                 tuple(speakers.get((did, r[1])) or "?" for r in rows),
+                tuple(r[3] for r in rows),
             )
         )
     return out

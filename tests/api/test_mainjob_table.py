@@ -16,22 +16,31 @@ def test_other_runs_get_a_column_only_when_there_are_any(capsys: pytest.CaptureF
     rows = [
         {"corpus": "qt30", "type": "Support", "gold": 5365, "predicted": 15719, "other_runs": 0},
         {"corpus": "qt30", "type": "Transition", "gold": 23038, "predicted": 0, "other_runs": 0},
+        {"corpus": "mined", "type": "Support", "gold": 0, "predicted": 3, "other_runs": 0},
     ]
     print_relation_counts(rows)
     plain = _out(capsys)
     assert "other runs" not in plain and "│ qt30 │ Support │ 5365 │ 15719 │" in plain
     assert "│ qt30 │ Transition │ 23038 │ │" in plain
+    assert "│ mined │ Support │ 0 │ 3 │" in plain  # a gold count of 0 is shown, not left blank
     print_relation_counts([{**rows[0], "other_runs": 15719}, rows[1]])
     split = _out(capsys)
     assert "other runs" in split and "│ qt30 │ Support │ 5365 │ 15719 │ 15719 │" in split
 
 
 def test_other_runs_are_named_with_the_command_that_removes_them(capsys: pytest.CaptureFixture[str]) -> None:
-    print_other_runs([OtherRuns("relation-gnn", "0.5.0", 2, 22934)])
+    print_other_runs([OtherRuns("relation-gnn", "0.5.0", ("r1", "r2"), 22934, job_version=False)])
     # Progress and notes go to stderr, like the job's other lines; stdout keeps the tables.
     assert _out(capsys, "err") == (
         "also in the graph: relation-gnn 0.5.0: 2 run(s), 22934 predicted relations "
         "(argweb delete predictions --model relation-gnn --version 0.5.0 removes them)"
+    )
+    # The job's own model version: deleting by version would take the job's runs, so each run is named.
+    print_other_runs([OtherRuns("relation-gnn", "0.6.0", ("relations-ab", "relations-cd"), 900, job_version=True)])
+    assert _out(capsys, "err") == (
+        "also in the graph: relation-gnn 0.6.0: 2 run(s), 900 predicted relations; each is removed by: "
+        "argweb delete predictions --model relation-gnn --version 0.6.0 --run relations-ab "
+        "argweb delete predictions --model relation-gnn --version 0.6.0 --run relations-cd"
     )
     print_other_runs([])
     assert _out(capsys, "err") == ""

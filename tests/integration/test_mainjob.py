@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from neo4j import Driver
 
-from api.services import corpora, mainjob, relations_graph
+from api.services import corpora, mainjob, predictions, relations_graph
 from api.services.apiserver import api_server
 from api.services.graph import Graph
 from api.settings import Settings
@@ -81,10 +81,15 @@ def test_main_job_predicts_once_exports_and_serves(
         "predicted": after["qt30"]["predicted"],
         "other_runs": extra["predicted"],
     }
-    assert mainjob.other_runs(graph, second) == [
-        mainjob.OtherRuns(extra["model"], extra["model_version"], 1, extra["predicted"])
-    ]
+    (other,) = mainjob.other_runs(graph, second)
+    assert other == mainjob.OtherRuns(
+        extra["model"], extra["model_version"], (extra["run_id"],), extra["predicted"], job_version=True
+    )
     assert relations_graph.predict(graph, corpus="qt30", objective="focused", write=True)["already_present"]
+    # The run alone goes, the job's runs of the same model version stay.
+    assert predictions.delete_predictions(graph, other.model, other.version, extra["run_id"]) == extra["predicted"]
+    assert mainjob.relation_counts(graph, second) == mainjob.relation_counts(graph)
+    assert _by_corpus(mainjob.relation_counts(graph)) == after
 
     rdf = mainjob.sync_rdf(graph)
     assert rdf.exported and rdf.triples > 0 and rdf.store_dir.is_dir()

@@ -184,6 +184,8 @@ def test_prediction_run_beside_gold_in_cypher_and_sparql(store: GraphStore, tmp_
 
     # Deleting the model's predictions leaves gold exactly as it was.
     assert preds.delete("rgcn-link", version="9.9") == 0
+    assert preds.delete("rgcn-link", run="no-such-run") == 0
+    assert [r.run.run_id for r in preds.runs("rgcn-link")] == ["arg-run-1"]
     assert preds.delete("rgcn-link") == 4
     assert [r.run.run_id for r in preds.runs()] == ["disc-run-1"]
     assert preds.delete("deep-seq", version="2") == 2
@@ -292,6 +294,16 @@ def test_cli_lists_and_deletes_predictions(cli_env: dict[str, str], store: Graph
     assert result.exit_code == 2 and "needs --model" in " ".join(result.output.split())
     result = runner.invoke(app, ["delete", "qt30", "--model", "rgcn-link"], env=cli_env)
     assert result.exit_code == 2 and "go with 'argweb delete predictions'" in " ".join(result.output.split())
+    result = runner.invoke(app, ["delete", "qt30", "--run", "arg-run-1"], env=cli_env)
+    assert result.exit_code == 2 and "go with 'argweb delete predictions'" in " ".join(result.output.split())
+    # A second run of the same model version: --run deletes one run and leaves the other.
+    second = ARG_RUN.model_copy(update={"run_id": "arg-run-2"})
+    preds.write(second, _argument_predictions(store)[:2])
+    args = ["delete", "predictions", "--model", "rgcn-link", "--version", "0.3.1", "--run", "arg-run-2"]
+    result = runner.invoke(app, args, env=cli_env)
+    assert result.exit_code == 0, result.output
+    assert "deleted 2 predicted relations of rgcn-link 0.3.1 (run arg-run-2)" in result.output
+    assert [(r.run.run_id, r.relations) for r in preds.runs()] == [("arg-run-1", 4)]
     result = runner.invoke(app, ["delete", "predictions", "--model", "rgcn-link", "--version", "0.3.1"], env=cli_env)
     assert result.exit_code == 0, result.output
     assert "deleted 4 predicted relations of rgcn-link 0.3.1" in result.output
