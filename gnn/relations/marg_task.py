@@ -163,7 +163,9 @@ class Debate:
 def debates_from_records(nodes: Sequence[NodeRecord]) -> list[Debate]:
     """The debate parts of M-Arg loader records (or the graph's), sentences in position order.
 
-    A sentence is a proposition; its speaker is that of the locution with the same local id.
+    A sentence is a proposition; its speaker is that of the locution with the same local id. A
+    sentence without one (the corpus could not attribute two) gets a speaker of its own, so that the
+    network does not read such sentences as said by one person.
     """
     speakers = {(n.discourse, n.local_id): n.speaker for n in nodes if isinstance(n, LocutionRecord)}
     parts: dict[str, list[tuple[int, str, str, str]]] = {}
@@ -178,7 +180,7 @@ def debates_from_records(nodes: Sequence[NodeRecord]) -> list[Debate]:
                 did,
                 tuple(r[1] for r in rows),
                 tuple(r[2] for r in rows),
-                tuple(speakers.get((did, r[1])) or "?" for r in rows),
+                tuple(speakers.get((did, r[1])) or f"unknown speaker {r[1]}" for r in rows),
                 tuple(r[3] for r in rows),
             )
         )

@@ -73,5 +73,7 @@ def test_debates_keep_the_transcript_order_and_speakers() -> None:
         assert list(d.sentences) == [r["id"] for r in mine]
         assert list(d.texts) == [r["text"] for r in mine]
         # The corpus marks two sentences it could not attribute with speaker "error".
-        assert list(d.speakers) == [r["speaker"] if r["speaker"] != "error" else "?" for r in mine]
+        # Each gets a speaker of its own, not one shared stand-in.
+        expected = [r["speaker"] if r["speaker"] != "error" else f"unknown speaker {r['id']}" for r in mine]
+        assert list(d.speakers) == expected
     assert any(r["speaker"] == "error" for r in rows)
