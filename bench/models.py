@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from api.services import discourse  # noqa: E402
 from api.settings import get_settings  # noqa: E402
+from bench.models_relations import timed_twice  # noqa: E402
 from gnn.encoder import TextEncoder  # noqa: E402
 from gnn.modelcard import read_card  # noqa: E402
 from graphstore.loaders.registry import SAMPLES  # noqa: E402
@@ -84,12 +85,7 @@ def bench_discourse(args: argparse.Namespace) -> list[dict[str, Any]]:
     edus = sum(len(d) for d in dialogues)
     with tempfile.TemporaryDirectory() as cache:
         model = load_model(model_dir, encoder=TextEncoder(cache_dir=Path(cache)))
-        t0 = time.perf_counter()
-        model.predict(dialogues)
-        cold = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        model.predict(dialogues)
-        warm = time.perf_counter() - t0
+        cold, warm = timed_twice(model.predict, dialogues)
     row.update(
         data=str(data),
         items=edus,
@@ -101,20 +97,10 @@ def bench_discourse(args: argparse.Namespace) -> list[dict[str, Any]]:
     return [row]
 
 
-def _twice(run: Callable[[], object]) -> tuple[float, float]:
-    """Seconds of a first (cold) and a second (warm) call."""
-    t0 = time.perf_counter()
-    run()
-    cold = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    run()
-    return cold, time.perf_counter() - t0
-
-
 def bench_relations(args: argparse.Namespace) -> list[dict[str, Any]]:
     """The relation models' rows (bench/models_relations.py), cold and warm."""
     from api.services.relations import PACKAGED_MODEL
-    from bench.models_relations import PAIRS_PER_S, SENTENCES_PER_S, relation_rows
+    from bench.models_relations import relation_rows
 
     shared = [SHARED / "dialam-2024" / "my_train", SHARED / "sciarg", SHARED / "m-arg"]
     samples = [SAMPLES / "dialam-2024", SAMPLES / "sciarg", SAMPLES / "m-arg"]
@@ -123,7 +109,6 @@ def bench_relations(args: argparse.Namespace) -> list[dict[str, Any]]:
     rows = []
     with tempfile.TemporaryDirectory() as cache:
         for r in relation_rows(PACKAGED_MODEL, data, limit=200, cache_dir=Path(cache)):
-            goal = SENTENCES_PER_S if r["task"] == "relations/m-arg" else PAIRS_PER_S
             rows.append(
                 {
                     "task": r["task"],
@@ -134,7 +119,7 @@ def bench_relations(args: argparse.Namespace) -> list[dict[str, Any]]:
                     "cold_items_per_s": r["cold_items_per_s"],
                     "warm_items_per_s": r["items_per_s"],
                     # Checked cold, as bench/models_relations.py always measured (the encoder runs).
-                    "goals": {"cold": goal},
+                    "goals": {"cold": r["goal_per_s"]},
                 }
             )
     return rows
@@ -152,7 +137,7 @@ def bench_paraphrase(args: argparse.Namespace) -> list[dict[str, Any]]:
     pairs = paraphrase.pairs_from_file(data)
     with tempfile.TemporaryDirectory() as cache:
         model = paraphrase._load(None, Path(cache))
-        cold, warm = _twice(lambda: model.predict(pairs))
+        cold, warm = timed_twice(model.predict, pairs)
     return [
         {
             "task": "paraphrase",
@@ -182,7 +167,7 @@ def bench_components(args: argparse.Namespace) -> list[dict[str, Any]]:
     sentences = sum(len(split_sentences(text, _text_start(text))) for text in texts)
     with tempfile.TemporaryDirectory() as cache:
         tagger = ComponentTagger.load(SHIPPED, encoder=TextEncoder(cache_dir=Path(cache)), cache_dir=Path(cache))
-        cold, warm = _twice(lambda: [component_lines(t, tagger=tagger) for t in txts])
+        cold, warm = timed_twice(lambda: [component_lines(t, tagger=tagger) for t in txts])
     return [
         {
             "task": "components",

@@ -203,8 +203,12 @@ def relation_counts(graph: Graph, outcomes: Sequence[PredictionOutcome] | None =
             found, and the predictions of every other run (earlier model versions, runs a user
             wrote) are counted apart as ``other_runs``.
     """
-    runs_of_job = None if outcomes is None else {o.run_id for o in outcomes if o.run_id}
-    return graph.store().relation_counts(runs_of_job)
+    return graph.store().relation_counts(None if outcomes is None else _job_runs(outcomes))
+
+
+def _job_runs(outcomes: Sequence[PredictionOutcome]) -> set[str]:
+    """The runs the main job wrote or found."""
+    return {o.run_id for o in outcomes if o.run_id}
 
 
 @dataclass(frozen=True)
@@ -229,7 +233,7 @@ class OtherRuns:
 
 def other_runs(graph: Graph, outcomes: Sequence[PredictionOutcome]) -> list[OtherRuns]:
     """The stored prediction runs that are not the main job's, grouped by model and version."""
-    mine = {o.run_id for o in outcomes if o.run_id}
+    mine = _job_runs(outcomes)
     versions = {(o.model, o.version) for o in outcomes if o.run_id}
     grouped: dict[tuple[str, str], list[tuple[str, int]]] = {}
     for stored in runs(graph):

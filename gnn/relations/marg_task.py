@@ -157,7 +157,7 @@ class Debate:
     sentences: tuple[str, ...]
     texts: tuple[str, ...]
     speakers: tuple[str, ...]
-    node_ids: tuple[str, ...] = ()
+    node_ids: tuple[str, ...]
 
 
 def debates_from_records(nodes: Sequence[NodeRecord]) -> list[Debate]:
