@@ -46,6 +46,7 @@ from typing import Any
 from graphstore import cypher
 from graphstore.reads import edge_view, unit_view
 from graphstore.store import GraphStore
+from ontology.aiftext import split_speaker
 from ontology.errors import ClientError, GraphStoreError, NotFoundError
 from ontology.records import scheme_term
 from ontology.terms import Label, Prop, RelType
@@ -206,7 +207,7 @@ def _anchor_propositions(
     def proposition_for(loc: _Node) -> str:
         if loc.key not in made:
             i_key, ya_key = f"{loc.key}#I", f"{loc.key}#YA"
-            text = loc.text.split(" : ", 1)[1] if " : " in loc.text else loc.text
+            text = split_speaker(loc.text)[1]
             nodes[i_key] = _Node(i_key, "I", text, None, f"{loc.local}-I" if loc.local else None, (*loc.order, 1))
             scheme, scheme_id = DEFAULT_SCHEMES["YA"]
             nodes[ya_key] = _Node(

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from graphstore.loaders.common import corpus_bundle, read_json, require
+from ontology.aiftext import speaker_of
 from ontology.errors import LoaderError
 from ontology.records import (
     CorpusBundle,
@@ -73,6 +74,12 @@ def load_aif_map(
         node_id = str(require(loc, "nodeID", (str, int), lwhere))
         locs.setdefault(node_id, []).append({key: value for key, value in loc.items() if key != "nodeID"})
 
+    # Speakers from the L-node texts of the whole map, however the colon is spaced; an annotator's
+    # copy ("Anna: Fiona Bruce : ...") is spoken by the speaker of the locution it copies.
+    l_nodes = [n for n in raw_nodes if isinstance(n, dict) and n.get("type") == "L"]
+    l_speakers = speaker_of([None if n.get("text") is None else str(n.get("text")) for n in l_nodes])
+    speaker_by_node = {id(n): spk for n, spk in zip(l_nodes, l_speakers, strict=True)}
+
     local_ids: set[str] = set()
     for pos, node, local, nwhere in _with_ids(path, raw_nodes, "nodeID", "node"):
         local_ids.add(local)
@@ -99,8 +106,7 @@ def load_aif_map(
                         speakers[sid] = build(SpeakerRecord, nwhere, id=sid, corpus=corpus, name=str(person))
                     extra["speaker_id"] = sid
                 extra["aif_locutions"] = json.dumps(entries, ensure_ascii=False)
-            speaker = text.split(" : ", 1)[0].strip() if text and " : " in text else None
-            nodes.append(build(LocutionRecord, nwhere, speaker=speaker, **common, **extra))
+            nodes.append(build(LocutionRecord, nwhere, speaker=speaker_by_node[id(node)], **common, **extra))
         elif ntype == "I":
             nodes.append(build(PropositionRecord, nwhere, scheme_class=scheme_term(AIF_SCHEME, "I").iri, **common))
         elif ntype in S_TYPES:
