@@ -56,8 +56,14 @@ def strip_relations(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _fresh_ids(taken: set[str], prefix: str, count: int) -> list[str]:
-    out: list[str] = []
+def _fresh_ids(existing: list[Any], prefix: str, count: int) -> list[str | int]:
+    """``count`` ids unused in ``existing``: integers above the largest when every id is an integer
+    (xAIF's form), else ``<prefix><k>`` strings."""
+    if existing and all(isinstance(x, int) and not isinstance(x, bool) for x in existing):
+        top = max(existing)
+        return list(range(top + 1, top + 1 + count))
+    taken = {str(x) for x in existing}
+    out: list[str | int] = []
     k = 0
     while len(out) < count:
         candidate = f"{prefix}{k}"
@@ -82,14 +88,18 @@ def add_relations(data: dict[str, Any], relations: Iterable[FileRelation], where
         for end in (rel.source, rel.target):
             if end not in inodes:
                 raise LoaderError(f"{where}: predicted relation refers to {end!r}, which is not an I-node of the map")
-    node_ids = _fresh_ids({str(n["nodeID"]) for n in data["nodes"]}, "pred_s", len(rels))
-    edge_ids = _fresh_ids({str(e.get("edgeID")) for e in data["edges"]}, "pred_e", 2 * len(rels))
+    node_ids = _fresh_ids([n["nodeID"] for n in data["nodes"]], "pred_s", len(rels))
+    edge_ids = _fresh_ids([e.get("edgeID") for e in data["edges"]], "pred_e", 2 * len(rels))
+    # Relations name nodes by their id as text; the edges use the id as the map wrote it (an
+    # integer id stays an integer), so the output lines up with the input node for node.
+    as_written = {str(n["nodeID"]): n["nodeID"] for n in data["nodes"]}
     nodes = list(data["nodes"])
     edges = list(data["edges"])
     for k, rel in enumerate(rels):
+        src, dst = as_written[rel.source], as_written[rel.target]
         nodes.append({"nodeID": node_ids[k], "text": DEFAULT_TEXT[rel.type], "type": rel.type})
-        edges.append({"edgeID": edge_ids[2 * k], "fromID": rel.source, "toID": node_ids[k], "formEdgeID": None})
-        edges.append({"edgeID": edge_ids[2 * k + 1], "fromID": node_ids[k], "toID": rel.target, "formEdgeID": None})
+        edges.append({"edgeID": edge_ids[2 * k], "fromID": src, "toID": node_ids[k], "formEdgeID": None})
+        edges.append({"edgeID": edge_ids[2 * k + 1], "fromID": node_ids[k], "toID": dst, "formEdgeID": None})
     out = dict(data)
     out["nodes"] = nodes
     out["edges"] = edges
