@@ -4,7 +4,8 @@ Each paper is ``Axx.ann`` + ``Axx.txt``. The ``.txt`` still holds the GATE/XML m
 Dr. Inventor source and the ``.ann`` character offsets count it, so every span is sliced from the
 raw text (read without newline translation). Span lines ``T1<TAB>own_claim 2417 2522<TAB>text``
 (discontinuous: ``label s1 e1;s2 e2``, text = fragments joined by one space) become Propositions
-(``own_claim`` / ``background_claim`` -> Claim, ``data`` -> Premise); relation lines
+(``own_claim`` / ``background_claim`` -> Claim, ``data`` -> Premise), numbered (``position``) in
+the order of their spans in the text, whatever the order of the lines; relation lines
 ``R1<TAB>supports Arg1:T4 Arg2:T5`` become relation nodes (supports -> Support, contradicts ->
 Attack, semantically_same -> Rephrase, parts_of_same -> SameUnit) with AIF edges
 ``Arg1 -> rel -> Arg2``.
@@ -197,7 +198,9 @@ def load_paper(
 
     components: dict[str, str] = {}
     relations: list[tuple[int, str, str, str, str]] = []
-    position = 0
+    # Propositions are numbered by their place in the text once all are read: brat gives the order
+    # of an .ann file's lines no meaning, and tools write them in different orders.
+    pending: list[tuple[tuple[list[tuple[int, int]], str, str], str, dict[str, object]]] = []
     for number, line in enumerate(annotation.split("\n"), start=1):
         line = line.rstrip("\r")
         if not line.strip():
@@ -228,25 +231,20 @@ def load_paper(
                 term = scheme_term(CORPUS, label)
             except OntologyError as e:
                 raise LoaderError(f"{where}: {e}") from e
-            nodes.append(
-                build(
-                    PropositionRecord,
-                    where,
-                    id=comp_id,
-                    corpus=CORPUS,
-                    discourse=doc_id,
-                    local_id=key,
-                    position=position,
-                    text=sliced,
-                    scheme_label=label,
-                    scheme_class=term.iri,
-                    char_start=spans[0][0],
-                    char_end=spans[-1][1],
-                    spans=";".join(f"{s} {e}" for s, e in spans),
-                    sentences=overlapping(spans),
-                )
-            )
-            position += 1
+            proposition: dict[str, object] = {
+                "id": comp_id,
+                "corpus": CORPUS,
+                "discourse": doc_id,
+                "local_id": key,
+                "text": sliced,
+                "scheme_label": label,
+                "scheme_class": term.iri,
+                "char_start": spans[0][0],
+                "char_end": spans[-1][1],
+                "spans": ";".join(f"{s} {e}" for s, e in spans),
+                "sentences": overlapping(spans),
+            }
+            pending.append(((spans, label, sliced), where, proposition))
         elif key.startswith("R"):
             parts = fields[1].split()
             if len(parts) != 3 or not parts[1].startswith("Arg1:") or not parts[2].startswith("Arg2:"):
@@ -262,6 +260,11 @@ def load_paper(
                 f"{where}: unsupported brat annotation type {key[:1]!r}; Sci-Arg has T and R lines "
                 f"(and {', '.join(METADATA_LINES)} or # lines, which are kept but not used)"
             )
+
+    # Components that share spans, type and text are the same component twice: their order is moot.
+    pending.sort(key=lambda item: item[0])
+    for position, (_, where, proposition) in enumerate(pending):
+        nodes.append(build(PropositionRecord, where, position=position, **proposition))
 
     seen: set[str] = set()
     for number, key, label, arg1, arg2 in relations:
