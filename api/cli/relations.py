@@ -98,18 +98,106 @@ def _print_eval(result: dict[str, Any]) -> None:
             table.add_row("M-Arg", model, "macro-F1 (gold pairs)", f"{t['macro_f1']:.4f}", "", "")
             table.add_row("M-Arg", model, "macro-F1 support/attack", f"{t['support_attack_f1']:.4f}", "", "")
     Console().print(table)
+    if "qt30" in result:
+        _print_qt30_checks(result["qt30"])
+
+
+def _print_qt30_checks(q: dict[str, Any]) -> None:
+    """Predicted against gold per relation type, and the scores on the maps written other ways."""
+    from rich.console import Console
+    from rich.table import Table
+
+    counts = Table(title=f"QT30: predicted against gold on the {q['maps']} evaluated maps")
+    for col in ("type", "gold", "predicted (general)", "recall (general)", "predicted (focused)", "recall (focused)"):
+        counts.add_column(col)
+    general, focused = (q[f"tuned_{obj}"]["relations"]["per_label"] for obj in ("general", "focused"))
+    for label, g in general.items():
+        f = focused[label]
+        counts.add_row(
+            label, str(g["gold"]), str(g["predicted"]), f"{g['r']:.3f}", str(f["predicted"]), f"{f['r']:.3f}"
+        )
+    Console().print(counts)
+    if "variants" not in q:
+        return
+    table = Table(
+        title=f"QT30: the same maps written other valid ways (largest change {q['variants']['max_change']:.4f})"
+    )
+    for col in (
+        "written",
+        "general F1 (general)",
+        "focused F1 (general)",
+        "general F1 (focused)",
+        "focused F1 (focused)",
+    ):
+        table.add_column(col)
+
+    def cells(row: dict[str, Any]) -> list[str]:
+        return [f"{row[f'tuned_{obj}'][kind]:.4f}" for obj in ("general", "focused") for kind in ("general", "focused")]
+
+    plain = {
+        f"tuned_{o}": {k: q[f"tuned_{o}"]["official_style"][k]["f1"] for k in ("general", "focused")}
+        for o in ("general", "focused")
+    }
+    table.add_row("as given", *cells(plain))
+    for name, row in q["variants"]["maps"].items():
+        table.add_row(name, *cells(row))
+    Console().print(table)
 
 
 def evaluate_relations(
-    model: Annotated[Path, typer.Option("--model", help="Model directory.")],
     data: Annotated[list[Path], typer.Option("--data", help="Gold data files/folders (repeatable).")],
+    model: Annotated[Path | None, typer.Option("--model", help="Model directory (not with --cv).")] = None,
     as_json: JsonFlag = False,
+    variants: Annotated[
+        bool, typer.Option("--variants/--no-variants", help="Also score the QT30 maps written other valid ways.")
+    ] = True,
+    cv: Annotated[
+        int | None,
+        typer.Option("--cv", min=2, help="Train and score K fold models on the QT30 maps, grouped by episode."),
+    ] = None,
+    profile: Annotated[str, typer.Option("--profile", help="Profile of the fold models (with --cv).")] = "full",
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the folds and the fold models (with --cv).")] = 0,
 ) -> None:
-    """Score a relations model (with a TF-IDF + LR baseline trained in the same run)."""
-    from api.services.relations import evaluate
+    """Score a relations model (with a TF-IDF + LR baseline trained in the same run), or cross-validate one.
 
-    result = evaluate(settings(), model, data, reporter=REPORTER)
+    With --cv K no model is read: K models are trained, each scored on the fold of episodes it
+    never saw, and the out-of-fold means and standard deviations are printed with their time.
+    """
+    from api.services.relations import cross_validate, evaluate
+    from ontology.errors import ApiError
+
+    if cv is not None:
+        result = cross_validate(settings(), data, cv, profile=profile, seed=seed, reporter=REPORTER)
+        show(result, as_json, _print_cv)
+        return
+    if model is None:
+        raise ApiError("evaluate relations needs --model DIR (or --cv K to cross-validate)")
+    result = evaluate(settings(), model, data, variants=variants, reporter=REPORTER)
     show(result, as_json, _print_eval)
+
+
+def _print_cv(result: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    q = result["qt30"]
+    table = Table(
+        title=f"QT30, {q['maps']} maps in {q['episodes']} episodes, {q['profile']} profile ({q['seconds']} s)"
+    )
+    for col in ("figure", "mean", "std", "folds"):
+        table.add_column(col)
+    for name, v in q["figures"].items():
+        table.add_row(name, f"{v['mean']:.4f}", f"{v['std']:.4f}", " ".join(f"{x:.3f}" for x in v["folds"]))
+    Console().print(table)
+    counts = Table(title="predicted against gold, pooled over the held-out folds")
+    for col in ("decoding", "type", "gold", "predicted", "recall"):
+        counts.add_column(col)
+    for obj, per in q["labels"].items():
+        for lab, c in per.items():
+            recall = "—" if c["recall"] is None else f"{c['recall']:.3f}"
+            counts.add_row(obj, lab, str(c["gold"]), str(c["predicted"]), recall)
+    Console().print(counts)
+    Console().print(q["protocol"])
 
 
 Objective = Annotated[

@@ -24,6 +24,7 @@ from graphstore.loaders.brat_write import write_paper
 from graphstore.loaders.common import FileRelation, expand
 from graphstore.loaders.marg import load_marg
 from graphstore.loaders.sciarg import load_sciarg
+from graphstore.perturb import AIF_VARIANTS
 from ontology.errors import ApiError, LoaderError, ModelError
 from ontology.labels import RelationLabel
 from ontology.records import PropositionRecord
@@ -149,6 +150,32 @@ def train(
     )
 
 
+def cross_validate(
+    settings: Settings,
+    paths: list[Path],
+    folds: int = 5,
+    *,
+    profile: str = "quick",
+    seed: int = 0,
+    reporter: Reporter = SILENT,
+) -> dict[str, Any]:
+    """Out-of-fold figures of the QT30 relation model on the maps under ``paths`` (grouped by episode).
+
+    Raises:
+        LoaderError: No QT30 / DialAM maps under ``paths``.
+    """
+    from gnn.relations.family import TrainOptions
+    from gnn.relations.qt30_run import cross_validate_qt30
+
+    data = load_data(paths, reporter)
+    if not data.qt30:
+        raise LoaderError(f"cross-validation needs QT30 / DialAM AIF maps; none in {', '.join(map(str, paths))}")
+    device = _device(settings)
+    encoder = _encoder(settings, device) if profile == "full" else None
+    options = TrainOptions(profile, seed, device, encoder, None, False, reporter.log)
+    return {"qt30": cross_validate_qt30(data.qt30, options, folds)}
+
+
 def _model_uses_encoder(model_dir: Path) -> bool:
     from gnn.modelcard import read_card
 
@@ -181,14 +208,40 @@ def _require_distinct(in_dir: Path, out_dir: Path, kept: str) -> None:
         raise ApiError(f"--out must differ from --in (the input {kept} are kept)")
 
 
-def evaluate(settings: Settings, model: Path, paths: list[Path], *, reporter: Reporter = SILENT) -> dict[str, Any]:
-    """Scores of ``model`` on ``paths`` with the TF-IDF + LR baseline of the same run."""
-    from gnn.relations.pipeline import evaluate_relations
+def evaluate(
+    settings: Settings, model: Path, paths: list[Path], *, variants: bool = True, reporter: Reporter = SILENT
+) -> dict[str, Any]:
+    """Scores of ``model`` on ``paths`` with the TF-IDF + LR baseline of the same run.
+
+    With ``variants`` the evaluated QT30 maps are also scored written every other valid way
+    (:data:`graphstore.perturb.AIF_VARIANTS`: node order, id forms, colon spacing, no optional keys).
+    """
+    from gnn.relations.pipeline import evaluate_relations, qt30_evaluated
 
     _given_model(model)
     data = load_data(paths, reporter)
     device, encoder = _device_and_encoder(settings, model)
-    return evaluate_relations(model, data, device=device, encoder=encoder)
+    rewritten = None
+    if variants and data.qt30:
+        names = {m.name for m in qt30_evaluated(data.qt30)}
+        files = [f for f in classify(paths).aif if f.stem in names]
+        reporter.log(f"writing {len(files)} evaluated map(s) {len(AIF_VARIANTS)} other ways")
+        rewritten = {name: _read_rewritten(files, change) for name, change in AIF_VARIANTS.items()}
+    return evaluate_relations(model, data, device=device, encoder=encoder, variants=rewritten)
+
+
+def _read_rewritten(files: list[Path], change: Callable[[dict[str, Any]], dict[str, Any]]) -> list[Any]:
+    """The argument maps of ``files`` after ``change`` rewrote each file's JSON (same file names)."""
+    from gnn.relations.argmap import maps_from_records
+
+    with tempfile.TemporaryDirectory(prefix="argweb-variant-") as tmp:
+        paths = []
+        for f in files:
+            path = Path(tmp) / f.name
+            path.write_text(json.dumps(change(read_map(f))), encoding="utf-8")
+            paths.append(path)
+        bundle = load_aif(paths)
+    return maps_from_records(bundle.nodes, bundle.edges)
 
 
 def predict_aif(

@@ -11,7 +11,7 @@ is scored on those pairs without ever training on them (``qt30_transfer``).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -182,6 +182,39 @@ def train_relations(
     return card
 
 
+def qt30_evaluated(maps: Sequence[ArgMap]) -> list[ArgMap]:
+    """The maps ``evaluate`` scores: those of the held-out split, or all when none is held out."""
+    from gnn.relations.qt30_run import SPLIT_SEED
+    from gnn.relations.qt30_task import split_maps
+
+    split = split_maps([m.name for m in maps], SPLIT_SEED)
+    return [m for m in maps if split[m.name] == "test"] or list(maps)
+
+
+def _variant_scores(
+    model: Any, test: Sequence[ArgMap], variants: Mapping[str, Sequence[ArgMap]], plain: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Official-style F1 of each objective's decoding on each variant of the ``test`` maps."""
+    from gnn.relations.qt30_run import score_maps
+
+    wanted = {m.name for m in test}
+    out: dict[str, Any] = {}
+    change = 0.0
+    for name, maps in variants.items():
+        chosen = [m for m in maps if m.name in wanted]
+        if len(chosen) != len(test):
+            raise ModelError(f"variant {name!r} has {len(chosen)} of the {len(test)} evaluated maps")
+        row: dict[str, Any] = {}
+        for obj in ("general", "focused"):
+            scores = score_maps(chosen, model.predict(chosen, obj))["official_style"]
+            row[f"tuned_{obj}"] = {kind: scores[kind]["f1"] for kind in ("general", "focused")}
+            for kind in ("general", "focused"):
+                base = plain[f"tuned_{obj}"]["official_style"][kind]["f1"]
+                change = max(change, abs(scores[kind]["f1"] - base))
+        out[name] = row
+    return {"maps": out, "max_change": round(change, 4)}
+
+
 def evaluate_relations(
     model_dir: Path,
     data: RelationData,
@@ -191,6 +224,7 @@ def evaluate_relations(
     objective: str = "general",
     threads: int | None = 1,
     seed: int = 0,
+    variants: Mapping[str, Sequence[ArgMap]] | None = None,
 ) -> dict[str, Any]:
     """Score the model on ``data`` next to a TF-IDF + LR baseline trained in the same run.
 
@@ -198,21 +232,25 @@ def evaluate_relations(
     any are present, otherwise all given maps/papers; the baseline is trained on the other given
     ones (when there are none it is left out and said so). M-Arg pairs are cross-validated, and
     the model's QT30 network is scored on them too (given the sentence file, the debates).
+
+    ``variants`` are the same QT30 maps written other valid ways (by variant name; see
+    :mod:`graphstore.perturb`): the evaluated ones among them are scored too, and
+    ``qt30.variants.max_change`` is the largest difference from the plain maps' F1.
     """
     from gnn.relations import qt30_run, sciarg_task
-    from gnn.relations.qt30_task import split_maps
 
     _threads(threads)
     card = read_card(model_dir, TASK)
     out: dict[str, Any] = {"model": str(model_dir), "version": card.version}
     if data.qt30:
-        split = split_maps([m.name for m in data.qt30], qt30_run.SPLIT_SEED)
-        test = [m for m in data.qt30 if split[m.name] == "test"] or list(data.qt30)
+        test = qt30_evaluated(data.qt30)
         rest = [m for m in data.qt30 if m not in test]
         model = qt30_run.load_qt30(model_dir, device=device, encoder=encoder)
         section: dict[str, Any] = {"maps": len(test)}
         for obj in ("general", "focused"):
             section[f"tuned_{obj}"] = qt30_run.score_maps(test, model.predict(test, obj))
+        if variants:
+            section["variants"] = _variant_scores(model, test, variants, section)
         section["baseline_tfidf_lr"] = (
             qt30_run.baseline_on(rest, test, seed) if rest else "no training maps given besides the evaluated ones"
         )

@@ -127,12 +127,9 @@ def train_qt30(
     parts = {s: [t for t in tensors if split[t.name] == s] for s in ("train", "dev", "test")}
     if not parts["train"]:
         raise ModelError(f"QT30: {len(maps)} map(s) are too few: none falls into the training split")
-    trained = family.train_gnn(parts, hp, options, out_dir, FAMILY, refit=bool(hp.get("refit")))
+    trained, decodings = _fit_and_tune(parts, hp, options, out_dir)
     model, config, items = trained.model, trained.config, trained.items
-    # A refit model has trained on the dev maps: the decodings are tuned on the selected network.
     tuning = trained.tuning_model
-    dev_p = predict_probs(tuning, items["dev"], options.device)
-    decodings = tune_decodings(parts["dev"], dev_p)
     # Propositions-only copies (no L-nodes, no TA) of the development and held-out maps: the model
     # reads such a map as a dialogue whose turns were all lost, so the biases tuned on dialogue maps
     # over-relate it; the copies of the development maps (the ones train_gnn selected on) tune a
@@ -195,6 +192,87 @@ def train_qt30(
         "history": trained.history,
         "seconds": round(time.perf_counter() - start, 1),
         "train_seconds": round(trained.train_seconds, 1),
+    }
+
+
+def _fit_and_tune(
+    parts: dict[str, list[MapTensors]], hp: dict[str, Any], options: family.TrainOptions, out_dir: Path
+) -> tuple[family.Trained, dict[str, Decoding]]:
+    """Train on ``parts["train"]`` (selection on dev) and tune each objective's decoding on dev."""
+    from gnn.relations.train import predict_probs
+
+    trained = family.train_gnn(parts, hp, options, out_dir, FAMILY, refit=bool(hp.get("refit")))
+    # A refit model has trained on the dev maps: the decodings are tuned on the selected network.
+    dev_p = predict_probs(trained.tuning_model, trained.items["dev"], options.device)
+    return trained, tune_decodings(parts["dev"], dev_p)
+
+
+def cross_validate_qt30(maps: Sequence[ArgMap], options: family.TrainOptions, folds: int = 5) -> dict[str, Any]:
+    """Out-of-fold official-style scores of the QT30 model under the grouped protocol.
+
+    Maps are grouped by episode (:func:`~gnn.relations.qt30_task.episodes`) into ``folds`` folds
+    (:func:`gnn.protocol.grouped_folds`). For each fold a model is trained on the others, with one
+    tenth of their episodes as development maps for the epoch and the decodings, and scored on the
+    fold; the result has each figure's mean and standard deviation over folds, and predicted
+    against gold counts per relation type pooled over the folds.
+    """
+    import tempfile
+
+    from gnn.protocol import grouped_folds, spread
+    from gnn.relations.qt30_task import episodes
+    from gnn.relations.train import predict_probs
+
+    start = time.perf_counter()
+    hp = family.profile_hp(PROFILES, options.profile, options.epochs)
+    tensors = tensors_of(maps, hp["window"], options.progress)
+    groups = episodes([t.name for t in tensors])
+    fold_of = grouped_folds(groups, folds, options.seed)
+    figures: dict[str, list[float]] = {}
+    counts: dict[str, dict[str, dict[str, int]]] = {}
+    for fold in range(folds):
+        options.log(f"QT30 cross-validation: fold {fold + 1}/{folds}")
+        rest = [k for k in range(len(tensors)) if fold_of[k] != fold]
+        rest_groups = [groups[k] for k in rest]
+        n_rest = len(set(rest_groups))
+        # One tenth of the training episodes for development; with a single episode, none (train_gnn
+        # then selects and tunes on its last training map).
+        dev_of = grouped_folds(rest_groups, min(10, n_rest), options.seed + 1 + fold) if n_rest > 1 else [1] * len(rest)
+        parts = {
+            "train": [tensors[k] for k, d in zip(rest, dev_of, strict=True) if d != 0],
+            "dev": [tensors[k] for k, d in zip(rest, dev_of, strict=True) if d == 0],
+            "test": [tensors[k] for k in range(len(tensors)) if fold_of[k] == fold],
+        }
+        with tempfile.TemporaryDirectory(prefix="argweb-qt30-cv-") as tmp:
+            trained, decodings = _fit_and_tune(parts, hp, options, Path(tmp))
+            test_p = predict_probs(trained.model, trained.items["test"], options.device)
+        for obj in OBJECTIVES:
+            report = _report(parts["test"], test_p, decodings[obj])
+            for kind in ("general", "focused"):
+                figures.setdefault(f"tuned_{obj}.{kind}_f1", []).append(report["official_style"][kind]["f1"])
+            figures.setdefault(f"tuned_{obj}.relation_macro_f1", []).append(report["relations"]["macro_f1"])
+            pooled = counts.setdefault(f"tuned_{obj}", {})
+            for label, row in report["relations"]["per_label"].items():
+                acc = pooled.setdefault(label, {"gold": 0, "predicted": 0, "right": 0})
+                acc["gold"] += row["gold"]
+                acc["predicted"] += row["predicted"]
+                acc["right"] += round(row["r"] * row["gold"])
+    return {
+        "protocol": (
+            f"{folds}-fold cross-validation grouped by episode (runs of nodeset numbers, gap > 20), "
+            f"seed {options.seed}; in each fold 1/10 of the training episodes select the epoch and tune "
+            "the decodings; official-style DialAM scores of the held-out fold, mean and std over folds"
+        ),
+        "maps": len(tensors),
+        "episodes": len(set(groups)),
+        "profile": options.profile,
+        "figures": {name: spread(values) for name, values in figures.items()},
+        "labels": {
+            obj: {
+                lab: {**c, "recall": round(c["right"] / c["gold"], 4) if c["gold"] else None} for lab, c in per.items()
+            }
+            for obj, per in counts.items()
+        },
+        "seconds": round(time.perf_counter() - start, 1),
     }
 
 

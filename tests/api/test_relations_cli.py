@@ -149,6 +149,33 @@ def test_evaluate_json(model: Path) -> None:
     out = json.loads(result.stdout[result.stdout.index("{") :])
     assert out["qt30"]["maps"] == 3
     assert 0 <= out["qt30"]["tuned_general"]["official_style"]["general"]["f1"] <= 1
+    # The same maps written every other valid way score the same, and the counts sit beside the scores.
+    variants = out["qt30"]["variants"]
+    assert len(variants["maps"]) >= 8 and variants["max_change"] == 0.0
+    per_label = out["qt30"]["tuned_general"]["relations"]["per_label"]
+    assert set(per_label) == {"RA", "CA", "MA"} and sum(v["gold"] for v in per_label.values()) > 0
+    table = CliRunner().invoke(app, ["evaluate", "relations", "--model", str(model), "--data", str(AIF_DIR)])
+    assert table.exit_code == 0, table.output
+    assert "written other valid ways" in table.output and "predicted against gold" in table.output
+
+
+def test_cross_validation_scores_every_fold(tmp_path: Path) -> None:
+    args = ["evaluate", "relations", "--cv", "3", "--profile", "quick", "--data", str(AIF_DIR), "--json"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    q = json.loads(result.stdout[result.stdout.index("{") :])["qt30"]
+    assert q["maps"] == 3 and q["episodes"] == 3
+    general = q["figures"]["tuned_general.general_f1"]
+    assert len(general["folds"]) == 3 and all(0 <= f <= 1 for f in general["folds"])
+    assert general["std"] >= 0
+    gold = sum(c["gold"] for c in q["labels"]["tuned_general"].values())
+    assert gold == sum(len(m.gold) for m in _maps())
+
+
+def test_evaluate_without_model_or_cv_is_the_callers_mistake() -> None:
+    result = CliRunner().invoke(app, ["evaluate", "relations", "--data", str(AIF_DIR)])
+    assert result.exit_code == 2
+    assert "--model" in result.output
 
 
 def test_evaluate_m_arg_scores_the_qt30_network_on_the_gold_pairs(model: Path) -> None:
@@ -237,3 +264,8 @@ def test_predict_aif_propositions_only_map_uses_its_own_decoding(tmp_path: Path)
     # Both decode each direction on its own, and no bias of the propositions-only decoding is higher.
     assert {(a, b) for a, b, _, _ in own} <= {(a, b) for a, b, _, _ in as_dialogue}
     assert len(own) < len(as_dialogue)
+
+
+def _maps() -> list:
+    bundle = load_aif(sorted(AIF_DIR.glob("*.json")))
+    return maps_from_records(bundle.nodes, bundle.edges)
