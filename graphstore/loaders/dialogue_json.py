@@ -71,6 +71,10 @@ def load_dialogue_json(
         for k, dlg in enumerate(data):
             where = f"{path}: dialogue #{k}"
             local = require(dlg, "id", (str, int), where)
+            if isinstance(local, bool):
+                # JSON true/false are ints to Python; str() would make them the ids "True"/"False".
+                raise LoaderError(f"{where}: field 'id' has type bool")
+            # "1056" and 1056 name the same dialogue; the file itself keeps its form (write_dialogue_json).
             local = str(local)
             where = f"{path}: dialogue #{k} (id {local})"
             edus = require(dlg, "edus", list, where)
