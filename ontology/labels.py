@@ -14,7 +14,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from ontology.errors import OntologyError
-from ontology.terms import LABEL_ANCESTORS, Label, Sense
+from ontology.terms import LABEL_ANCESTORS, SCHEME_TERMS, Label, Sense
 
 
 class RelationLabel(StrEnum):
@@ -111,3 +111,34 @@ def from_relation(kind: str, sense_name: str | None = None) -> RelationLabel:
         if cls.value == kind:
             return label
     raise OntologyError(f"relation class {kind!r} (sense {sense_name!r}) has no relation label")
+
+
+def scheme_label(corpus: str, raw: str) -> RelationLabel:
+    """The relation label of a corpus-scheme relation (QT30 ``RA`` -> support, M-Arg ``Neither`` -> none).
+
+    Read from the ontology's scheme mappings (:data:`ontology.terms.SCHEME_TERMS`), so no module
+    keeps its own copy of what a scheme's labels mean.
+
+    Raises:
+        OntologyError: ``raw`` is not a relation of ``corpus``'s scheme.
+    """
+    for term in SCHEME_TERMS:
+        if term.corpus == corpus and term.raw == raw:
+            if term.sense is not None:
+                return RelationLabel(term.sense.value)
+            for label, cls in ARGUMENT_LABELS.items():
+                if cls == term.label:
+                    return label
+    raise OntologyError(f"{raw!r} is not a relation of the {corpus} scheme")
+
+
+def scheme_raw(corpus: str, label: RelationLabel) -> str:
+    """The label ``corpus``'s scheme writes for ``label`` (support in M-Arg -> ``Support``).
+
+    Raises:
+        OntologyError: The scheme has no relation of that label.
+    """
+    for term in SCHEME_TERMS:
+        if term.corpus == corpus and term.sense is None and ARGUMENT_LABELS.get(label) == term.label:
+            return term.raw
+    raise OntologyError(f"the {corpus} scheme has no {label.value} relation")

@@ -343,9 +343,6 @@ def predict_sciarg(
     return {"papers": len(anns), "relations": total, "out": str(out_dir), "model": str(model_dir)}
 
 
-_QT30_LABELS = {"none": "none", "RA": "support", "CA": "attack", "MA": "rephrase"}
-
-
 def classify_pairs(
     settings: Settings, pairs: Sequence[tuple[str, str]], model: Path | None = None
 ) -> list[tuple[RelationLabel, float, dict[str, float]]]:
@@ -366,13 +363,14 @@ def classify_pairs(
     Raises:
         ModelError: No usable model.
     """
+    from gnn.relations.live import ARGUMENT
     from gnn.relations.qt30_run import classify_pairs as qt30_pairs
 
     _, qt = qt30_model(settings, model)
     out = []
     for label, score, probs in qt30_pairs(qt, pairs):
-        named = {_QT30_LABELS[k]: v for k, v in probs.items()}
-        out.append((RelationLabel(_QT30_LABELS[label]), score, named))
+        named = {ARGUMENT[k]: v for k, v in probs.items()}
+        out.append((RelationLabel(ARGUMENT[label]), score, named))
     return out
 
 

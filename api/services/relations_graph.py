@@ -31,7 +31,7 @@ from api.services.graph import Graph
 from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
 from ontology.errors import ApiError, NotFoundError
-from ontology.labels import RelationLabel
+from ontology.labels import RelationLabel, scheme_label
 from ontology.records import (
     EdgeRecord,
     LocutionRecord,
@@ -51,14 +51,11 @@ FAMILIES = {"sciarg": SCIARG, "m-arg": MARG}
 """Corpora with a family of their own; every other corpus is read as AIF dialogues."""
 # AIF nodes the DialAM test input leaves out (strip_relations drops the same).
 _NOT_INPUT = ("YA", "RA", "CA", "MA")
-AIF_LABELS = {"RA": RelationLabel.SUPPORT, "CA": RelationLabel.ATTACK, "MA": RelationLabel.REPHRASE}
-SCIARG_LABELS = {
-    "supports": RelationLabel.SUPPORT,
-    "contradicts": RelationLabel.ATTACK,
-    "semantically_same": RelationLabel.REPHRASE,
-    "parts_of_same": RelationLabel.SAME_UNIT,
-}
-MARG_LABELS = {"Support": RelationLabel.SUPPORT, "Attack": RelationLabel.ATTACK}
+# What each family's predicted relation types mean, from the ontology's scheme mappings.
+AIF_LABELS = {t: scheme_label("qt30", t) for t in ("RA", "CA", "MA")}
+SCIARG_TYPES = ("supports", "contradicts", "semantically_same", "parts_of_same")
+SCIARG_LABELS = {t: scheme_label("sciarg", t) for t in SCIARG_TYPES}
+MARG_LABELS = {t: scheme_label("m-arg", t) for t in ("Support", "Attack")}
 SCORE_DIGITS = 4  # rounded so that a repeated run is recognised as the same content
 DISCOURSE_BATCH = 100
 

@@ -13,9 +13,10 @@ from collections.abc import Sequence
 
 from gnn.relations.argmap import ArgMap, Loc, Prop
 from gnn.relations.qt30_run import Qt30Model
+from ontology.labels import RelationLabel, scheme_label
 
-ARGUMENT = {"RA": "support", "CA": "attack", "MA": "rephrase", "none": "none"}
-"""QT30 relation types as :class:`ontology.labels.RelationLabel` values."""
+ARGUMENT = {"none": RelationLabel.NONE.value, **{t: scheme_label("qt30", t).value for t in ("RA", "CA", "MA")}}
+"""QT30 relation types as :class:`ontology.labels.RelationLabel` values (from the ontology's mapping)."""
 
 
 def dialogue_map(

@@ -27,13 +27,15 @@ import numpy as np
 from gnn.relations.baseline import PairTfidfLR
 from gnn.relations.metrics import macro_f1
 from gnn.relations.text import TextVectors
+from ontology.labels import scheme_label, scheme_raw
 from ontology.records import EdgeRecord, LocutionRecord, NodeRecord, PropositionRecord, RelationRecord
 
 if TYPE_CHECKING:
     from gnn.relations.qt30_run import Qt30Model
 
 LABELS = ("Neither", "Support", "Attack")
-FROM_QT30 = {"RA": "Support", "CA": "Attack"}
+# QT30 supports and attacks as M-Arg writes them; rephrase has no M-Arg relation and is left out.
+FROM_QT30 = {t: scheme_raw("m-arg", scheme_label("qt30", t)) for t in ("RA", "CA")}
 """QT30 relation types with an M-Arg counterpart (MA, rephrase, has none)."""
 WINDOW = 16
 """Sentences per window given to the QT30 network: its training maps have 14 I-nodes at the median."""

@@ -136,3 +136,21 @@ def test_relation_factory_types_from_the_scheme() -> None:
         relation_from_scheme("molweni", "Foo", "f.json: relation 1", id="molweni:r1", corpus="molweni")
     with pytest.raises(LoaderError, match=r"(?s)^f\.json: relation 2: .*votes"):
         relation_from_scheme("m-arg", "Support", "f.json: relation 2", id="m:r", corpus="m", votes="many")
+
+
+def test_scheme_labels_come_from_the_ontology_mappings() -> None:
+    from ontology.labels import scheme_label, scheme_raw
+
+    assert [scheme_label("qt30", t) for t in ("RA", "CA", "MA")] == [
+        RelationLabel.SUPPORT,
+        RelationLabel.ATTACK,
+        RelationLabel.REPHRASE,
+    ]
+    assert scheme_label("sciarg", "parts_of_same") is RelationLabel.SAME_UNIT
+    assert scheme_label("m-arg", "Neither") is RelationLabel.NONE
+    assert scheme_label("molweni", "QAP") is scheme_label("stac", "Question-answer_pair")
+    assert scheme_raw("m-arg", RelationLabel.ATTACK) == "Attack"
+    with pytest.raises(OntologyError, match="not a relation of the qt30 scheme"):
+        scheme_label("qt30", "XA")
+    with pytest.raises(OntologyError, match="no rephrase relation"):
+        scheme_raw("m-arg", RelationLabel.REPHRASE)
