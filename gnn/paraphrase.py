@@ -170,13 +170,16 @@ class PairEmbedder:
                 words[k] += hidden[pos]
                 counts[k] += 1
         words /= np.maximum(counts, 1)[:, None]
+        # The cache stores float16; rounding here too makes a pair predict the same whether its
+        # vectors were just computed or read back from the cache (or there is no cache).
+        words = words.astype(np.float16)
         sides = {0: words[:n_guest], 1: words[n_guest:]}
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(".tmp.npz")
-            np.savez(tmp, guest=sides[0].astype(np.float16), host=sides[1].astype(np.float16))
+            np.savez(tmp, guest=sides[0], host=sides[1])
             tmp.replace(path)
-        return sides[0], sides[1]
+        return sides[0].astype(np.float32), sides[1].astype(np.float32)
 
 
 def _norm(word: str) -> str:
