@@ -31,7 +31,10 @@ class ModelCard:
         model: Model name (architecture family).
         version: Model version; predictions carry it as ``model_version``.
         weights: File names of the weights, relative to the model directory.
-        encoder: Text encoder name (and its fingerprint) the model was trained on.
+        encoder: Text encoder name the model was trained on.
+        encoder_fingerprint: :meth:`gnn.encoder.TextEncoder.fingerprint` of that encoder (its
+            config, weights and pooling); a model is never run on vectors of another encoder.
+        encoder_dir: The encoder's directory when it was not the packaged default (``--encoder``).
         data: Training / evaluation data: files, splits, counts.
         hyperparameters: Everything needed to rebuild and retrain the model.
         metrics: Held-out metrics, keyed by split.
@@ -46,6 +49,8 @@ class ModelCard:
     version: str
     weights: list[str]
     encoder: str | None = None
+    encoder_fingerprint: str | None = None
+    encoder_dir: str | None = None
     data: dict[str, Any] = field(default_factory=dict)
     hyperparameters: dict[str, Any] = field(default_factory=dict)
     metrics: dict[str, Any] = field(default_factory=dict)
@@ -125,3 +130,19 @@ def read_card(model_dir: Path, task: str | None = None) -> ModelCard:
     if task is not None and card.task != task:
         raise ModelError(f"{path}: a {card.task!r} model, not a {task!r} model")
     return card
+
+
+def check_encoder(model_dir: Path, card: ModelCard, fingerprint: str, name: str) -> None:
+    """Refuse to run a model on an encoder other than the one it was trained with.
+
+    Cards written before fingerprints were recorded are not checked.
+
+    Raises:
+        ModelError: The fingerprints differ; the message names both encoders.
+    """
+    if card.encoder_fingerprint is not None and card.encoder_fingerprint != fingerprint:
+        where = f" from {card.encoder_dir}" if card.encoder_dir else ""
+        raise ModelError(
+            f"{model_dir}: trained with encoder {card.encoder}{where} (fingerprint {card.encoder_fingerprint}), "
+            f"not {name} (fingerprint {fingerprint}); vectors of another encoder would be meaningless to it"
+        )

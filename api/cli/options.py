@@ -32,13 +32,24 @@ DialogueOpt = Annotated[
 ]
 
 
-TrainRun = Callable[[list[Path] | None, Path | None, str, int], None]
+TrainRun = Callable[[list[Path] | None, Path | None, str, int, Path | None], None]
+
+
+EncoderDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--encoder",
+        help="A local Hugging Face encoder directory to read the texts with, instead of the packaged MiniLM "
+        "(its fingerprint goes into the model card; the model then runs on that encoder only).",
+    ),
+]
 
 
 def train_command(
     run: TrainRun, data_help: str, default_profile: str = "full", default_seed: int = 13
 ) -> Callable[..., None]:
-    """A ``train <model>`` command that hands repeatable ``--data``, ``--out``, ``--profile`` and ``--seed`` to ``run``.
+    """A ``train <model>`` command that hands ``--data`` (repeatable), ``--out``, ``--profile``, ``--seed`` and
+    ``--encoder`` to ``run``.
 
     Every trainer takes these options; what ``--data`` reads (``data_help``) and the defaults differ.
     The command's help is ``run``'s docstring.
@@ -49,8 +60,9 @@ def train_command(
         out: TrainedModelDir = None,
         profile: Profile = default_profile,
         seed: Seed = default_seed,
+        encoder: EncoderDir = None,
     ) -> None:
-        run(data, out, profile, seed)
+        run(data, out, profile, seed, encoder)
 
     command.__doc__ = run.__doc__
     return command

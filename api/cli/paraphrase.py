@@ -16,6 +16,7 @@ from api.cli_common import REPORTER, console, group, settings
 from api.services import paraphrase as service
 from api.services.graph import Graph
 from api.services.reporting import Advance, Reporter
+from ontology.errors import ApiError
 
 
 def register(app: typer.Typer) -> None:
@@ -62,7 +63,7 @@ def print_metrics(result: dict[str, Any], title: str) -> None:
     Console().print(table)
 
 
-def train_paraphrase(data: list[Path] | None, out: Path | None, profile: str, seed: int) -> None:
+def train_paraphrase(data: list[Path] | None, out: Path | None, profile: str, seed: int, encoder: Path | None) -> None:
     """Train the ContextDeP highlighter (MiniLM pair encoding + token head) and write its model card.
 
     Profiles: quick and full keep the encoder frozen (a PCA + MLP head; full is the shipped
@@ -72,6 +73,9 @@ def train_paraphrase(data: list[Path] | None, out: Path | None, profile: str, se
     Default data: the train and dev token files of <corpora>/contextdep. Dev pairs are split by
     interview into a tuning half and a held-out half; the card reports both.
     """
+    if encoder is not None:
+        # Its pair features, PCA and adapters are built around the packaged MiniLM's tokens and layers.
+        raise ApiError("train paraphrase reads the texts with the packaged MiniLM only; --encoder is not supported")
     cfg = settings()
     paths = data or service.default_data(cfg.corpora or Path("../shared/corpora"))
     target = out or cfg.models_dir / "paraphrase"

@@ -31,10 +31,11 @@ def register(app: typer.Typer) -> None:
     predict.command("relations")(predict_relations)
 
 
-def train_relations(data: list[Path] | None, out: Path | None, profile: str, seed: int) -> None:
+def train_relations(data: list[Path] | None, out: Path | None, profile: str, seed: int, encoder: Path | None) -> None:
     """Train the relation classifier (a sub-model per corpus family found in --data) and write its model card.
 
-    The quick profile reads the texts as LSA vectors, the full one through the MiniLM encoder.
+    The quick profile reads the texts as LSA vectors, the full one through the MiniLM encoder (or
+    the one --encoder names).
     """
     from api.services.corpora import corpora_root
     from api.services.relations import train
@@ -42,7 +43,8 @@ def train_relations(data: list[Path] | None, out: Path | None, profile: str, see
     s = settings()
     root = corpora_root(s)
     paths = data or [root / "dialam-2024" / "my_train", root / "sciarg", root / "m-arg"]
-    card = train(s, [p for p in paths if p.exists()] or paths, out, profile=profile, seed=seed, reporter=REPORTER)
+    found = [p for p in paths if p.exists()] or paths
+    card = train(s, found, out, profile=profile, seed=seed, encoder_dir=encoder, reporter=REPORTER)
     console.print(f"relations model written: {out or s.models_dir / 'relations'} ({card.training_seconds} s)")
     typer.echo(json.dumps(card.metrics, indent=2, sort_keys=True))
 

@@ -81,10 +81,11 @@ def default_model() -> Path:
     return PACKAGED_MODEL
 
 
-def _encoder(settings: Settings) -> Any:
+def _encoder(settings: Settings, model_dir: Path | None = None) -> Any:
+    """The text encoder (the packaged one unless ``model_dir``), reading the settings' embedding cache."""
     from gnn.encoder import TextEncoder
 
-    return TextEncoder(cache_dir=settings.embeddings_dir)
+    return TextEncoder(model_dir, cache_dir=settings.embeddings_dir)
 
 
 def load(settings: Settings, model_dir: Path | None = None) -> DiscourseModel:
@@ -94,12 +95,16 @@ def load(settings: Settings, model_dir: Path | None = None) -> DiscourseModel:
         NotFoundError: No such model directory.
         ModelError: Not a discourse model.
     """
-    from gnn.discourse.train import load_model
+    from gnn.discourse.train import TASK, load_model
+    from gnn.modelcard import check_encoder, read_card
 
     path = model_dir or default_model()
     if not path.is_dir():
         raise NotFoundError(f"{path}: no such model directory")
-    return load_model(path, encoder=_encoder(settings))
+    card = read_card(path, TASK)
+    encoder = _encoder(settings, Path(card.encoder_dir) if card.encoder_dir else None)
+    check_encoder(path, card, encoder.fingerprint(), encoder.name)
+    return load_model(path, encoder=encoder)
 
 
 def train(
@@ -109,6 +114,7 @@ def train(
     *,
     profile: str = "full",
     seed: int = 13,
+    encoder_dir: Path | None = None,
     reporter: Reporter = SILENT,
 ) -> TrainResult:
     """Train the discourse parser and write a model directory with its card.
@@ -123,6 +129,7 @@ def train(
         out: Model directory; default ``<models dir>/discourse``.
         profile: ``quick``, ``full``, ``lookahead``, ``refit`` (or ``tiny``, for tests).
         seed: Random seed (model and splits).
+        encoder_dir: A local Hugging Face encoder instead of the packaged MiniLM.
         reporter: Progress and log lines.
 
     Raises:
@@ -163,7 +170,8 @@ def train(
         }
         reporter.log(f"{path.name}: {len(parts[0])} train / {len(parts[1])} tune / {len(parts[2])} test dialogues")
     config = ParserConfig(seed=seed, **PROFILES[profile])
-    model, history = train_parser(train_d, tune_d, _encoder(settings), config, progress=True, log=reporter.log)
+    encoder = _encoder(settings, encoder_dir)
+    model, history = train_parser(train_d, tune_d, encoder, config, progress=True, log=reporter.log)
     metrics: dict[str, Any] = {}
     if config.refit and tune_d:
         for name, dialogues in tests.items():
@@ -187,6 +195,9 @@ def train(
         model=MODEL_NAME,
         version=f"{time.strftime('%Y%m%d')}-{profile}-s{seed}",
         weights=[],
+        encoder=encoder.name,
+        encoder_fingerprint=encoder.fingerprint(),
+        encoder_dir=str(encoder.model_dir.resolve()) if encoder_dir is not None else None,
         data={"files": split_info, "split": "per file, by session groups (shared EDU text; STAC: same id)"},
         metrics={**metrics, "history": history},
         training_seconds=round(seconds, 1),

@@ -116,10 +116,11 @@ def _given_model(model: Path) -> Path:
     return model
 
 
-def _encoder(settings: Settings, device: str | None) -> Any:
+def _encoder(settings: Settings, device: str | None, model_dir: Path | None = None) -> Any:
+    """The text encoder (the packaged one unless ``model_dir``), reading the settings' embedding cache."""
     from gnn.encoder import TextEncoder
 
-    return TextEncoder(cache_dir=settings.embeddings_dir, device=device)
+    return TextEncoder(model_dir, cache_dir=settings.embeddings_dir, device=device)
 
 
 def _device(settings: Settings) -> str:
@@ -135,15 +136,26 @@ def train(
     *,
     profile: str = "quick",
     seed: int = 0,
+    encoder_dir: Path | None = None,
     reporter: Reporter = SILENT,
     progress: bool = True,
 ) -> Any:
-    """Train relation models on ``paths`` into ``out`` (default: the settings' model directory)."""
+    """Train relation models on ``paths`` into ``out`` (default: the settings' model directory).
+
+    ``encoder_dir`` is a local Hugging Face encoder to read the texts with (full profile) instead of
+    the packaged MiniLM.
+
+    Raises:
+        ApiError: ``encoder_dir`` with a profile that reads no encoder. ModelError: ``encoder_dir``
+            is not a model directory.
+    """
     from gnn.relations.pipeline import train_relations
 
     data = load_data(paths, reporter)
     device = _device(settings)
-    encoder = _encoder(settings, device) if profile == "full" else None
+    if encoder_dir is not None and profile != "full":
+        raise ApiError(f"--encoder reads the texts of the full profile; the {profile} profile uses LSA vectors")
+    encoder = _encoder(settings, device, encoder_dir) if profile == "full" else None
     target = out or settings.models_dir / "relations"
     return train_relations(
         data, target, profile=profile, seed=seed, device=device, encoder=encoder, progress=progress, log=reporter.log
@@ -176,17 +188,24 @@ def cross_validate(
     return {"qt30": cross_validate_qt30(data.qt30, options, folds)}
 
 
-def _model_uses_encoder(model_dir: Path) -> bool:
-    from gnn.modelcard import read_card
-
-    card = read_card(model_dir, "relations")
-    return any(isinstance(v, dict) and v.get("text") == "encoder" for v in card.hyperparameters.values())
-
-
 def _device_and_encoder(settings: Settings, model_dir: Path) -> tuple[str, Any]:
-    """The device to run ``model_dir`` on, and the text encoder when the model reads texts through one."""
+    """The device to run ``model_dir`` on, and the text encoder when the model reads texts through one.
+
+    The encoder is the one the card names (the packaged MiniLM unless it was trained with
+    ``--encoder``), checked against the card's fingerprint.
+
+    Raises:
+        ModelError: Not a relations model, or its encoder is missing or not the one it was trained with.
+    """
+    from gnn.modelcard import check_encoder, read_card
+
     device = _device(settings)
-    return device, _encoder(settings, device) if _model_uses_encoder(model_dir) else None
+    card = read_card(model_dir, "relations")
+    if not any(isinstance(v, dict) and v.get("text") == "encoder" for v in card.hyperparameters.values()):
+        return device, None
+    encoder = _encoder(settings, device, Path(card.encoder_dir) if card.encoder_dir else None)
+    check_encoder(model_dir, card, encoder.fingerprint(), encoder.name)
+    return device, encoder
 
 
 def _prediction_inputs(
@@ -385,7 +404,7 @@ def _cached(settings: Settings, model: Path | None, family: str, load: Callable[
     key = (family, str(model_dir), device)
     with _LOAD_LOCK:
         if key not in _LOADED:
-            encoder = _encoder(settings, device) if _model_uses_encoder(model_dir) else None
+            device, encoder = _device_and_encoder(settings, model_dir)
             _LOADED[key] = load(model_dir, device=device, encoder=encoder)
         return model_dir, _LOADED[key]
 

@@ -81,6 +81,18 @@ def marg_transfer(model_dir: Path, data: RelationData, *, device: str, encoder: 
     return {obj: score_transfer(data.marg, predict_debates(qt, data.marg_debates, obj)) for obj in objectives}
 
 
+def _encoder_identity(encoder: TextVectors | None) -> tuple[str | None, str | None]:
+    """The card's ``encoder_fingerprint`` and ``encoder_dir`` (the latter for a non-default encoder)."""
+    fingerprint = getattr(encoder, "fingerprint", None)
+    where = getattr(encoder, "model_dir", None)
+    if fingerprint is None or where is None:
+        return None, None
+    from gnn.encoder import default_model_dir
+
+    custom = Path(where).resolve() != default_model_dir().resolve()
+    return fingerprint(), str(Path(where).resolve()) if custom else None
+
+
 def train_relations(
     data: RelationData,
     out_dir: Path,
@@ -142,6 +154,7 @@ def train_relations(
             metrics["qt30_transfer"] = transfer
         sections["marg"] = {"metrics": metrics}
     weights = [f for s in sections.values() for f in s.get("files", [])]
+    fingerprint, encoder_dir = _encoder_identity(use_encoder)
     card = ModelCard(
         task=TASK,
         model=MODEL,
@@ -150,6 +163,8 @@ def train_relations(
         encoder=getattr(use_encoder, "name", None)
         if use_encoder is not None
         else "lsa (TF-IDF + SVD, in the model dir)",
+        encoder_fingerprint=fingerprint,
+        encoder_dir=encoder_dir,
         data={k: v.get("data", {}) for k, v in sections.items()},
         hyperparameters={
             "profile": profile,
