@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,13 +126,18 @@ class _Judgement:
     where: str
 
 
+def _most_given(values: Counter[str]) -> str | None:
+    """The value most rows give, the alphabetically first of equals: rows have no meaningful order."""
+    return min(values, key=lambda v: (-values[v], v)) if values else None
+
+
 @dataclass
 class _Gold:
     """The gold answer of a pair that was a gold question, with the first row that gave it."""
 
     label: str
     where: str
-    reason: str | None = None
+    reasons: Counter[str] = field(default_factory=Counter)
 
 
 @dataclass
@@ -140,10 +146,15 @@ class _Pair:
     s1: str
     s2: str
     where: str
-    topic: str | None = None
+    topics: Counter[str] = field(default_factory=Counter)
     gold: _Gold | None = None
     aggregated: tuple[str, float, int | None] | None = None
     judgements: list[_Judgement] = field(default_factory=list)
+
+
+def _aggregate_rank(aggregated: tuple[str, float, int | None]) -> tuple[float, int, int]:
+    label, confidence, count = aggregated
+    return confidence, -_LABEL_ORDER[label], -1 if count is None else count
 
 
 def _label(raw: str, where: str, column: str) -> str:
@@ -315,8 +326,8 @@ class _MargReader:
             if given and " ".join(given.split()) != " ".join(self.sentences[sid].text.split()):
                 raise LoaderError(f"{where}: {column} {given!r} is not the text of {sid}")
         topic = _topic(row.get("topic"))
-        if topic is not None and pair.topic is None:
-            pair.topic = topic
+        if topic is not None:
+            pair.topics[topic] += 1
         return pair
 
     def _pair_rows(
@@ -338,8 +349,8 @@ class _MargReader:
         elif pair.gold.label != gold:
             raise LoaderError(f"{where}: gold label {gold} contradicts {pair.gold.label} ({pair.gold.where})")
         reason = row.get("relation_gold_reason").strip()
-        if reason and pair.gold.reason is None:
-            pair.gold.reason = reason
+        if reason:
+            pair.gold.reasons[reason] += 1
 
     def read_gold(self, path: Path, header: list[str], rows: list[Row]) -> None:
         for row, pair, where in self._pair_rows(path, header, rows, GOLD_COLUMNS, "M-Arg gold-question"):
@@ -353,9 +364,11 @@ class _MargReader:
             confidence = parse_float(row.get("relation:confidence"), where, "relation:confidence")
             trusted = row.get("_trusted_judgements").strip()
             count = int(parse_float(trusted, where, "_trusted_judgements")) if trusted else None
-            # A gold pair shown as two units has two aggregated rows: keep the more confident one.
-            if pair.aggregated is None or confidence > pair.aggregated[1]:
-                pair.aggregated = (label, confidence, count)
+            # A gold pair shown as two units has two aggregated rows: keep the more confident one,
+            # of equally confident ones the more cautious label (whichever row comes first).
+            new = (label, confidence, count)
+            if pair.aggregated is None or _aggregate_rank(new) > _aggregate_rank(pair.aggregated):
+                pair.aggregated = new
             self._gold(pair, row, where)
 
     def read_full(self, path: Path, header: list[str], rows: list[Row]) -> None:
@@ -541,7 +554,8 @@ def _records(reader: _MargReader) -> tuple[list[records.NodeRecord], list[record
         nodes.append(relation)
         edges += link(relation, [make_id(CORPUS, pair.s1, "I")], [make_id(CORPUS, pair.s2, "I")])
         seen: dict[tuple[str, str], int] = defaultdict(int)
-        for j in pair.judgements:
+        # A worker who judged a unit twice has the repeats numbered in an order from their content.
+        for j in sorted(pair.judgements, key=_judgement_order):
             seen[(j.unit, j.worker)] += 1
             n = seen[(j.unit, j.worker)]
             local = [pair_id, "J", j.unit, j.worker] + ([str(n)] if n > 1 else [])
@@ -562,11 +576,17 @@ def _records(reader: _MargReader) -> tuple[list[records.NodeRecord], list[record
     return nodes, edges
 
 
+def _judgement_order(j: _Judgement) -> tuple[str, str, str, float, float, bool, bool]:
+    return j.unit, j.worker, j.label, j.trust, j.confidence, j.tainted, j.golden
+
+
 def _pair_relation(pair: _Pair, dialogue: str) -> records.RelationRecord:
     trusted = [j for j in pair.judgements if not j.tainted]
-    weights: dict[str, float] = defaultdict(float)
+    trusts: dict[str, list[float]] = defaultdict(list)
     for j in trusted or pair.judgements:
-        weights[j.label] += j.trust
+        trusts[j.label].append(j.trust)
+    # fsum: exactly rounded, so the weights do not depend on the order of the judgement rows.
+    weights = {label: math.fsum(values) for label, values in trusts.items()}
     if pair.gold is not None:
         label = pair.gold.label
     elif pair.aggregated is not None:
@@ -578,8 +598,8 @@ def _pair_relation(pair: _Pair, dialogue: str) -> records.RelationRecord:
         confidence = pair.aggregated[1]
     elif trusted:
         # Figure Eight's "relation:confidence": the trust-weighted share of the label.
-        total = sum(j.trust for j in trusted)
-        confidence = weights[label] / total if total > 0 else None
+        total = math.fsum(j.trust for j in trusted)
+        confidence = weights.get(label, 0.0) / total if total > 0 else None
     votes: int | None = None
     count: int | None = None
     if trusted:
@@ -595,9 +615,9 @@ def _pair_relation(pair: _Pair, dialogue: str) -> records.RelationRecord:
         corpus=CORPUS,
         discourse=dialogue,
         local_id=pair.pair_id,
-        topic=pair.topic,
+        topic=_most_given(pair.topics),
         # The crowd's aggregate confidence in the label (never a model score).
         confidence=confidence,
         **vote_fields(votes, count),
-        reason=pair.gold.reason if pair.gold is not None else None,
+        reason=_most_given(pair.gold.reasons) if pair.gold is not None else None,
     )
