@@ -3,7 +3,8 @@
 Every M-Arg file but the aeneas timestamp files names its columns in a header, so neither the
 order of its rows nor that of its columns means anything, and quoting and line ends are the
 writer's choice. (A timestamp file has no header and its row ``k`` is sentence ``k``: its order
-is its content.) The reader must give the same records.
+is its content.) The reader must give the same records, and the QT30 network that reads M-Arg
+debates (``predict relations --corpus m-arg``) the same relations.
 """
 
 from __future__ import annotations
@@ -13,9 +14,13 @@ import io
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from api.services.relations import qt30_model
+from api.settings import Settings
+from gnn.relations.marg_task import debates_from_records, predict_debates
 from graphstore.loaders.marg import load_marg
 from graphstore.loaders.registry import SAMPLES
 from ontology.records import JudgementRecord, RelationRecord
@@ -68,9 +73,27 @@ def test_the_rewrites_change_the_files(tmp_path: Path) -> None:
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_reader_gives_the_same_records(variant: str, seed: int, tmp_path: Path) -> None:
-    plain = canonical(load_marg(TABLES + TIMESTAMPS))
-    other = canonical(load_marg(_write(tmp_path, lambda t: VARIANTS[variant](t, seed))))
+    plain_bundle = load_marg(TABLES + TIMESTAMPS)
+    other_bundle = load_marg(_write(tmp_path, lambda t: VARIANTS[variant](t, seed)))
+    plain, other = canonical(plain_bundle), canonical(other_bundle)
     assert other == plain, differences(plain, other)
+    # Even in the same order (the corpus record, which names the files' directory, aside).
+    assert other_bundle.nodes[1:] == plain_bundle.nodes[1:] and other_bundle.edges == plain_bundle.edges
+
+
+@pytest.fixture(scope="module")
+def network(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    root = tmp_path_factory.mktemp("marg-network")
+    return qt30_model(Settings(cache_dir=root / "cache", data_dir=root / "data"))[1]
+
+
+def test_the_qt30_network_gives_the_same_relations(network: Any, tmp_path: Path) -> None:
+    plain = [d for d in debates_from_records(load_marg(TABLES + TIMESTAMPS).nodes) if d.sentences]
+    written = _write(tmp_path, lambda t: VARIANTS["all"](t, 7))
+    other = [d for d in debates_from_records(load_marg(written).nodes) if d.sentences]
+    expected = predict_debates(network, plain)
+    assert sum(map(len, expected)) > 0, "nothing predicted: the comparison would prove nothing"
+    assert predict_debates(network, other) == expected
 
 
 SENTENCES = ["dataset_context_definition.csv", "full_feature_extraction_dataset.csv"]
