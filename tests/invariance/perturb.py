@@ -114,6 +114,7 @@ def rewrite_table(
     column_seed: int | None = None,
     quoting: str = "minimal",
     newline: str = "\n",
+    field: Callable[[str, str], str] | None = None,
 ) -> str:
     """A CSV/TSV text (header first) written again another valid way.
 
@@ -126,9 +127,12 @@ def rewrite_table(
             plain TSV without any quoting (IANA ``text/tab-separated-values``), for files whose
             fields hold no delimiter, line break or leading quote.
         newline: Line terminator.
+        field: ``field(column, value)`` writes a record's field another way (the header as it is).
     """
     rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
     header, body = rows[0], [r for r in rows[1:] if r]
+    if field is not None:
+        body = [[field(c, v) for c, v in zip(header, r, strict=True)] for r in body]
     if row_seed is not None:
         random.Random(row_seed).shuffle(body)
     order = list(range(len(header)))

@@ -9,8 +9,10 @@ with the QIDs in the order of the input.
 
 from __future__ import annotations
 
+import ast
 import csv
 import io
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -29,8 +31,17 @@ TOKENS = sorted(SAMPLE.glob("*_TOKEN-annotations.tsv"))
 ANNOTATIONS = sorted(p for p in SAMPLE.glob("ANON_*.tsv") if p not in TOKENS)
 
 Rewrite = Callable[[str], str]
-# Each variant: how the token files and how the per-annotator files are written again.
-VARIANTS: dict[str, tuple[Rewrite, Rewrite]] = {
+
+
+def _as_json(column: str, value: str) -> str:
+    """A list field written as JSON (``["a", "b"]``, also a Python literal) instead of Python's repr."""
+    if value.startswith("["):
+        return json.dumps(ast.literal_eval(value), ensure_ascii=False)
+    return value
+
+
+# Each variant: how the token files and how the per-annotator files are written again (None: copied).
+VARIANTS: dict[str, tuple[Rewrite, Rewrite | None]] = {
     "rows shuffled": (lambda t: rewrite_table(t, delimiter="\t", row_seed=1),) * 2,
     "columns shuffled": (lambda t: rewrite_table(t, delimiter="\t", column_seed=2),) * 2,
     "all quoted": (lambda t: rewrite_table(t, delimiter="\t", quoting="all"),) * 2,
@@ -40,27 +51,32 @@ VARIANTS: dict[str, tuple[Rewrite, Rewrite]] = {
         lambda t: rewrite_table(t, delimiter="\t", quoting="all"),
     ),
     "crlf": (lambda t: rewrite_table(t, delimiter="\t", newline="\r\n"),) * 2,
+    # The per-annotator files' lists are numbers, which JSON writes as Python does.
+    "lists as JSON": (lambda t: rewrite_table(t, delimiter="\t", field=_as_json), None),
     "all": (lambda t: rewrite_table(t, delimiter="\t", row_seed=3, column_seed=4, quoting="all", newline="\r\n"),) * 2,
 }
 
 
 def _write(out: Path, variant: str) -> None:
     """The sample files under ``out``, each rewritten in its own encoding (UTF-16 big-endian in ``all``)."""
-    tokens, annotations = VARIANTS[variant]
+    tokens, per_annotator = VARIANTS[variant]
     out.mkdir(parents=True, exist_ok=True)
     for path in TOKENS:
         (out / path.name).write_bytes(tokens(path.read_bytes().decode("utf-8")).encode("utf-8"))
     for path in ANNOTATIONS:
-        text = annotations(path.read_bytes().decode("utf-16"))
+        if per_annotator is None:
+            shutil.copyfile(path, out / path.name)
+            continue
+        text = per_annotator(path.read_bytes().decode("utf-16"))
         data = b"\xfe\xff" + text.encode("utf-16-be") if variant == "all" else text.encode("utf-16")
         (out / path.name).write_bytes(data)
 
 
 def test_the_rewrites_change_the_files(tmp_path: Path) -> None:
     # A rewrite that wrote the same bytes would make the comparisons below prove nothing.
-    for name in VARIANTS:
+    for name, (_, per_annotator) in VARIANTS.items():
         _write(tmp_path / name, name)
-        for path in TOKENS + ANNOTATIONS:
+        for path in TOKENS + (ANNOTATIONS if per_annotator else []):
             assert (tmp_path / name / path.name).read_bytes() != path.read_bytes(), (name, path.name)
 
 
@@ -91,7 +107,7 @@ def plain_prediction(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Pa
     return root / "out.tsv", root / "cache"
 
 
-@pytest.mark.parametrize("variant", ["rows shuffled", "all"])
+@pytest.mark.parametrize("variant", ["rows shuffled", "lists as JSON", "all"])
 def test_predict_contextdep_gives_the_same_rows(
     plain_prediction: tuple[Path, Path], variant: str, tmp_path: Path
 ) -> None:
