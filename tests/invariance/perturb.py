@@ -153,8 +153,9 @@ def rewrite_table(
 
 # -- the normal form --------------------------------------------------------------------------------
 
-# Record fields that hold the id of another record.
+# AIF edge ids are their relation's id plus a direction and a number (records.link).
 _EDGE_ID = re.compile(r"(.+)([<>]\d+)")
+# Record fields that hold the id of another record.
 _REFERENCES = ("discourse", "speaker_id", "relation", "annotator", "sentences", "source", "target")
 
 
@@ -172,7 +173,6 @@ def canonical(bundle: CorpusBundle, name: Callable[[NodeRecord], str | None] = l
 
     def rename(value: Any) -> Any:
         if isinstance(value, str):
-            # AIF edge ids are their relation's id plus a direction and a number (records.link).
             m = _EDGE_ID.fullmatch(value)
             if value not in names and m is not None and m.group(1) in names:
                 return names[m.group(1)] + m.group(2)

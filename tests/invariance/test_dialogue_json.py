@@ -77,12 +77,18 @@ def _write(path: Path, data: Dialogues) -> Path:
     return path
 
 
-@pytest.mark.parametrize("variant", sorted(VARIANTS))
-@pytest.mark.parametrize("scheme", sorted(FILES))
+# STAC ids are game names: there are no integer ids to write them as.
+CASES = [(scheme, variant) for scheme in sorted(FILES) for variant in sorted(VARIANTS)]
+CASES.remove(("stac", "integer ids"))
+
+
+@pytest.mark.parametrize(("scheme", "variant"), CASES)
 def test_reader_gives_the_same_records(scheme: str, variant: str, tmp_path: Path) -> None:
     convert, keeps_ids = VARIANTS[variant]
     raw = json.loads(FILES[scheme].read_text(encoding="utf-8"))
-    other = _write(tmp_path / FILES[scheme].name, convert(raw))
+    given = convert(raw)
+    assert json.dumps(given) != json.dumps(raw), "the rewrite must change the file"
+    other = _write(tmp_path / FILES[scheme].name, given)
     plain_bundle = load_dialogue_json([FILES[scheme]], scheme)
     other_bundle = load_dialogue_json([other], scheme)
     if keeps_ids:

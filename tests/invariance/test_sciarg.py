@@ -53,6 +53,8 @@ def _write(out: Path, variant: Variant, seed: int) -> dict[str, dict[str, str]]:
     maps = {}
     for ann in ANNS:
         text, mapping = variant(ann.read_bytes().decode("utf-8"), seed)
+        # A rewrite that left the file as it was would make the comparisons prove nothing.
+        assert text.encode("utf-8") != ann.read_bytes()
         (out / ann.name).write_bytes(text.encode("utf-8"))
         shutil.copyfile(ann.with_suffix(".txt"), out / ann.with_suffix(".txt").name)
         maps[ann.stem] = mapping
