@@ -6,6 +6,7 @@ test checks that every field written to the graph is declared there.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import uuid
@@ -493,8 +494,31 @@ RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"
 
 
 def new_run_id() -> str:
-    """A fresh prediction run id: UTC time to the second plus a random suffix (sortable, unique)."""
+    """A fresh prediction run id: UTC time to the second plus a random suffix (sortable, unique).
+
+    For runs written by hand; a model's runs take :func:`content_run_id`, so that the same
+    prediction asked twice is recognised and written once.
+    """
     return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:8]
+
+
+def content_run_id(prefix: str, *parts: object) -> str:
+    """The id of a model's run from what it is (model, version, parameters, scope): ``<prefix>-<sha1[:16]>``.
+
+    The parts are joined by newlines; the same parts always give the same id.
+    """
+    return f"{prefix}-{hashlib.sha1(chr(10).join(map(str, parts)).encode()).hexdigest()[:16]}"
+
+
+SCORE_DIGITS = 4
+
+
+def prediction_score(score: float) -> float:
+    """A model's score as stored: clamped to [0, 1] and rounded to :data:`SCORE_DIGITS` places.
+
+    Rounded so that a repeated run (another machine, another BLAS) is recognised as the same content.
+    """
+    return round(min(1.0, max(0.0, float(score))), SCORE_DIGITS)
 
 
 def _now() -> str:

@@ -324,10 +324,10 @@ def predict(
         ApiError: Neither corpus nor dialogue, or a dialogue of another corpus without ``scheme``.
         NotFoundError: Unknown dialogue or corpus.
     """
-    from api.services.predictions import write_and_describe
+    from api.services.predictions import pick_run, write_and_describe
     from gnn.modelcard import read_card
     from ontology.labels import RelationLabel
-    from ontology.records import PredictedRelation, PredictionRun
+    from ontology.records import PredictedRelation, PredictionRun, content_run_id, prediction_score
 
     settings = graph.settings
     path = model_dir or default_model()
@@ -344,16 +344,23 @@ def predict(
                     source=d.unit_ids[p.x],
                     target=d.unit_ids[p.y],
                     label=RelationLabel(p.sense.value),
-                    score=min(1.0, max(0.0, p.score)),
+                    score=prediction_score(p.score),
                     scheme_label=scheme_label(d.domain, p.sense),
                 )
             )
-    run = PredictionRun(
-        model=card.model,
-        model_version=card.version,
-        task="discourse",
-        parameters={"model_dir": str(path), "corpus": corpus, "dialogue": dialogue},
-    )
+    scope = [d.graph_id or d.key for d in dialogues]
+
+    def run_for(attempt: int) -> PredictionRun:
+        run_id = content_run_id("discourse", "discourse", card.model, card.version, corpus, dialogue, *scope)
+        return PredictionRun(
+            run_id=run_id + (f"-r{attempt + 1}" if attempt else ""),
+            model=card.model,
+            model_version=card.version,
+            task="discourse",
+            parameters={"model_dir": str(path), "corpus": corpus, "dialogue": dialogue},
+        )
+
+    run, _ = pick_run(graph, run_for)
     gold = model_scores = None
     if any(d.relations for d in dialogues):
         from gnn.metrics import discourse_scores

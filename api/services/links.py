@@ -17,7 +17,6 @@ the parameters and the pairs, so running the same link job again writes nothing.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 from collections import Counter
@@ -33,7 +32,7 @@ from api.settings import Settings
 from graphstore.vectors import VectorStore
 from ontology.errors import ApiError
 from ontology.labels import RelationLabel
-from ontology.records import PredictedRelation, PredictionRun
+from ontology.records import PredictedRelation, PredictionRun, content_run_id, prediction_score
 from ontology.terms import Label, Prop
 
 MODEL = "cross-corpus-links"
@@ -61,7 +60,7 @@ class Link:
         return {
             **self.__dict__,
             "label": self.label.value,
-            "score": round(self.score, 4),
+            "score": prediction_score(self.score),
             "cosine": round(self.cosine, 4),
         }
 
@@ -228,10 +227,10 @@ def link_across_corpora(
     report.sample = random.Random(1).sample(links, min(opts.sample_size, len(links))) if links else []
     if write and links:
         params = {"k": k, "threshold": threshold, "rephrase_cosine": rephrase_cosine, "limit": limit}
-        digest = hashlib.sha1(
-            json.dumps([version, params, [(x.source, x.target, x.label.value) for x in links]]).encode()
-        ).hexdigest()[:16]
-        run = PredictionRun(run_id=f"xlink-{digest}", model=MODEL, model_version=version, task=TASK, parameters=params)
+        content = json.dumps([version, params, [(x.source, x.target, x.label.value) for x in links]])
+        run = PredictionRun(
+            run_id=content_run_id("xlink", content), model=MODEL, model_version=version, task=TASK, parameters=params
+        )
         rows = [
             PredictedRelation(
                 source=x.source,

@@ -22,7 +22,6 @@ requests with one load).
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -44,6 +43,8 @@ from ontology.records import (
     PredictedRelation,
     PredictionRun,
     PropositionRecord,
+    content_run_id,
+    prediction_score,
 )
 from ontology.terms import Label
 from ontology.views import SemanticHit
@@ -53,7 +54,6 @@ DEFAULT_CORPUS = "mined"
 # training) is the closer of its two domains to a debate transcript.
 DISCOURSE_DOMAIN = "molweni"
 RELATION_OBJECTIVE = "general"
-SCORE_DIGITS = 4
 
 _MODELS: dict[str, LoadedModel] = {}
 _LOCK = threading.Lock()
@@ -106,7 +106,7 @@ def discourse_links(
         return []
     dialogue = Dialogue("mined#0", "mined", DISCOURSE_DOMAIN, list(texts), list(speakers))
     (links,) = discourse_model(settings).model.predict([dialogue])
-    return [(p.x, p.y, p.sense.value, round(min(1.0, max(0.0, p.score)), SCORE_DIGITS)) for p in links]
+    return [(p.x, p.y, p.sense.value, prediction_score(p.score)) for p in links]
 
 
 def argument_links(
@@ -124,7 +124,7 @@ def argument_links(
 
     model = relation_model(settings).model
     return [
-        (s, t, lab, round(min(1.0, max(0.0, p)), SCORE_DIGITS))
+        (s, t, lab, prediction_score(p))
         for s, t, lab, p in predict_dialogue(model, texts, speakers, transitions, RELATION_OBJECTIVE)
     ]
 
@@ -145,9 +145,8 @@ def models(settings: Settings) -> tuple[LoadedModel, LoadedModel]:
 
 def run_for(dialogue_id: str, model: LoadedModel, task: str, parameters: dict[str, Any]) -> PredictionRun:
     """The prediction run of ``model`` on a dialogue: its id depends only on dialogue, model and version."""
-    key = hashlib.sha1(f"{dialogue_id}\n{model.name}\n{model.version}\n{task}".encode()).hexdigest()[:16]
     return PredictionRun(
-        run_id=f"mine-{task}-{key}",
+        run_id=content_run_id(f"mine-{task}", dialogue_id, model.name, model.version, task),
         model=model.name,
         model_version=model.version,
         task=task,
@@ -170,7 +169,7 @@ def _hit(hit: SemanticHit) -> dict[str, Any]:
         "corpus": hit.corpus,
         "discourse": hit.discourse,
         "text": hit.text,
-        "score": round(float(hit.score), SCORE_DIGITS),
+        "score": prediction_score(hit.score),
     }
 
 

@@ -18,16 +18,22 @@ from pathlib import Path
 from typing import Any
 
 from api.services.graph import Graph
-from api.services.predictions import write_run
+from api.services.predictions import pick_run, write_run
 from api.services.training import given_model, profile_config, write_trained_card
 from gnn.modelcard import ModelCard, atomic_write_bytes, read_card
 from gnn.paraphrase_eval import ParaphrasePair, score_predictions, split_by_interview
 from graphstore.loaders.contextdep import load_contextdep, read_token_pairs, split_of
 from graphstore.pairs import utterance_pairs
-from graphstore.predictions import new_run_id
 from ontology.errors import LoaderError, ModelError, NotFoundError
 from ontology.labels import RelationLabel
-from ontology.records import LocutionRecord, PredictedRelation, PredictionRun, RelationRecord
+from ontology.records import (
+    LocutionRecord,
+    PredictedRelation,
+    PredictionRun,
+    RelationRecord,
+    content_run_id,
+    prediction_score,
+)
 from ontology.terms import Prop
 
 TASK = "paraphrase"
@@ -253,19 +259,29 @@ def predict_graph(
     predictions = _load(model_dir, cache_dir).predict(pairs)
     relations = [
         PredictedRelation(
-            source=g.node.id, target=h.node.id, label=RelationLabel.REPHRASE, score=p.score, scheme_label="Paraphrase"
+            source=g.node.id,
+            target=h.node.id,
+            label=RelationLabel.REPHRASE,
+            score=prediction_score(p.score),
+            scheme_label="Paraphrase",
         )
         for (_, g, h), p in zip(found, predictions, strict=True)
         if p.paraphrase
     ]
     card = read_card(model_dir, task=TASK)
-    run = PredictionRun(
-        run_id=new_run_id(),
-        model=card.model,
-        model_version=card.version,
-        task=TASK,
-        parameters={"corpus": corpus, "threshold": 0.5, "model_dir": str(model_dir)},
-    )
+    qids = [qid for qid, _, _ in found]
+
+    def run_for(attempt: int) -> PredictionRun:
+        run_id = content_run_id("paraphrase", TASK, card.model, card.version, corpus, *qids)
+        return PredictionRun(
+            run_id=run_id + (f"-r{attempt + 1}" if attempt else ""),
+            model=card.model,
+            model_version=card.version,
+            task=TASK,
+            parameters={"corpus": corpus, "threshold": 0.5, "model_dir": str(model_dir)},
+        )
+
+    run, _ = pick_run(graph, run_for)
     summary: dict[str, Any] = {"corpus": corpus, "pairs": len(pairs), "paraphrases": len(relations), "written": 0}
     if write and relations:
         report = write_run(graph, run, relations)

@@ -6,7 +6,7 @@ models' predict commands; the write path itself is :class:`graphstore.prediction
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from api.services.graph import Graph
@@ -46,6 +46,26 @@ def write_and_describe(
         "written": True,
         "report": {"written": report.written, "counts": report.counts, "seconds": round(report.seconds, 2)},
     }
+
+
+def pick_run(graph: Graph, run_for: Callable[[int], PredictionRun]) -> tuple[PredictionRun, int | None]:
+    """The run a prediction job writes, and its stored relation count when it is complete in the graph already.
+
+    ``run_for(attempt)`` gives the job's content-derived run (attempt 0), or the ids it takes when
+    an earlier run of the same content is complete but lost its relations with a deleted corpus
+    (attempt 1, 2, ...), so that the job writes them again instead of finding them "present".
+    """
+    first = run_for(0)
+    stored = {r.run.run_id: r for r in runs(graph, first.model, first.model_version)}
+    attempt, run = 0, first
+    while True:
+        found = stored.get(run.run_id)
+        if found is None or found.status != "complete":
+            return run, None
+        if found.relations > 0 or not found.counts.get("relations"):
+            return run, found.relations
+        attempt += 1
+        run = run_for(attempt)
 
 
 def runs(graph: Graph, model: str | None = None, version: str | None = None) -> list[StoredRun]:

@@ -23,6 +23,7 @@ from api.services import predict as hook
 from api.services.graph import Graph
 from api.services.mine_summary import Analysis, DialogueUnits, summarise
 from ontology.errors import ApiError
+from ontology.records import prediction_score
 from ontology.terms import Label
 
 MAX_PAIR_CHARS = 20_000
@@ -74,13 +75,13 @@ def predict_pair(request: hook.PredictionRequest, graph: Graph) -> dict[str, Any
                 "source": "text:0",
                 "target": "text:1",
                 "label": label.value,
-                "score": round(score, mine.SCORE_DIGITS),
+                "score": prediction_score(score),
                 "kind": "argument",
                 "model": model.name,
                 "model_version": model.version,
             }
         ],
-        "probabilities": {k: round(v, mine.SCORE_DIGITS) for k, v in probabilities.items()},
+        "probabilities": {k: prediction_score(v) for k, v in probabilities.items()},
     }
 
 

@@ -21,7 +21,6 @@ model, its version, the objective and the discourses, so writing again writes no
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +40,8 @@ from ontology.records import (
     PropositionRecord,
     RelationRecord,
     SentenceRecord,
+    content_run_id,
+    prediction_score,
 )
 from ontology.terms import Label, Prop, RelType
 from ontology.views import EdgeView, UnitView
@@ -56,7 +57,6 @@ AIF_LABELS = {t: scheme_label("qt30", t) for t in ("RA", "CA", "MA")}
 SCIARG_TYPES = ("supports", "contradicts", "semantically_same", "parts_of_same")
 SCIARG_LABELS = {t: scheme_label("sciarg", t) for t in SCIARG_TYPES}
 MARG_LABELS = {t: scheme_label("m-arg", t) for t in ("Support", "Attack")}
-SCORE_DIGITS = 4  # rounded so that a repeated run is recognised as the same content
 DISCOURSE_BATCH = 100
 
 
@@ -304,7 +304,7 @@ def _row(source: str, target: str, label: RelationLabel, scheme_label: str, scor
         source=source,
         target=target,
         label=label,
-        score=round(min(1.0, max(0.0, float(score))), SCORE_DIGITS),
+        score=prediction_score(score),
         scheme_label=scheme_label,
     )
 
@@ -315,8 +315,9 @@ def run_for(scope: Scope, loaded: _Loaded, objective: str, attempt: int = 0) -> 
     ``attempt`` > 0 gives the ids used when an earlier run of the same content lost its relations
     (its corpus was deleted and loaded again).
     """
-    key = "\n".join((TASK, loaded.name, loaded.version, objective, scope.corpus, scope.dialogue or "", *scope.ids))
-    digest = hashlib.sha1(key.encode()).hexdigest()[:16]
+    run_id = content_run_id(
+        "relations", TASK, loaded.name, loaded.version, objective, scope.corpus, scope.dialogue or "", *scope.ids
+    )
     params: dict[str, Any] = {
         "model_dir": str(loaded.model_dir),
         "family": scope.family,
@@ -326,7 +327,7 @@ def run_for(scope: Scope, loaded: _Loaded, objective: str, attempt: int = 0) -> 
         "discourses": len(scope.ids),
     }
     return PredictionRun(
-        run_id=f"relations-{digest}" + (f"-r{attempt + 1}" if attempt else ""),
+        run_id=run_id + (f"-r{attempt + 1}" if attempt else ""),
         model=loaded.name,
         model_version=loaded.version,
         task=TASK,
@@ -336,18 +337,9 @@ def run_for(scope: Scope, loaded: _Loaded, objective: str, attempt: int = 0) -> 
 
 def _pick_run(graph: Graph, scope: Scope, loaded: _Loaded, objective: str) -> tuple[PredictionRun, int | None]:
     """The run to write, and its stored relation count when it is already complete in the graph."""
-    from api.services.predictions import runs
+    from api.services.predictions import pick_run
 
-    stored = {r.run.run_id: r for r in runs(graph, loaded.name, loaded.version)}
-    attempt = 0
-    while True:
-        run = run_for(scope, loaded, objective, attempt)
-        found = stored.get(run.run_id)
-        if found is None or found.status != "complete":
-            return run, None
-        if found.relations > 0 or not found.counts.get("relations"):
-            return run, found.relations
-        attempt += 1  # complete, but its relations went with a deleted corpus
+    return pick_run(graph, lambda attempt: run_for(scope, loaded, objective, attempt))
 
 
 def predict(
