@@ -5,6 +5,7 @@ from __future__ import annotations
 from neo4j.exceptions import (
     AuthError,
     ClientError,
+    ConnectionPoolError,
     ServiceUnavailable,
     SessionExpired,
 )
@@ -23,13 +24,14 @@ def database_error(exc: BaseException, context: str) -> GraphStoreError | Invali
         context: What was being done, prefixed to the message (e.g. ``"Neo4j query failed"``).
 
     Returns:
-        :class:`~ontology.errors.DatabaseUnavailableError` when the server cannot be reached or
-        refuses the credentials, :class:`~ontology.errors.InvalidQueryError` for a malformed or
-        refused statement (syntax, unknown procedure, write in a read transaction), else
+        :class:`~ontology.errors.DatabaseUnavailableError` when the server cannot be reached,
+        refuses the credentials or every pooled connection is in use,
+        :class:`~ontology.errors.InvalidQueryError` for a malformed or refused statement (syntax,
+        unknown procedure, write in a read transaction), else
         :class:`~ontology.errors.GraphStoreError`.
     """
     message = f"{context}: {exc}"
-    if isinstance(exc, AuthError | ServiceUnavailable | SessionExpired | OSError):
+    if isinstance(exc, AuthError | ServiceUnavailable | SessionExpired | ConnectionPoolError | OSError):
         return DatabaseUnavailableError(message)
     if isinstance(exc, ClientError) and str(exc.code or "").startswith(_QUERY_CODES):
         return InvalidQueryError(message)

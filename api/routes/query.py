@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
 from typing import Annotated, Any
 from urllib.parse import parse_qs
 
 from fastapi import APIRouter, Query, Request
-from fastapi.concurrency import run_in_threadpool
+from fastapi.concurrency import iterate_in_threadpool, run_in_threadpool
 from fastapi.responses import StreamingResponse
+from starlette.background import BackgroundTask
 
 from api.routes import deps
 from api.routes.schemas import CypherRequest, CypherResult, Problem
 from api.services import query as svc
+from graphstore.readonly import CypherStream
 from ontology.errors import ApiError, QueryRefusedError
 
 router = APIRouter(tags=["query"])
@@ -40,10 +44,13 @@ def cypher(body: CypherRequest, request: Request) -> StreamingResponse:
     """Run a read-only Cypher query (READ transaction, time limit, row limit); rows are streamed.
 
     Writes, schema commands, LOAD CSV, administration commands and procedures outside a
-    read-only allow-list are refused (403) by a planner check and, failing that, by the database.
+    read-only allow-list are refused (403) by a planner check and, failing that, by the database;
+    so are loops inside one expression that the time limit could not stop (``reduce``, nested
+    comprehensions, ``range`` outside ``UNWIND``). A parameter the driver cannot send (a lone
+    surrogate, an integer beyond 64 bits, nesting deeper than 32) is a 400 naming it.
     """
     cfg = deps.settings(request)
-    items = svc.cypher_stream(
+    stream = svc.cypher_stream(
         deps.driver(request),
         cfg.neo4j_database,
         body.query,
@@ -51,7 +58,26 @@ def cypher(body: CypherRequest, request: Request) -> StreamingResponse:
         cfg.cypher_timeout,
         cfg.cypher_row_limit,
     )
-    return StreamingResponse(svc.cypher_json(items), media_type="application/json")
+    # The session is released however the response ends: at the end of the rows, when the client
+    # goes away mid-stream (the body's finally) or before it started (the background task).
+    return StreamingResponse(
+        _released(stream), media_type="application/json", background=BackgroundTask(_close, stream)
+    )
+
+
+async def _released(stream: CypherStream) -> AsyncIterator[bytes]:
+    try:
+        async for chunk in iterate_in_threadpool(svc.cypher_json(stream)):
+            yield chunk
+    finally:
+        if not stream.closed:
+            # Not awaited: a cancelled response must not wait, and closing may wait on the server.
+            asyncio.get_running_loop().run_in_executor(None, stream.close)
+
+
+async def _close(stream: CypherStream) -> None:
+    if not stream.closed:
+        await run_in_threadpool(stream.close)
 
 
 def _sparql_response(request: Request, query: str, fmt: str | None) -> StreamingResponse:

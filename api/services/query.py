@@ -2,9 +2,9 @@
 
 Shared by the ``/cypher`` and ``/sparql`` routes and ``argweb sparql``.
 
-* Cypher runs through :class:`~graphstore.readonly.ReadRunner`: an ``EXPLAIN`` check first, then
-  a READ-mode transaction with a server-side timeout and a row limit; the database refuses any
-  write that slips past the check.
+* Cypher runs through :class:`~graphstore.readonly.ReadRunner`: the parameters and an ``EXPLAIN``
+  check first, then a READ-mode transaction with a server-side timeout and a row limit, which a
+  watchdog ends if it outlives the limit; the database refuses any write that slips past the check.
 * SPARQL runs in a child process (:mod:`api.services.sparql_worker`) killed at the deadline and
   capped in memory, because Oxigraph cannot interrupt a query; updates are refused, and
   ``SERVICE`` clauses (outbound requests on a client's behalf) are refused unless allowed.
@@ -19,14 +19,14 @@ import selectors
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from neo4j import Driver
 
-from graphstore.readonly import ReadRunner
+from graphstore.readonly import CypherStream, ReadRunner
 from ontology.errors import ApiError, DatabaseUnavailableError, QueryLimitError, QueryRefusedError
 from ontology.sparql import is_update, query_form
 
@@ -38,11 +38,13 @@ CHUNK = 64 * 1024
 
 def cypher_stream(
     driver: Driver, database: str, query: str, parameters: dict[str, Any], timeout: float, row_limit: int
-) -> Iterator[tuple[str, Any]]:
+) -> CypherStream:
     """Check and start a client Cypher query; see :meth:`ReadRunner.stream` for the items.
 
+    The caller closes the stream (:meth:`CypherStream.close`) if it does not iterate it to the end.
+
     Raises:
-        ApiError: Empty or oversized query, or invalid syntax.
+        ApiError: Empty or oversized query, invalid syntax, or a parameter the driver cannot send.
         QueryRefusedError: Not a plain read.
         QueryLimitError, DatabaseUnavailableError: From the database.
     """
@@ -55,7 +57,7 @@ def cypher_stream(
     return runner.stream(query, parameters, row_limit)
 
 
-def cypher_json(items: Iterator[tuple[str, Any]]) -> Iterator[bytes]:
+def cypher_json(items: Iterable[tuple[str, Any]]) -> Iterator[bytes]:
     """Serialise :func:`cypher_stream` items as one JSON document, written as rows arrive.
 
     ``{"columns": [...], "rows": [[...], ...], "truncated": bool, "row_count": n}``; when the query

@@ -1,0 +1,291 @@
+"""Hostile-client drills (issue 35): what an anonymous client can make the API hold, and gold writes.
+
+The API is served by uvicorn on a loopback port in this process, over the session's Neo4j loaded
+with the shipped samples and their RDF export, so the drills can count what a request leaves
+behind: the driver's connections in use, client transactions in ``SHOW TRANSACTIONS`` and SPARQL
+worker processes. Figures go to ``.argweb/drill-figures.json`` (table in docs/drills.md).
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from neo4j import Driver, GraphDatabase
+from pydantic import SecretStr
+
+from api.app import create_app
+from api.problems import PROBLEM
+from api.services.graph import Graph
+from api.settings import Settings
+from graphstore.errors import database_error
+from graphstore.export import GraphReader
+from graphstore.loaders.registry import CORPORA, SAMPLES
+from graphstore.readonly import tagged_transactions
+from graphstore.runtime import EmbeddedNeo4j, free_port
+from graphstore.store import GraphStore
+from ontology.errors import DatabaseUnavailableError
+from ontology.rdf import RdfMapper, write_export
+from ontology.sparql import load_store
+from tests.conftest import PASSWORD
+from tests.integration.drill_support import record, wait_for
+
+pytestmark = pytest.mark.drill
+
+API_KEY = "hostile-drill-key-0123456789"
+CYPHER_TIMEOUT = 3.0
+SPARQL_TIMEOUT = 4.0
+LOADED = ("molweni", "qt30")
+
+
+@dataclass
+class Hostile:
+    """The served API and what the drills inspect."""
+
+    url: str
+    app: FastAPI
+    settings: Settings
+    driver: Driver  # the test's own driver, for counting
+
+    def api_driver(self) -> Driver:
+        """The API's own driver (whose pool the drills count)."""
+        graph: Graph = self.app.state.graph
+        return graph.driver()
+
+    def connections_in_use(self) -> int:
+        """Connections of the API's pool taken by a session that has not given them back."""
+        pool = self.api_driver()._pool  # type: ignore[attr-defined]
+        return sum(pool.in_use_connection_count(address) for address in list(pool.connections))
+
+
+def _serve(app: FastAPI) -> Iterator[str]:
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=15)
+
+
+@pytest.fixture(scope="module")
+def hostile(neo4j_server: EmbeddedNeo4j, driver: Driver, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hostile]:
+    store = GraphStore(driver, batch_size=2000)
+    store.clear()
+    for name in LOADED:
+        spec = CORPORA[name]
+        store.ingest(spec.load(spec.find(SAMPLES)))
+    tmp = tmp_path_factory.mktemp("hostile")
+    reader = GraphReader(driver, "neo4j")
+    export = tmp / "export.nt"
+    write_export(export, reader.nodes(), reader.relationships(), fmt="nt", mapper=RdfMapper())
+    load_store(tmp / "oxigraph", export, "nt")
+    info = neo4j_server.info()
+    assert info is not None
+    settings = Settings(
+        neo4j_uri=info.uri,
+        neo4j_password=SecretStr(PASSWORD),
+        data_dir=tmp,
+        oxigraph_store=tmp / "oxigraph",
+        api_key=SecretStr(API_KEY),
+        cypher_timeout=CYPHER_TIMEOUT,
+        sparql_timeout=SPARQL_TIMEOUT,
+        sparql_memory_mb=1024,
+    )
+    app = create_app(settings)
+    for url in _serve(app):
+        yield Hostile(url, app, settings, driver)
+
+
+def _problem(response: httpx.Response, status: int) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"] == PROBLEM
+    body: dict[str, Any] = response.json()
+    assert "Traceback" not in body["detail"]
+    return body
+
+
+def _health_within(client: httpx.Client, seconds: float) -> float:
+    started = time.perf_counter()
+    response = client.get("/health", timeout=seconds)
+    took = time.perf_counter() - started
+    assert response.status_code == 200, response.text
+    assert took < seconds, f"/health took {took:.2f} s"
+    return took
+
+
+# -- Finding 1: parameters the driver cannot encode ------------------------------------------------
+
+# Raw JSON bodies (a lone surrogate cannot be written as a Python str to a UTF-8 request otherwise),
+# and the parameter each answer must name.
+UNENCODABLE = [
+    ('{"query": "RETURN $a", "parameters": {"a": "\\ud800"}}', "$a"),
+    ('{"query": "RETURN $a", "parameters": {"a": 9223372036854775808}}', "$a"),
+    ('{"query": "RETURN $a", "parameters": {"a": -9223372036854775809}}', "$a"),
+    ('{"query": "RETURN $a", "parameters": {"a": {"k": ["x", "\\udfff"]}}}', "$a.k[1]"),
+    ('{"query": "RETURN $a", "parameters": {"a": {"\\ud800": 1}}}', "$a"),
+    ('{"query": "RETURN 1", "parameters": {"\\udc00": 1}}', "parameter name"),
+    ('{"query": "RETURN $a", "parameters": {"a": ' + "[" * 40 + "]" * 40 + "}}", "$a" + "[0]" * 32),
+]
+
+
+@pytest.mark.parametrize(("body", "named"), UNENCODABLE, ids=range(len(UNENCODABLE)))
+def test_an_unencodable_parameter_is_a_400_naming_it(hostile: Hostile, body: str, named: str) -> None:
+    with httpx.Client(base_url=hostile.url, timeout=30) as client:
+        response = client.post("/cypher", content=body, headers={"content-type": "application/json"})
+    detail = _problem(response, 400)["detail"]
+    assert named in detail, detail
+
+
+def test_a_hundred_unencodable_parameters_leave_no_connection_taken(hostile: Hostile) -> None:
+    bodies = [UNENCODABLE[i % len(UNENCODABLE)][0] for i in range(120)]
+    started = time.perf_counter()
+    with httpx.Client(base_url=hostile.url, timeout=30) as client:
+        statuses = [
+            client.post("/cypher", content=b, headers={"content-type": "application/json"}).status_code for b in bodies
+        ]
+        seconds = time.perf_counter() - started
+        assert set(statuses) == {400}
+        assert hostile.connections_in_use() == 0
+        assert tagged_transactions(hostile.driver, "neo4j") == []
+        health = _health_within(client, 1.0)
+        assert client.get("/stats").status_code == 200
+        good = client.post("/cypher", json={"query": "RETURN $a AS a", "parameters": {"a": "\u00e9t\u00e9"}})
+        assert good.status_code == 200 and good.json()["rows"] == [["\u00e9t\u00e9"]]
+    record("hostile_unencodable_parameters", requests=len(bodies), seconds=round(seconds, 2), health_s=round(health, 3))
+
+
+def test_every_pooled_connection_in_use_is_503_not_500(hostile: Hostile) -> None:
+    info = hostile.settings.neo4j_uri
+    assert info is not None
+    small = GraphDatabase.driver(
+        info,
+        auth=("neo4j", PASSWORD),
+        max_connection_pool_size=1,
+        connection_acquisition_timeout=1.0,
+        max_transaction_retry_time=0.5,
+    )
+    app = create_app(hostile.settings)
+    try:
+        with TestClient(app) as client:
+            app.state.graph = Graph(hostile.settings, driver=small)
+            with small.session() as holder:
+                tx = holder.begin_transaction()
+                tx.run("RETURN 1").consume()
+                for path in ("/stats", "/health", "/corpora"):
+                    detail = _problem(client.get(path), 503)["detail"]
+                    assert "pool" in detail or "reach" in detail, detail
+                tx.rollback()
+            assert client.get("/stats").status_code == 200
+    finally:
+        small.close()
+    from neo4j.exceptions import ConnectionAcquisitionTimeoutError
+
+    assert isinstance(database_error(ConnectionAcquisitionTimeoutError("x"), "read"), DatabaseUnavailableError)
+
+
+@pytest.mark.parametrize(
+    "query", ["CALL dbms.listConfig() YIELD name RETURN name", "CALL dbms.components() YIELD name RETURN name"]
+)
+def test_a_dbms_procedure_is_refused_by_name(hostile: Hostile, query: str) -> None:
+    with httpx.Client(base_url=hostile.url, timeout=30) as client:
+        detail = _problem(client.post("/cypher", json={"query": query}), 403)["detail"]
+    assert f"procedure {query.split()[1].split('(')[0]} is not allowed" in detail, detail
+    assert "schema" not in detail
+
+
+def test_a_client_gone_mid_stream_gives_its_connection_back(hostile: Hostile) -> None:
+    host, port = hostile.url.removeprefix("http://").split(":")
+    body = json.dumps({"query": "UNWIND range(1, 5000000) AS x RETURN x, toString(x) AS s"}).encode()
+    for _ in range(10):
+        with socket.create_connection((host, int(port)), timeout=10) as raw:
+            raw.sendall(
+                b"POST /cypher HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                + f"Content-Length: {len(body)}\r\n\r\n".encode()
+                + body
+            )
+            assert raw.recv(4096).startswith(b"HTTP/1.1 200")
+    wait_for(lambda: hostile.connections_in_use() == 0, 10, "the API's connections to come back")
+    wait_for(lambda: tagged_transactions(hostile.driver, "neo4j") == [], 10, "the client transactions to end")
+
+
+# -- Finding 3: one long expression ----------------------------------------------------------------
+
+LONG_EXPRESSIONS = [
+    ("RETURN reduce(s='', x IN range(1,100000000) | s+'xxxxxxxxxx')", "reduce()"),
+    ("RETURN REDUCE (s = 0, x IN [1, 2] | s + x)", "reduce()"),
+    ("WITH [1, 2, 3] AS l RETURN size([a IN l | size([b IN l | [c IN l | 1]])])", "inside another"),
+    ("RETURN any(a IN [1, 2] WHERE all(b IN [3] WHERE a < b))", "inside another"),
+    ("RETURN size([x IN range(1, 100000000) | x])", "at most 100000 values"),
+    ("MATCH (n:Locution) WITH collect(n) AS l RETURN [i IN range(0, size(l) - 1) | i]", "integer bounds"),
+    ("RETURN size(range(1, 10, 0))", "step of 0"),
+]
+
+
+@pytest.mark.parametrize(("query", "why"), LONG_EXPRESSIONS, ids=range(len(LONG_EXPRESSIONS)))
+def test_a_loop_inside_one_expression_is_refused_before_it_runs(hostile: Hostile, query: str, why: str) -> None:
+    with httpx.Client(base_url=hostile.url, timeout=30) as client:
+        detail = _problem(client.post("/cypher", json={"query": query}), 403)["detail"]
+    assert why in detail, detail
+    assert tagged_transactions(hostile.driver, "neo4j") == []
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "RETURN [x IN range(1, 10) | x * 2] AS l, reduced",
+        "WITH 'reduce(s, x IN range(1, 1000000000) | s)' AS text RETURN text",
+        "RETURN [x IN [1, 2, 3] WHERE x > 1] AS a, [y IN [4] | y] AS b",
+        "UNWIND range(1, 10000000000) AS x RETURN x LIMIT 3",
+    ],
+)
+def test_bounded_loops_and_lookalikes_still_run(hostile: Hostile, query: str) -> None:
+    query = query.replace(", reduced", "")
+    with httpx.Client(base_url=hostile.url, timeout=30) as client:
+        response = client.post("/cypher", json={"query": query})
+    assert response.status_code == 200, response.text
+
+
+def test_an_expression_past_the_limit_is_answered_and_its_transaction_ended(hostile: Hostile) -> None:
+    """One expression the guard lets through (a single comprehension that splits a long parameter
+    at every step) still gets an answer: the watchdog terminates it, checks, and
+    cuts its connection. Neo4j itself may keep evaluating it; the drill waits until it is gone."""
+    query = "RETURN size([x IN range(1, 4000) | size(split($s, ','))]) AS n"
+    from graphstore import readonly
+
+    survivors = len(readonly.SURVIVORS)
+    started = time.perf_counter()
+    with httpx.Client(base_url=hostile.url, timeout=60) as client:
+        response = client.post("/cypher", json={"query": query, "parameters": {"s": "a," * 100_000}})
+        answered = time.perf_counter() - started
+        body = _problem(response, 400)
+        assert "time limit" in body["detail"]
+        bound = CYPHER_TIMEOUT + readonly.WATCHDOG_GRACE + readonly.WATCHDOG_SETTLE + 3.0
+        assert answered < bound, f"answered after {answered:.1f} s, bound {bound:.1f} s"
+        assert hostile.connections_in_use() == 0
+        _health_within(client, 1.0)
+    survived = len(readonly.SURVIVORS) > survivors
+    wait_for(lambda: tagged_transactions(hostile.driver, "neo4j") == [], 300, "the expression to end in Neo4j")
+    gone = time.perf_counter() - started
+    record(
+        "hostile_long_expression",
+        answered_s=round(answered, 2),
+        survived_termination=survived,
+        gone_from_show_transactions_s=round(gone, 1),
+    )
