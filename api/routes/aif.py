@@ -38,11 +38,12 @@ def export_aif(
 async def import_aif(
     request: Request,
     aif: Annotated[dict[str, Any], Body(description="an AIF map: nodes, edges, locutions, participants")],
-    corpus: Annotated[str, Query(max_length=100)] = "aif-import",
+    corpus: Annotated[str, Query(max_length=100, description="a non-gold corpus")] = svc.DEFAULT_IMPORT_CORPUS,
     name: Annotated[str, Query(max_length=100, description="dialogue name (graph id <corpus>:<name>)")] = "map",
 ) -> AifImport:
     """Import an AIF map as one dialogue (needs ``X-API-Key``); re-importing the same name replaces nothing
-    and duplicates nothing (ingest merges by id)."""
+    and duplicates nothing (ingest merges by id). A gold corpus (qt30, m-arg, ...) is refused with 400:
+    gold annotation changes only through its own ingest."""
     cfg = deps.settings(request)
     did, report = await run_in_threadpool(svc.import_map, deps.driver(request), cfg.neo4j_database, aif, corpus, name)
     return AifImport(id=did, corpus=corpus, nodes=report.nodes, edges=report.edges)

@@ -14,6 +14,7 @@ from neo4j import Driver
 from api.services.graph import Graph
 from graphstore.aif_export import export_corpus, export_discourse, validate_aif, write_aif
 from graphstore.loaders.aif import load_aif
+from graphstore.loaders.registry import CORPORA
 from graphstore.readonly import ReadOnlyStore
 from graphstore.store import GraphStore, IngestReport
 from ontology.errors import ApiError, GraphStoreError, LoaderError
@@ -70,6 +71,24 @@ def export_aif(
 
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+DEFAULT_IMPORT_CORPUS = "aif-import"
+
+
+def refuse_gold(corpus: str, instead: str) -> None:
+    """Refuse a write into a gold corpus (one the registry loads from annotation).
+
+    Every write path of the API and the live mining calls this one check: gold corpora change only
+    through their own ingest, never through a client.
+
+    Args:
+        corpus: The corpus a client asked to write into.
+        instead: The corpus to suggest (the caller's default).
+
+    Raises:
+        ApiError: ``corpus`` is gold.
+    """
+    if corpus in CORPORA:
+        raise ApiError(f"corpus {corpus!r} holds gold annotation; write into another corpus (default {instead!r})")
 
 
 def export_map(
@@ -91,9 +110,10 @@ def import_map(driver: Driver, database: str, aif: dict[str, Any], corpus: str, 
     """Validate an AIF map and write it as the dialogue ``<corpus>:<name>`` (all or nothing).
 
     Raises:
-        ApiError: Bad corpus or map name.
+        ApiError: Bad corpus or map name, or a gold corpus (:func:`refuse_gold`); nothing is written.
         LoaderError: The map is malformed (names the node or edge); nothing is written.
     """
+    refuse_gold(corpus, DEFAULT_IMPORT_CORPUS)
     for label, value in (("corpus", corpus), ("name", name)):
         if not _NAME.match(value):
             raise ApiError(f"{label} must be 1-100 letters, digits, '.', '_' or '-' (starting with a letter or digit)")

@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from api.services.aif import refuse_gold
 from api.services.graph import Graph
 from api.services.mine_summary import Analysis, DialogueUnits, summarise
 from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
-from graphstore.loaders.registry import CORPORA
 from graphstore.loaders.transcript import SEGMENTER, Utterance, read_utterances, segment, transcript_bundle
 from ontology.errors import ApiError, NotFoundError
 from ontology.labels import RelationLabel
@@ -211,10 +211,7 @@ def prepare(utterances: list[Utterance], corpus: str, name: str, source: str) ->
         ApiError: ``corpus`` names a gold corpus (mined dialogues never mix with annotation).
         LoaderError: No utterances or an invalid field.
     """
-    if corpus in CORPORA:
-        raise ApiError(
-            f"corpus {corpus!r} holds gold annotation; mine into another corpus (default {DEFAULT_CORPUS!r})"
-        )
+    refuse_gold(corpus, DEFAULT_CORPUS)
     bundle = transcript_bundle(utterances, corpus, name, source)
     dialogue = next(n for n in bundle.nodes if isinstance(n, DiscourseRecord))
     locs = [n.id for n in bundle.nodes if isinstance(n, LocutionRecord)]

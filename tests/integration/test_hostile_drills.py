@@ -289,3 +289,36 @@ def test_an_expression_past_the_limit_is_answered_and_its_transaction_ended(host
         survived_termination=survived,
         gone_from_show_transactions_s=round(gone, 1),
     )
+
+
+# -- Finding 6: gold is immutable through the API --------------------------------------------------
+
+
+def _gold_state(driver: Driver) -> list[tuple[str, str, Any]]:
+    records, _, _ = driver.execute_query(
+        "MATCH (n:Node) WHERE n.corpus IN ['qt30', 'molweni'] "
+        "RETURN n.id AS id, labels(n) AS labels, properties(n) AS props ORDER BY id"
+    )
+    return [(r["id"], repr(sorted(r["labels"])), repr(sorted(r["props"].items()))) for r in records]
+
+
+def test_aif_import_into_a_gold_corpus_is_refused_and_changes_nothing(hostile: Hostile) -> None:
+    records, _, _ = hostile.driver.execute_query(
+        "MATCH (d:Dialogue {corpus: 'qt30'}) RETURN d.id AS id ORDER BY id LIMIT 1"
+    )
+    gold_id = records[0]["id"]
+    with httpx.Client(base_url=hostile.url, timeout=60, headers={"X-API-Key": API_KEY}) as client:
+        aif = client.get(f"/aif/{gold_id}").json()
+        for node in aif["nodes"]:
+            if node.get("type") == "I":
+                node["text"] = "rewritten by a client"
+        before = _gold_state(hostile.driver)
+        for corpus in ("qt30", "molweni", "m-arg", "sciarg"):
+            name = gold_id.split(":", 1)[1]
+            detail = _problem(client.post("/aif", params={"corpus": corpus, "name": name}, json=aif), 400)["detail"]
+            assert f"corpus {corpus!r} holds gold annotation" in detail, detail
+        assert _gold_state(hostile.driver) == before
+        ok = client.post("/aif", params={"name": "copy-of-gold"}, json=aif)
+        assert ok.status_code == 201, ok.text
+        assert ok.json()["corpus"] == "aif-import"
+    assert _gold_state(hostile.driver) == before
