@@ -52,17 +52,24 @@ def corpus_relations() -> str:
     )
 
 
-def discourses(kind: Label | None, speaker: bool = False, text: bool = False) -> str:
+def discourses(kind: Label | None, speaker: bool = False, text: bool = False, corpus: bool = True) -> str:
     """One page of discourses (dialogues, documents or both).
 
-    Parameters: ``$corpus`` (or null), ``$after``, ``$limit``; with ``speaker`` ``$speaker`` (speaker
-    id or name), with ``text`` ``$q`` (case-insensitive part of the local id or of a unit's text).
-    The filters are left out of the statement when not asked for: a null test in front of an
+    Parameters: ``$after``, ``$limit``; with ``corpus`` ``$corpus``, with ``speaker`` ``$speaker``
+    (speaker id or name), with ``text`` ``$q`` (case-insensitive part of the local id or of a
+    unit's text). A filter not asked for is left out of the statement: a ``$x IS NULL OR ...``
+    test keeps the planner from the index the filter could seek, and one in front of an
     ``EXISTS`` subquery would still cost the subquery on every discourse.
     """
     label = _label(kind or Label.Discourse)
     part_of, spoken_by = _rel(RelType.PART_OF), _rel(RelType.SPOKEN_BY)
-    where = "d.id > $after AND ($corpus IS NULL OR d.corpus = $corpus)"
+    # The id range is sought in id order, so that a page stops after $limit discourses instead of
+    # sorting them all; without the hint the planner scans the label when it holds few nodes.
+    node_ = _label(Label.Node)
+    match = f"MATCH (d:{node_}:{label}) USING INDEX d:{node_}(id) "
+    where = "d.id > $after"
+    if corpus:
+        where += " AND d.corpus = $corpus"
     if speaker:
         where += (
             f" AND EXISTS {{ MATCH (u)-[:{part_of}]->(d) "
@@ -75,7 +82,7 @@ def discourses(kind: Label | None, speaker: bool = False, text: bool = False) ->
             f"OR EXISTS {{ MATCH (u)-[:{part_of}]->(d) WHERE {unit_text} }})"
         )
     return (
-        f"MATCH (d:{label}) WHERE {where} "
+        f"{match}WHERE {where} "
         "WITH d ORDER BY d.id LIMIT $limit "
         "RETURN d.id AS id, labels(d) AS labels, properties(d) AS props, "
         f"COUNT {{ MATCH (u)-[:{part_of}]->(d) WHERE {_is_unit('u')} }} AS units "
@@ -145,12 +152,15 @@ def node() -> str:
 def neighbors(rel_types: Sequence[RelType], direction: str, depth: int) -> str:
     """Nodes and relationships on paths of 1..``depth`` hops from ``$id`` (at most ``$limit`` paths).
 
+    Shorter paths come first, so that a cut keeps the nearest neighbours; ``truncated`` says
+    whether paths were left out.
+
     Args:
         rel_types: Relationship types to follow (all when empty).
         direction: ``out``, ``in`` or ``both``.
         depth: Maximum number of hops, 1 to 3.
 
-    Returns one row ``{nodes, edges}`` (no row when there is no path).
+    Returns one row ``{nodes, edges, truncated}`` (``nodes`` empty when there is no path).
     """
     if not 1 <= depth <= 3:
         raise ValueError(f"depth must be 1..3, not {depth}")
@@ -158,40 +168,85 @@ def neighbors(rel_types: Sequence[RelType], direction: str, depth: int) -> str:
     pattern = f"[:{types}*1..{depth}]" if types else f"[*1..{depth}]"
     left, right = {"out": ("-", "->"), "in": ("<-", "-"), "both": ("-", "-")}[direction]
     node_ = _label(Label.Node)
+    # One path beyond the page tells whether the page was cut; at depth 1 every path is one hop.
+    order = "ORDER BY length(p) " if depth > 1 else ""
     return (
         f"MATCH p = (n:{node_} {{id: $id}}){left}{pattern}{right}(m:{node_}) "
-        "WITH p LIMIT $limit "
-        "WITH collect(p) AS ps "
-        "UNWIND ps AS p UNWIND nodes(p) AS x WITH ps, collect(DISTINCT x) AS ns "
-        "UNWIND ps AS p UNWIND relationships(p) AS r WITH ns, collect(DISTINCT r) AS rs "
+        f"WITH p {order}LIMIT $limit + 1 "
+        "WITH collect(p) AS found "
+        "WITH found[..$limit] AS ps, size(found) > $limit AS truncated "
+        "CALL (ps) { UNWIND ps AS p UNWIND nodes(p) AS x RETURN collect(DISTINCT x) AS ns } "
+        "CALL (ps) { UNWIND ps AS p UNWIND relationships(p) AS r RETURN collect(DISTINCT r) AS rs } "
         "RETURN [x IN ns | {id: x.id, labels: labels(x), props: properties(x)}] AS nodes, "
         "[r IN rs | {source: startNode(r).id, type: type(r), target: endNode(r).id, id: r.id, corpus: r.corpus}] "
-        "AS edges"
+        "AS edges, truncated"
     )
 
 
-def relations(kind: Label) -> str:
-    """One page of relations of class ``kind`` in id order.
+def relations(
+    kind: Label,
+    *,
+    corpus: bool = False,
+    origin: str | None = None,
+    model: bool = False,
+    min_score: bool = False,
+    sense: bool = False,
+) -> str:
+    """One page of relations of class ``kind`` in id order, with only the filters asked for.
 
-    Parameters: ``$origin`` (``gold``/``predicted``), ``$model``, ``$min_score``, ``$corpus``,
-    ``$sense``, ``$after``, ``$limit`` (any filter may be null).
+    Parameters: ``$after``, ``$limit``, and ``$corpus``, ``$origin``, ``$model``, ``$min_score``,
+    ``$sense`` for the filters given. Each filter is written into the WHERE only when given, since
+    ``$x IS NULL OR ...`` keeps the planner from the indexes: without a filter the page is a seek
+    of the id range in id order that stops after ``$limit`` rows; a corpus, predicted origin or
+    sense (of ``DiscourseRelation``) seeks its own index (``node_corpus``, ``relation_origin``,
+    ``discourse_relation_sense``).
+
+    Args:
+        kind: Relation class to match.
+        corpus: Filter on ``$corpus``.
+        origin: ``gold`` or ``predicted`` to filter on ``$origin`` (its value shapes the test:
+            gold relations may carry no origin, predicted ones always do), None for both.
+        model: Filter on ``$model``.
+        min_score: Filter on ``r.score >= $min_score``.
+        sense: Filter on ``$sense``.
+
+    Raises:
+        ValueError: ``origin`` neither gold, predicted nor None.
     """
+    if origin not in (None, "gold", "predicted"):
+        raise ValueError(f"origin must be gold or predicted, not {origin!r}")
+    where = ["r.id > $after"]
+    if corpus:
+        where.append("r.corpus = $corpus")
+    if origin == "predicted":
+        where.append("r.origin = $origin")
+    elif origin == "gold":
+        where.append("coalesce(r.origin, 'gold') = $origin")
+    if model:
+        where.append("r.model = $model")
+    if min_score:
+        where.append("r.score >= $min_score")
+    if sense:
+        where.append("r.sense = $sense")
+    node_ = _label(Label.Node)
+    # Node and Relation stand in the pattern so that the planner may use their indexes for any kind;
+    # the kind is tested on each row, as a label in the pattern lets the planner scan it and join.
+    where.insert(1, f"r:{_label(kind)}")
+    seeks_other = corpus or origin == "predicted" or (sense and kind is Label.DiscourseRelation)
+    # Nothing else to seek: the Node id index in id order (the ORDER BY below needs no sort then).
+    hint = "" if seeks_other else f"USING INDEX r:{node_}(id) "
     return (
-        f"MATCH (r:{_label(kind)}) WHERE r.id > $after "
-        "AND ($corpus IS NULL OR r.corpus = $corpus) "
-        "AND ($origin IS NULL OR coalesce(r.origin, 'gold') = $origin) "
-        "AND ($model IS NULL OR r.model = $model) "
-        "AND ($min_score IS NULL OR r.score >= $min_score) "
-        "AND ($sense IS NULL OR r.sense = $sense) "
+        f"MATCH (r:{node_}:{_label(Label.Relation)}) {hint}WHERE {' AND '.join(where)} "
         "WITH r ORDER BY r.id LIMIT $limit " + _relation_row("r") + " ORDER BY id"
     )
 
 
-def search() -> str:
-    """Full-text search: ``$q`` (Lucene syntax), ``$corpus`` (or null), ``$skip``, ``$limit``."""
+def search(corpus: bool = False) -> str:
+    """Full-text search: ``$q`` (Lucene syntax), ``$skip``, ``$limit``, with ``corpus`` ``$corpus``."""
+    where = "WHERE node.corpus = $corpus " if corpus else ""
     return (
         f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $q) YIELD node, score "
-        "WHERE $corpus IS NULL OR node.corpus = $corpus "
+        f"{where}"
         "WITH node, score ORDER BY score DESC, node.id SKIP $skip LIMIT $limit "
         f"OPTIONAL MATCH (node)-[:{_rel(RelType.PART_OF)}]->(d:{_label(Label.Discourse)}) "
         "RETURN node.id AS id, labels(node) AS labels, properties(node) AS props, score, "

@@ -197,10 +197,16 @@ class Neighbors(BaseModel):
     nodes: list[Node]
     # The read view itself: a stored relationship has no field the API adds or hides.
     edges: list[EdgeView]
+    truncated: bool = Field(False, description="Paths were left out at the limit (the nearest are kept).")
 
     @classmethod
     def of(cls, hood: Neighbourhood) -> Neighbors:
-        return cls(center=hood.center, nodes=[Node.of(n) for n in hood.nodes], edges=list(hood.edges))
+        return cls(
+            center=hood.center,
+            nodes=[Node.of(n) for n in hood.nodes],
+            edges=list(hood.edges),
+            truncated=hood.truncated,
+        )
 
 
 class Hit(BaseModel):

@@ -31,6 +31,7 @@ RELATION_KINDS: tuple[str, ...] = (
     Label.Relation.value,
 )
 SENSES: tuple[str, ...] = tuple(sorted(s.value for s in Sense))
+_LUCENE_OPERATORS = frozenset({"AND", "OR", "NOT", "TO"})
 _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')
 
 
@@ -103,6 +104,17 @@ class RelationFilter:
         """The relation class to match (``Relation``, all of them, without a kind)."""
         return Label(self.kind) if self.kind else Label.Relation
 
+    def query(self) -> str:
+        """The Cypher of :func:`graphstore.browse.relations` with this filter's tests only."""
+        return browse.relations(
+            self.label,
+            corpus=self.corpus is not None,
+            origin=self.origin,
+            model=self.model is not None,
+            min_score=self.min_score is not None,
+            sense=self.sense is not None,
+        )
+
     def params(self) -> dict[str, Any]:
         """The query parameters of :func:`graphstore.browse.relations` (all but the label)."""
         return {name: value for name, value in asdict(self).items() if name != "kind"}
@@ -167,8 +179,23 @@ def _page_size(limit: int) -> int:
 
 
 def lucene_terms(text: str) -> str:
-    """``text`` as literal Lucene terms (special characters escaped), so any input is a valid query."""
-    return _LUCENE_SPECIAL.sub(r"\\\1", text.strip())
+    """``text`` as literal Lucene terms, so any input is a valid query.
+
+    Special characters are escaped, the operator words ``AND``, ``OR``, ``NOT`` and ``TO`` become
+    plain words (the analyser lower-cases terms anyway), and a word ending in ``*`` stays a prefix
+    (``vacc*``, matched without regard to case); a lone ``*`` is dropped, as Lucene cannot start a term with a wildcard.
+    """
+    words = []
+    for word in text.split():
+        stem = word.rstrip("*")
+        if not stem:
+            continue
+        prefix = stem != word
+        # Prefix terms skip the analyser, so they are lower-cased here as the indexed terms are.
+        if prefix or stem in _LUCENE_OPERATORS:
+            stem = stem.lower()
+        words.append(_LUCENE_SPECIAL.sub(r"\\\1", stem) + ("*" if prefix else ""))
+    return " ".join(words)
 
 
 class BrowseService:
@@ -199,6 +226,16 @@ class BrowseService:
             for r in self._rows(cypher.corpora())
         ]
 
+    def require_corpus(self, name: str) -> None:
+        """Raise unless ``name`` is a corpus in the graph (the one 404 rule of every listing).
+
+        Raises:
+            NotFoundError: No such corpus.
+        """
+        rows = self._rows(cypher.corpus_exists(), corpus=name)
+        if not rows or not rows[0]["found"]:
+            raise NotFoundError(f"no corpus {name!r} in the graph")
+
     def corpus(self, name: str) -> CorpusInfo:
         """One corpus with node counts per label and relation counts per kind (and sense).
 
@@ -226,12 +263,16 @@ class BrowseService:
         filters = filters or DiscourseFilter()
         size = _page_size(limit)
         after = decode_cursor(cursor, str) or ""
-        params: dict[str, Any] = {"corpus": filters.corpus, "after": after, "limit": size + 1}
+        params: dict[str, Any] = {"after": after, "limit": size + 1}
+        if filters.corpus:
+            self.require_corpus(filters.corpus)
+            params["corpus"] = filters.corpus
         if filters.speaker:
             params["speaker"] = filters.speaker
         if filters.q:
             params["q"] = filters.q
-        rows = self._rows(browse.discourses(filters.kind, bool(filters.speaker), bool(filters.q)), **params)
+        query = browse.discourses(filters.kind, bool(filters.speaker), bool(filters.q), bool(filters.corpus))
+        rows = self._rows(query, **params)
         items = [(node_view(r), int(r["units"])) for r in rows[:size]]
         return Page(items, encode_cursor(items[-1][0].id) if len(rows) > size else None)
 
@@ -293,8 +334,8 @@ class BrowseService:
             if name not in known:
                 raise ApiError(f"unknown relationship type {name!r}; expected one of {', '.join(sorted(known))}")
             types.append(known[name])
-        rows = self._rows(browse.neighbors(types, direction, depth), id=node_id, limit=size + 1)
-        if not rows:
+        rows = self._rows(browse.neighbors(types, direction, depth), id=node_id, limit=size)
+        if not rows or not rows[0]["nodes"]:
             center, *_ = self.node(node_id)  # raises NotFoundError when the node is missing
             return Neighbourhood(node_id, [center], [], False)
         nodes = sorted((node_view(n) for n in rows[0]["nodes"]), key=lambda n: n.id)
@@ -302,7 +343,7 @@ class BrowseService:
             (EdgeView(e["source"], e["type"], e["target"], e.get("corpus"), e.get("id")) for e in rows[0]["edges"]),
             key=lambda e: (e.source, e.type, e.target),
         )
-        return Neighbourhood(node_id, nodes, edges, truncated=False)
+        return Neighbourhood(node_id, nodes, edges, truncated=bool(rows[0]["truncated"]))
 
     # -- relations ---------------------------------------------------------------------------------
 
@@ -311,7 +352,9 @@ class BrowseService:
         filters = filters or RelationFilter()
         size = _page_size(limit)
         after = decode_cursor(cursor, str) or ""
-        rows = self._rows(browse.relations(filters.label), **filters.params(), after=after, limit=size + 1)
+        if filters.corpus is not None:
+            self.require_corpus(filters.corpus)
+        rows = self._rows(filters.query(), **filters.params(), after=after, limit=size + 1)
         items = [relation_view(r) for r in rows[:size]]
         return Page(items, encode_cursor(items[-1].id) if len(rows) > size else None)
 
@@ -330,7 +373,16 @@ class BrowseService:
         offset = decode_cursor(cursor, int) or 0
         if not 0 <= offset <= MAX_SEARCH_OFFSET:
             raise ApiError(f"search pages stop at {MAX_SEARCH_OFFSET} hits; refine the query")
-        rows = self._rows(browse.search(), q=terms, corpus=corpus, skip=offset, limit=size + 1)
+        params: dict[str, Any] = {"q": terms, "skip": offset, "limit": size + 1}
+        if corpus is not None:
+            self.require_corpus(corpus)
+            params["corpus"] = corpus
+        try:
+            rows = self._rows(browse.search(corpus is not None), **params)
+        except ApiError as e:
+            # Lucene may still refuse a query (too many terms a prefix expands to): say so plainly
+            # rather than passing on the parser's message.
+            raise ApiError(f"q {q!r} cannot be searched: use plain words, or a word ending in * for a prefix") from e
         items = [SearchHit(node_view(r), float(r["score"]), sorted(r["discourses"] or [])) for r in rows[:size]]
         more = len(rows) > size and offset + size <= MAX_SEARCH_OFFSET
         return Page(items, encode_cursor(offset + size) if more else None)
