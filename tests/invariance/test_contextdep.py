@@ -22,7 +22,8 @@ import pytest
 from api.services import paraphrase
 from graphstore.loaders.contextdep import load_contextdep
 from graphstore.loaders.registry import SAMPLES
-from tests.invariance.perturb import canonical, differences, rewrite_table
+from graphstore.perturb import rewrite_table
+from tests.invariance.perturb import canonical, differences
 
 pytestmark = pytest.mark.invariance
 

@@ -19,9 +19,10 @@ from api.services import discourse
 from api.settings import Settings
 from graphstore.loaders.dialogue_json import load_dialogue_json
 from graphstore.loaders.registry import SAMPLES
+from graphstore.perturb import retype_ids, shuffle_keys, without_key
 from ontology.errors import LoaderError
 from ontology.records import CorpusBundle, DiscourseRecord, LocutionRecord, NodeRecord, RelationRecord
-from tests.invariance.perturb import canonical, differences, retype_ids, shuffle_keys, without_key
+from tests.invariance.perturb import canonical, differences
 
 pytestmark = pytest.mark.invariance
 

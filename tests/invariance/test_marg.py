@@ -23,8 +23,9 @@ from api.settings import Settings
 from gnn.relations.marg_task import debates_from_records, predict_debates
 from graphstore.loaders.marg import load_marg
 from graphstore.loaders.registry import SAMPLES
+from graphstore.perturb import rewrite_table
 from ontology.records import JudgementRecord, RelationRecord
-from tests.invariance.perturb import canonical, differences, rewrite_table
+from tests.invariance.perturb import canonical, differences
 
 pytestmark = pytest.mark.invariance
 

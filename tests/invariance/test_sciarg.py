@@ -17,8 +17,9 @@ from api.services import relations
 from api.settings import Settings
 from graphstore.loaders.registry import SAMPLES
 from graphstore.loaders.sciarg import load_sciarg
+from graphstore.perturb import crlf, renumber_brat, shuffle_lines
 from ontology.records import CorpusBundle, NodeRecord, PropositionRecord, RelationRecord
-from tests.invariance.perturb import canonical, crlf, differences, renumber_brat, shuffle_lines
+from tests.invariance.perturb import canonical, differences
 
 pytestmark = pytest.mark.invariance
 
