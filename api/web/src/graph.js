@@ -120,7 +120,7 @@ function draw(discourse, focus) {
   if (cy) cy.destroy();
   cy = cytoscape({ container: $("graph"), elements: [...nodes, ...edges], style, layout: { name: "preset" }, minZoom: 0.1, maxZoom: 3 });
   window.argwebGraph = cy;
-  cy.on("tap", "node", (evt) => showDetails(evt.target.data()));
+  cy.on("tap", "node", (evt) => { showDetails(evt.target.data()); remember(); });
   cy.fit(undefined, 30);
   if (cy.zoom() < 0.8) {
     // Long dialogues: keep the text readable and start at the top; the rest is a scroll away.
@@ -140,27 +140,85 @@ function draw(discourse, focus) {
   status("");
 }
 
+// The address tells the view: corpus, map, selected node and the predicted switch, so that a view
+// can be shared and reloaded (replaceState: no history entry per click).
+function remember() {
+  const params = new URLSearchParams();
+  const corpus = $("corpus").value; const map = current ? current.id : "";
+  if (corpus) params.set("corpus", corpus);
+  if (map) params.set("discourse", map);
+  const sel = cy ? cy.$("node:selected") : null;
+  if (sel && sel.nonempty()) params.set("node", sel[0].id());
+  if (!$("predicted").checked) params.set("predicted", "0");
+  if ($("map-q").value) params.set("q", $("map-q").value);
+  const wanted = new URLSearchParams(location.search).get("maps");
+  if (wanted) params.set("maps", wanted);
+  history.replaceState(null, "", `/?${params.toString()}`);
+}
+
+function unknown(id, message) {
+  $("details").innerHTML = `<h2>Unknown id</h2><div class="text">${String(id).replace(/</g, "&lt;")}</div>` +
+    `<p class="muted">${String(message).replace(/</g, "&lt;")}</p>`;
+  status(`unknown id: ${id}`);
+  document.body.dataset.loaded = `unknown:${id}`;
+}
+
 async function loadDiscourse(id, focus) {
   status("loading…");
-  try { draw(await api(`/discourses/${encodeURIComponent(id)}`), focus); } catch (e) { status(e.message); }
+  let discourse;
+  try { discourse = await api(`/discourses/${encodeURIComponent(id)}`); } catch (e) {
+    if (e.message.startsWith("404")) { unknown(id, e.message); return; }
+    status(e.message); return;
+  }
+  ensureOption(discourse.id, discourse.local_id || discourse.id);
+  $("discourse").value = discourse.id;
+  draw(discourse, focus);
+  remember();
+}
+
+// Map list of the corpus: a page at a time from the server (by name or text with the search
+// box), so that every map is reachable however many the corpus holds.
+let listing = { corpus: null, q: "", cursors: {} };
+
+function pageSize() {
+  const n = parseInt(new URLSearchParams(location.search).get("maps") || "100", 10);
+  return Math.min(500, Math.max(1, Number.isFinite(n) ? n : 100));
+}
+
+function ensureOption(id, label) {
+  const select = $("discourse");
+  if ([...select.options].some((o) => o.value === id)) return;
+  const opt = document.createElement("option");
+  opt.value = id; opt.textContent = label;
+  select.appendChild(opt);
+}
+
+async function listMaps(more) {
+  const { corpus, q } = listing;
+  const base = `corpus=${encodeURIComponent(corpus)}&limit=${pageSize()}` + (q ? `&q=${encodeURIComponent(q)}` : "");
+  const kinds = more ? Object.keys(listing.cursors).filter((k) => listing.cursors[k]) : ["dialogues", "documents"];
+  const pages = await Promise.all(kinds.map((k) =>
+    api(`/${k}?${base}` + (more ? `&cursor=${encodeURIComponent(listing.cursors[k])}` : "")).then((p) => [k, p])));
+  const items = [];
+  for (const [k, p] of pages) { listing.cursors[k] = p.next_cursor; items.push(...p.items); }
+  items.sort((a, b) => a.id.localeCompare(b.id));
+  for (const d of items) ensureOption(d.id, `${d.local_id || d.id} (${d.units} units)`);
+  const left = Object.values(listing.cursors).some(Boolean);
+  $("more-maps").hidden = !left;
+  $("map-count").textContent = `${$("discourse").options.length}${left ? "+" : ""} maps`;
+  return items;
 }
 
 async function loadCorpus(corpus, selectId, focus) {
-  const select = $("discourse");
-  select.innerHTML = "";
+  $("discourse").innerHTML = "";
   $("dashboard-link").href = `/dashboard/${encodeURIComponent(corpus)}`;
-  const pages = await Promise.all([
-    api(`/dialogues?corpus=${encodeURIComponent(corpus)}&limit=500`),
-    api(`/documents?corpus=${encodeURIComponent(corpus)}&limit=500`),
-  ]);
-  const items = [...pages[0].items, ...pages[1].items].sort((a, b) => a.id.localeCompare(b.id));
-  for (const d of items) {
-    const opt = document.createElement("option");
-    opt.value = d.id; opt.textContent = `${d.local_id || d.id} (${d.units} units)`;
-    select.appendChild(opt);
-  }
-  if (selectId) select.value = selectId;
-  if (select.value) await loadDiscourse(select.value, focus);
+  listing = { corpus, q: $("map-q").value.trim(), cursors: {} };
+  current = null;
+  const items = await listMaps(false);
+  // A map named in the address is drawn even when it is not on the first page of the list.
+  const target = selectId || (items[0] && items[0].id);
+  if (target) await loadDiscourse(target, focus);
+  else { status(listing.q ? `no map of ${corpus} matches “${listing.q}”` : `no maps in ${corpus}`); remember(); }
 }
 
 async function main() {
@@ -172,24 +230,39 @@ async function main() {
     opt.value = c.id; opt.textContent = c.status === "complete" ? c.id : `${c.id} (${c.status})`;
     select.appendChild(opt);
   }
-  select.addEventListener("change", () => loadCorpus(select.value));
+  if (params.get("predicted") === "0") $("predicted").checked = false;
+  if (params.get("q")) $("map-q").value = params.get("q");
+  select.addEventListener("change", () => loadCorpus(select.value).catch((e) => status(e.message)));
   $("discourse").addEventListener("change", () => loadDiscourse($("discourse").value));
-  $("predicted").addEventListener("change", () => current && draw(current));
+  $("predicted").addEventListener("change", () => { if (current) { draw(current); remember(); } });
+  $("more-maps").addEventListener("click", () => listMaps(true).catch((e) => status(e.message)));
+  let typing = null;
+  $("map-q").addEventListener("input", () => {
+    clearTimeout(typing);
+    typing = setTimeout(() => loadCorpus(select.value).catch((e) => status(e.message)), 300);
+  });
   const focus = params.get("node");
   if (focus) {
-    try {
-      const node = await api(`/nodes/${encodeURIComponent(focus)}`);
-      const target = node.kind === "Dialogue" || node.kind === "Document" ? node.id : node.discourses[0];
-      if (target) {
-        select.value = node.corpus;
-        await loadCorpus(node.corpus, target, focus);
-        return;
-      }
-      showDetails({ id: node.id, kind: node.kind, unit: { text: node.text, speaker: node.speaker } });
-    } catch (e) { status(e.message); }
+    let node;
+    try { node = await api(`/nodes/${encodeURIComponent(focus)}`); } catch (e) {
+      if (e.message.startsWith("404")) { unknown(focus, e.message); return; }
+      throw e;
+    }
+    const target = node.kind === "Dialogue" || node.kind === "Document" ? node.id : node.discourses[0];
+    if (target) {
+      select.value = node.corpus;
+      await loadCorpus(node.corpus, target, focus);
+      return;
+    }
+    showDetails({ id: node.id, kind: node.kind, unit: { text: node.text, speaker: node.speaker } });
+    document.body.dataset.loaded = node.id;
+    return;
   }
   const wanted = params.get("corpus");
-  if (wanted) select.value = wanted;
+  if (wanted) {
+    if (![...select.options].some((o) => o.value === wanted)) { unknown(wanted, "no such corpus in the graph"); return; }
+    select.value = wanted;
+  }
   if (select.value) await loadCorpus(select.value, params.get("discourse"));
 }
 

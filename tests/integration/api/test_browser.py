@@ -112,3 +112,34 @@ def test_page_has_no_external_resources(live_url: str) -> None:
     assert "http://" not in html and "https://" not in html
     bundle = Path(ROOT / "api" / "web" / "static" / "graph.js")
     assert bundle.is_file()
+
+
+def test_a_map_beyond_the_first_page_opens_by_url(browser: webdriver.Chrome, live_url: str) -> None:
+    maps = requests.get(f"{live_url}/dialogues", params={"corpus": "qt30", "limit": 500}, timeout=60).json()["items"]
+    assert len(maps) >= 2
+    last = maps[-1]["id"]
+    # One map per list page: the last one is not on the first page, yet the address draws it.
+    browser.get(f"{live_url}/?corpus=qt30&discourse={last}&maps=1")
+    wait_loaded(browser, lambda loaded: loaded == last)
+    nodes, edges = browser.execute_script(
+        "return [window.argwebGraph.nodes().length, window.argwebGraph.edges().length]"
+    )
+    assert (nodes, edges) == _expected(live_url, last)
+    assert browser.find_element("id", "node-count").text == str(nodes)
+    assert not browser.find_element("id", "more-maps").get_attribute("hidden")
+    # The address follows the selected node, so that the view can be shared and reloaded.
+    unit = requests.get(f"{live_url}/discourses/{last}", timeout=60).json()["units"][0]["id"]
+    browser.execute_script("window.argwebGraph.getElementById(arguments[0]).select().emit('tap')", unit)
+    shared = browser.current_url
+    assert "discourse=" in shared and "node=" in shared
+    browser.get(shared)
+    wait_loaded(browser, lambda loaded: loaded == last)
+    assert browser.execute_script("return window.argwebGraph.$(':selected').map(n => n.id())") == [unit]
+
+
+@pytest.mark.parametrize("query", ["discourse=qt30:nodeset0", "node=qt30:nope"])
+def test_unknown_ids_say_so(browser: webdriver.Chrome, live_url: str, query: str) -> None:
+    browser.get(f"{live_url}/?corpus=qt30&{query}")
+    wait_loaded(browser, lambda loaded: loaded.startswith("unknown:"))
+    assert "unknown id" in browser.find_element("id", "status").text
+    assert "unknown id" in browser.find_element("id", "details").text.lower()
