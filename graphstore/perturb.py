@@ -246,3 +246,15 @@ def rewrite_table(
     )
     writer.writerows(table)
     return buf.getvalue()
+
+
+def _int_if_numeric(value: Any) -> Any:
+    return int(value) if isinstance(value, str) and value.isdigit() else value
+
+
+DIALOGUE_VARIANTS: dict[str, Callable[[list[dict[str, Any]]], list[dict[str, Any]]]] = {
+    "keys shuffled": shuffle_keys,
+    "integer ids": lambda ds: retype_ids(ds, _int_if_numeric),
+    "string ids": lambda ds: retype_ids(ds, str),
+}
+"""The valid rewritings of a Molweni/STAC dialogue file, by name."""

@@ -72,7 +72,13 @@ def evaluate(
     """Micro link F1 and link & relation F1 of a model on every dialogue of a file."""
     result = discourse.evaluate(settings(), data, model, scheme)
     title = f"{result['file']} ({result['scheme']})"
-    show(result, as_json, lambda r: _scores_table(title, {Path(r["file"]).name: r}), sort_keys=False)
+
+    def tables(r: dict[str, Any]) -> None:
+        _scores_table(title, {Path(r["file"]).name: r})
+        rows = {name: {**v, "dialogues": r["dialogues"]} for name, v in r["variants"].items()}
+        _scores_table(f"the same file written other valid ways (largest change {r['variants_max_change']:.4f})", rows)
+
+    show(result, as_json, tables, sort_keys=False)
 
 
 def parse(

@@ -11,6 +11,8 @@ session or game is on both sides: Molweni dev dialogues are overlapping windows 
 
 from __future__ import annotations
 
+import json
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +22,9 @@ from api.services.corpora import corpora_root
 from api.services.graph import Graph
 from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
+from graphstore.loaders.common import read_json
 from graphstore.loaders.dialogue_json import detect_scheme, load_dialogue_json, scheme_label, write_dialogue_json
+from graphstore.perturb import DIALOGUE_VARIANTS
 from ontology.errors import ApiError, NotFoundError
 
 if TYPE_CHECKING:
@@ -225,18 +229,34 @@ def train(
 def evaluate(
     settings: Settings, data: Path, model_dir: Path | None = None, scheme: str | None = None
 ) -> dict[str, Any]:
-    """Micro link and link & relation F1 of a model on every dialogue of a Molweni/STAC file."""
+    """Micro link and link & relation F1 of a model on every dialogue of a Molweni/STAC file.
+
+    The file written every other valid way (:data:`graphstore.perturb.DIALOGUE_VARIANTS`) is scored
+    too (``variants``, and ``variants_max_change``, the largest difference from the file's F1).
+    """
     model = load(settings, model_dir)
     dialogues, scheme = read_dialogues(data, scheme)
     t0 = time.perf_counter()
     scores = model.evaluate(dialogues, progress=True)
     elapsed = time.perf_counter() - t0
+    plain = scores.as_dict()
+    variants: dict[str, dict[str, float]] = {}
+    raw = read_json(data)
+    with tempfile.TemporaryDirectory(prefix="argweb-variant-") as tmp:
+        for name, change in DIALOGUE_VARIANTS.items():
+            path = Path(tmp) / data.name
+            path.write_text(json.dumps(change(raw)), encoding="utf-8")
+            other = model.evaluate(read_dialogues(path, scheme)[0]).as_dict()
+            variants[name] = {k: other[k] for k in ("link_f1", "link_rel_f1")}
+    change_max = max((abs(v[k] - plain[k]) for v in variants.values() for k in v), default=0.0)
     return {
         "file": str(data),
         "scheme": scheme,
         "model": str(model_dir or PACKAGED_MODEL),
-        **scores.as_dict(),
+        **plain,
         "edus_per_second": round(sum(len(d) for d in dialogues) / max(elapsed, 1e-9), 1),
+        "variants": variants,
+        "variants_max_change": round(change_max, 4),
     }
 
 
