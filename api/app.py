@@ -93,7 +93,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             app.state.graph.close()
 
-    app = FastAPI(title="argweb", version="0.1.0", description=DESCRIPTION, lifespan=lifespan)
+    # /docs is served by api.routes.pages from the API's own static files (no CDN); no ReDoc.
+    app = FastAPI(
+        title="argweb", version="0.1.0", description=DESCRIPTION, lifespan=lifespan, docs_url=None, redoc_url=None
+    )
     app.state.settings = cfg
     predictors.install()
     problems.install(app)
@@ -115,7 +118,23 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     for module in (graph, query, aif, linked, predict, pages):
         app.include_router(module.router)
+    _document_problems(app)
     return app
+
+
+def _document_problems(app: FastAPI) -> None:
+    """Build the OpenAPI document once, with error bodies typed as they are served (problem+json)."""
+    from fastapi.openapi.utils import get_openapi
+
+    from api.routes.schemas import truthful_openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            built = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
+            app.openapi_schema = truthful_openapi(built)
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def __getattr__(name: str) -> Any:

@@ -8,6 +8,7 @@ says nothing about the code (the traceback goes to the server log only).
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -63,8 +64,14 @@ def kind_of(exc: ArgwebError) -> str:
     return "bad-request"
 
 
-def problem(status: int, detail: str, kind: str | None = None, instance: str | None = None) -> JSONResponse:
-    """A problem+json response."""
+def problem(
+    status: int,
+    detail: str,
+    kind: str | None = None,
+    instance: str | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> JSONResponse:
+    """A problem+json response (``headers``: extra headers, e.g. ``Allow`` of a 405)."""
     body = {
         "type": PROBLEM_BASE + (kind or str(status)),
         "title": _TITLES.get(status, "Error"),
@@ -73,8 +80,10 @@ def problem(status: int, detail: str, kind: str | None = None, instance: str | N
     }
     if instance:
         body["instance"] = instance
-    headers = {"WWW-Authenticate": 'ApiKey header="X-API-Key"'} if status == 401 else None
-    return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=headers)
+    extra = dict(headers or {})
+    if status == 401:
+        extra["WWW-Authenticate"] = 'ApiKey header="X-API-Key"'
+    return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=extra or None)
 
 
 def install(app: FastAPI) -> None:
@@ -98,7 +107,8 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return problem(exc.status_code, str(exc.detail), None, request.url.path)
+        # Starlette's 405 carries the Allow header the client needs; keep it.
+        return problem(exc.status_code, str(exc.detail), None, request.url.path, exc.headers)
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:

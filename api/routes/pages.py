@@ -9,6 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, Request
 from fastapi import Path as PathParam
 from fastapi.concurrency import run_in_threadpool
+from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
 from api.routes import deps
@@ -25,6 +26,18 @@ _STATIC_TYPES = {".js": "text/javascript", ".css": "text/css", ".map": "applicat
 def graph_page() -> FileResponse:
     """The graph page: choose a corpus and a dialogue or document and see its graph."""
     return FileResponse(WEB / "index.html", media_type="text/html")
+
+
+@router.get("/docs", response_class=HTMLResponse, include_in_schema=False)
+def docs(request: Request) -> HTMLResponse:
+    """The API page (Swagger UI), its script and style served from ``/static`` so that it renders offline."""
+    return get_swagger_ui_html(
+        openapi_url=request.app.openapi_url or "/openapi.json",
+        title="argweb · API",
+        swagger_js_url="/static/swagger-ui-bundle.js",
+        swagger_css_url="/static/swagger-ui.css",
+        swagger_favicon_url="data:,",
+    )
 
 
 @router.get("/static/{name}", response_class=Response, responses={404: {"model": Problem}})

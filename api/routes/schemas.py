@@ -288,3 +288,60 @@ class AifImport(BaseModel):
     corpus: str
     nodes: int
     edges: int
+
+
+PROBLEM_TYPE = "application/problem+json"
+_PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
+
+
+def truthful_openapi(schema: dict[str, Any]) -> dict[str, Any]:
+    """The OpenAPI document as the API answers: error bodies as ``application/problem+json``.
+
+    FastAPI documents every response under the route's type (JSON, HTML, ...), while the error handlers
+    (:mod:`api.problems`) answer ``application/problem+json``; each 4xx/5xx response is rewritten
+    to that type with the :class:`Problem` schema. Each operation also gets the 405 its path
+    answers to other methods (with the ``Allow`` header naming the methods it takes), and
+    ``POST /sparql`` the 415 it answers to a body that is neither a form nor
+    ``application/sparql-query``.
+
+    Args:
+        schema: The document FastAPI built (changed in place).
+
+    Returns:
+        The same document.
+    """
+    schemas = schema.setdefault("components", {}).setdefault("schemas", {})
+    schemas.setdefault("Problem", Problem.model_json_schema())
+    problem_body = {PROBLEM_TYPE: {"schema": _PROBLEM_REF}}
+    for path, operations in schema.get("paths", {}).items():
+        methods = sorted(m.upper() for m in operations if m in ("get", "post", "put", "patch", "delete"))
+        allow = ", ".join([*methods, *(["HEAD"] if "GET" in methods else [])])
+        for method, operation in operations.items():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            responses = operation["responses"]
+            for status, response in responses.items():
+                if status[:1] in ("4", "5") and "content" in response:
+                    # Every handler answers a Problem, 422 included (not FastAPI's HTTPValidationError).
+                    response["content"] = {PROBLEM_TYPE: {"schema": _PROBLEM_REF}}
+            responses.setdefault(
+                "405",
+                {
+                    "description": "Method not allowed",
+                    "headers": {"Allow": {"description": f"methods of {path}", "schema": {"type": "string"}}},
+                    "content": dict(problem_body),
+                },
+            )
+            responses["405"].setdefault("headers", {})["Allow"] = {
+                "description": f"methods of {path}: {allow}",
+                "schema": {"type": "string"},
+            }
+            if path == "/sparql" and method == "post":
+                responses.setdefault(
+                    "415",
+                    {
+                        "description": "Body neither application/x-www-form-urlencoded nor application/sparql-query",
+                        "content": dict(problem_body),
+                    },
+                )
+    return schema

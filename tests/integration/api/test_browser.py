@@ -143,3 +143,14 @@ def test_unknown_ids_say_so(browser: webdriver.Chrome, live_url: str, query: str
     wait_loaded(browser, lambda loaded: loaded.startswith("unknown:"))
     assert "unknown id" in browser.find_element("id", "status").text
     assert "unknown id" in browser.find_element("id", "details").text.lower()
+
+
+def test_api_page_renders_from_the_api_alone(browser: webdriver.Chrome, live_url: str) -> None:
+    browser.get(f"{live_url}/docs")
+    WebDriverWait(browser, 60).until(
+        lambda d: d.execute_script("return document.querySelectorAll('.opblock').length") > 20
+    )
+    assert "argweb" in browser.execute_script("return document.querySelector('.info .title').textContent")
+    # Every resource the page fetched came from the API itself: it renders with the network off.
+    fetched = browser.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
+    assert fetched and all(name.startswith(live_url) or name.startswith("data:") for name in fetched), fetched
