@@ -11,7 +11,7 @@ from functools import lru_cache
 from typing import Annotated
 from urllib.parse import quote
 
-from fastapi import APIRouter, Header, Request
+from fastapi import APIRouter, Header, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import RedirectResponse, Response
 
@@ -42,6 +42,16 @@ def wants_html(accept: str | None) -> bool:
     return False
 
 
+def acceptable(accept: str | None) -> bool:
+    """Whether ``accept`` admits a format served here (RDF of :data:`_LD`, HTML, or a wildcard).
+
+    A client asking only for, say, RDF/XML gets 406 rather than Turtle it did not ask for.
+    """
+    ranked = svc._accepted(accept)
+    served = _LD | {"text/html", "application/xhtml+xml", "*/*", "text/*", "application/*"}
+    return not ranked or any(media in served for media in ranked)
+
+
 def _describe(request: Request, iri: str, accept: str | None) -> tuple[bytes, str]:
     cfg = deps.settings(request)
     run = svc.run_sparql(
@@ -65,6 +75,7 @@ def _describe(request: Request, iri: str, accept: str | None) -> tuple[bytes, st
         200: {"content": {m: {"schema": {"type": "string"}} for m in sorted(_LD)}, "description": "RDF"},
         303: {"description": "HTML requested: the graph page focused on the node"},
         404: {"model": Problem},
+        406: {"model": Problem, "description": "Accept names no format served here (e.g. only RDF/XML)"},
         503: {"model": Problem},
     },
     response_class=Response,
@@ -76,6 +87,9 @@ async def dereference(resource: str, request: Request, accept: Annotated[str | N
         iri = cfg.rdf_base + "graph/" + quote(resource[len("graph/") :], safe="")
     else:
         iri = _mapper(cfg.rdf_base).iri(resource)
+    if not acceptable(accept):
+        # 406 as a problem document (the handler of HTTPException), naming what can be served.
+        raise HTTPException(406, f"cannot answer {accept!r}; this resource is served as {', '.join(sorted(_LD))}")
     if wants_html(accept):
         return RedirectResponse(f"/?node={quote(resource, safe='')}", status_code=303)
     if any(c in iri for c in '<>"{}|^`\\ '):

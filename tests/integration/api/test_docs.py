@@ -50,3 +50,16 @@ def test_docs_page_loads_nothing_from_elsewhere(client: TestClient) -> None:
         served = client.get(f"/static/{asset}")
         assert served.status_code == 200 and served.headers["content-type"].startswith(kind)
         assert len(served.content) > 100_000
+
+
+def test_linked_data_answers_rdf_xml_with_406_not_turtle(client: TestClient) -> None:
+    node = "molweni:1078:edu:2"
+    assert client.get(f"/data/{node}", headers={"Accept": "text/turtle"}).status_code == 200
+    for accept in ("application/rdf+xml", "application/rdf+xml, application/xml;q=0.5"):
+        answer = client.get(f"/data/{node}", headers={"Accept": accept})
+        assert answer.status_code == 406, (accept, answer.status_code)
+        assert answer.headers["content-type"] == PROBLEM and "text/turtle" in answer.json()["detail"]
+    # A client that also takes Turtle, or anything, still gets it.
+    mixed = client.get(f"/data/{node}", headers={"Accept": "application/rdf+xml, text/turtle;q=0.8"})
+    assert mixed.status_code == 200 and mixed.headers["content-type"].startswith("text/turtle")
+    assert client.get(f"/data/{node}", headers={"Accept": "*/*"}).status_code == 200
