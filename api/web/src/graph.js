@@ -31,7 +31,10 @@ function relationLabel(r) {
 }
 
 // Elements of a discourse: one node per unit and relation, one edge per relation end.
-export function elements(discourse, withPredicted) {
+// Filters: `hidden` relation kinds are left out; predicted relations scoring under `minScore` too
+// (gold relations have no score and stay).
+export function elements(discourse, withPredicted, filters = {}) {
+  const hidden = filters.hidden || new Set(); const minScore = filters.minScore || 0;
   const nodes = []; const edges = []; const ids = new Set(); const y = {};
   // Locutions on the left, propositions on the right, relations between them; with one kind of
   // unit only, relations go to the left so that they do not cover the text.
@@ -43,7 +46,8 @@ export function elements(discourse, withPredicted) {
     const x = u.kind === "Locution" || !twoColumns ? 0 : 820;
     nodes.push({ data: { id: u.id, label: short(u.text, 90), kind: u.kind, color: color(u.kind), unit: u }, position: { x, y: y[u.id] } });
   });
-  const relations = discourse.relations.filter((r) => withPredicted || r.origin !== "predicted");
+  const relations = discourse.relations.filter((r) => (withPredicted || r.origin !== "predicted") && !hidden.has(r.kind) &&
+    !(r.origin === "predicted" && r.score != null && r.score < minScore));
   relations.forEach((r) => ids.add(r.id));
   // Relations sit at the mean height of their ends; relations between relations (AIF YA/TA
   // chains) are placed after the ones they connect, hence a few passes.
@@ -89,6 +93,14 @@ const style = [
 let cy = null;
 let current = null;
 
+// A relation end as its text (a unit) or its kind (a relation between relations), with its id.
+function endText(id) {
+  const unit = current && current.units.find((u) => u.id === id);
+  if (unit) return `“${short(unit.text, 160)}” (${id})`;
+  const rel = current && current.relations.find((r) => r.id === id);
+  return rel ? `${relationLabel(rel)} (${id})` : id;
+}
+
 function showDetails(data) {
   const box = $("details");
   const u = data.unit; const r = data.relation;
@@ -102,21 +114,36 @@ function showDetails(data) {
   } else if (r) {
     text = r.text || ""; add("origin", r.origin); add("label", r.scheme_label); add("sense", r.sense);
     add("score", r.score != null ? r.score.toFixed(3) : ""); add("model", r.model ? `${r.model} ${r.model_version || ""}` : "");
-    add("run", r.run_id); add("from", r.sources.join(", ")); add("to", r.targets.join(", "));
+    add("run", r.run_id); add("from", r.sources.map(endText).join(" · ")); add("to", r.targets.map(endText).join(" · "));
   }
   box.innerHTML = `<h2>${data.kind}</h2>${text ? `<div class="text">${text.replace(/</g, "&lt;")}</div>` : ""}<dl>${rows.join("")}</dl>` +
     `<p><a href="/nodes/${encodeURIComponent(data.id)}">JSON</a> · <a href="/nodes/${encodeURIComponent(data.id)}/neighbors">neighbours</a></p>`;
 }
 
+// The legend lists every kind of the map; relation kinds have a box that shows or hides them.
 function legend(kinds) {
-  $("legend-items").innerHTML = [...kinds].sort().map((k) =>
-    `<div class="legend-row"><span class="swatch ${UNIT_KINDS.has(k) ? "round" : ""}" style="background:${color(k)}"></span>${k}</div>`
-  ).join("") + '<div class="legend-row"><span class="swatch dash"></span>predicted (score shown)</div>';
+  $("legend-items").innerHTML = [...kinds].sort().map((k) => {
+    const box = UNIT_KINDS.has(k) ? "" : `<input type="checkbox" class="kind-filter" value="${k}" ${filters.hidden.has(k) ? "" : "checked"}> `;
+    return `<label class="legend-row">${box}<span class="swatch ${UNIT_KINDS.has(k) ? "round" : ""}" style="background:${color(k)}"></span>${k}</label>`;
+  }).join("") + '<div class="legend-row"><span class="swatch dash"></span>predicted (score shown)</div>';
+  document.querySelectorAll(".kind-filter").forEach((box) => box.addEventListener("change", () => {
+    if (box.checked) filters.hidden.delete(box.value); else filters.hidden.add(box.value);
+    redraw();
+  }));
+}
+
+const filters = { hidden: new Set(), minScore: 0 };
+
+function redraw() {
+  if (!current) return;
+  const sel = cy ? cy.$("node:selected") : null;
+  draw(current, sel && sel.nonempty() ? sel[0].id() : undefined);
+  remember();
 }
 
 function draw(discourse, focus) {
   current = discourse;
-  const { nodes, edges } = elements(discourse, $("predicted").checked);
+  const { nodes, edges } = elements(discourse, $("predicted").checked, filters);
   if (cy) cy.destroy();
   cy = cytoscape({ container: $("graph"), elements: [...nodes, ...edges], style, layout: { name: "preset" }, minZoom: 0.1, maxZoom: 3 });
   window.argwebGraph = cy;
@@ -130,7 +157,7 @@ function draw(discourse, focus) {
   }
   $("node-count").textContent = String(cy.nodes().length);
   $("edge-count").textContent = String(cy.edges().length);
-  legend(new Set(nodes.map((n) => n.data.kind)));
+  legend(new Set([...discourse.units.map((u) => u.kind), ...discourse.relations.map((r) => r.kind)]));
   if (focus) {
     const n = cy.getElementById(focus);
     if (n.nonempty()) { n.select(); showDetails(n.data()); cy.animate({ center: { eles: n }, zoom: 1.2 }, { duration: 300 }); }
@@ -151,6 +178,8 @@ function remember() {
   if (sel && sel.nonempty()) params.set("node", sel[0].id());
   if (!$("predicted").checked) params.set("predicted", "0");
   if ($("map-q").value) params.set("q", $("map-q").value);
+  if (filters.minScore > 0) params.set("min_score", String(filters.minScore));
+  if (filters.hidden.size) params.set("hide", [...filters.hidden].sort().join(","));
   const wanted = new URLSearchParams(location.search).get("maps");
   if (wanted) params.set("maps", wanted);
   history.replaceState(null, "", `/?${params.toString()}`);
@@ -231,10 +260,18 @@ async function main() {
     select.appendChild(opt);
   }
   if (params.get("predicted") === "0") $("predicted").checked = false;
+  filters.minScore = Math.min(1, Math.max(0, parseFloat(params.get("min_score") || "0") || 0));
+  $("min-score").value = String(filters.minScore); $("min-score-value").textContent = filters.minScore.toFixed(2);
+  for (const k of (params.get("hide") || "").split(",").filter(Boolean)) filters.hidden.add(k);
+  $("min-score").addEventListener("input", () => {
+    filters.minScore = parseFloat($("min-score").value) || 0;
+    $("min-score-value").textContent = filters.minScore.toFixed(2);
+    redraw();
+  });
   if (params.get("q")) $("map-q").value = params.get("q");
   select.addEventListener("change", () => loadCorpus(select.value).catch((e) => status(e.message)));
   $("discourse").addEventListener("change", () => loadDiscourse($("discourse").value));
-  $("predicted").addEventListener("change", () => { if (current) { draw(current); remember(); } });
+  $("predicted").addEventListener("change", redraw);
   $("more-maps").addEventListener("click", () => listMaps(true).catch((e) => status(e.message)));
   let typing = null;
   $("map-q").addEventListener("input", () => {

@@ -154,3 +154,51 @@ def test_api_page_renders_from_the_api_alone(browser: webdriver.Chrome, live_url
     # Every resource the page fetched came from the API itself: it renders with the network off.
     fetched = browser.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
     assert fetched and all(name.startswith(live_url) or name.startswith("data:") for name in fetched), fetched
+
+
+def _filtered(live_url: str, discourse: str, min_score: float, hidden: set[str]) -> tuple[int, int]:
+    """Node and edge counts of the page's graph with its score and relation-type filters, from the API."""
+    body = requests.get(f"{live_url}/discourses/{discourse}", timeout=60).json()
+    kept = [
+        r
+        for r in body["relations"]
+        if r["kind"] not in hidden and not (r["origin"] == "predicted" and (r.get("score") or 0) < min_score)
+    ]
+    ids = {u["id"] for u in body["units"]} | {r["id"] for r in kept}
+    return len(ids), sum(len([e for e in r["sources"] + r["targets"] if e in ids]) for r in kept)
+
+
+def test_score_and_type_filters_follow_the_api(browser: webdriver.Chrome, live_url: str, api_graph: ApiGraph) -> None:
+    map_id = "qt30:nodeset21318"
+    counts = "return [window.argwebGraph.nodes().length, window.argwebGraph.edges().length]"
+    browser.get(f"{live_url}/?discourse={map_id}&corpus=qt30")
+    wait_loaded(browser, lambda loaded: loaded == map_id)
+    every = tuple(browser.execute_script(counts))
+    assert every == _filtered(live_url, map_id, 0.0, set())
+    # The predicted Support scores 0.87: a 0.9 threshold drops it, as the API's score says.
+    browser.get(f"{live_url}/?discourse={map_id}&corpus=qt30&min_score=0.9")
+    wait_loaded(browser, lambda loaded: loaded == map_id)
+    high = tuple(browser.execute_script(counts))
+    assert high == _filtered(live_url, map_id, 0.9, set()) and high[0] == every[0] - 1
+    assert browser.execute_script("return window.argwebGraph.getElementById(arguments[0]).empty()", api_graph.predicted)
+    # Unticking a relation type in the legend hides its relations and writes it into the address.
+    kinds = {r["kind"] for r in requests.get(f"{live_url}/discourses/{map_id}", timeout=60).json()["relations"]}
+    kind = "Transition" if "Transition" in kinds else sorted(kinds)[0]
+    browser.execute_script(
+        "const b = document.querySelector(`.kind-filter[value='${arguments[0]}']`); b.click();", kind
+    )
+    WebDriverWait(browser, 30).until(lambda d: "hide=" in d.current_url)
+    assert tuple(browser.execute_script(counts)) == _filtered(live_url, map_id, 0.9, {kind})
+    assert "min_score=0.9" in browser.current_url
+    # Relation details show the texts at both ends.
+    browser.get(f"{live_url}/?discourse={map_id}&corpus=qt30&node={api_graph.predicted}")
+    wait_loaded(browser, lambda loaded: loaded == map_id)
+    relation = next(
+        r
+        for r in requests.get(f"{live_url}/discourses/{map_id}", timeout=60).json()["relations"]
+        if r["id"] == api_graph.predicted
+    )
+    units = {u["id"]: u["text"] for u in requests.get(f"{live_url}/discourses/{map_id}", timeout=60).json()["units"]}
+    details = browser.find_element("id", "details").text
+    for end in relation["sources"] + relation["targets"]:
+        assert units[end][:40] in details
