@@ -88,6 +88,7 @@ const style = [
   { selector: "node:selected", style: { "border-width": 3, "border-color": "#111", "border-style": "solid" } },
   { selector: "edge", style: { width: 1.6, "line-color": "data(color)", "target-arrow-color": "data(color)", "target-arrow-shape": "triangle", "arrow-scale": 0.8, "curve-style": "bezier", opacity: 0.85 } },
   { selector: "edge.predicted", style: { "line-style": "dashed" } },
+  { selector: ".faded", style: { opacity: 0.2 } },
 ];
 
 let cy = null;
@@ -132,7 +133,16 @@ function legend(kinds) {
   }));
 }
 
-const filters = { hidden: new Set(), minScore: 0 };
+const filters = { hidden: new Set(), minScore: 0, speaker: "" };
+
+// The speaker box lists the map's speakers; choosing one fades the others' units.
+function speakers(discourse) {
+  const names = [...new Set(discourse.units.map((u) => u.speaker).filter(Boolean))].sort();
+  const box = $("speaker");
+  box.innerHTML = '<option value="">all speakers</option>' +
+    names.map((n) => `<option>${n.replace(/&/g, "&amp;").replace(/</g, "&lt;")}</option>`).join("");
+  box.value = names.includes(filters.speaker) ? filters.speaker : "";
+}
 
 function redraw() {
   if (!current) return;
@@ -154,6 +164,13 @@ function draw(discourse, focus) {
     const bb = cy.elements().boundingBox();
     cy.zoom(0.8);
     cy.pan({ x: 30 - bb.x1 * 0.8, y: 30 - bb.y1 * 0.8 });
+  }
+  speakers(discourse);
+  if (filters.speaker) {
+    // Units of other speakers (and the relations touching only them) fade; counts stay the map's.
+    const other = cy.nodes().filter((n) => n.data("unit") && n.data("unit").speaker !== filters.speaker);
+    other.addClass("faded");
+    cy.nodes(".relation").filter((r) => r.neighborhood("node").every((n) => n.hasClass("faded"))).addClass("faded");
   }
   $("node-count").textContent = String(cy.nodes().length);
   $("edge-count").textContent = String(cy.edges().length);
@@ -180,6 +197,7 @@ function remember() {
   if ($("map-q").value) params.set("q", $("map-q").value);
   if (filters.minScore > 0) params.set("min_score", String(filters.minScore));
   if (filters.hidden.size) params.set("hide", [...filters.hidden].sort().join(","));
+  if (filters.speaker) params.set("speaker", filters.speaker);
   const wanted = new URLSearchParams(location.search).get("maps");
   if (wanted) params.set("maps", wanted);
   history.replaceState(null, "", `/?${params.toString()}`);
@@ -263,6 +281,8 @@ async function main() {
   filters.minScore = Math.min(1, Math.max(0, parseFloat(params.get("min_score") || "0") || 0));
   $("min-score").value = String(filters.minScore); $("min-score-value").textContent = filters.minScore.toFixed(2);
   for (const k of (params.get("hide") || "").split(",").filter(Boolean)) filters.hidden.add(k);
+  filters.speaker = params.get("speaker") || "";
+  $("speaker").addEventListener("change", () => { filters.speaker = $("speaker").value; redraw(); });
   $("min-score").addEventListener("input", () => {
     filters.minScore = parseFloat($("min-score").value) || 0;
     $("min-score-value").textContent = filters.minScore.toFixed(2);

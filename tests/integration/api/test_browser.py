@@ -202,3 +202,20 @@ def test_score_and_type_filters_follow_the_api(browser: webdriver.Chrome, live_u
     details = browser.find_element("id", "details").text
     for end in relation["sources"] + relation["targets"]:
         assert units[end][:40] in details
+
+
+def test_speaker_filter_fades_the_other_speakers(browser: webdriver.Chrome, live_url: str) -> None:
+    map_id = "qt30:nodeset21318"
+    units = requests.get(f"{live_url}/discourses/{map_id}", timeout=60).json()["units"]
+    speaker = "Lisa Nandy"
+    assert any(u["speaker"] == speaker for u in units)
+    browser.get(f"{live_url}/?corpus=qt30&discourse={map_id}")
+    wait_loaded(browser, lambda loaded: loaded == map_id)
+    assert speaker in [o.text for o in Select(browser.find_element("id", "speaker")).options]
+    Select(browser.find_element("id", "speaker")).select_by_visible_text(speaker)
+    WebDriverWait(browser, 30).until(lambda d: "speaker=" in d.current_url)
+    faded = browser.execute_script("return window.argwebGraph.nodes('.faded').not('.relation').map(n => n.id())")
+    assert sorted(faded) == sorted(u["id"] for u in units if u["speaker"] != speaker)
+    browser.get(browser.current_url)
+    wait_loaded(browser, lambda loaded: loaded == map_id)
+    assert Select(browser.find_element("id", "speaker")).first_selected_option.text == speaker
