@@ -30,6 +30,7 @@ from ontology.errors import (
 PROBLEM = "application/problem+json"
 PROBLEM_BASE = "https://w3id.org/argweb/problems/"
 log = logging.getLogger("argweb.api")
+RETRY_AFTER = 5
 
 # The problem type named in the response; the status comes from api.errors.outcome.
 _KINDS: tuple[tuple[type[ArgwebError], str], ...] = (
@@ -83,6 +84,9 @@ def problem(
     extra = dict(headers or {})
     if status == 401:
         extra["WWW-Authenticate"] = 'ApiKey header="X-API-Key"'
+    if status == 503:
+        # A backend away or at its limit of concurrent work: worth asking again soon.
+        extra.setdefault("Retry-After", str(RETRY_AFTER))
     return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=extra or None)
 
 

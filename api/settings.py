@@ -51,6 +51,10 @@ class Settings(BaseSettings):
         cypher_row_limit: Rows a ``/cypher`` query returns at most (the result is cut there).
         sparql_timeout: Seconds a SPARQL query (API or CLI) may run before it is stopped.
         sparql_memory_mb: Address-space limit of the process evaluating a SPARQL query.
+        sparql_max_workers: SPARQL queries the API evaluates at once; one more is answered 503
+            with ``Retry-After`` (each may take ``sparql_memory_mb``).
+        sparql_result_limit: Largest SPARQL result the API answers, in bytes (results are read
+            whole before the answer starts, so that a cut result is never a 200).
         request_size_limit: Largest request body the API accepts, in bytes.
         oxigraph_store: The Oxigraph store SPARQL runs on (default ``<data_dir>/oxigraph``).
         allow_sparql_service: Let SPARQL ``SERVICE`` clauses reach other endpoints (off: a public
@@ -80,6 +84,8 @@ class Settings(BaseSettings):
     cypher_row_limit: int = 10_000
     sparql_timeout: float = 30.0
     sparql_memory_mb: int = 4096
+    sparql_max_workers: int = Field(default=4, ge=1)
+    sparql_result_limit: int = Field(default=64 * 1024 * 1024, ge=1)
     request_size_limit: int = 10 * 1024 * 1024
     oxigraph_store: Path | None = None
     allow_sparql_service: bool = False

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 from urllib.parse import parse_qs
 
 from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import iterate_in_threadpool, run_in_threadpool
-from fastapi.responses import StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 from starlette.background import BackgroundTask
 
 from api.routes import deps
@@ -80,9 +81,9 @@ async def _close(stream: CypherStream) -> None:
         await run_in_threadpool(stream.close)
 
 
-def _sparql_response(request: Request, query: str, fmt: str | None) -> StreamingResponse:
+def _sparql_run(request: Request, query: str, fmt: str | None) -> svc.SparqlRun:
     cfg = deps.settings(request)
-    run = svc.run_sparql(
+    return svc.run_sparql(
         cfg.rdf_store_dir,
         query,
         fmt=fmt,
@@ -91,8 +92,36 @@ def _sparql_response(request: Request, query: str, fmt: str | None) -> Streaming
         memory_mb=cfg.sparql_memory_mb,
         allow_service=cfg.allow_sparql_service,
         strict_format=False,
+        max_workers=cfg.sparql_max_workers,
     )
-    return StreamingResponse(run.chunks, media_type=svc.media_type(run.form, run.fmt), headers={"Vary": "Accept"})
+
+
+async def _sparql_response(request: Request, query: str, fmt: str | None) -> Response:
+    """Evaluate in a worker and answer the whole result, or a problem.
+
+    The result is read completely (up to ``sparql_result_limit`` bytes) before the answer starts:
+    a result cut at the time limit is a 400, never a 200 with a truncated body. While it is read,
+    the client's connection is watched: a client that goes away has its worker killed at once.
+    """
+    cfg = deps.settings(request)
+    run = await run_in_threadpool(_sparql_run, request, query, fmt)
+    cancel = threading.Event()
+
+    async def watch() -> None:
+        while not cancel.is_set():
+            if await request.is_disconnected():
+                cancel.set()
+                return
+            await asyncio.sleep(0.2)
+
+    watcher = asyncio.create_task(watch())
+    try:
+        body = await run_in_threadpool(run.collect, cfg.sparql_result_limit, cancel)
+    finally:
+        cancel.set()
+        watcher.cancel()
+        run.close()
+    return Response(body, media_type=svc.media_type(run.form, run.fmt), headers={"Vary": "Accept"})
 
 
 _FORMAT = Annotated[
@@ -107,21 +136,21 @@ _FORMAT = Annotated[
 
 @router.get(
     "/sparql",
-    response_class=StreamingResponse,
+    response_class=Response,
     responses={200: {"content": _SPARQL_RESULTS, "description": "Query results"}, **_QUERY_ERRORS},
 )
 async def sparql_get(
     request: Request,
     query: Annotated[str, Query(min_length=1, max_length=svc.MAX_QUERY_CHARS)],
     format: _FORMAT = None,
-) -> StreamingResponse:
+) -> Response:
     """SPARQL 1.1 Protocol query via GET; the result format follows ``Accept`` (or ``format``)."""
-    return await run_in_threadpool(_sparql_response, request, query, format)
+    return await _sparql_response(request, query, format)
 
 
 @router.post(
     "/sparql",
-    response_class=StreamingResponse,
+    response_class=Response,
     responses={200: {"content": _SPARQL_RESULTS, "description": "Query results"}, **_QUERY_ERRORS},
     openapi_extra={
         "requestBody": {
@@ -138,7 +167,7 @@ async def sparql_get(
         }
     },
 )
-async def sparql_post(request: Request, format: _FORMAT = None) -> StreamingResponse:
+async def sparql_post(request: Request, format: _FORMAT = None) -> Response:
     """SPARQL 1.1 Protocol query via POST (form-encoded ``query=`` or an ``application/sparql-query``
     body). Updates (``update=`` or ``application/sparql-update``) are refused with 403."""
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -163,4 +192,4 @@ async def sparql_post(request: Request, format: _FORMAT = None) -> StreamingResp
         from starlette.exceptions import HTTPException
 
         raise HTTPException(415, "send application/sparql-query or a form with query=")
-    return await run_in_threadpool(_sparql_response, request, query, format)
+    return await _sparql_response(request, query, format)

@@ -12,12 +12,15 @@ Shared by the ``/cypher`` and ``/sparql`` routes and ``argweb sparql``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import selectors
+import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -27,7 +30,7 @@ from typing import Any
 from neo4j import Driver
 
 from graphstore.readonly import CypherStream, ReadRunner
-from ontology.errors import ApiError, DatabaseUnavailableError, QueryLimitError, QueryRefusedError
+from ontology.errors import ApiError, ArgwebError, DatabaseUnavailableError, QueryLimitError, QueryRefusedError
 from ontology.sparql import is_update, query_form
 
 MAX_QUERY_CHARS = 100_000
@@ -241,6 +244,44 @@ class SparqlRun:
         """Whether the deadline ended the stream before the result was complete."""
         return self.reader is not None and self.reader.cut
 
+    def collect(self, limit: int, cancel: threading.Event | None = None) -> bytes:
+        """The whole result, read before anything is answered; the worker is killed on every path.
+
+        The HTTP endpoint answers only a complete result: a stream cut at the deadline would be a
+        200 with a body ending mid-triple. The result is held in memory up to ``limit`` bytes.
+
+        Raises:
+            QueryLimitError: The deadline passed, the result is larger than ``limit`` bytes, or the
+                worker ran out of its memory limit (each named as such).
+            ApiError: ``cancel`` was set (the client went away).
+        """
+        if self.reader is None:
+            return b"".join(self.chunks)
+        return self.reader.collect(limit, cancel)
+
+    def close(self) -> None:
+        """Kill the worker if it still runs (idempotent)."""
+        if self.reader is not None:
+            self.reader.close()
+
+
+# Concurrent SPARQL workers per limit (the API passes its setting); each may use memory_mb.
+_SLOTS: dict[int, threading.BoundedSemaphore] = {}
+_SLOTS_LOCK = threading.Lock()
+
+
+def _slots(limit: int) -> threading.BoundedSemaphore:
+    with _SLOTS_LOCK:
+        return _SLOTS.setdefault(limit, threading.BoundedSemaphore(limit))
+
+
+def running_workers() -> int:
+    """SPARQL worker processes of this process still alive (for drills and diagnostics)."""
+    return sum(1 for reader in list(_LIVE) if reader.proc.poll() is None)
+
+
+_LIVE: set[_Reader] = set()
+
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
     if proc.poll() is None:
@@ -260,6 +301,7 @@ def run_sparql(
     memory_mb: int = 4096,
     allow_service: bool = False,
     strict_format: bool = True,
+    max_workers: int | None = None,
 ) -> SparqlRun:
     """Start a SPARQL query under a deadline and return its result stream.
 
@@ -267,67 +309,154 @@ def run_sparql(
     before the first result byte are raised; after that, reaching the deadline ends the stream
     (the result is cut) and kills the child.
 
+    With ``max_workers``, at most that many workers run at once (across threads of this process);
+    one more query is refused at once instead of queueing.
+
     Raises:
         ApiError, QueryRefusedError: From :func:`check_sparql` and Oxigraph's parser.
-        QueryLimitError: No result started before the deadline.
-        DatabaseUnavailableError: No store at ``store_dir``.
+        QueryLimitError: No result started before the deadline, or the worker ran out of memory.
+        DatabaseUnavailableError: No store at ``store_dir``, or ``max_workers`` already running (503).
     """
     form = check_sparql(query, allow_service)
     chosen = negotiate(form, accept, fmt, strict_format)
     if not (store_dir / "CURRENT").is_file():
         raise DatabaseUnavailableError("the SPARQL store is not there; run `argweb export rdf` or `argweb rdf load`")
+    slot = _slots(max_workers) if max_workers else None
+    if slot is not None and not slot.acquire(blocking=False):
+        raise DatabaseUnavailableError(f"{max_workers} SPARQL queries are running, the most at once; retry shortly")
+    return _start(store_dir, query, form, chosen, timeout, memory_mb, slot)
+
+
+def _start(
+    store_dir: Path,
+    query: str,
+    form: str,
+    chosen: str,
+    timeout: float,
+    memory_mb: int,
+    slot: threading.BoundedSemaphore | None,
+) -> SparqlRun:
     deadline = time.monotonic() + timeout
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARGWEB_")}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "api.services.sparql_worker", str(store_dir), chosen, str(memory_mb)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        cwd=str(Path(__file__).resolve().parents[2]),
-        env=env,
-    )
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "api.services.sparql_worker", str(store_dir), chosen, str(memory_mb)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=str(Path(__file__).resolve().parents[2]),
+            env=env,
+        )
+    except BaseException:
+        if slot is not None:
+            slot.release()
+        raise
     assert proc.stdin is not None and proc.stdout is not None
     try:
         proc.stdin.write(query.encode("utf-8"))
         proc.stdin.close()
     except BrokenPipeError:
         pass
-    reader = _Reader(proc, deadline)
+    reader = _Reader(proc, deadline, slot, memory_mb, timeout)
     try:
         line = reader.line()
+        if line is None:
+            raise reader.stopped()
+        header = json.loads(line)
+        if not header.get("ok"):
+            message = str(header.get("error"))
+            if "memory limit" in message:
+                raise QueryLimitError(f"SPARQL query stopped: it exceeded the memory limit of {memory_mb} MB")
+            raise QueryRefusedError(message) if header.get("refused") else ApiError(message)
     except BaseException:
-        _kill(proc)
+        reader.close()
         raise
-    if line is None:
-        _kill(proc)
-        raise QueryLimitError(f"SPARQL query stopped: no result within {timeout:g} s (or out of memory)")
-    header = json.loads(line)
-    if not header.get("ok"):
-        _kill(proc)
-        message = str(header.get("error"))
-        raise QueryRefusedError(message) if header.get("refused") else ApiError(message)
     return SparqlRun(form, chosen, reader.rest(), reader)
 
 
 class _Reader:
     """Reads a child's stdout with a deadline, without threads."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], deadline: float) -> None:
+    def __init__(
+        self,
+        proc: subprocess.Popen[bytes],
+        deadline: float,
+        slot: threading.BoundedSemaphore | None = None,
+        memory_mb: int = 0,
+        timeout: float = 0.0,
+    ) -> None:
         self.proc = proc
         self.deadline = deadline
+        self.slot = slot
+        self.memory_mb = memory_mb
+        self.timeout = timeout
         self.buffer = b""
         self.cut = False
+        self.closed = False
+        self._lock = threading.Lock()
+        _LIVE.add(self)
         assert proc.stdout is not None
         self.fd = proc.stdout.fileno()
         self.selector = selectors.DefaultSelector()
         self.selector.register(self.fd, selectors.EVENT_READ)
 
-    def _read(self) -> bytes | None:
-        """Next bytes (b"" at end of stream), or None at the deadline."""
-        left = self.deadline - time.monotonic()
-        if left <= 0 or not self.selector.select(timeout=left):
-            return None
-        return os.read(self.fd, CHUNK)
+    def _read(self, cancel: threading.Event | None = None) -> bytes | None:
+        """Next bytes (b"" at end of stream), or None at the deadline (or when ``cancel`` is set)."""
+        while True:
+            left = self.deadline - time.monotonic()
+            if left <= 0 or (cancel is not None and cancel.is_set()):
+                return None
+            if self.selector.select(timeout=min(left, 0.2)):
+                return os.read(self.fd, CHUNK)
+
+    def stopped(self) -> ArgwebError:
+        """Why the worker gave no (more) result: out of memory when it died so, else the deadline."""
+        code = self.proc.poll()
+        if code is None and time.monotonic() < self.deadline:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                code = self.proc.wait(timeout=1.0)
+        # Exit 3: MemoryError; SIGABRT: the allocator failed under the address-space limit.
+        if code in (3, -signal.SIGABRT, 134):
+            return QueryLimitError(f"SPARQL query stopped: it exceeded the memory limit of {self.memory_mb} MB")
+        if code is not None and time.monotonic() < self.deadline:
+            return ApiError(f"SPARQL query failed: the worker ended with status {code}")
+        return QueryLimitError(f"SPARQL query stopped by the time limit ({self.timeout:g} s)")
+
+    def collect(self, limit: int, cancel: threading.Event | None) -> bytes:
+        parts = [self.buffer]
+        size = len(self.buffer)
+        self.buffer = b""
+        try:
+            while True:
+                data = self._read(cancel)
+                if data is None:
+                    if cancel is not None and cancel.is_set():
+                        raise ApiError("SPARQL query abandoned: the client went away")
+                    raise self.stopped()
+                if not data:
+                    code = self.proc.wait()
+                    if code != 0:
+                        raise self.stopped()
+                    return b"".join(parts)
+                size += len(data)
+                if size > limit:
+                    raise QueryLimitError(f"SPARQL result larger than {limit} bytes; narrow the query or add LIMIT")
+                parts.append(data)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Kill the worker and give its slot back (once; safe from any thread)."""
+        with self._lock:
+            if self.closed:
+                return
+            self.closed = True
+        with contextlib.suppress(Exception):
+            self.selector.close()
+        _kill(self.proc)
+        _LIVE.discard(self)
+        if self.slot is not None:
+            self.slot.release()
 
     def line(self) -> bytes | None:
         while b"\n" not in self.buffer:
@@ -352,5 +481,4 @@ class _Reader:
                     break
                 yield data
         finally:
-            self.selector.close()
-            _kill(self.proc)
+            self.close()

@@ -322,3 +322,62 @@ def test_aif_import_into_a_gold_corpus_is_refused_and_changes_nothing(hostile: H
         assert ok.status_code == 201, ok.text
         assert ok.json()["corpus"] == "aif-import"
     assert _gold_state(hostile.driver) == before
+
+
+# -- Findings 2 and 8: SPARQL workers --------------------------------------------------------------
+
+HEAVY_SPARQL = "CONSTRUCT { ?a ?b ?c } WHERE { ?a ?b ?c . ?d ?e ?f }"
+
+
+def _workers() -> int:
+    from api.services.query import running_workers
+
+    return running_workers()
+
+
+def test_disconnected_sparql_clients_leave_no_worker(hostile: Hostile) -> None:
+    host, port = hostile.url.removeprefix("http://").split(":")
+    from urllib.parse import quote
+
+    request = f"GET /sparql?query={quote(HEAVY_SPARQL)} HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+    started = time.perf_counter()
+    peak = 0
+    for _ in range(20):
+        with socket.create_connection((host, int(port)), timeout=10) as raw:
+            raw.sendall(request)
+            time.sleep(0.3)
+            peak = max(peak, _workers())
+    wait_for(lambda: _workers() == 0, 5, "every SPARQL worker to be killed")
+    gone = time.perf_counter() - started
+    assert peak <= hostile.settings.sparql_max_workers
+    with httpx.Client(base_url=hostile.url, timeout=30) as client:
+        _health_within(client, 1.0)
+    record("hostile_disconnected_sparql", queries=20, peak_workers=peak, all_gone_s=round(gone, 1))
+
+
+def test_sparql_past_the_limit_is_never_a_200_and_the_worker_cap_holds(hostile: Hostile) -> None:
+    cap = hostile.settings.sparql_max_workers
+    answers: list[httpx.Response] = []
+
+    def heavy() -> None:
+        with httpx.Client(base_url=hostile.url, timeout=60) as client:
+            answers.append(client.get("/sparql", params={"query": HEAVY_SPARQL}))
+
+    threads = [threading.Thread(target=heavy) for _ in range(cap)]
+    for t in threads:
+        t.start()
+    wait_for(lambda: _workers() == cap, 10, f"{cap} SPARQL workers")
+    with httpx.Client(base_url=hostile.url, timeout=30) as client:
+        busy = client.get("/sparql", params={"query": "ASK { ?s ?p ?o }"})
+        assert _problem(busy, 503)["detail"].startswith(f"{cap} SPARQL queries are running")
+        assert busy.headers["retry-after"].isdigit()
+    for t in threads:
+        t.join(timeout=60)
+    assert len(answers) == cap
+    for response in answers:
+        detail = _problem(response, 400)["detail"]
+        assert "time limit" in detail or "memory limit" in detail or "larger than" in detail, detail
+    assert _workers() == 0
+    with httpx.Client(base_url=hostile.url, timeout=30) as client:
+        ok = client.get("/sparql", params={"query": "ASK { ?s ?p ?o }"})
+        assert ok.status_code == 200 and ok.json()["boolean"] is True
