@@ -56,6 +56,12 @@ class Settings(BaseSettings):
         sparql_result_limit: Largest SPARQL result the API answers, in bytes (results are read
             whole before the answer starts, so that a cut result is never a 200).
         request_size_limit: Largest request body the API accepts, in bytes.
+        predict_max_utterances: Utterances a ``POST /predict`` transcript may have.
+        predict_max_chars: Characters a ``POST /predict`` transcript may have in all, and the most
+            one utterance may have is a tenth of it (the sentence splitter's cost grows faster
+            than a turn's length).
+        predict_max_running: Model requests (``POST /predict``) the API computes at once; one more
+            is answered 503 with ``Retry-After``.
         oxigraph_store: The Oxigraph store SPARQL runs on (default ``<data_dir>/oxigraph``).
         allow_sparql_service: Let SPARQL ``SERVICE`` clauses reach other endpoints (off: a public
             endpoint must not make outbound requests for its clients).
@@ -87,6 +93,9 @@ class Settings(BaseSettings):
     sparql_max_workers: int = Field(default=4, ge=1)
     sparql_result_limit: int = Field(default=64 * 1024 * 1024, ge=1)
     request_size_limit: int = 10 * 1024 * 1024
+    predict_max_utterances: int = Field(default=300, ge=1)
+    predict_max_chars: int = Field(default=60_000, ge=10)
+    predict_max_running: int = Field(default=2, ge=1)
     oxigraph_store: Path | None = None
     allow_sparql_service: bool = False
     api_host: str = "127.0.0.1"

@@ -104,7 +104,9 @@ async def predict(body: PredictBody, request: Request) -> Any:
     """Predict relations with the shipped models: ``pair`` (QT30 relation model: support, attack, rephrase
     or none between two texts), ``dialogue`` (discourse parser + relation model over a stored dialogue) or
     ``transcript`` (live mining of new utterances). ``write=true`` stores a dialogue's or transcript's
-    predictions as prediction runs (API key); 503 only while the database is away."""
+    predictions as prediction runs (API key); 503 while the database is away or while
+    ``predict_max_running`` requests are being computed. A transcript is limited in utterances and
+    characters (``predict_max_utterances``, ``predict_max_chars``) before any model runs."""
     if body.write:
         deps.require_key(request)
     req = svc.PredictionRequest(
@@ -116,4 +118,6 @@ async def predict(body: PredictBody, request: Request) -> Any:
         write=body.write,
         options={"corpus": body.corpus, "name": body.name, "k": body.k},
     )
-    return await run_in_threadpool(svc.predict, req, request.app.state.graph)
+    cfg = deps.settings(request)
+    limits = svc.Limits(cfg.predict_max_utterances, cfg.predict_max_chars, cfg.predict_max_running)
+    return await run_in_threadpool(svc.predict_limited, req, request.app.state.graph, limits)

@@ -8,6 +8,7 @@ is built; a server where none is registered answers 503, never with made-up edge
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,6 +53,62 @@ def register(task: str, predictor: Predictor) -> None:
     if task not in TASKS:
         raise ValueError(f"unknown prediction task {task!r}")
     _PREDICTORS[task] = predictor
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one prediction request may ask of the models (see the ``predict_*`` settings).
+
+    Attributes:
+        utterances: Utterances of a transcript.
+        chars: Characters of a transcript in all; one utterance may have a tenth of it.
+        running: Requests computed at once; one more is refused, not queued.
+    """
+
+    utterances: int = 300
+    chars: int = 60_000
+    running: int = 2
+
+
+_RUNNING: dict[int, threading.BoundedSemaphore] = {}
+_RUNNING_LOCK = threading.Lock()
+
+
+def check_limits(request: PredictionRequest, limits: Limits) -> None:
+    """Refuse a transcript beyond ``limits`` before any model runs.
+
+    Raises:
+        ApiError: Too many utterances or characters (names the utterance that is too long).
+    """
+    if len(request.utterances) > limits.utterances:
+        raise ApiError(f"a transcript may have at most {limits.utterances} utterances, not {len(request.utterances)}")
+    per = max(1, limits.chars // 10)
+    total = 0
+    for i, utterance in enumerate(request.utterances):
+        size = len(utterance.get("text", ""))
+        if size > per:
+            raise ApiError(f"utterance #{i} has {size} characters; one utterance may have at most {per}")
+        total += size
+    if total > limits.chars:
+        raise ApiError(f"a transcript may have at most {limits.chars} characters in all, not {total}")
+
+
+def predict_limited(request: PredictionRequest, graph: Any, limits: Limits) -> dict[str, Any]:
+    """:func:`predict` within ``limits``: checked first, then at most ``limits.running`` at once.
+
+    Raises:
+        ApiError: Beyond the size limits (:func:`check_limits`).
+        DatabaseUnavailableError: ``limits.running`` requests are being computed (503, retry).
+    """
+    check_limits(request, limits)
+    with _RUNNING_LOCK:
+        slot = _RUNNING.setdefault(limits.running, threading.BoundedSemaphore(limits.running))
+    if not slot.acquire(blocking=False):
+        raise DatabaseUnavailableError(f"{limits.running} predictions are being computed, the most at once; retry")
+    try:
+        return predict(request, graph)
+    finally:
+        slot.release()
 
 
 def predict(request: PredictionRequest, graph: Any) -> dict[str, Any]:

@@ -381,3 +381,96 @@ def test_sparql_past_the_limit_is_never_a_200_and_the_worker_cap_holds(hostile: 
     with httpx.Client(base_url=hostile.url, timeout=30) as client:
         ok = client.get("/sparql", params={"query": "ASK { ?s ?p ?o }"})
         assert ok.status_code == 200 and ok.json()["boolean"] is True
+
+
+# -- Finding 9: transcript limits ------------------------------------------------------------------
+
+OVERSIZED = [
+    ([{"speaker": f"s{i % 2}", "text": "We should act now."} for i in range(2000)], "at most 300 utterances"),
+    ([{"speaker": "a", "text": "word " * 3999}], "utterance #0 has 19995 characters"),
+    ([{"speaker": f"s{i % 2}", "text": "x" * 5000} for i in range(20)], "at most 60000 characters in all"),
+    ([{"speaker": "a", "text": "ok"}, {"speaker": "b", "text": "y" * 19_000}], "utterance #1"),
+    ([{"speaker": f"s{i % 3}", "text": "Agreed. " * 700} for i in range(299)], "60000 characters in all, not 1674400"),
+]
+
+
+@pytest.mark.parametrize(("utterances", "why"), OVERSIZED, ids=range(len(OVERSIZED)))
+def test_an_oversized_transcript_is_refused_before_any_model_runs(
+    hostile: Hostile, utterances: list[dict[str, str]], why: str
+) -> None:
+    with httpx.Client(base_url=hostile.url, timeout=30) as client:
+        started = time.perf_counter()
+        response = client.post("/predict", json={"task": "transcript", "utterances": utterances})
+        took = time.perf_counter() - started
+    assert why in _problem(response, 400)["detail"]
+    assert took < 2.0, f"refused after {took:.2f} s"
+
+
+# -- The hostile-load drill ------------------------------------------------------------------------
+
+
+def test_hostile_load_leaves_nothing_behind(hostile: Hostile) -> None:
+    """100 unencodable /cypher parameters, 20 disconnected heavy SPARQL queries, 5 long Cypher
+    expressions and 5 oversized transcripts, all at once from loopback clients; then /health answers
+    within 1 s and no worker, connection or client transaction is left (counted)."""
+    host, port = hostile.url.removeprefix("http://").split(":")
+    from urllib.parse import quote
+
+    statuses: dict[str, list[int]] = {"cypher_params": [], "sparql_gone": [], "long_cypher": [], "transcripts": []}
+
+    def cypher_params() -> None:
+        with httpx.Client(base_url=hostile.url, timeout=60) as client:
+            for i in range(100):
+                body = UNENCODABLE[i % len(UNENCODABLE)][0]
+                r = client.post("/cypher", content=body, headers={"content-type": "application/json"})
+                statuses["cypher_params"].append(r.status_code)
+
+    def sparql_gone() -> None:
+        request = f"GET /sparql?query={quote(HEAVY_SPARQL)} HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+        for _ in range(20):
+            with socket.create_connection((host, int(port)), timeout=10) as raw:
+                raw.sendall(request)
+                time.sleep(0.2)
+            statuses["sparql_gone"].append(0)
+
+    def long_cypher() -> None:
+        with httpx.Client(base_url=hostile.url, timeout=60) as client:
+            for query, _ in LONG_EXPRESSIONS[:5]:
+                statuses["long_cypher"].append(client.post("/cypher", json={"query": query}).status_code)
+
+    def transcripts() -> None:
+        with httpx.Client(base_url=hostile.url, timeout=60) as client:
+            for utterances, _ in OVERSIZED:
+                r = client.post("/predict", json={"task": "transcript", "utterances": utterances})
+                statuses["transcripts"].append(r.status_code)
+
+    started = time.perf_counter()
+    threads = [threading.Thread(target=f) for f in (cypher_params, sparql_gone, long_cypher, transcripts)]
+    peak_workers = 0
+    for t in threads:
+        t.start()
+    while any(t.is_alive() for t in threads):
+        peak_workers = max(peak_workers, _workers())
+        time.sleep(0.1)
+    seconds = time.perf_counter() - started
+    assert set(statuses["cypher_params"]) == {400}
+    assert set(statuses["long_cypher"]) == {403}
+    assert set(statuses["transcripts"]) == {400}
+    assert len(statuses["sparql_gone"]) == 20
+    wait_for(lambda: _workers() == 0, 5, "every SPARQL worker to be killed")
+    with httpx.Client(base_url=hostile.url, timeout=30) as client:
+        health = _health_within(client, 1.0)
+    left = {
+        "sparql_workers": _workers(),
+        "connections_in_use": hostile.connections_in_use(),
+        "client_transactions": len(tagged_transactions(hostile.driver, "neo4j")),
+    }
+    assert left == {"sparql_workers": 0, "connections_in_use": 0, "client_transactions": 0}
+    assert peak_workers <= hostile.settings.sparql_max_workers
+    record(
+        "hostile_load",
+        seconds=round(seconds, 1),
+        health_s=round(health, 3),
+        peak_sparql_workers=peak_workers,
+        **left,
+    )
