@@ -39,18 +39,29 @@ def normal_text(text: str | None) -> str:
 def duplicates(texts: Sequence[str | None]) -> list[int]:
     """For each L-node text, the index of the locution it copies, or -1.
 
-    A copy is an L-node whose text after its first speaker prefix is another L-node's whole text
-    (``Anna: Fiona Bruce : x`` copies ``Fiona Bruce : x``), compared in :func:`normal_text` form,
-    so the spelling of either colon does not matter. The first of several equal originals wins.
+    A copy is an L-node with two speaker prefixes whose text after the first is another L-node's
+    whole text (``Anna: Fiona Bruce : x`` copies ``Fiona Bruce : x``), compared in
+    :func:`normal_text` form, so the spelling of either colon does not matter. A locution written
+    without a speaker (``x``) is copied by nothing: ``Fiona Bruce : x`` is a locution of its own. A
+    copy of a copy points to the locution at the root. Of several equal originals the first is
+    taken (equal texts: the choice changes no text a model reads).
     """
     first: dict[str, int] = {}
     for k, text in enumerate(texts):
         first.setdefault(normal_text(text), k)
     out = []
     for k, text in enumerate(texts):
-        _, rest = split_speaker(text)
-        original = first.get(normal_text(rest), -1) if rest != (text or "").strip() else -1
+        speaker, rest = split_speaker(text)
+        original = -1
+        if speaker is not None and split_speaker(rest)[0] is not None:
+            original = first.get(normal_text(rest), -1)
         out.append(original if original != k else -1)
+    # Follow chains to their root (a copy of a copy); a cycle cannot form, as each step drops a prefix.
+    for k in range(len(out)):
+        seen = {k}
+        while out[k] >= 0 and out[out[k]] >= 0 and out[out[k]] not in seen:
+            seen.add(out[k])
+            out[k] = out[out[k]]
     return out
 
 

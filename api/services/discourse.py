@@ -371,7 +371,9 @@ def predict(
     scope = [d.graph_id or d.key for d in dialogues]
 
     def run_for(attempt: int) -> PredictionRun:
-        run_id = content_run_id("discourse", "discourse", card.model, card.version, corpus, dialogue, *scope)
+        run_id = content_run_id(
+            "discourse", "discourse", card.model, card.version, path.resolve(), scheme, corpus, dialogue, *scope
+        )
         return PredictionRun(
             run_id=run_id + (f"-r{attempt + 1}" if attempt else ""),
             model=card.model,

@@ -37,6 +37,7 @@ from graphstore.loaders.transcript import SEGMENTER, Utterance, read_utterances,
 from ontology.errors import ApiError, NotFoundError
 from ontology.labels import RelationLabel
 from ontology.records import (
+    SCORE_DIGITS,
     CorpusBundle,
     DiscourseRecord,
     LocutionRecord,
@@ -169,7 +170,8 @@ def _hit(hit: SemanticHit) -> dict[str, Any]:
         "corpus": hit.corpus,
         "discourse": hit.discourse,
         "text": hit.text,
-        "score": prediction_score(hit.score),
+        # A search hit's score is a cosine, in [-1, 1]: rounded, not clamped like a model's score.
+        "score": round(float(hit.score), SCORE_DIGITS),
     }
 
 

@@ -272,7 +272,7 @@ def predict_graph(
     qids = [qid for qid, _, _ in found]
 
     def run_for(attempt: int) -> PredictionRun:
-        run_id = content_run_id("paraphrase", TASK, card.model, card.version, corpus, *qids)
+        run_id = content_run_id("paraphrase", TASK, card.model, card.version, model_dir.resolve(), 0.5, corpus, *qids)
         return PredictionRun(
             run_id=run_id + (f"-r{attempt + 1}" if attempt else ""),
             model=card.model,

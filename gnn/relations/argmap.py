@@ -65,6 +65,7 @@ class ArgMap:
         transitions: TA links as (from locution index, to locution index).
         gold: Gold relations, (source prop index, target prop index) -> ``RA``/``CA``/``MA``.
         gold_anchor: Gold anchoring from YA nodes, prop index -> locution indices (may be empty).
+        anchors: Each I-node's locution as :func:`canonical` recovered it (``None``: not yet).
     """
 
     id: str
@@ -74,6 +75,7 @@ class ArgMap:
     transitions: list[tuple[int, int]] = field(default_factory=list)
     gold: dict[tuple[int, int], str] = field(default_factory=dict)
     gold_anchor: dict[int, set[int]] = field(default_factory=dict)
+    anchors: list[int] | None = None
 
 
 def without_locutions(amap: ArgMap) -> ArgMap:
@@ -82,7 +84,7 @@ def without_locutions(amap: ArgMap) -> ArgMap:
     Argument maps made without a dialogue (monological AIFdb maps, hand-drawn ones) look like this;
     the QT30 model tunes a decoding for them on such copies of its development maps.
     """
-    return replace(amap, locutions=[], transitions=[], gold_anchor={})
+    return canonical(replace(amap, locutions=[], transitions=[], gold_anchor={}, anchors=None))
 
 
 def maps_from_records(nodes: Iterable[NodeRecord], edges: Iterable[EdgeRecord]) -> list[ArgMap]:
@@ -175,6 +177,8 @@ def anchor_propositions(amap: ArgMap) -> list[int]:
     duplicates) are never chosen while an original exists. Ties go to the lower locution index,
     which :func:`canonical` makes independent of the file.
     """
+    if amap.anchors is not None and len(amap.anchors) == len(amap.props):
+        return list(amap.anchors)
     if not amap.locutions:
         return [-1] * len(amap.props)
     said = [split_speaker(loc.text)[1] for loc in amap.locutions]
@@ -255,7 +259,7 @@ def _dialogue_order(n: int, succ: dict[int, set[int]], key: Sequence[str]) -> li
                     pending[y] -= 1
             pending[x] = -1
         parts.append(laid)
-    parts.sort(key=lambda p: (key[p[0]], p[0]))
+    parts.sort(key=lambda p: ([key[x] for x in p], p[0]))
     return [x for p in parts for x in p]
 
 
@@ -275,17 +279,38 @@ def canonical(amap: ArgMap) -> ArgMap:
     dup = duplicates(texts)
     speakers = speaker_of(texts)
     key = [normal_text(t) for t in texts]
+    # A copy of a text said twice ("No.") goes with the saying whose transitions' texts sort first,
+    # not with whichever the file listed first.
+    raw_next: dict[int, list[str]] = defaultdict(list)
+    for a, b in amap.transitions:
+        raw_next[a].append("<" + key[b])
+        raw_next[b].append(">" + key[a])
+    same_text: dict[str, list[int]] = defaultdict(list)
+    for k in range(len(texts)):
+        if dup[k] < 0:
+            same_text[key[k]].append(k)
+    for k in range(len(texts)):
+        if dup[k] >= 0 and len(same_text[key[dup[k]]]) > 1:
+            dup[k] = min(same_text[key[dup[k]]], key=lambda o: (sorted(raw_next[o]), o))
     succ: dict[int, set[int]] = defaultdict(set)
+    pred: dict[int, set[int]] = defaultdict(set)
     for a, b in amap.transitions:
         a2, b2 = (dup[a] if dup[a] >= 0 else a), (dup[b] if dup[b] >= 0 else b)
         if a2 != b2:
             succ[a2].add(b2)
+            pred[b2].add(a2)
     originals = [k for k in range(len(texts)) if dup[k] < 0]
     local = {k: r for r, k in enumerate(originals)}
+    # Equal texts (a repeated "No.") are told apart by the texts around them, not by their index.
+    sep = "\x00"
+    context = [
+        sep.join([key[k], *sorted(key[j] for j in succ.get(k, ())), sep, *sorted(key[j] for j in pred.get(k, ()))])
+        for k in range(len(texts))
+    ]
     laid = _dialogue_order(
         len(originals),
         {local[a]: {local[b] for b in bs} for a, bs in succ.items()},
-        [key[k] for k in originals],
+        [context[k] for k in originals],
     )
     copies: dict[int, list[int]] = defaultdict(list)
     for k in range(len(texts)):
@@ -306,7 +331,7 @@ def canonical(amap: ArgMap) -> ArgMap:
         )
         for i, old in enumerate(loc_order)
     ]
-    staged = replace(amap, locutions=locutions, props=list(amap.props), transitions=[])
+    staged = replace(amap, locutions=locutions, props=list(amap.props), transitions=[], anchors=None)
     anchors = anchor_propositions(staged)
 
     def offset(i: int) -> float:
@@ -337,6 +362,7 @@ def canonical(amap: ArgMap) -> ArgMap:
             new_prop[i]: {new_loc[dup[k] if dup[k] >= 0 else k] for k in ks}
             for i, ks in sorted(amap.gold_anchor.items())
         },
+        anchors=[anchors[old] for old in prop_order],
     )
 
 

@@ -166,6 +166,7 @@ def relation_macro(
             **PRF.from_counts(tp[lab], pred_n[lab], gold_n[lab]).rounded(),
             "gold": gold_n[lab],
             "predicted": pred_n[lab],
+            "right": tp[lab],
         }
         for lab in labels
     }

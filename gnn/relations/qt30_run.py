@@ -234,12 +234,17 @@ def cross_validate_qt30(maps: Sequence[ArgMap], options: family.TrainOptions, fo
         rest = [k for k in range(len(tensors)) if fold_of[k] != fold]
         rest_groups = [groups[k] for k in rest]
         n_rest = len(set(rest_groups))
-        # One tenth of the training episodes for development; with a single episode, none (train_gnn
-        # then selects and tunes on its last training map).
-        dev_of = grouped_folds(rest_groups, min(10, n_rest), options.seed + 1 + fold) if n_rest > 1 else [1] * len(rest)
+        # About a tenth of the training maps, whole episodes, for development: of ten grouped parts
+        # the one nearest that size (the first part holds the largest episode, often far more). With
+        # a single episode, none (train_gnn then selects and tunes on its last training map).
+        dev_of = (
+            grouped_folds(rest_groups, min(10, n_rest), options.seed + 1 + fold) if n_rest > 1 else [-1] * len(rest)
+        )
+        sizes = {d: dev_of.count(d) for d in set(dev_of) if d >= 0}
+        dev_part = min(sizes, key=lambda d: (abs(sizes[d] - len(rest) / 10), d)) if sizes else -1
         parts = {
-            "train": [tensors[k] for k, d in zip(rest, dev_of, strict=True) if d != 0],
-            "dev": [tensors[k] for k, d in zip(rest, dev_of, strict=True) if d == 0],
+            "train": [tensors[k] for k, d in zip(rest, dev_of, strict=True) if d != dev_part],
+            "dev": [tensors[k] for k, d in zip(rest, dev_of, strict=True) if d == dev_part],
             "test": [tensors[k] for k in range(len(tensors)) if fold_of[k] == fold],
         }
         with tempfile.TemporaryDirectory(prefix="argweb-qt30-cv-") as tmp:
@@ -255,12 +260,12 @@ def cross_validate_qt30(maps: Sequence[ArgMap], options: family.TrainOptions, fo
                 acc = pooled.setdefault(label, {"gold": 0, "predicted": 0, "right": 0})
                 acc["gold"] += row["gold"]
                 acc["predicted"] += row["predicted"]
-                acc["right"] += round(row["r"] * row["gold"])
+                acc["right"] += row["right"]
     return {
         "protocol": (
             f"{folds}-fold cross-validation grouped by episode (runs of nodeset numbers, gap > 20), "
-            f"seed {options.seed}; in each fold 1/10 of the training episodes select the epoch and tune "
-            "the decodings; official-style DialAM scores of the held-out fold, mean and std over folds"
+            f"seed {options.seed}; in each fold about 1/10 of the training maps (whole episodes) select the "
+            "epoch and tune the decodings; official-style DialAM scores of the held-out fold, mean and std over folds"
         ),
         "maps": len(tensors),
         "episodes": len(set(groups)),

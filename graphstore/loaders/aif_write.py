@@ -90,6 +90,9 @@ def add_relations(data: dict[str, Any], relations: Iterable[FileRelation], where
                 raise LoaderError(f"{where}: predicted relation refers to {end!r}, which is not an I-node of the map")
     node_ids = _fresh_ids([n["nodeID"] for n in data["nodes"]], "pred_s", len(rels))
     edge_ids = _fresh_ids([e.get("edgeID") for e in data["edges"]], "pred_e", 2 * len(rels))
+    if not data["edges"] and node_ids and isinstance(node_ids[0], int):
+        # A map without edges still says by its node ids that its ids are integers.
+        edge_ids = list(range(1, 2 * len(rels) + 1))
     # Relations name nodes by their id as text; the edges use the id as the map wrote it (an
     # integer id stays an integer), so the output lines up with the input node for node.
     as_written = {str(n["nodeID"]): n["nodeID"] for n in data["nodes"]}

@@ -9,6 +9,7 @@ relations between the same texts; its output keeps every input node and edge as 
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from gnn.relations.argmap import ArgMap, anchor_propositions, maps_from_records
 from graphstore.loaders.aif import load_aif
 from graphstore.loaders.aif_write import strip_relations
 from graphstore.loaders.registry import SAMPLES
-from graphstore.perturb import AIF_VARIANTS
+from graphstore.perturb import AIF_VARIANTS, shuffled
 
 MAPS = sorted((SAMPLES / "dialam-2024" / "my_train").glob("*.json"))
 
@@ -60,17 +61,22 @@ def originals() -> list[tuple[str, dict[str, Any]]]:
     return [(p.stem, json.loads(p.read_text(encoding="utf-8"))) for p in MAPS]
 
 
-@pytest.mark.parametrize("variant", sorted(AIF_VARIANTS))
+REWRITES = {**AIF_VARIANTS, **{f"shuffled, seed {k}": partial(shuffled, seed=k) for k in range(1, 6)}}
+
+
+@pytest.mark.parametrize("variant", sorted(REWRITES))
 def test_every_valid_writing_reads_as_the_same_map(
     variant: str, originals: list[tuple[str, dict[str, Any]]], tmp_path: Path
 ) -> None:
     base = _read(_write(tmp_path / "plain", originals))
-    other = _read(_write(tmp_path / "variant", [(n, AIF_VARIANTS[variant](d)) for n, d in originals]))
+    other = _read(_write(tmp_path / "variant", [(n, REWRITES[variant](d)) for n, d in originals]))
     assert [m.name for m in other] == [m.name for m in base]
-    for a, b in zip(base, other, strict=True):
+    for (_, data), a, b in zip(originals, base, other, strict=True):
         assert _signature(b) == _signature(a), (variant, a.name)
+        # Every L-node is read, copies of copies included.
+        assert len(b.locutions) == sum(1 for n in data["nodes"] if n["type"] == "L")
     # The variant really is another writing: its node ids or texts or order differ from the file's.
-    changed = [AIF_VARIANTS[variant](d) != d for _, d in originals]
+    changed = [REWRITES[variant](d) != d for _, d in originals]
     assert all(changed), variant
 
 
