@@ -28,7 +28,7 @@ from ontology.errors import ModelError
 
 TASK = "relations"
 MODEL = "relation-gnn"
-VERSION = "0.6.0"
+VERSION = "0.7.0"
 
 
 @dataclass
