@@ -130,3 +130,25 @@ def store(driver: Driver) -> GraphStore:
     gs = GraphStore(driver, batch_size=500)
     gs.clear()
     return gs
+
+
+def load_samples(driver: Driver, corpora: tuple[str, ...]) -> None:
+    """Empty the graph and ingest the shipped samples of ``corpora``."""
+    store = GraphStore(driver, batch_size=2000)
+    store.clear()
+    for name in corpora:
+        spec = CORPORA[name]
+        store.ingest(spec.load(spec.find(SAMPLES)))
+
+
+def export_to_oxigraph(driver: Driver, tmp: Path) -> Path:
+    """The graph exported to N-Triples and loaded into an Oxigraph store under ``tmp``: the store's folder."""
+    from graphstore.export import GraphReader
+    from ontology.rdf import RdfMapper, write_export
+    from ontology.sparql import load_store
+
+    reader = GraphReader(driver, "neo4j")
+    export = tmp / "export.nt"
+    write_export(export, reader.nodes(), reader.relationships(), fmt="nt", mapper=RdfMapper())
+    load_store(tmp / "oxigraph", export, "nt")
+    return tmp / "oxigraph"

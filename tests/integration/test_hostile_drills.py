@@ -29,15 +29,10 @@ from api.problems import PROBLEM
 from api.services.graph import Graph
 from api.settings import Settings
 from graphstore.errors import database_error
-from graphstore.export import GraphReader
-from graphstore.loaders.registry import CORPORA, SAMPLES
 from graphstore.readonly import tagged_transactions
 from graphstore.runtime import EmbeddedNeo4j, free_port
-from graphstore.store import GraphStore
 from ontology.errors import DatabaseUnavailableError
-from ontology.rdf import RdfMapper, write_export
-from ontology.sparql import load_store
-from tests.conftest import PASSWORD
+from tests.conftest import PASSWORD, export_to_oxigraph, load_samples
 from tests.integration.drill_support import record, wait_for
 
 pytestmark = pytest.mark.drill
@@ -86,16 +81,9 @@ def _serve(app: FastAPI) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def hostile(neo4j_server: EmbeddedNeo4j, driver: Driver, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hostile]:
-    store = GraphStore(driver, batch_size=2000)
-    store.clear()
-    for name in LOADED:
-        spec = CORPORA[name]
-        store.ingest(spec.load(spec.find(SAMPLES)))
+    load_samples(driver, LOADED)
     tmp = tmp_path_factory.mktemp("hostile")
-    reader = GraphReader(driver, "neo4j")
-    export = tmp / "export.nt"
-    write_export(export, reader.nodes(), reader.relationships(), fmt="nt", mapper=RdfMapper())
-    load_store(tmp / "oxigraph", export, "nt")
+    export_to_oxigraph(driver, tmp)
     info = neo4j_server.info()
     assert info is not None
     settings = Settings(

@@ -18,16 +18,11 @@ from pydantic import SecretStr
 
 from api.app import create_app
 from api.settings import Settings
-from graphstore.export import GraphReader
-from graphstore.loaders.registry import CORPORA
 from graphstore.predictions import PredictionStore
 from graphstore.runtime import EmbeddedNeo4j, free_port
-from graphstore.store import GraphStore
 from ontology.labels import RelationLabel
-from ontology.rdf import RdfMapper, write_export
 from ontology.records import PredictedRelation, PredictionRun
-from ontology.sparql import load_store
-from tests.conftest import PASSWORD, SAMPLES
+from tests.conftest import PASSWORD, SAMPLES, export_to_oxigraph, load_samples
 
 API_KEY = "test-api-key-0123456789"
 LOADED = ("molweni", "qt30", "m-arg", "sciarg")
@@ -72,17 +67,10 @@ def add_prediction(driver: Driver) -> str:
 
 @pytest.fixture(scope="package")
 def api_graph(neo4j_server: EmbeddedNeo4j, driver: Driver, tmp_path_factory: pytest.TempPathFactory) -> ApiGraph:
-    store = GraphStore(driver, batch_size=2000)
-    store.clear()
-    for name in LOADED:
-        spec = CORPORA[name]
-        store.ingest(spec.load(spec.find(SAMPLES)))
+    load_samples(driver, LOADED)
     predicted = add_prediction(driver)
     tmp = tmp_path_factory.mktemp("api")
-    reader = GraphReader(driver, "neo4j")
-    out = tmp / "export.nt"
-    write_export(out, reader.nodes(), reader.relationships(), fmt="nt", mapper=RdfMapper())
-    load_store(tmp / "oxigraph", out, "nt")
+    export_to_oxigraph(driver, tmp)
     info = neo4j_server.info()
     assert info is not None
     settings = Settings(
