@@ -12,7 +12,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 # Build inputs and outputs that are not read by the installed package.
-NOT_SHIPPED = {"api/web/src", "api/web/package.json", "api/web/package-lock.json", "api/web/node_modules"}
+NOT_SHIPPED = {
+    "api/web/src",
+    "api/web/scripts",
+    "api/web/package.json",
+    "api/web/package-lock.json",
+    "api/web/node_modules",
+}
 BUILD_DIRS = {"__pycache__", "target", "node_modules"}
 
 
