@@ -152,3 +152,19 @@ def export_to_oxigraph(driver: Driver, tmp: Path) -> Path:
     write_export(export, reader.nodes(), reader.relationships(), fmt="nt", mapper=RdfMapper())
     load_store(tmp / "oxigraph", export, "nt")
     return tmp / "oxigraph"
+
+
+def served_settings(server: EmbeddedNeo4j, data_dir: Path, api_key: str, **overrides: Any) -> Settings:
+    """API settings over the session's server and the Oxigraph store :func:`export_to_oxigraph` made in ``data_dir``."""
+    from pydantic import SecretStr
+
+    info = server.info()
+    assert info is not None
+    return Settings(
+        neo4j_uri=info.uri,
+        neo4j_password=SecretStr(PASSWORD),
+        data_dir=data_dir,
+        oxigraph_store=data_dir / "oxigraph",
+        api_key=SecretStr(api_key),
+        **overrides,
+    )

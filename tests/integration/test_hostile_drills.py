@@ -22,7 +22,6 @@ import uvicorn
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from neo4j import Driver, GraphDatabase
-from pydantic import SecretStr
 
 from api.app import create_app
 from api.problems import PROBLEM
@@ -32,7 +31,7 @@ from graphstore.errors import database_error
 from graphstore.readonly import tagged_transactions
 from graphstore.runtime import EmbeddedNeo4j, free_port
 from ontology.errors import DatabaseUnavailableError
-from tests.conftest import PASSWORD, export_to_oxigraph, load_samples
+from tests.conftest import PASSWORD, export_to_oxigraph, load_samples, served_settings
 from tests.integration.drill_support import record, wait_for
 
 pytestmark = pytest.mark.drill
@@ -84,14 +83,10 @@ def hostile(neo4j_server: EmbeddedNeo4j, driver: Driver, tmp_path_factory: pytes
     load_samples(driver, LOADED)
     tmp = tmp_path_factory.mktemp("hostile")
     export_to_oxigraph(driver, tmp)
-    info = neo4j_server.info()
-    assert info is not None
-    settings = Settings(
-        neo4j_uri=info.uri,
-        neo4j_password=SecretStr(PASSWORD),
-        data_dir=tmp,
-        oxigraph_store=tmp / "oxigraph",
-        api_key=SecretStr(API_KEY),
+    settings = served_settings(
+        neo4j_server,
+        tmp,
+        API_KEY,
         cypher_timeout=CYPHER_TIMEOUT,
         sparql_timeout=SPARQL_TIMEOUT,
         sparql_memory_mb=1024,

@@ -14,7 +14,6 @@ import pytest
 import uvicorn
 from fastapi.testclient import TestClient
 from neo4j import Driver
-from pydantic import SecretStr
 
 from api.app import create_app
 from api.settings import Settings
@@ -22,7 +21,7 @@ from graphstore.predictions import PredictionStore
 from graphstore.runtime import EmbeddedNeo4j, free_port
 from ontology.labels import RelationLabel
 from ontology.records import PredictedRelation, PredictionRun
-from tests.conftest import PASSWORD, SAMPLES, export_to_oxigraph, load_samples
+from tests.conftest import SAMPLES, export_to_oxigraph, load_samples, served_settings
 
 API_KEY = "test-api-key-0123456789"
 LOADED = ("molweni", "qt30", "m-arg", "sciarg")
@@ -71,14 +70,10 @@ def api_graph(neo4j_server: EmbeddedNeo4j, driver: Driver, tmp_path_factory: pyt
     predicted = add_prediction(driver)
     tmp = tmp_path_factory.mktemp("api")
     export_to_oxigraph(driver, tmp)
-    info = neo4j_server.info()
-    assert info is not None
-    settings = Settings(
-        neo4j_uri=info.uri,
-        neo4j_password=SecretStr(PASSWORD),
-        data_dir=tmp,
-        oxigraph_store=tmp / "oxigraph",
-        api_key=SecretStr(API_KEY),
+    settings = served_settings(
+        neo4j_server,
+        tmp,
+        API_KEY,
         cypher_timeout=15.0,
         cypher_row_limit=1000,
         sparql_timeout=10.0,
