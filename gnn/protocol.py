@@ -12,7 +12,8 @@ from __future__ import annotations
 import hashlib
 import statistics
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -51,3 +52,115 @@ def spread(values: Sequence[float]) -> dict[str, Any]:
         "std": round(statistics.stdev(vals), 4) if len(vals) > 1 else 0.0,
         "folds": [round(v, 4) for v in vals],
     }
+
+
+@dataclass(frozen=True)
+class Fold:
+    """One fold of the protocol: item indices that train, that choose the settings, and that are scored.
+
+    Attributes:
+        index: The fold number (0..k-1).
+        train: Items the models are fitted on.
+        tune: Items, whole groups of the training folds, that choose every epoch, threshold,
+            offset and decoding (empty when the training folds hold a single group).
+        test: The held-out fold: only scored, never seen before scoring.
+    """
+
+    index: int
+    train: list[int]
+    tune: list[int]
+    test: list[int]
+
+
+def tuning_part(groups: Sequence[str], seed: int, share: float = 0.1) -> list[bool]:
+    """Which items form the tuning part: whole groups, about ``share`` of the items.
+
+    The items are dealt by group into ``round(1 / share)`` parts (:func:`grouped_folds`, as many
+    as there are groups when fewer) and the part nearest ``share`` of the items is chosen (the
+    first part holds the largest group, often far more). With a single group: none.
+    """
+    n_groups = len(set(groups))
+    if n_groups < 2:
+        return [False] * len(groups)
+    part_of = grouped_folds(groups, min(max(2, round(1 / share)), n_groups), seed)
+    sizes = Counter(part_of)
+    chosen = min(sizes, key=lambda p: (abs(sizes[p] - share * len(groups)), p))
+    return [p == chosen for p in part_of]
+
+
+def fold_plan(groups: Sequence[str], k: int, seed: int = 0, tune_share: float = 0.1) -> list[Fold]:
+    """The ``k`` folds of items grouped by ``groups``, each with its tuning part inside the training folds.
+
+    Fold ``f`` scores the items of :func:`grouped_folds` fold ``f``; of the other items, whole
+    groups making about ``tune_share`` of them (:func:`tuning_part`, seeded by ``seed + 1 + f``,
+    as :func:`gnn.relations.qt30_run.cross_validate_qt30` does) choose the settings, the rest train.
+
+    Raises:
+        ValueError: ``k`` < 2, or fewer groups than folds.
+    """
+    fold_of = grouped_folds(groups, k, seed)
+    plan = []
+    for fold in range(k):
+        rest = [i for i, f in enumerate(fold_of) if f != fold]
+        tune = tuning_part([groups[i] for i in rest], seed + 1 + fold, tune_share)
+        plan.append(
+            Fold(
+                fold,
+                [i for i, t in zip(rest, tune, strict=True) if not t],
+                [i for i, t in zip(rest, tune, strict=True) if t],
+                [i for i, f in enumerate(fold_of) if f == fold],
+            )
+        )
+    return plan
+
+
+class Pooled:
+    """Predicted against gold counts per label, summed over the held-out folds."""
+
+    def __init__(self) -> None:
+        """An empty tally."""
+        self.counts: dict[str, dict[str, int]] = {}
+
+    def add(self, label: str, gold: int, predicted: int, right: int) -> None:
+        """Add one fold's counts of ``label``."""
+        row = self.counts.setdefault(label, {"gold": 0, "predicted": 0, "right": 0})
+        row["gold"] += gold
+        row["predicted"] += predicted
+        row["right"] += right
+
+    def add_pairs(self, gold: Iterable[tuple[Any, str]], predicted: Iterable[tuple[Any, str]]) -> None:
+        """Add ``(key, label)`` items of one fold: a prediction is right when its key has that gold label."""
+        gold_of = dict(gold)
+        pred_of = dict(predicted)
+        for label in sorted(set(gold_of.values()) | set(pred_of.values())):
+            self.add(
+                label,
+                sum(1 for v in gold_of.values() if v == label),
+                sum(1 for v in pred_of.values() if v == label),
+                sum(1 for k, v in pred_of.items() if v == label and gold_of.get(k) == label),
+            )
+
+    def as_dict(self) -> dict[str, dict[str, Any]]:
+        """Per label: gold, predicted, right and recall (``None`` without gold), labels sorted."""
+        return {
+            label: {**c, "recall": round(c["right"] / c["gold"], 4) if c["gold"] else None}
+            for label, c in sorted(self.counts.items())
+        }
+
+
+def figures_of(values: dict[str, list[float]]) -> dict[str, dict[str, Any]]:
+    """:func:`spread` of each figure's per-fold values."""
+    return {name: spread(v) for name, v in values.items()}
+
+
+def group_summary(groups: Sequence[str], plan: Sequence[Fold]) -> list[dict[str, int]]:
+    """Per fold: how many items and groups train, tune and are scored."""
+    out = []
+    for fold in plan:
+        row = {}
+        for part in ("train", "tune", "test"):
+            idx = getattr(fold, part)
+            row[part] = len(idx)
+            row[f"{part}_groups"] = len({groups[i] for i in idx})
+        out.append(row)
+    return out

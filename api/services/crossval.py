@@ -1,0 +1,147 @@
+"""Grouped cross-validation of the shipped training recipes (the ``--cv K`` of ``argweb evaluate``).
+
+Thin: the files are read here, the protocol (:mod:`gnn.protocol`) and each task's folds live in
+gnn (:mod:`gnn.discourse.cv`, :mod:`gnn.paraphrase_cv`, :mod:`gnn.relations.sciarg_cv`,
+:func:`gnn.relations.qt30_run.cross_validate_qt30`). No model is read or written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from api.services.reporting import SILENT, Reporter
+from api.settings import Settings
+from ontology.errors import ApiError, LoaderError
+
+
+def discourse(
+    settings: Settings,
+    data: list[Path] | None,
+    folds: int = 5,
+    *,
+    profile: str = "full",
+    seed: int = 13,
+    members: int | None = None,
+    reporter: Reporter = SILENT,
+) -> dict[str, Any]:
+    """Out-of-fold figures of the discourse recipe ``profile`` on the Molweni/STAC files ``data``.
+
+    Args:
+        settings: Settings (corpora directory, embedding cache).
+        data: Molweni/STAC JSON files; default: Molweni dev and STAC train (what the shipped model reads).
+        folds: Number of folds.
+        profile: Recipe of the fold models.
+        seed: Seed of the folds and the networks.
+        members: Networks per ensemble instead of the profile's (a cheaper run).
+        reporter: Progress lines.
+
+    Raises:
+        ApiError: Unknown profile. NotFoundError: No data file.
+    """
+    from api.services.corpora import corpora_root
+    from api.services.discourse import DEFAULT_DATA, read_dialogues
+    from gnn.discourse.cv import cross_validate_discourse
+    from gnn.discourse.train import PROFILES, ParserConfig
+    from gnn.encoder import TextEncoder
+    from ontology.errors import NotFoundError
+
+    if profile not in PROFILES:
+        raise ApiError(f"unknown profile {profile!r}; expected one of {sorted(PROFILES)}")
+    if not data:
+        root = corpora_root(settings)
+        data = [root / rel for rel in DEFAULT_DATA if (root / rel).is_file()]
+        if not data:
+            raise NotFoundError(f"no Molweni/STAC files under {root} ({', '.join(DEFAULT_DATA)})")
+    files = {path.name: read_dialogues(path)[0] for path in data}
+    config = ParserConfig(seed=seed, **PROFILES[profile])
+    if config.refit:
+        raise ApiError(f"the {profile} profile refits; cross-validation runs the profiles without a refit")
+    if members is not None:
+        config = replace(config, members=members)
+    out = cross_validate_discourse(
+        files, TextEncoder(None, cache_dir=settings.embeddings_dir), config, folds, seed, log=reporter.log
+    )
+    return {**out, "profile": profile}
+
+
+def paraphrase(
+    settings: Settings,
+    data: list[Path] | None,
+    folds: int = 5,
+    *,
+    profile: str = "full",
+    seed: int = 13,
+    reporter: Reporter = SILENT,
+) -> dict[str, Any]:
+    """Out-of-fold figures of the ContextDeP highlighter recipe on the pairs of ``data``, folds by interview.
+
+    Args:
+        settings: Settings (corpora directory, embedding cache).
+        data: ``*_TOKEN-annotations.tsv`` files, pooled; default: the train and dev files (what the
+            shipped model reads).
+        folds: Number of folds.
+        profile: Recipe of the fold models.
+        seed: Seed of the folds and the models.
+        reporter: Progress lines.
+
+    Raises:
+        ModelError: Unknown profile. LoaderError: Unreadable data.
+    """
+    from api.services.corpora import corpora_root
+    from api.services.paraphrase import default_data, pairs_from_file
+    from api.services.training import profile_config
+    from gnn.paraphrase import PROFILES, HighlighterConfig
+    from gnn.paraphrase_cv import cross_validate_paraphrase
+
+    paths = data or default_data(corpora_root(settings))
+    pairs = [p for path in paths for p in pairs_from_file(path)]
+    if not pairs:
+        raise LoaderError(f"no ContextDeP pairs in {', '.join(map(str, paths))}")
+    config = profile_config(PROFILES, profile, seed, HighlighterConfig)
+    cache = settings.embeddings_dir / "contextdep-pairs"
+    out = cross_validate_paraphrase(pairs, config, folds, seed, cache_dir=cache, log=reporter.log)
+    return {**out, "profile": profile, "files": [str(p) for p in paths]}
+
+
+def relations(
+    settings: Settings,
+    paths: list[Path],
+    folds: int = 5,
+    *,
+    profile: str = "full",
+    seed: int = 0,
+    reporter: Reporter = SILENT,
+) -> dict[str, Any]:
+    """Out-of-fold figures of the relation recipes on the data under ``paths``, per family found there.
+
+    QT30 / DialAM maps are grouped by episode (:func:`gnn.relations.qt30_run.cross_validate_qt30`),
+    Sci-Arg papers by paper (:func:`gnn.relations.sciarg_cv.cross_validate_sciarg`, over A01-A32).
+
+    Raises:
+        LoaderError: Neither QT30 maps nor Sci-Arg papers under ``paths``.
+    """
+    from api.services.relations import load_data
+    from gnn.device import pick_device
+    from gnn.encoder import TextEncoder
+    from gnn.relations.family import TrainOptions
+    from gnn.relations.qt30_run import cross_validate_qt30
+    from gnn.relations.sciarg_cv import SHIPPED_PAPERS, cross_validate_sciarg
+
+    data = load_data(paths, reporter)
+    if not (data.qt30 or data.sciarg):
+        raise LoaderError(
+            f"cross-validation needs QT30 / DialAM AIF maps or Sci-Arg papers; none in {', '.join(map(str, paths))}"
+        )
+    device = pick_device()
+    encoder = TextEncoder(None, cache_dir=settings.embeddings_dir, device=device) if profile == "full" else None
+    options = TrainOptions(profile, seed, device, encoder, None, False, reporter.log)
+    out: dict[str, Any] = {}
+    if data.qt30:
+        out["qt30"] = cross_validate_qt30(data.qt30, options, folds)
+    if data.sciarg:
+        # The papers the shipped card trains on (A33-A40 are the official test papers), when present.
+        shipped = [p for p in data.sciarg if p.name in SHIPPED_PAPERS]
+        out["sciarg"] = cross_validate_sciarg(shipped or data.sciarg, options, folds, only=None)
+    return out
