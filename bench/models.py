@@ -99,16 +99,18 @@ def bench_discourse(args: argparse.Namespace) -> list[dict[str, Any]]:
 
 def bench_relations(args: argparse.Namespace) -> list[dict[str, Any]]:
     """The relation models' rows (bench/models_relations.py), cold and warm."""
-    from api.services.relations import PACKAGED_MODEL
+    from gnn.registry import shipped_model
+
+    shipped = shipped_model("relations")
     from bench.models_relations import relation_rows
 
     shared = [SHARED / "dialam-2024" / "my_train", SHARED / "sciarg", SHARED / "m-arg"]
     samples = [SAMPLES / "dialam-2024", SAMPLES / "sciarg", SAMPLES / "m-arg"]
     data = samples if args.samples else [p for p in shared if p.exists()] or samples
-    version = read_card(PACKAGED_MODEL, task="relations").version
+    version = read_card(shipped, task="relations").version
     rows = []
     with tempfile.TemporaryDirectory() as cache:
-        for r in relation_rows(PACKAGED_MODEL, data, limit=200, cache_dir=Path(cache)):
+        for r in relation_rows(shipped, data, limit=200, cache_dir=Path(cache)):
             rows.append(
                 {
                     "task": r["task"],
@@ -155,18 +157,21 @@ def bench_paraphrase(args: argparse.Namespace) -> list[dict[str, Any]]:
 
 def bench_components(args: argparse.Namespace) -> list[dict[str, Any]]:
     """Training time and sentences/s of the shipped Sci-Arg component tagger."""
-    from api.services.components import SHIPPED, component_lines
+    from api.services.components import component_lines
+    from gnn.registry import shipped_model
+
+    shipped = shipped_model("components")
     from gnn.components import ComponentTagger
     from graphstore.loaders.sciarg import _text_start, split_sentences
 
-    card = read_card(SHIPPED, task="components")
+    card = read_card(shipped, task="components")
     shared = SHARED / "sciarg" / "compiled_corpus"
     txts = [] if args.samples else [shared / f"A{k}.txt" for k in range(25, 33) if (shared / f"A{k}.txt").is_file()]
     txts = txts or sorted((SAMPLES / "sciarg" / "compiled_corpus").glob("*.txt"))
     texts = [t.read_text(encoding="utf-8") for t in txts]
     sentences = sum(len(split_sentences(text, _text_start(text))) for text in texts)
     with tempfile.TemporaryDirectory() as cache:
-        tagger = ComponentTagger.load(SHIPPED, encoder=TextEncoder(cache_dir=Path(cache)), cache_dir=Path(cache))
+        tagger = ComponentTagger.load(shipped, encoder=TextEncoder(cache_dir=Path(cache)), cache_dir=Path(cache))
         cold, warm = timed_twice(lambda: [component_lines(t, tagger=tagger) for t in txts])
     return [
         {

@@ -118,10 +118,10 @@ def relation_rows(
 
 def main() -> None:
     """Print the rows as a table (and JSON with ``--json``)."""
-    from api.services.relations import PACKAGED_MODEL
+    from gnn.registry import shipped_model
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", type=Path, default=PACKAGED_MODEL)
+    parser.add_argument("--model", type=Path, default=shipped_model("relations"))
     parser.add_argument("--data", type=Path, action="append")
     parser.add_argument("--limit", type=int, default=200)
     parser.add_argument("--json", type=Path)

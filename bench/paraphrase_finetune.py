@@ -32,8 +32,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from api.services.paraphrase import SHIPPED, pairs_from_file  # noqa: E402
+from api.services.paraphrase import pairs_from_file  # noqa: E402
 from gnn.paraphrase_eval import ParaphraseMetrics, ParaphrasePair, score_predictions, split_by_interview  # noqa: E402
+from gnn.registry import shipped_model  # noqa: E402
 from graphstore.loaders.registry import SAMPLES  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "corpora" / "contextdep"
@@ -63,7 +64,7 @@ def frozen_figures(tune: list[ParaphrasePair], held: list[ParaphrasePair]) -> di
     """The shipped frozen highlighter on both halves (its own trained offset)."""
     from gnn.paraphrase import ParaphraseHighlighter
 
-    model = ParaphraseHighlighter.load(SHIPPED)
+    model = ParaphraseHighlighter.load(shipped_model("paraphrase"))
     return {
         "tune": figures(score_predictions(tune, model.predict(tune))),
         "held_out": figures(score_predictions(held, model.predict(held))),

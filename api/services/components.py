@@ -14,9 +14,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from api.services.training import given_model, profile_config, write_trained_card
+from api.services.training import profile_config, write_trained_card
 from gnn.bam import BratDocument, Component, Relation, documents_from_records, evaluate
-from gnn.modelcard import ModelCard, atomic_write_bytes, read_card
+from gnn.modelcard import ModelCard, atomic_write_bytes
 from graphstore.loaders.common import decode_utf8, read_bytes
 from graphstore.loaders.sciarg import load_paper
 from ontology.errors import LoaderError, ModelError
@@ -25,7 +25,6 @@ from ontology.records import EdgeRecord, NodeRecord
 TASK = "components"
 MODEL_NAME = "sciarg-component-tagger"
 VERSION = "1"
-SHIPPED = Path(__file__).resolve().parent.parent.parent / "gnn" / "models" / "components"
 TRAIN = tuple(f"A{i:02d}" for i in range(1, 21))
 TUNE = tuple(f"A{i:02d}" for i in range(21, 25))
 HELDOUT = tuple(f"A{i:02d}" for i in range(25, 33))
@@ -120,13 +119,11 @@ def load_tagger(model: Path | None = None) -> Any:
         ApiError: ``model`` is not a component tagger's directory.
         ModelError: The shipped tagger is missing or broken.
     """
+    from api.settings import get_settings
     from gnn.components import ComponentTagger
+    from gnn.registry import resolve_model
 
-    if model is not None:
-        given_model(model, task=TASK)
-    else:
-        read_card(SHIPPED, task=TASK)
-    path = model if model is not None else SHIPPED
+    path = resolve_model(TASK, model, get_settings().models_dir if model is not None else None).path
     try:
         return ComponentTagger.load(path)
     except FileNotFoundError as e:

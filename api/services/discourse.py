@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from gnn.discourse.data import Dialogue
     from gnn.discourse.train import DiscourseModel
 
-PACKAGED_MODEL = Path(__file__).resolve().parents[2] / "gnn" / "pretrained" / "discourse"
 # Default training data inside a corpora directory, and the held-out share per file.
 DEFAULT_DATA = ("molweni/DP/dev.json", "stac/train.json")
 TUNE_SHARE = 0.1
@@ -75,14 +74,14 @@ def read_dialogues(path: Path, scheme: str | None = None, source: str | None = N
 
 
 def default_model() -> Path:
-    """The model shipped inside the package.
+    """The model shipped inside the package (:func:`gnn.registry.resolve_model` with no name).
 
     Raises:
-        NotFoundError: None is shipped (train one with ``argweb train discourse``).
+        ModelError: None is shipped, or its card is broken.
     """
-    if not (PACKAGED_MODEL / "model_card.json").is_file():
-        raise NotFoundError(f"no packaged discourse model in {PACKAGED_MODEL}; train one with `argweb train discourse`")
-    return PACKAGED_MODEL
+    from gnn.registry import resolve_model
+
+    return resolve_model("discourse").path
 
 
 def _encoder(settings: Settings, model_dir: Path | None = None) -> Any:
@@ -96,16 +95,15 @@ def load(settings: Settings, model_dir: Path | None = None) -> DiscourseModel:
     """Load a discourse model (default: the packaged one) with the cached encoder.
 
     Raises:
-        NotFoundError: No such model directory.
-        ModelError: Not a discourse model.
+        ApiError: ``model_dir`` is not a discourse model (a directory or a trained model's name).
+        ModelError: The shipped model is missing or broken, or its encoder differs.
     """
     from gnn.discourse.train import TASK, load_model
-    from gnn.modelcard import check_encoder, read_card
+    from gnn.modelcard import check_encoder
+    from gnn.registry import resolve_model
 
-    path = model_dir or default_model()
-    if not path.is_dir():
-        raise NotFoundError(f"{path}: no such model directory")
-    card = read_card(path, TASK)
+    resolved = resolve_model(TASK, model_dir, settings.models_dir)
+    path, card = resolved.path, resolved.card
     encoder = _encoder(settings, Path(card.encoder_dir) if card.encoder_dir else None)
     check_encoder(path, card, encoder.fingerprint(), encoder.name)
     return load_model(path, encoder=encoder)
@@ -252,7 +250,7 @@ def evaluate(
     return {
         "file": str(data),
         "scheme": scheme,
-        "model": str(model_dir or PACKAGED_MODEL),
+        "model": str(model_dir or default_model()),
         **plain,
         "edus_per_second": round(sum(len(d) for d in dialogues) / max(elapsed, 1e-9), 1),
         "variants": variants,
@@ -344,15 +342,15 @@ def predict(
         ApiError: Neither corpus nor dialogue, or a dialogue of another corpus without ``scheme``.
         NotFoundError: Unknown dialogue or corpus.
     """
-    from api.services.predictions import pick_run, write_and_describe
-    from gnn.modelcard import read_card
+    from api.services.predictions import PredictionJob
+    from gnn.registry import resolve_model
     from ontology.labels import RelationLabel
-    from ontology.records import PredictedRelation, PredictionRun, content_run_id, prediction_score
+    from ontology.records import PredictedRelation, prediction_score
 
     settings = graph.settings
-    path = model_dir or default_model()
+    resolved = resolve_model("discourse", model_dir, settings.models_dir)
+    path, card = resolved.path, resolved.card
     model = load(settings, path)
-    card = read_card(path, task="discourse")
     dialogues = _graph_dialogues(graph, corpus, dialogue, scheme)
     predicted = model.predict(dialogues, progress=True)
     rows = []
@@ -370,19 +368,14 @@ def predict(
             )
     scope = [d.graph_id or d.key for d in dialogues]
 
-    def run_for(attempt: int) -> PredictionRun:
-        run_id = content_run_id(
-            "discourse", "discourse", card.model, card.version, path.resolve(), scheme, corpus, dialogue, *scope
-        )
-        return PredictionRun(
-            run_id=run_id + (f"-r{attempt + 1}" if attempt else ""),
-            model=card.model,
-            model_version=card.version,
-            task="discourse",
-            parameters={"model_dir": str(path), "corpus": corpus, "dialogue": dialogue},
-        )
-
-    run, _ = pick_run(graph, run_for)
+    job = PredictionJob(
+        "discourse",
+        card.model,
+        card.version,
+        ("discourse", "discourse", card.model, card.version, path.resolve(), scheme, corpus, dialogue, *scope),
+        {"model_dir": str(path), "corpus": corpus, "dialogue": dialogue},
+    )
+    run, _ = job.pick(graph)
     gold = model_scores = None
     if any(d.relations for d in dialogues):
         from gnn.metrics import discourse_scores
@@ -402,5 +395,5 @@ def predict(
         "written": False,
     }
     if write:
-        result |= write_and_describe(graph, run, rows, "predicted discourse relations", reporter)
+        result |= job.write(graph, rows, "predicted discourse relations", reporter, run)
     return result

@@ -25,14 +25,14 @@ from typing import Any
 
 from api.services import predictions
 from api.services.graph import Graph
-from api.services.relations import classify_pairs, default_model_dir
+from api.services.relations import classify_pairs, model_dir_of
 from api.services.reporting import SILENT, Reporter
 from api.services.semantic import encoder, model_tag
 from api.settings import Settings
 from graphstore.vectors import VectorStore
 from ontology.errors import ApiError
 from ontology.labels import RelationLabel
-from ontology.records import PredictedRelation, PredictionRun, content_run_id, prediction_score
+from ontology.records import PredictedRelation, prediction_score
 from ontology.terms import Label, Prop
 
 MODEL = "cross-corpus-links"
@@ -168,7 +168,7 @@ def link_across_corpora(
     store = VectorStore(graph.driver(), settings.neo4j_database)
     _require_index(store, [Label.Proposition])
     enc = encoder(settings)
-    card = read_card(default_model_dir(settings), "relations")
+    card = read_card(model_dir_of(settings), "relations")
     version = f"{card.version}+{model_tag(enc)}"
     props = _propositions(store, limit)
     report = LinkReport(propositions=len(props), threshold=threshold, model_version=version)
@@ -228,9 +228,7 @@ def link_across_corpora(
     if write and links:
         params = {"k": k, "threshold": threshold, "rephrase_cosine": rephrase_cosine, "limit": limit}
         content = json.dumps([version, params, [(x.source, x.target, x.label.value) for x in links]])
-        run = PredictionRun(
-            run_id=content_run_id("xlink", content), model=MODEL, model_version=version, task=TASK, parameters=params
-        )
+        run = predictions.PredictionJob(TASK, MODEL, version, ("xlink", content), params).run()
         rows = [
             PredictedRelation(
                 source=x.source,

@@ -41,12 +41,16 @@ class DefaultModel:
     predict: Callable[[Graph, str, Reporter], tuple[str | None, int]]
 
 
-def _discourse_identity() -> tuple[str, str]:
-    from api.services.discourse import default_model
-    from gnn.modelcard import read_card
+def _identity(task: str) -> Callable[[], tuple[str, str]]:
+    """Name and version of ``task``'s shipped model (what the already-written check compares)."""
 
-    card = read_card(default_model(), task="discourse")
-    return card.model, card.version
+    def identity() -> tuple[str, str]:
+        from gnn.registry import resolve_model
+
+        card = resolve_model(task).card
+        return card.model, card.version
+
+    return identity
 
 
 def _discourse_predict(graph: Graph, corpus: str, reporter: Reporter) -> tuple[str | None, int]:
@@ -54,14 +58,6 @@ def _discourse_predict(graph: Graph, corpus: str, reporter: Reporter) -> tuple[s
 
     result = discourse.predict(graph, corpus=corpus, write=True, reporter=reporter)
     return result["run_id"], int(result["predicted"])
-
-
-def _paraphrase_identity() -> tuple[str, str]:
-    from api.services.paraphrase import TASK, resolve_model
-    from gnn.modelcard import read_card
-
-    card = read_card(resolve_model(None), task=TASK)
-    return card.model, card.version
 
 
 def _paraphrase_predict(graph: Graph, corpus: str, reporter: Reporter) -> tuple[str | None, int]:
@@ -72,28 +68,21 @@ def _paraphrase_predict(graph: Graph, corpus: str, reporter: Reporter) -> tuple[
     return summary.get("run_id"), int(summary["written"])
 
 
-def _relations_identity() -> tuple[str, str]:
-    from api.services.relations import PACKAGED_MODEL
-    from gnn.modelcard import read_card
-
-    card = read_card(PACKAGED_MODEL, "relations")
-    return card.model, card.version
-
-
 def _relations_predict(graph: Graph, corpus: str, reporter: Reporter) -> tuple[str | None, int]:
     from api.services import relations_graph
-    from api.services.relations import PACKAGED_MODEL
+    from gnn.registry import shipped_model
 
     # The shipped model, as for the other tasks: the main job's predictions do not depend on a
     # model someone trained into the cache.
-    result = relations_graph.predict(graph, corpus=corpus, model_dir=PACKAGED_MODEL, write=True, reporter=reporter)
+    model_dir = shipped_model("relations")
+    result = relations_graph.predict(graph, corpus=corpus, model_dir=model_dir, write=True, reporter=reporter)
     return result["run_id"], int(result["report"]["written"]) if result["written"] else 0
 
 
 DEFAULT_MODELS: tuple[DefaultModel, ...] = (
-    DefaultModel("discourse", ("molweni", "stac"), _discourse_identity, _discourse_predict),
-    DefaultModel("paraphrase", ("contextdep",), _paraphrase_identity, _paraphrase_predict),
-    DefaultModel("relations", ("qt30", "sciarg", "m-arg"), _relations_identity, _relations_predict),
+    DefaultModel("discourse", ("molweni", "stac"), _identity("discourse"), _discourse_predict),
+    DefaultModel("paraphrase", ("contextdep",), _identity("paraphrase"), _paraphrase_predict),
+    DefaultModel("relations", ("qt30", "sciarg", "m-arg"), _identity("relations"), _relations_predict),
 )
 
 

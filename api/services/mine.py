@@ -44,7 +44,6 @@ from ontology.records import (
     PredictedRelation,
     PredictionRun,
     PropositionRecord,
-    content_run_id,
     prediction_score,
 )
 from ontology.terms import Label
@@ -146,13 +145,10 @@ def models(settings: Settings) -> tuple[LoadedModel, LoadedModel]:
 
 def run_for(dialogue_id: str, model: LoadedModel, task: str, parameters: dict[str, Any]) -> PredictionRun:
     """The prediction run of ``model`` on a dialogue: its id depends only on dialogue, model and version."""
-    return PredictionRun(
-        run_id=content_run_id(f"mine-{task}", dialogue_id, model.name, model.version, task),
-        model=model.name,
-        model_version=model.version,
-        task=task,
-        parameters={"dialogue": dialogue_id, **parameters},
-    )
+    from api.services.predictions import PredictionJob
+
+    parts = (f"mine-{task}", dialogue_id, model.name, model.version, task)
+    return PredictionJob(task, model.name, model.version, parts, {"dialogue": dialogue_id, **parameters}).run()
 
 
 def runs_for(dialogue_id: str, models: tuple[LoadedModel, LoadedModel]) -> list[PredictionRun]:

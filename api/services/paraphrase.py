@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from api.services.graph import Graph
-from api.services.predictions import pick_run, write_run
-from api.services.training import given_model, profile_config, write_trained_card
+from api.services.predictions import PredictionJob
+from api.services.reporting import SILENT
+from api.services.training import profile_config, write_trained_card
 from gnn.modelcard import ModelCard, atomic_write_bytes, read_card
 from gnn.paraphrase_eval import ParaphrasePair, score_predictions, split_by_interview
 from graphstore.loaders.contextdep import load_contextdep, read_token_pairs, split_of
@@ -29,9 +30,7 @@ from ontology.labels import RelationLabel
 from ontology.records import (
     LocutionRecord,
     PredictedRelation,
-    PredictionRun,
     RelationRecord,
-    content_run_id,
     prediction_score,
 )
 from ontology.terms import Prop
@@ -42,7 +41,6 @@ MODEL_NAME = "contextdep-highlighter"
 # run of the same model and version, so an unchanged version would keep the old predictions.
 VERSION = "2"
 HEADER = ("QID", "paraphrase", "score", "guest_probs", "host_probs")
-SHIPPED = Path(__file__).resolve().parent.parent.parent / "gnn" / "models" / "paraphrase"
 
 Progress = Callable[[str, int, int], None]
 
@@ -157,17 +155,16 @@ def train(
 
 
 def resolve_model(model: Path | None) -> Path:
-    """``model`` or the shipped default model directory.
+    """``model`` (a directory or a trained model's name) or the shipped model (:func:`gnn.registry.resolve_model`).
 
     Raises:
-        ApiError: ``model`` is not a paraphrase model's directory.
+        ApiError: ``model`` is not a paraphrase model.
         ModelError: No model given and none shipped.
     """
-    if model is not None:
-        given_model(model, task=TASK)
-        return model
-    read_card(SHIPPED, task=TASK)
-    return SHIPPED
+    from api.settings import get_settings
+    from gnn.registry import resolve_model as resolve
+
+    return resolve(TASK, model, get_settings().models_dir if model is not None else None).path
 
 
 def _load(model: Path | None, cache_dir: Path | None) -> Any:
@@ -270,20 +267,16 @@ def predict_graph(
     ]
     card = read_card(model_dir, task=TASK)
     qids = [qid for qid, _, _ in found]
-
-    def run_for(attempt: int) -> PredictionRun:
-        run_id = content_run_id("paraphrase", TASK, card.model, card.version, model_dir.resolve(), 0.5, corpus, *qids)
-        return PredictionRun(
-            run_id=run_id + (f"-r{attempt + 1}" if attempt else ""),
-            model=card.model,
-            model_version=card.version,
-            task=TASK,
-            parameters={"corpus": corpus, "threshold": 0.5, "model_dir": str(model_dir)},
-        )
-
-    run, _ = pick_run(graph, run_for)
+    job = PredictionJob(
+        TASK,
+        card.model,
+        card.version,
+        ("paraphrase", TASK, card.model, card.version, model_dir.resolve(), 0.5, corpus, *qids),
+        {"corpus": corpus, "threshold": 0.5, "model_dir": str(model_dir)},
+    )
     summary: dict[str, Any] = {"corpus": corpus, "pairs": len(pairs), "paraphrases": len(relations), "written": 0}
     if write and relations:
-        report = write_run(graph, run, relations)
-        summary |= {"written": report.written, "run_id": run.run_id, "model": run.model, "version": run.model_version}
+        done = job.write(graph, relations, "predicted paraphrases", SILENT)
+        summary |= {"written": done["report"]["written"], "run_id": done["run_id"], "model": job.model}
+        summary["version"] = job.version
     return summary

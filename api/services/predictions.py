@@ -1,18 +1,22 @@
-"""Prediction runs in the graph: write a model's output, list runs, delete a model's predictions.
+"""Prediction runs in the graph: the one prediction job, list runs, delete a model's predictions.
 
-Shared by the CLI (``argweb predictions ...``, ``argweb delete predictions``), the HTTP API and the
-models' predict commands; the write path itself is :class:`graphstore.predictions.PredictionStore`.
+:class:`PredictionJob` is how every model's output reaches the graph (the main job, ``predict ...
+--write``, ``POST /predict``, ``mine``, cross-corpus links): its run id comes from its content, a
+complete run of the same content is found instead of written again, scores are stored rounded
+(:func:`ontology.records.prediction_score`) and rows go through the one write path,
+:class:`graphstore.predictions.PredictionStore` (all or nothing; gold relations are never touched).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from api.services.graph import Graph
 from api.services.reporting import Reporter
 from graphstore.predictions import PredictionReport, PredictionStore, Progress, StoredRun
-from ontology.records import PredictedRelation, PredictionRun
+from ontology.records import PredictedRelation, PredictionRun, content_run_id
 
 
 def _store(graph: Graph) -> PredictionStore:
@@ -66,6 +70,62 @@ def pick_run(graph: Graph, run_for: Callable[[int], PredictionRun]) -> tuple[Pre
             return run, found.relations
         attempt += 1
         run = run_for(attempt)
+
+
+@dataclass(frozen=True)
+class PredictionJob:
+    """One model's predictions over one scope, as a run in the graph.
+
+    Attributes:
+        task: The prediction task (``discourse``, ``relations``, ``paraphrase`` ...).
+        model: Model name.
+        version: Model version.
+        id_parts: What the run id is derived from: a prefix, then everything that makes the output
+            what it is (model, version, model directory, decoding, scope ids). The same parts
+            always give the same id.
+        parameters: Stored on the run (corpus, model directory, thresholds ...).
+    """
+
+    task: str
+    model: str
+    version: str
+    id_parts: Sequence[object]
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+    def run(self, attempt: int = 0) -> PredictionRun:
+        """The run of this job; ``attempt`` > 0 gives the ids used after an earlier complete run lost its relations."""
+        prefix, *rest = self.id_parts
+        run_id = content_run_id(str(prefix), *rest)
+        return PredictionRun(
+            run_id=run_id + (f"-r{attempt + 1}" if attempt else ""),
+            model=self.model,
+            model_version=self.version,
+            task=self.task,
+            parameters=dict(self.parameters),
+        )
+
+    def pick(self, graph: Graph) -> tuple[PredictionRun, int | None]:
+        """The run to write, and its stored relation count when it is complete in the graph already.
+
+        See :func:`pick_run`.
+        """
+        return pick_run(graph, self.run)
+
+    def write(
+        self,
+        graph: Graph,
+        rows: Iterable[PredictedRelation],
+        what: str,
+        reporter: Reporter,
+        run: PredictionRun | None = None,
+    ) -> dict[str, Any]:
+        """Write ``rows`` as the job's run (``run``, else the one :meth:`pick` gives); logs ``what`` was written.
+
+        Returns:
+            The ``run_id``, ``written`` and ``report`` entries of a predict command's JSON result.
+        """
+        chosen = run or self.pick(graph)[0]
+        return {"run_id": chosen.run_id} | write_and_describe(graph, chosen, rows, what, reporter)
 
 
 def runs(graph: Graph, model: str | None = None, version: str | None = None) -> list[StoredRun]:

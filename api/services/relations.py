@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from api.services.reporting import SILENT, Reporter
-from api.services.training import given_model
 from api.settings import Settings
 from graphstore.loaders.aif import load_aif
 from graphstore.loaders.aif_write import add_relations, read_map, strip_relations, write_json_atomic
@@ -25,11 +24,9 @@ from graphstore.loaders.common import FileRelation, expand
 from graphstore.loaders.marg import load_marg
 from graphstore.loaders.sciarg import load_sciarg
 from graphstore.perturb import AIF_VARIANTS
-from ontology.errors import ApiError, LoaderError, ModelError
+from ontology.errors import ApiError, LoaderError
 from ontology.labels import RelationLabel
 from ontology.records import PropositionRecord
-
-PACKAGED_MODEL = Path(__file__).resolve().parents[2] / "gnn" / "relations" / "default_model"
 
 
 @dataclass
@@ -96,24 +93,16 @@ def load_data(paths: list[Path], reporter: Reporter = SILENT) -> Any:
     return data
 
 
-def default_model_dir(settings: Settings) -> Path:
-    """The model trained into the settings' model directory, else the one shipped in the package.
+def model_dir_of(settings: Settings, model: Path | str | None = None) -> Path:
+    """The relation model directory for what the caller wrote (:func:`gnn.registry.resolve_model`).
 
     Raises:
-        ModelError: Neither exists.
+        ApiError: ``model`` is not a relations model (a directory or a trained model's name).
+        ModelError: The shipped model is missing or broken.
     """
-    for candidate in (settings.models_dir / "relations", PACKAGED_MODEL):
-        if (candidate / "model_card.json").is_file():
-            return candidate
-    raise ModelError(
-        f"no relations model in {settings.models_dir / 'relations'} or {PACKAGED_MODEL}; run argweb train relations"
-    )
+    from gnn.registry import resolve_model
 
-
-def _given_model(model: Path) -> Path:
-    """A model directory named by the caller (a wrong path is the caller's mistake: exit 2 / 4xx)."""
-    given_model(model)
-    return model
+    return resolve_model("relations", model, settings.models_dir).path
 
 
 def _encoder(settings: Settings, device: str | None, model_dir: Path | None = None) -> Any:
@@ -218,7 +207,7 @@ def _prediction_inputs(
             is not a model directory.
     """
     _require_distinct(in_dir, out_dir, kept)
-    return expand([in_dir], pattern), _given_model(model) if model else default_model_dir(settings)
+    return expand([in_dir], pattern), model_dir_of(settings, model)
 
 
 def _require_distinct(in_dir: Path, out_dir: Path, kept: str) -> None:
@@ -237,7 +226,7 @@ def evaluate(
     """
     from gnn.relations.pipeline import evaluate_relations, qt30_evaluated
 
-    _given_model(model)
+    model = model_dir_of(settings, model)
     data = load_data(paths, reporter)
     device, encoder = _device_and_encoder(settings, model)
     rewritten = None
@@ -399,7 +388,7 @@ _LOAD_LOCK = threading.Lock()
 
 def _cached(settings: Settings, model: Path | None, family: str, load: Callable[..., Any]) -> tuple[Path, Any]:
     """``load(model_dir, device=, encoder=)`` of ``model`` (else the default model), loaded once per process."""
-    model_dir = _given_model(model) if model else default_model_dir(settings)
+    model_dir = model_dir_of(settings, model)
     device = _device(settings)
     key = (family, str(model_dir), device)
     with _LOAD_LOCK:

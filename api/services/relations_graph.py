@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from api.services.graph import Graph
+from api.services.predictions import PredictionJob
 from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
 from ontology.errors import ApiError, NotFoundError
@@ -36,11 +37,9 @@ from ontology.records import (
     LocutionRecord,
     NodeRecord,
     PredictedRelation,
-    PredictionRun,
     PropositionRecord,
     RelationRecord,
     SentenceRecord,
-    content_run_id,
     prediction_score,
 )
 from ontology.terms import Label, Prop, RelType
@@ -309,15 +308,8 @@ def _row(source: str, target: str, label: RelationLabel, scheme_label: str, scor
     )
 
 
-def run_for(scope: Scope, loaded: _Loaded, objective: str, attempt: int = 0) -> PredictionRun:
-    """The run of ``loaded`` on ``scope``: its id depends on model, version, objective and discourses.
-
-    ``attempt`` > 0 gives the ids used when an earlier run of the same content lost its relations
-    (its corpus was deleted and loaded again).
-    """
-    run_id = content_run_id(
-        "relations", TASK, loaded.name, loaded.version, objective, scope.corpus, scope.dialogue or "", *scope.ids
-    )
+def job_for(scope: Scope, loaded: _Loaded, objective: str) -> PredictionJob:
+    """The prediction job of ``loaded`` on ``scope``: its run id depends on model, version, objective and discourses."""
     params: dict[str, Any] = {
         "model_dir": str(loaded.model_dir),
         "family": scope.family,
@@ -326,20 +318,8 @@ def run_for(scope: Scope, loaded: _Loaded, objective: str, attempt: int = 0) -> 
         "dialogue": scope.dialogue,
         "discourses": len(scope.ids),
     }
-    return PredictionRun(
-        run_id=run_id + (f"-r{attempt + 1}" if attempt else ""),
-        model=loaded.name,
-        model_version=loaded.version,
-        task=TASK,
-        parameters=params,
-    )
-
-
-def _pick_run(graph: Graph, scope: Scope, loaded: _Loaded, objective: str) -> tuple[PredictionRun, int | None]:
-    """The run to write, and its stored relation count when it is already complete in the graph."""
-    from api.services.predictions import pick_run
-
-    return pick_run(graph, lambda attempt: run_for(scope, loaded, objective, attempt))
+    parts = ("relations", TASK, loaded.name, loaded.version, objective, scope.corpus, scope.dialogue or "", *scope.ids)
+    return PredictionJob(TASK, loaded.name, loaded.version, parts, params)
 
 
 def predict(
@@ -379,7 +359,8 @@ def predict(
         raise ApiError(f"unknown objective {objective!r}; expected general or focused")
     scope = resolve_scope(graph, corpus, dialogue)
     loaded = _load_for(graph.settings, scope.family, model_dir)
-    run, present = _pick_run(graph, scope, loaded, objective)
+    job = job_for(scope, loaded, objective)
+    run, present = job.pick(graph)
     result: dict[str, Any] = {
         "run_id": run.run_id,
         "model": run.model,
@@ -425,9 +406,7 @@ def predict(
         result["gold"] = gold
         result["scores_against_gold"] = _scores(scope.family, inputs, raw)
     if write:
-        from api.services.predictions import write_and_describe
-
-        result |= write_and_describe(graph, run, rows, "predicted argument relations", reporter)
+        result |= job.write(graph, rows, "predicted argument relations", reporter, run)
     return result
 
 

@@ -8,8 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from gnn.modelcard import ModelCard, git_commit, read_card, write_card
-from ontology.errors import ApiError, ModelError
+from gnn.modelcard import ModelCard, git_commit, write_card
+from ontology.errors import ModelError
 
 ConfigT = TypeVar("ConfigT")
 
@@ -55,18 +55,3 @@ def write_trained_card(
     )
     write_card(out, written)
     return written
-
-
-def given_model(model: Path, task: str | None = None) -> ModelCard:
-    """The card of a model directory the caller named (``--model``, a request's model).
-
-    A path that is not a model directory, or a model for another task, is the caller's mistake
-    (exit 2 / 4xx), unlike a default model that is missing or broken (exit 1 / 5xx).
-
-    Raises:
-        ApiError: ``model`` is not a readable model directory (for ``task``); the message names it.
-    """
-    try:
-        return read_card(model, task=task)
-    except ModelError as e:
-        raise ApiError(str(e)) from e

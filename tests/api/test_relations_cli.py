@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from api.cli.main import app
-from api.services.relations import PACKAGED_MODEL
 from gnn.encoder import TextEncoder
+from gnn.registry import shipped_model
 from gnn.relations.argmap import maps_from_records
 from gnn.relations.qt30_run import load_qt30
 from graphstore.loaders.aif import load_aif
@@ -246,14 +246,14 @@ def test_predict_aif_propositions_only_map_uses_its_own_decoding(tmp_path: Path)
     (src / "bare.json").write_text(json.dumps(bare), encoding="utf-8")
     out = tmp_path / "out"
     result = CliRunner().invoke(
-        app, ["predict", "aif", "--in", str(src), "--out", str(out), "--model", str(PACKAGED_MODEL)]
+        app, ["predict", "aif", "--in", str(src), "--out", str(out), "--model", str(shipped_model("relations"))]
     )
     assert result.exit_code == 0, result.output
     pred = json.loads((out / "bare.json").read_text(encoding="utf-8"))
     written = [n for n in pred["nodes"] if n["nodeID"] not in keep]
     assert written and all(n["type"] in ("RA", "CA", "MA") for n in written)
 
-    qt = load_qt30(PACKAGED_MODEL, encoder=TextEncoder())
+    qt = load_qt30(shipped_model("relations"), encoder=TextEncoder())
     assert qt.decoding("general", propositions_only=True) != qt.decoding("general")
     bundle = load_aif([src / "bare.json"])
     maps = maps_from_records(bundle.nodes, bundle.edges)

@@ -16,6 +16,7 @@ from gnn.modelcard import read_card
 from gnn.paraphrase import PROFILES, HighlighterConfig, ParaphraseHighlighter
 from gnn.paraphrase_eval import ParaphrasePair
 from gnn.paraphrase_finetune import WEIGHTS, FineTunedHighlighter, load_highlighter, train_finetuned
+from gnn.registry import shipped_model
 from tests.conftest import SAMPLES
 
 SAMPLE = SAMPLES / "contextdep"
@@ -75,7 +76,7 @@ def test_save_and_load_give_the_same_predictions(
 
 
 def test_a_frozen_model_directory_still_loads_as_before() -> None:
-    assert isinstance(load_highlighter(service.SHIPPED), ParaphraseHighlighter)
+    assert isinstance(load_highlighter(shipped_model("paraphrase")), ParaphraseHighlighter)
 
 
 def test_load_refuses_a_directory_without_weights(tmp_path: Path) -> None:

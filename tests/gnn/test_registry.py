@@ -1,0 +1,57 @@
+"""One rule from what a caller wrote to the model directory a task runs."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gnn.modelcard import read_card
+from gnn.registry import TASKS, resolve_model, shipped_model
+from ontology.errors import ApiError, ClientError, ModelError, NotFoundError
+
+
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_nothing_named_is_the_shipped_model_of_the_task(task: str) -> None:
+    resolved = resolve_model(task)
+    assert resolved.shipped and resolved.path == shipped_model(task)
+    assert resolved.card.task == task
+
+
+def test_a_name_is_a_trained_model_before_a_shipped_one(tmp_path: Path) -> None:
+    trained = tmp_path / "models" / "mine"
+    shutil.copytree(shipped_model("paraphrase"), trained)
+    resolved = resolve_model("paraphrase", "mine", tmp_path / "models")
+    assert resolved.path == trained and not resolved.shipped
+    # the task's own name reaches the shipped model while nothing was trained under that name
+    assert resolve_model("paraphrase", "paraphrase", tmp_path / "models").shipped
+    shutil.copytree(shipped_model("paraphrase"), tmp_path / "models" / "paraphrase")
+    assert not resolve_model("paraphrase", "paraphrase", tmp_path / "models").shipped
+
+
+def test_a_path_is_that_directory(tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(shipped_model("components"), copy)
+    assert resolve_model("components", copy).path == copy
+    assert resolve_model("components", str(copy)).card == read_card(copy)
+
+
+def test_what_the_caller_got_wrong_is_a_client_error_naming_it(tmp_path: Path) -> None:
+    with pytest.raises(NotFoundError, match="no model named 'nothing'"):
+        resolve_model("discourse", "nothing", tmp_path)
+    with pytest.raises(NotFoundError, match="no such model directory"):
+        resolve_model("discourse", tmp_path / "absent" / "dir")
+    with pytest.raises(ApiError, match="unknown model task"):
+        resolve_model("sentiment")
+    # a model of another task
+    with pytest.raises(ApiError, match=r"relations|paraphrase"):
+        resolve_model("relations", shipped_model("paraphrase"))
+    assert issubclass(ApiError, ClientError) and issubclass(NotFoundError, ClientError)
+
+
+def test_a_missing_shipped_model_is_not_the_callers_mistake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(TASKS, "discourse", tmp_path / "gone")
+    with pytest.raises(ModelError, match="no shipped discourse model") as caught:
+        resolve_model("discourse")
+    assert not isinstance(caught.value, ClientError)
