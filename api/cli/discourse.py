@@ -10,7 +10,17 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from api.cli.options import CorpusOpt, DialogueOpt, JsonFlag, ModelDir, WriteFlag, show, train_command
+from api.cli.options import (
+    CorpusOpt,
+    DialogueOpt,
+    Folds,
+    JsonFlag,
+    ModelDir,
+    WriteFlag,
+    print_cv,
+    show,
+    train_command,
+)
 from api.cli_common import REPORTER, group, settings
 from api.services import discourse
 from api.services.graph import Graph
@@ -64,13 +74,45 @@ def train(data: list[Path] | None, out: Path | None, profile: str, seed: int, en
 
 
 def evaluate(
-    data: Annotated[Path, typer.Option("--data", help="Molweni/STAC JSON file with gold relations.")],
+    data: Annotated[
+        list[Path] | None,
+        typer.Option("--data", help="Molweni/STAC JSON file with gold relations (repeatable with --cv)."),
+    ] = None,
     model: ModelDir = None,
     scheme: SchemeOpt = None,
     as_json: JsonFlag = False,
+    cv: Folds = None,
+    profile: Annotated[str, typer.Option("--profile", help="Recipe of the fold models (with --cv).")] = "full",
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the folds and the fold models (with --cv).")] = 13,
+    members: Annotated[
+        int | None, typer.Option("--members", min=1, help="Networks per fold model instead of the profile's (--cv).")
+    ] = None,
 ) -> None:
-    """Micro link F1 and link & relation F1 of a model on every dialogue of a file."""
-    result = discourse.evaluate(settings(), data, model, scheme)
+    """Micro link F1 and link & relation F1 of a model on every dialogue of a file, or cross-validate the recipe.
+
+    With --cv K no model is read: the files (default: Molweni dev + STAC train, what the shipped
+    model trains on) are cut into K folds by chat session (Molweni) / game (STAC), and K models are
+    trained, each choosing its epochs and thresholds inside its training folds.
+    """
+    from ontology.errors import ApiError
+
+    if cv is not None:
+        from api.services import crossval
+
+        result = crossval.discourse(
+            settings(), data, cv, profile=profile, seed=seed, members=members, reporter=REPORTER
+        )
+
+        def cv_tables(r: dict[str, Any]) -> None:
+            for name, part in r["files"].items():
+                title = f"{name}: {part['dialogues']} dialogues in {part['groups']} groups, {r['profile']} profile"
+                print_cv(title, {**part, "protocol": r["protocol"], "seconds": r["seconds"]})
+
+        show(result, as_json, cv_tables, sort_keys=False)
+        return
+    if not data or len(data) != 1:
+        raise ApiError("evaluate discourse scores one file: give --data FILE once (or --cv K)")
+    result = discourse.evaluate(settings(), data[0], model, scheme)
     title = f"{result['file']} ({result['scheme']})"
 
     def tables(r: dict[str, Any]) -> None:

@@ -74,3 +74,46 @@ def show(result: Any, as_json: bool, table: Callable[[Any], None], sort_keys: bo
         typer.echo(json.dumps(result, indent=2, sort_keys=sort_keys))
     else:
         table(result)
+
+
+Folds = Annotated[
+    int | None,
+    typer.Option(
+        "--cv",
+        min=2,
+        help="Cross-validate the training recipe instead of scoring a model: K fold models, grouped (episode, "
+        "session, game, paper, interview), each scored on the fold it never saw; prints out-of-fold mean ± std.",
+    ),
+]
+
+
+def print_cv(title: str, section: dict[str, Any]) -> None:
+    """Print one cross-validated section: its figures (mean, std, per fold) and predicted against gold labels.
+
+    ``section`` is what a ``cross_validate_*`` function of :mod:`gnn` returns: ``figures`` (name ->
+    mean, std, folds), ``labels`` (label -> gold, predicted, recall; or one such mapping per
+    decoding), ``protocol`` and ``seconds``.
+    """
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    figures = Table(title=f"{title} ({section.get('seconds', '?')} s)")
+    for col in ("figure", "mean", "std", "folds"):
+        figures.add_column(col, justify="left" if col in ("figure", "folds") else "right")
+    for name, v in section["figures"].items():
+        figures.add_row(name, f"{v['mean']:.4f}", f"{v['std']:.4f}", " ".join(f"{x:.3f}" for x in v["folds"]))
+    console.print(figures)
+    labels = section.get("labels") or {}
+    nested = all(isinstance(v, dict) and "gold" not in v for v in labels.values())
+    per_decoding = labels if nested else {"": labels}
+    counts = Table(title="predicted against gold, pooled over the held-out folds")
+    for col in ("decoding", "label", "gold", "predicted", "recall"):
+        counts.add_column(col, justify="left" if col in ("decoding", "label") else "right")
+    for decoding, per in per_decoding.items():
+        for label, c in per.items():
+            recall = "—" if c["recall"] is None else f"{c['recall']:.3f}"
+            counts.add_row(decoding or "—", label, str(c["gold"]), str(c["predicted"]), recall)
+    if labels:
+        console.print(counts)
+    console.print(section["protocol"])

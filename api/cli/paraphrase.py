@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from api.cli.options import JsonFlag, ModelDir, WriteFlag, show, train_command
+from api.cli.options import Folds, JsonFlag, ModelDir, WriteFlag, print_cv, show, train_command
 from api.cli_common import REPORTER, console, group, settings
 from api.services import paraphrase as service
 from api.services.graph import Graph
@@ -90,13 +90,33 @@ def train_paraphrase(data: list[Path] | None, out: Path | None, profile: str, se
 
 
 def evaluate_paraphrase(
-    data: Annotated[Path, typer.Option("--data", help="A *_TOKEN-annotations.tsv file with votes and highlights.")],
+    data: Annotated[
+        list[Path] | None,
+        typer.Option("--data", help="A *_TOKEN-annotations.tsv file with votes and highlights (repeatable with --cv)."),
+    ] = None,
     model: ModelDir = None,
     as_json: JsonFlag = False,
+    cv: Folds = None,
+    profile: Annotated[str, typer.Option("--profile", help="Recipe of the fold models (with --cv).")] = "full",
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the folds and the fold models (with --cv).")] = 13,
 ) -> None:
-    """F1/P/R against the majority vote and highlight Jaccard (guest/host) against most annotators' tokens."""
-    result = service.evaluate(model, data, cache_dir=_pairs_cache())
-    show(result, as_json, lambda r: print_metrics(r, f"paraphrase highlighting on {data.name}"))
+    """F1/P/R against the majority vote and highlight Jaccard (guest/host) against most annotators' tokens.
+
+    With --cv K no model is read: the pairs of the files (default: the train and dev files, what
+    the shipped model trains on) are cut into K folds by interview, and K models are trained, each
+    choosing its epoch and decision offset inside its training folds.
+    """
+    if cv is not None:
+        from api.services import crossval
+
+        result = crossval.paraphrase(settings(), data, cv, profile=profile, seed=seed, reporter=REPORTER)
+        title = f"ContextDeP highlighting, {result['pairs']} pairs in {result['interviews']} interviews"
+        show(result, as_json, lambda r: print_cv(title, r))
+        return
+    if not data or len(data) != 1:
+        raise ApiError("evaluate paraphrase scores one file: give --data FILE once (or --cv K)")
+    result = service.evaluate(model, data[0], cache_dir=_pairs_cache())
+    show(result, as_json, lambda r: print_metrics(r, f"paraphrase highlighting on {data[0].name}"))
 
 
 def predict_contextdep(

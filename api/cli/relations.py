@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from api.cli.options import CorpusOpt, DialogueOpt, JsonFlag, WriteFlag, show, train_command
+from api.cli.options import CorpusOpt, DialogueOpt, JsonFlag, WriteFlag, print_cv, show, train_command
 from api.cli_common import REPORTER, console, group, settings
 
 # Unlike the other models, a relations model trained into the cache wins over the shipped one.
@@ -155,7 +155,11 @@ def evaluate_relations(
     ] = True,
     cv: Annotated[
         int | None,
-        typer.Option("--cv", min=2, help="Train and score K fold models on the QT30 maps, grouped by episode."),
+        typer.Option(
+            "--cv",
+            min=2,
+            help="Train and score K fold models: QT30 maps grouped by episode, Sci-Arg papers by paper.",
+        ),
     ] = None,
     profile: Annotated[str, typer.Option("--profile", help="Profile of the fold models (with --cv).")] = "full",
     seed: Annotated[int, typer.Option("--seed", help="Seed of the folds and the fold models (with --cv).")] = 0,
@@ -165,11 +169,12 @@ def evaluate_relations(
     With --cv K no model is read: K models are trained, each scored on the fold of episodes it
     never saw, and the out-of-fold means and standard deviations are printed with their time.
     """
-    from api.services.relations import cross_validate, evaluate
+    from api.services import crossval
+    from api.services.relations import evaluate
     from ontology.errors import ApiError
 
     if cv is not None:
-        result = cross_validate(settings(), data, cv, profile=profile, seed=seed, reporter=REPORTER)
+        result = crossval.relations(settings(), data, cv, profile=profile, seed=seed, reporter=REPORTER)
         show(result, as_json, _print_cv)
         return
     if model is None:
@@ -179,27 +184,12 @@ def evaluate_relations(
 
 
 def _print_cv(result: dict[str, Any]) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    q = result["qt30"]
-    table = Table(
-        title=f"QT30, {q['maps']} maps in {q['episodes']} episodes, {q['profile']} profile ({q['seconds']} s)"
-    )
-    for col in ("figure", "mean", "std", "folds"):
-        table.add_column(col)
-    for name, v in q["figures"].items():
-        table.add_row(name, f"{v['mean']:.4f}", f"{v['std']:.4f}", " ".join(f"{x:.3f}" for x in v["folds"]))
-    Console().print(table)
-    counts = Table(title="predicted against gold, pooled over the held-out folds")
-    for col in ("decoding", "type", "gold", "predicted", "recall"):
-        counts.add_column(col)
-    for obj, per in q["labels"].items():
-        for lab, c in per.items():
-            recall = "—" if c["recall"] is None else f"{c['recall']:.3f}"
-            counts.add_row(obj, lab, str(c["gold"]), str(c["predicted"]), recall)
-    Console().print(counts)
-    Console().print(q["protocol"])
+    if "qt30" in result:
+        q = result["qt30"]
+        print_cv(f"QT30, {q['maps']} maps in {q['episodes']} episodes, {q['profile']} profile", q)
+    if "sciarg" in result:
+        s = result["sciarg"]
+        print_cv(f"Sci-Arg relations with gold components, {s['papers']} papers, {s['profile']} profile", s)
 
 
 Objective = Annotated[

@@ -151,32 +151,6 @@ def train(
     )
 
 
-def cross_validate(
-    settings: Settings,
-    paths: list[Path],
-    folds: int = 5,
-    *,
-    profile: str = "quick",
-    seed: int = 0,
-    reporter: Reporter = SILENT,
-) -> dict[str, Any]:
-    """Out-of-fold figures of the QT30 relation model on the maps under ``paths`` (grouped by episode).
-
-    Raises:
-        LoaderError: No QT30 / DialAM maps under ``paths``.
-    """
-    from gnn.relations.family import TrainOptions
-    from gnn.relations.qt30_run import cross_validate_qt30
-
-    data = load_data(paths, reporter)
-    if not data.qt30:
-        raise LoaderError(f"cross-validation needs QT30 / DialAM AIF maps; none in {', '.join(map(str, paths))}")
-    device = _device(settings)
-    encoder = _encoder(settings, device) if profile == "full" else None
-    options = TrainOptions(profile, seed, device, encoder, None, False, reporter.log)
-    return {"qt30": cross_validate_qt30(data.qt30, options, folds)}
-
-
 def _device_and_encoder(settings: Settings, model_dir: Path) -> tuple[str, Any]:
     """The device to run ``model_dir`` on, and the text encoder when the model reads texts through one.
 

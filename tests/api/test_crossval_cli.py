@@ -1,0 +1,77 @@
+"""`argweb evaluate discourse|paraphrase --cv K`: grouped folds, each item scored once by a model that never saw it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from api.cli.main import app
+from api.services.discourse import read_dialogues
+from api.services.paraphrase import pairs_from_file
+from gnn.discourse.cv import dialogue_groups
+from graphstore.loaders.registry import SAMPLES
+
+MOLWENI = SAMPLES / "molweni" / "DP" / "dev.json"
+STAC = SAMPLES / "stac" / "train.json"
+CONTEXTDEP = sorted((SAMPLES / "contextdep").glob("*_TOKEN-annotations.tsv"))
+
+
+def _run(args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    monkeypatch.setenv("ARGWEB_CACHE_DIR", str(tmp_path / "cache"))
+    result = CliRunner().invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout[result.stdout.index("{") :])
+
+
+def test_discourse_cross_validation_scores_each_dialogue_once_by_a_model_that_did_not_train_on_its_group(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    args = ["evaluate", "discourse", "--cv", "2", "--profile", "tiny", "--data", str(MOLWENI), "--data", str(STAC)]
+    out = _run(args, tmp_path, monkeypatch)
+    assert out["profile"] == "tiny" and len(out["folds"]) == 2
+    for path in (MOLWENI, STAC):
+        dialogues = read_dialogues(path)[0]
+        part = out["files"][path.name]
+        assert part["dialogues"] == len(dialogues) and part["groups"] == len(set(dialogue_groups(dialogues)))
+        f1 = part["figures"]["link_rel_f1"]
+        assert len(f1["folds"]) == 2 and all(0 <= v <= 100 for v in f1["folds"]) and f1["std"] >= 0
+        # Pooled over the held-out folds, the gold relations are those of the file, each counted once.
+        assert sum(c["gold"] for c in part["labels"].values()) == sum(len(d.links()) for d in dialogues)
+        scored = sum(fold["sizes"][path.name]["test"] for fold in out["folds"])
+        assert scored == len(dialogues)
+        for fold in out["folds"]:
+            sizes = fold["sizes"][path.name]
+            assert sizes["train"] + sizes["tune"] + sizes["test"] == len(dialogues)
+
+
+def test_discourse_cross_validation_table_names_the_protocol(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARGWEB_CACHE_DIR", str(tmp_path / "cache"))
+    args = ["evaluate", "discourse", "--cv", "2", "--profile", "tiny", "--members", "1", "--data", str(STAC)]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "link_rel_f1" in result.output and "predicted against gold" in result.output
+    assert "grouped by chat session" in result.output
+
+
+def test_paraphrase_cross_validation_predicts_each_pair_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    args = ["evaluate", "paraphrase", "--cv", "2", "--profile", "quick", "--seed", "3"]
+    for path in CONTEXTDEP:
+        args += ["--data", str(path)]
+    out = _run(args, tmp_path, monkeypatch)
+    pairs = [p for path in CONTEXTDEP for p in pairs_from_file(path)]
+    assert out["pairs"] == len(pairs) and out["interviews"] == len({p.interview for p in pairs})
+    assert sum(fold["test"] for fold in out["folds"]) == len(pairs)
+    assert sum(c["gold"] for c in out["labels"].values()) == len(pairs)
+    assert sum(c["predicted"] for c in out["labels"].values()) == len(pairs)
+    assert len(out["figures"]["f1"]["folds"]) == 2
+
+
+def test_one_file_to_score_or_folds_to_train(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARGWEB_CACHE_DIR", str(tmp_path / "cache"))
+    for args in (["evaluate", "discourse"], ["evaluate", "paraphrase"]):
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 2 and "--cv" in result.output
