@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import statistics
+import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -140,6 +141,11 @@ class Pooled:
                 sum(1 for k, v in pred_of.items() if v == label and gold_of.get(k) == label),
             )
 
+    def merge(self, other: Pooled) -> None:
+        """Add every count of ``other``."""
+        for label, c in other.counts.items():
+            self.add(label, c["gold"], c["predicted"], c["right"])
+
     def as_dict(self) -> dict[str, dict[str, Any]]:
         """Per label: gold, predicted, right and recall (``None`` without gold), labels sorted."""
         return {
@@ -164,3 +170,90 @@ def group_summary(groups: Sequence[str], plan: Sequence[Fold]) -> list[dict[str,
             row[f"{part}_groups"] = len({groups[i] for i in idx})
         out.append(row)
     return out
+
+
+@dataclass
+class FoldOutcome:
+    """What one fold of a task's cross-validation measured on its held-out part.
+
+    Attributes:
+        figures: The fold's figures (name -> value); each becomes a mean ± std over folds.
+        labels: Predicted against gold per label on the held-out part, per decoding (``""`` when
+            the task has one): ``(key, label)`` pairs of gold and of predictions, or counts.
+        chosen: What was chosen inside the training folds (epochs, thresholds, offsets ...).
+        extra: Anything else worth keeping in the fold's row (names of held-out papers ...).
+    """
+
+    figures: dict[str, float]
+    labels: dict[str, Pooled] = field(default_factory=dict)
+    chosen: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def cross_validate(
+    groups: Sequence[str],
+    run_fold: Callable[[Fold], FoldOutcome],
+    folds: int,
+    seed: int,
+    protocol: str,
+    *,
+    tune_share: float = 0.1,
+    log: Callable[[str], None] = lambda _msg: None,
+    what: str = "cross-validation",
+) -> dict[str, Any]:
+    """Run a task's grouped ``folds``-fold cross-validation and summarise it the one way every task is reported.
+
+    Args:
+        groups: The group of each item (episode, session, game, paper, interview).
+        run_fold: Trains on ``fold.train``, chooses every setting on ``fold.tune`` and scores
+            ``fold.test`` only.
+        folds: Number of folds.
+        seed: Seed of the folds (and of their tuning parts).
+        protocol: One sentence on how the task is cut and scored, printed with the figures.
+        tune_share: Share of the training folds' items (whole groups) that tunes.
+        log: Receives a line per fold.
+        what: Names the run in the log lines.
+
+    Returns:
+        ``protocol``; ``items`` and ``groups`` counts; ``figures`` (mean, std and per-fold value of
+        each figure); ``labels`` (predicted against gold per label pooled over the held-out folds,
+        per decoding when the task has several); ``folds`` (per fold: sizes, what was chosen, the
+        figures, seconds); ``seconds``.
+
+    Raises:
+        ValueError: ``folds`` < 2, or fewer groups than folds.
+    """
+    start = time.perf_counter()
+    plan = fold_plan(groups, folds, seed, tune_share)
+    values: dict[str, list[float]] = {}
+    pooled: dict[str, Pooled] = {}
+    rows = []
+    for fold, sizes in zip(plan, group_summary(groups, plan), strict=True):
+        log(f"{what}: fold {fold.index + 1}/{folds}")
+        t0 = time.perf_counter()
+        outcome = run_fold(fold)
+        for name, value in outcome.figures.items():
+            values.setdefault(name, []).append(float(value))
+        for decoding, tally in outcome.labels.items():
+            pooled.setdefault(decoding, Pooled()).merge(tally)
+        rows.append(
+            {
+                "fold": fold.index,
+                **sizes,
+                "chosen": outcome.chosen,
+                "figures": {k: round(float(v), 4) for k, v in outcome.figures.items()},
+                **outcome.extra,
+                "seconds": round(time.perf_counter() - t0, 1),
+            }
+        )
+        log(f"{what}: fold {fold.index + 1}: " + ", ".join(f"{k} {v:.4f}" for k, v in outcome.figures.items()))
+    labels: dict[str, Any] = {name: tally.as_dict() for name, tally in sorted(pooled.items())}
+    return {
+        "protocol": f"{protocol}; {folds} folds of whole groups, seed {seed}; out-of-fold mean and std over folds",
+        "items": len(groups),
+        "groups": len(set(groups)),
+        "figures": figures_of(values),
+        "labels": labels[""] if set(labels) == {""} else labels,
+        "folds": rows,
+        "seconds": round(time.perf_counter() - start, 1),
+    }
