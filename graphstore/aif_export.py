@@ -133,6 +133,7 @@ def build_aif(
     edges: Iterable[EdgeView],
     discourse: str | None = None,
     include_predicted: bool = False,
+    with_layout: bool = False,
 ) -> dict[str, Any]:
     """Assemble an AIF map from graph units and AIF edges (pure; see the module docstring).
 
@@ -141,6 +142,9 @@ def build_aif(
         edges: AIF edges; those touching a unit that is not exported are dropped.
         discourse: Graph id of the discourse, used to recover original edge ids.
         include_predicted: Also export relations with ``origin = "predicted"``.
+        with_layout: Add ``"layout": [{"nodeID", "x", "y"}]``, where a mapping tool drew the nodes
+            that have a stored position (for the xAIF and OVA3 writers, which move it into their
+            own section; plain AIF has no layout).
     """
     nodes: dict[str, _Node] = {}
     for unit in units:
@@ -187,7 +191,7 @@ def build_aif(
         {"edgeID": eid, "fromID": ids[src], "toID": ids[dst], "formEdgeID": None} for eid, src, dst in edge_rows
     ]
     locutions, participants = _locutions(ordered, ids)
-    return {
+    aif: dict[str, Any] = {
         "nodes": out_nodes,
         "edges": out_edges,
         "locutions": locutions,
@@ -195,6 +199,13 @@ def build_aif(
         "schemefulfillments": [],
         "descriptorfulfillments": [],
     }
+    if with_layout:
+        aif["layout"] = [
+            {"nodeID": ids[n.key], "x": n.unit.node.get(Prop.LAYOUT_X), "y": n.unit.node.get(Prop.LAYOUT_Y)}
+            for n in ordered
+            if n.unit is not None and n.unit.node.get(Prop.LAYOUT_X) is not None
+        ]
+    return aif
 
 
 def _anchor_propositions(
@@ -268,6 +279,7 @@ def _edge_rows(
 def _locutions(ordered: Sequence[_Node], ids: dict[str, str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     locutions: list[dict[str, Any]] = []
     people: dict[str, str] = {}
+    written: dict[str, Any] = {}
     generated: dict[str, str] = {}
     # In maps read from AIF, L-nodes without stored locutions (e.g. annotators' copies) get none.
     from_aif = any(n.type == "L" and n.unit is not None and n.unit.node.get(Prop.AIF_LOCUTIONS) for n in ordered)
@@ -286,7 +298,14 @@ def _locutions(ordered: Sequence[_Node], ids: dict[str, str]) -> tuple[list[dict
                 locutions.append({"nodeID": ids[n.key], **entry})
                 person = entry.get("personID")
                 if person is not None and str(person) not in people:
-                    people[str(person)] = speaker or str(person)
+                    # A participant's full name (xAIF, OVA3) names the speaker node of the first
+                    # entry's person; without one that node is named by the id, and the L text's
+                    # "Speaker :" is the better name.
+                    own = (n.unit.speaker_id or "").endswith(f":person:{person}")
+                    named = n.unit.speaker if own and n.unit.speaker not in (None, str(person)) else None
+                    people[str(person)] = named or speaker or str(person)
+                    # The participant's id as the locution writes it (xAIF: an integer).
+                    written[str(person)] = person
             continue
         key = n.unit.speaker_id or (f"name:{speaker}" if speaker and not from_aif else None)
         if key is None:
@@ -307,7 +326,7 @@ def _locutions(ordered: Sequence[_Node], ids: dict[str, str]) -> tuple[list[dict
     participants = []
     for pid, name in people.items():
         first, rest = _split_name(name)
-        participants.append({"participantID": pid, "firstname": first, "surname": rest})
+        participants.append({"participantID": written.get(pid, pid), "firstname": first, "surname": rest})
     return locutions, participants
 
 
@@ -398,7 +417,11 @@ def resolve_discourse(store: GraphStore, ref: str, corpus: str | None = None) ->
 
 
 def _maps(
-    discourse_ids: Sequence[str], units: dict[str, UnitView], edges: Sequence[EdgeView], include_predicted: bool
+    discourse_ids: Sequence[str],
+    units: dict[str, UnitView],
+    edges: Sequence[EdgeView],
+    include_predicted: bool,
+    with_layout: bool = False,
 ) -> dict[str, dict[str, Any]]:
     out = {}
     for did in discourse_ids:
@@ -406,13 +429,17 @@ def _maps(
         mine = [e for e in edges if e.source in core or e.target in core]
         members = core | {end for e in mine for end in (e.source, e.target)}
         out[did] = build_aif(
-            [units[m] for m in sorted(members) if m in units], mine, discourse=did, include_predicted=include_predicted
+            [units[m] for m in sorted(members) if m in units],
+            mine,
+            discourse=did,
+            include_predicted=include_predicted,
+            with_layout=with_layout,
         )
     return out
 
 
 def export_discourse(
-    store: GraphStore, ref: str, corpus: str | None = None, include_predicted: bool = False
+    store: GraphStore, ref: str, corpus: str | None = None, include_predicted: bool = False, with_layout: bool = False
 ) -> dict[str, Any]:
     """The AIF map of one dialogue or document.
 
@@ -421,6 +448,7 @@ def export_discourse(
         ref: Graph id (``qt30:nodeset21318``) or local id (``nodeset21318``) of the discourse.
         corpus: Restrict the lookup of a local id to one corpus.
         include_predicted: Also export predicted relations.
+        with_layout: Add the stored node positions (see :func:`build_aif`).
 
     Raises:
         NotFoundError: Unknown discourse.
@@ -429,7 +457,7 @@ def export_discourse(
     """
     did = resolve_discourse(store, ref, corpus)
     units, edges = read_discourses(store, [did])
-    return _maps([did], units, edges, include_predicted)[did]
+    return _maps([did], units, edges, include_predicted, with_layout)[did]
 
 
 def _file_name(discourse_id: str, corpus: str) -> str:
@@ -444,10 +472,12 @@ def export_corpus(
     batch_size: int = 50,
     include_predicted: bool = False,
     progress: Progress | None = None,
+    convert: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
 ) -> list[Path]:
     """Write one AIF map per dialogue/document of ``corpus`` to ``out_dir/<local id>.json``.
 
-    Discourses are read ``batch_size`` at a time.
+    Discourses are read ``batch_size`` at a time. With ``convert`` each map is read with its layout
+    (:func:`build_aif`) and written as ``convert`` turns it (another wrapper: xAIF, OVA3).
 
     Raises:
         NotFoundError: The corpus has no discourse in the graph.
@@ -461,13 +491,13 @@ def export_corpus(
     used: set[str] = set()
     for chunk in _chunks(ids, batch_size):
         units, edges = read_discourses(store, chunk)
-        for did, aif in _maps(chunk, units, edges, include_predicted).items():
+        for did, aif in _maps(chunk, units, edges, include_predicted, with_layout=convert is not None).items():
             name = _file_name(did, corpus)
             while name in used:
                 name += "_"
             used.add(name)
             path = out_dir / f"{name}.json"
-            write_aif(aif, path)
+            write_aif(aif if convert is None else convert(aif), path)
             written.append(path)
         if progress:
             progress(len(chunk))

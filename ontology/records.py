@@ -214,6 +214,9 @@ class _UnitRecord(NodeRecord):
     local_id: str | None = None
     position: int | None = None
     text: str | None = None
+    # Where an argument-mapping tool drew the node (OVA3 layout), so that a map written back reopens there.
+    layout_x: float | None = Field(default=None, allow_inf_nan=False)
+    layout_y: float | None = Field(default=None, allow_inf_nan=False)
 
     def links(self) -> Iterator[EdgeRecord]:
         if self.discourse is not None:
@@ -409,6 +412,9 @@ class CorpusBundle:
         nodes: Node records (any order).
         edges: Explicit edges (AIF edges); structural edges come from the records themselves.
         origin: Description of where the records came from, used in error messages.
+        notes: What the files leave out but the loader accepted and stored as it is (a relation
+            without one of its ends in a partial xAIF map), one line each naming file and record;
+            the ingest reports them.
     """
 
     def __init__(
@@ -417,8 +423,10 @@ class CorpusBundle:
         nodes: Iterable[NodeRecord],
         edges: Iterable[EdgeRecord] = (),
         origin: str = "",
+        notes: Iterable[str] = (),
     ) -> None:
         self.corpus = corpus
+        self.notes: list[str] = list(notes)
         self.nodes: list[NodeRecord] = [corpus, *nodes]
         self.edges: list[EdgeRecord] = list(edges)
         for node in self.nodes:

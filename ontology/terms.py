@@ -79,6 +79,8 @@ class Prop(StrEnum):
     INGEST_RUN = "ingest_run"
     IS_REFERRING = "is_referring"
     LABEL = "label"
+    LAYOUT_X = "layout_x"
+    LAYOUT_Y = "layout_y"
     LOCAL_ID = "local_id"
     MODEL = "model"
     MODEL_VERSION = "model_version"
@@ -197,6 +199,8 @@ PROP_IRI: dict[Prop, str] = {
     Prop.INGEST_RUN: "https://w3id.org/argweb/ontology#ingestRun",
     Prop.IS_REFERRING: "https://w3id.org/argweb/ontology#isReferring",
     Prop.LABEL: "https://w3id.org/argweb/ontology#label",
+    Prop.LAYOUT_X: "https://w3id.org/argweb/ontology#layoutX",
+    Prop.LAYOUT_Y: "https://w3id.org/argweb/ontology#layoutY",
     Prop.LOCAL_ID: "https://w3id.org/argweb/ontology#localId",
     Prop.MODEL: "https://w3id.org/argweb/ontology#model",
     Prop.MODEL_VERSION: "https://w3id.org/argweb/ontology#modelVersion",

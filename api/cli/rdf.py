@@ -59,15 +59,23 @@ def export_aif(
     dialogue: DialogueOpt = None,
     corpus: CorpusOpt = None,
     include_predicted: Annotated[bool, typer.Option(help="Also export predicted relations.")] = False,
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format", help="aif (AIFdb JSON), xaif (oAMF: integer ids, text) or ova (OVA3: with the node layout)."
+        ),
+    ] = "aif",
 ) -> None:
-    """AIF JSON (nodes, edges, locutions, participants) of a dialogue/document or a whole corpus."""
+    """The map (nodes, edges, locutions, participants) of a dialogue/document or a corpus: AIF, xAIF or OVA3."""
     with Graph(settings()) as graph:
-        done = aif_service.export_aif(graph, out, dialogue=dialogue, corpus=corpus, include_predicted=include_predicted)
+        done = aif_service.export_aif(
+            graph, out, dialogue=dialogue, corpus=corpus, include_predicted=include_predicted, fmt=fmt
+        )
     if done.aif is not None:
-        aif = done.aif
+        aif = done.aif.get("AIF", done.aif)
         console.print(f"{out}: {len(aif['nodes'])} nodes, {len(aif['edges'])} edges, {len(aif['locutions'])} locutions")
     else:
-        console.print(f"{out}: {len(done.files)} AIF maps of {corpus}")
+        console.print(f"{out}: {len(done.files)} {fmt} maps of {corpus}")
 
 
 def rdf_load(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
@@ -22,10 +22,16 @@ def export_aif(
     discourse_id: str,
     request: Request,
     include_predicted: Annotated[bool, Query(description="also export predicted relations")] = False,
+    format: Annotated[
+        Literal["aif", "xaif", "ova"],
+        Query(description="aif (AIFdb JSON), xaif (oAMF: integer ids, text) or ova (OVA3: with the node layout)"),
+    ] = "aif",
 ) -> dict[str, Any]:
-    """The AIF JSON map of a dialogue or document (the same as ``argweb export aif --dialogue``)."""
+    """The map of a dialogue or document as AIF, xAIF or OVA3 (the same as ``argweb export aif --dialogue``)."""
     cfg = deps.settings(request)
-    return svc.export_map(deps.driver(request), cfg.neo4j_database, discourse_id, cfg.cypher_timeout, include_predicted)
+    return svc.export_map(
+        deps.driver(request), cfg.neo4j_database, discourse_id, cfg.cypher_timeout, include_predicted, format
+    )
 
 
 @router.post(

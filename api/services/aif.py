@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import tempfile
@@ -15,6 +16,8 @@ from api.services.graph import Graph
 from graphstore.aif_export import export_corpus, export_discourse, validate_aif, write_aif
 from graphstore.loaders.aif import load_aif
 from graphstore.loaders.registry import CORPORA
+from graphstore.loaders.xaif_write import FORMATS as MAP_FORMATS
+from graphstore.loaders.xaif_write import convert as convert_map
 from graphstore.readonly import ReadOnlyStore
 from graphstore.store import GraphStore, IngestReport
 from ontology.errors import ApiError, GraphStoreError, LoaderError
@@ -30,19 +33,36 @@ class AifExport:
     files: list[Path] = field(default_factory=list)
 
 
-def discourse_aif(graph: Graph, ref: str, *, include_predicted: bool = False) -> dict[str, Any]:
-    """The validated AIF map of one dialogue/document (its id or local id).
+def map_format(fmt: str) -> str:
+    """``fmt`` if it is a map format argweb writes (``aif``, ``xaif``, ``ova``).
 
     Raises:
-        NotFoundError: Unknown discourse. ClientError: Ambiguous reference. CorpusIncompleteError:
-        Its corpus is still marked ``loading``.
+        ApiError: Another name.
     """
+    if fmt not in MAP_FORMATS:
+        raise ApiError(f"format must be one of {', '.join(MAP_FORMATS)}, not {fmt!r}")
+    return fmt
+
+
+def _exported(store: GraphStore, ref: str, include_predicted: bool, fmt: str) -> dict[str, Any]:
+    """The validated map of one discourse in ``fmt``."""
+    aif = export_discourse(store, ref, include_predicted=include_predicted, with_layout=fmt != "aif")
+    validate_aif(aif, ref)
+    return convert_map(aif, fmt)
+
+
+def discourse_aif(graph: Graph, ref: str, *, include_predicted: bool = False, fmt: str = "aif") -> dict[str, Any]:
+    """The validated map of one dialogue/document (its id or local id) as AIF, xAIF or OVA3.
+
+    Raises:
+        ApiError: Unknown format. NotFoundError: Unknown discourse. ClientError: Ambiguous reference.
+        CorpusIncompleteError: Its corpus is still marked ``loading``.
+    """
+    map_format(fmt)
     store = graph.store()
     for corpus in store.corpora_of(ref):
         store.require_complete(corpus)  # a half-loaded corpus is not served as if whole
-    aif = export_discourse(store, ref, include_predicted=include_predicted)
-    validate_aif(aif, ref)
-    return aif
+    return _exported(store, ref, include_predicted, fmt)
 
 
 def export_aif(
@@ -52,26 +72,48 @@ def export_aif(
     dialogue: str | None = None,
     corpus: str | None = None,
     include_predicted: bool = False,
+    fmt: str = "aif",
 ) -> AifExport:
-    """Write the AIF JSON of one dialogue/document to the file ``out``, or of a whole corpus into the folder ``out``.
+    """Write the map of one dialogue/document to the file ``out``, or of a whole corpus into the folder ``out``.
+
+    Args:
+        graph: The graph.
+        out: A file (``dialogue``) or a folder (``corpus``).
+        dialogue: One dialogue or document (its id or local id).
+        corpus: Every dialogue and document of a corpus, one file each.
+        include_predicted: Also write predicted relations.
+        fmt: ``aif`` (AIFdb JSON), ``xaif`` (oAMF) or ``ova`` (OVA3, with the node layout).
 
     Raises:
-        ApiError: Not exactly one of ``dialogue`` and ``corpus``.
+        ApiError: Not exactly one of ``dialogue`` and ``corpus``, or an unknown format.
         NotFoundError: Unknown discourse or corpus.
     """
     if (dialogue is None) == (corpus is None):
         raise ApiError("give exactly one of --dialogue ID or --corpus NAME")
+    map_format(fmt)
     if dialogue is not None:
-        aif = discourse_aif(graph, dialogue, include_predicted=include_predicted)
+        aif = discourse_aif(graph, dialogue, include_predicted=include_predicted, fmt=fmt)
         write_aif(aif, out)
         return AifExport(out, aif=aif)
     assert corpus is not None
     graph.store().require_complete(corpus)
-    return AifExport(out, files=export_corpus(graph.store(), corpus, out, include_predicted=include_predicted))
+    convert = None if fmt == "aif" else functools.partial(convert_map, fmt=fmt)
+    files = export_corpus(graph.store(), corpus, out, include_predicted=include_predicted, convert=convert)
+    return AifExport(out, files=files)
 
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 DEFAULT_IMPORT_CORPUS = "aif-import"
+
+
+def check_name(label: str, value: str) -> None:
+    """Refuse a corpus or map name that is not 1-100 letters, digits, ``.``, ``_`` or ``-``.
+
+    Raises:
+        ApiError: Naming ``label``.
+    """
+    if not _NAME.match(value):
+        raise ApiError(f"{label} must be 1-100 letters, digits, '.', '_' or '-' (starting with a letter or digit)")
 
 
 def refuse_gold(corpus: str, instead: str) -> None:
@@ -92,18 +134,16 @@ def refuse_gold(corpus: str, instead: str) -> None:
 
 
 def export_map(
-    driver: Driver, database: str, ref: str, timeout: float, include_predicted: bool = False
+    driver: Driver, database: str, ref: str, timeout: float, include_predicted: bool = False, fmt: str = "aif"
 ) -> dict[str, Any]:
-    """The AIF map of a dialogue or document (read in READ access mode).
+    """The map of a dialogue or document as AIF, xAIF or OVA3 (read in READ access mode).
 
     Raises:
         NotFoundError: No such dialogue or document.
-        ApiError: The id names several discourses.
+        ApiError: The id names several discourses, or an unknown format.
     """
-    store = ReadOnlyStore(driver, database, timeout)
-    aif = export_discourse(store, ref, include_predicted=include_predicted)
-    validate_aif(aif, ref)
-    return aif
+    map_format(fmt)
+    return _exported(ReadOnlyStore(driver, database, timeout), ref, include_predicted, fmt)
 
 
 def import_map(driver: Driver, database: str, aif: dict[str, Any], corpus: str, name: str) -> tuple[str, IngestReport]:
@@ -114,9 +154,8 @@ def import_map(driver: Driver, database: str, aif: dict[str, Any], corpus: str, 
         LoaderError: The map is malformed (names the node or edge); nothing is written.
     """
     refuse_gold(corpus, DEFAULT_IMPORT_CORPUS)
-    for label, value in (("corpus", corpus), ("name", name)):
-        if not _NAME.match(value):
-            raise ApiError(f"{label} must be 1-100 letters, digits, '.', '_' or '-' (starting with a letter or digit)")
+    check_name("corpus", corpus)
+    check_name("name", name)
     try:
         validate_aif(aif, f"AIF map {name}")
     except (GraphStoreError, AttributeError, TypeError) as e:

@@ -9,7 +9,7 @@ from api.services.graph import Graph, embedded_server
 from api.services.reporting import SILENT, Reporter
 from graphstore import cypher
 from graphstore.bulk import BulkLoader, BulkReport
-from graphstore.loaders.registry import CORPORA, files_for
+from graphstore.loaders.registry import CORPORA, FORMATS, files_for
 from graphstore.store import GraphStore, IngestReport
 from ontology.errors import ApiError
 from ontology.records import CorpusBundle
@@ -35,12 +35,19 @@ def _written(report: IngestReport | BulkReport, detail: str = "") -> str:
     )
 
 
+MAX_NOTES = 20
+
+
 def write_bundle(store: GraphStore, bundle: CorpusBundle, reporter: Reporter = SILENT) -> IngestReport:
-    """Write a parsed corpus (all-or-nothing) and report what was written."""
+    """Write a parsed corpus (all-or-nothing) and report what was written, and what the files left out."""
     total = len(bundle.nodes) + len(bundle.edges)
     with reporter.progress(bundle.corpus.id, total) as advance:
         report = store.ingest(bundle, progress=advance)
     reporter.log(f"{report.corpus}: {_written(report)}")
+    for note in bundle.notes[:MAX_NOTES]:
+        reporter.warn(f"partial: {note}")
+    if len(bundle.notes) > MAX_NOTES:
+        reporter.warn(f"partial: ... and {len(bundle.notes) - MAX_NOTES} more incomplete relation(s)")
     return report
 
 
@@ -53,6 +60,55 @@ def ingest_files(graph: Graph, corpus: str, paths: list[Path], reporter: Reporte
         GraphStoreError: Neo4j failed (nothing of this run kept).
     """
     bundle = load_files(corpus, paths)
+    return write_bundle(graph.store(), bundle, reporter)
+
+
+def load_format(name: str, paths: list[Path], corpus: str | None = None, variant: str | None = None) -> CorpusBundle:
+    """Parse and validate maps in another tool's format (files or directories); nothing is written.
+
+    Args:
+        name: A format of :data:`graphstore.loaders.registry.FORMATS` (``xaif``, ``ova``, ...).
+        paths: Files or directories.
+        corpus: The corpus to load them into (default: the format's name); never a gold corpus.
+        variant: ``--format`` of a reader of several formats (``arguebuf``); None: detected per file.
+
+    Raises:
+        ApiError: Unknown format or variant, a bad corpus name, or a gold corpus.
+        LoaderError: A file is malformed (the message names the file and the record).
+    """
+    from api.services.aif import check_name, refuse_gold
+
+    if name not in FORMATS:
+        raise ApiError(f"unknown format {name!r}; known: {', '.join(FORMATS)}")
+    spec = FORMATS[name]
+    target = corpus or spec.name
+    check_name("corpus", target)
+    refuse_gold(target, spec.name)
+    files = spec.files(paths)
+    if not spec.variants:
+        if variant is not None:
+            raise ApiError(f"ingest {name} reads one format; --format is for ingest arguebuf")
+        return spec.load(files, target)
+    if variant is not None and variant not in spec.variants:
+        raise ApiError(f"--format must be one of {', '.join(spec.variants)}, not {variant!r}")
+    return spec.load(files, target, variant=variant)
+
+
+def ingest_format(
+    graph: Graph,
+    name: str,
+    paths: list[Path],
+    corpus: str | None = None,
+    variant: str | None = None,
+    reporter: Reporter = SILENT,
+) -> IngestReport:
+    """Parse maps in another tool's format (:func:`load_format`) and, only when all are valid, write them.
+
+    Raises:
+        ApiError: Unknown format, bad or gold corpus. LoaderError: A malformed file (nothing written).
+        GraphStoreError: Neo4j failed (nothing of this run kept).
+    """
+    bundle = load_format(name, paths, corpus, variant)
     return write_bundle(graph.store(), bundle, reporter)
 
 

@@ -9,7 +9,8 @@ original up to ids. Node ids are scoped by map (the same AIFdb node can occur in
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -51,17 +52,88 @@ def _with_ids(path: Path, entries: list[Any], key: str, kind: str) -> Iterator[t
         yield pos, entry, local, where
 
 
-def load_aif_map(
-    path: Path, corpus: str, nodes: list[NodeRecord], edges: list[EdgeRecord], speakers: dict[str, SpeakerRecord]
-) -> None:
-    """Append the records of one map file to ``nodes`` / ``edges`` / ``speakers``."""
-    data = read_json(path)
+Layout = Mapping[str, tuple[float, float]]
+"""Where a mapping tool drew each node: local node id -> (x, y)."""
+
+
+def _list_field(data: Any, key: str, where: str, required: bool) -> list[Any]:
+    """``data[key]`` as a list; absent or null is an empty list unless ``required``."""
+    if required:
+        return list(require(data, key, list, where))
+    value = data.get(key) if isinstance(data, dict) else None
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise LoaderError(f"{where}: field {key!r} has type {type(value).__name__}")
+    return value
+
+
+def _participants(path: Path, raw: list[Any]) -> dict[str, str]:
+    """personID -> "firstname surname" of the map's participants (xAIF, OVA3, AIFdb exports)."""
+    names: dict[str, str] = {}
+    for k, person in enumerate(raw):
+        where = f"{path}: participant #{k}"
+        pid = str(require(person, "participantID", (str, int), where))
+        name = " ".join(str(person.get(part) or "").strip() for part in ("firstname", "surname")).strip()
+        if name:
+            names.setdefault(pid, name)
+    return names
+
+
+def _gaps(path: Path, kinds: Mapping[str, str], ins: Counter[str], outs: Counter[str]) -> list[str]:
+    """The relation nodes of a map without one of their ends, one line each (file and node named)."""
+    notes = []
+    for local, kind in kinds.items():
+        missing = [end for end, count in (("premise", ins[local]), ("conclusion", outs[local])) if count == 0]
+        if missing:
+            ends = " and ".join(
+                f"no {end} ({'no edge into it' if end == 'premise' else 'no edge out of it'})" for end in missing
+            )
+            notes.append(f"{path}: {kind} node {local} has {ends}; stored as it is")
+    return notes
+
+
+def read_map(
+    data: Any,
+    path: Path,
+    corpus: str,
+    nodes: list[NodeRecord],
+    edges: list[EdgeRecord],
+    speakers: dict[str, SpeakerRecord],
+    *,
+    layout: Layout | None = None,
+    lenient: bool = False,
+) -> list[str]:
+    """Append the records of one parsed AIF map to ``nodes`` / ``edges`` / ``speakers``.
+
+    Args:
+        data: The map: ``{"nodes", "edges", "locutions"?, "participants"?}``.
+        path: The file it came from (names the dialogue and every error).
+        corpus: Corpus id.
+        nodes: Receives the node records.
+        edges: Receives the AIF edges.
+        speakers: Speakers by id, shared by the maps of one load.
+        layout: Where a mapping tool drew the nodes (OVA3), by local node id.
+        lenient: xAIF's rules: ``edges``, ``locutions`` and ``participants`` may be absent or null.
+
+    Returns:
+        What the map leaves out but is stored as it is: relation nodes (RA, CA, MA, TA, YA) without
+        a premise or a conclusion, one line each naming the file and the node.
+
+    Raises:
+        LoaderError: Malformed map; the message names the file and the node or edge.
+    """
     where = f"{path}"
-    raw_nodes = require(data, "nodes", list, where)
-    raw_edges = require(data, "edges", list, where)
-    raw_locs = data.get("locutions", []) if isinstance(data, dict) else []
-    if not isinstance(raw_locs, list):
-        raise LoaderError(f"{path}: field 'locutions' has type {type(raw_locs).__name__}")
+    raw_nodes = _list_field(data, "nodes", where, required=True)
+    raw_edges = _list_field(data, "edges", where, required=not lenient)
+    raw_locs = _list_field(data, "locutions", where, required=False)
+    persons = _participants(path, _list_field(data, "participants", where, required=False))
+    # OVA3 and AIFdb name a relation node's scheme in "schemefulfillments" rather than on the node.
+    fulfilled: dict[str, str] = {}
+    for k, entry in enumerate(_list_field(data, "schemefulfillments", where, required=False)):
+        swhere = f"{path}: schemefulfillment #{k}"
+        node_id = str(require(entry, "nodeID", (str, int), swhere))
+        fulfilled.setdefault(node_id, str(require(entry, "schemeID", (str, int), swhere)))
     stem = path.stem
     dlg_id = make_id(corpus, stem)
     nodes.append(
@@ -81,6 +153,7 @@ def load_aif_map(
     speaker_by_node = {id(n): spk for n, spk in zip(l_nodes, l_speakers, strict=True)}
 
     local_ids: set[str] = set()
+    relation_kinds: dict[str, str] = {}
     for pos, node, local, nwhere in _with_ids(path, raw_nodes, "nodeID", "node"):
         local_ids.add(local)
         ntype = require(node, "type", str, nwhere)
@@ -95,21 +168,27 @@ def load_aif_map(
             "text": text,
             "timestamp": _opt_str(node.get("timestamp")),
         }
+        if layout and local in layout:
+            common["layout_x"], common["layout_y"] = layout[local]
         if ntype == "L":
             entries = locs.get(local)
             extra: dict[str, Any] = {}
+            speaker = speaker_by_node[id(node)]
             if entries:
                 person = entries[0].get("personID")
                 if person is not None:
                     sid = make_id(corpus, "person", str(person))
+                    name = persons.get(str(person))
                     if sid not in speakers:
-                        speakers[sid] = build(SpeakerRecord, nwhere, id=sid, corpus=corpus, name=str(person))
+                        speakers[sid] = build(SpeakerRecord, nwhere, id=sid, corpus=corpus, name=name or str(person))
                     extra["speaker_id"] = sid
+                    speaker = speaker or name
                 extra["aif_locutions"] = json.dumps(entries, ensure_ascii=False)
-            nodes.append(build(LocutionRecord, nwhere, speaker=speaker_by_node[id(node)], **common, **extra))
+            nodes.append(build(LocutionRecord, nwhere, speaker=speaker, **common, **extra))
         elif ntype == "I":
             nodes.append(build(PropositionRecord, nwhere, scheme_class=scheme_term(AIF_SCHEME, "I").iri, **common))
         elif ntype in S_TYPES:
+            relation_kinds[local] = ntype
             nodes.append(
                 relation_from_scheme(
                     AIF_SCHEME,
@@ -117,7 +196,7 @@ def load_aif_map(
                     nwhere,
                     scheme_label=_opt_str(node.get("scheme")),
                     aif_type=ntype,
-                    scheme_id=_opt_str(node.get("schemeID")),
+                    scheme_id=_opt_str(node.get("schemeID")) or fulfilled.get(local),
                     **common,
                 )
             )
@@ -126,13 +205,21 @@ def load_aif_map(
     missing_locs = set(locs) - local_ids
     if missing_locs:
         raise LoaderError(f"{path}: locution for missing node {sorted(missing_locs)[0]!r}")
+    if layout:
+        strays = sorted(set(layout) - local_ids)
+        if strays:
+            raise LoaderError(f"{path}: layout of node {strays[0]!r}, which is not a node of the map")
 
+    ins: Counter[str] = Counter()
+    outs: Counter[str] = Counter()
     for _k, edge, eid, ewhere in _with_ids(path, raw_edges, "edgeID", "edge"):
         src = str(require(edge, "fromID", (str, int), ewhere))
         dst = str(require(edge, "toID", (str, int), ewhere))
         for end in (src, dst):
             if end not in local_ids:
                 raise LoaderError(f"{ewhere}: refers to missing node {end!r}")
+        outs[src] += 1
+        ins[dst] += 1
         edges.append(
             EdgeRecord(
                 type=RelType.AIF_EDGE,
@@ -142,6 +229,14 @@ def load_aif_map(
                 id=make_id(corpus, stem, "e", eid),
             )
         )
+    return _gaps(path, relation_kinds, ins, outs)
+
+
+def load_aif_map(
+    path: Path, corpus: str, nodes: list[NodeRecord], edges: list[EdgeRecord], speakers: dict[str, SpeakerRecord]
+) -> list[str]:
+    """Append the records of one map file to ``nodes`` / ``edges`` / ``speakers``; see :func:`read_map`."""
+    return read_map(read_json(path), path, corpus, nodes, edges, speakers)
 
 
 def load_aif(paths: list[Path], corpus: str = AIF_SCHEME) -> CorpusBundle:
@@ -157,8 +252,9 @@ def load_aif(paths: list[Path], corpus: str = AIF_SCHEME) -> CorpusBundle:
     nodes: list[NodeRecord] = []
     edges: list[EdgeRecord] = []
     speakers: dict[str, SpeakerRecord] = {}
+    notes: list[str] = []
     for path in paths:
-        load_aif_map(path, corpus, nodes, edges, speakers)
+        notes += load_aif_map(path, corpus, nodes, edges, speakers)
     nodes.extend(speakers.values())
     origin = f"{len(paths)} AIF map(s) from {paths[0].parent}" if paths else "no files"
-    return corpus_bundle(corpus, "AIF argument maps (QT30 / DialAM-2024)", paths, nodes, edges, origin)
+    return corpus_bundle(corpus, "AIF argument maps (QT30 / DialAM-2024)", paths, nodes, edges, origin, notes=notes)

@@ -220,6 +220,7 @@ def corpus_bundle(
     edges: list[EdgeRecord],
     origin: str,
     source: str | None = None,
+    notes: Sequence[str] = (),
 ) -> CorpusBundle:
     """What one load hands to the store: the corpus record and the records read.
 
@@ -231,11 +232,12 @@ def corpus_bundle(
         edges: Explicit edges.
         origin: Where the records came from, for error messages.
         source: The record's ``source`` as the loader spells it.
+        notes: What the files leave out but was accepted (see :class:`~ontology.records.CorpusBundle`).
     """
     record = CorpusRecord(
         id=corpus, corpus=corpus, name=name, source=describe_sources(paths) if source is None else source
     )
-    return CorpusBundle(record, nodes, edges, origin=origin)
+    return CorpusBundle(record, nodes, edges, origin=origin, notes=notes)
 
 
 def vote_fields(votes: int | None, annotators: int | None) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from graphstore.loaders.contextdep import load_contextdep
 from graphstore.loaders.dialogue_json import load_dialogue_json
 from graphstore.loaders.marg import load_marg
 from graphstore.loaders.sciarg import load_sciarg
+from graphstore.loaders.xaif import load_xaif
 from ontology.records import CorpusBundle
 
 SAMPLES: Path = Path(__file__).resolve().parent.parent / "samples"
@@ -111,3 +112,38 @@ def files_for(name: str, paths: list[Path]) -> list[Path]:
     """Expand user-given paths (files or directories) for corpus ``name``."""
     spec = CORPORA[name]
     return expand(paths, spec.pattern.rsplit("/", 1)[-1])
+
+
+@dataclass(frozen=True)
+class FormatSpec:
+    """A reader of another tool's argument-map format, loaded into a corpus the user names.
+
+    Unlike a :class:`CorpusSpec` (one annotated corpus in its own files), a format holds maps of
+    any origin: ``argweb ingest <name> PATH... --corpus NAME`` loads them into ``NAME``.
+
+    Attributes:
+        name: Name of the ``argweb ingest`` command and the default corpus.
+        pattern: Glob of the files read inside a directory.
+        load: Reader taking the files and the corpus id (and ``variant=`` when ``variants``).
+        summary: What the files are (help of the ingest command).
+        variants: The names ``--format`` accepts (formats one reader handles); empty: no option.
+    """
+
+    name: str
+    pattern: str
+    load: Callable[..., CorpusBundle]
+    summary: str
+    variants: tuple[str, ...] = ()
+
+    def files(self, paths: list[Path]) -> list[Path]:
+        """Expand user-given paths (files or directories)."""
+        return expand(paths, self.pattern)
+
+
+FORMATS: dict[str, FormatSpec] = {
+    spec.name: spec
+    for spec in (
+        FormatSpec("xaif", "*.json", load_xaif, "xAIF (oAMF), OVA3 or AIF JSON maps, told apart by their keys."),
+        FormatSpec("ova", "*.json", load_xaif, "OVA3 analyses (layout kept), xAIF or AIF JSON maps."),
+    )
+}
