@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graphstore.loaders.aif import load_aif
+from graphstore.loaders.arguebuf_maps import ARGUEBUF_FORMATS, load_arguebuf
 from graphstore.loaders.common import expand
 from graphstore.loaders.contextdep import load_contextdep
 from graphstore.loaders.dialogue_json import load_dialogue_json
@@ -145,5 +146,12 @@ FORMATS: dict[str, FormatSpec] = {
     for spec in (
         FormatSpec("xaif", "*.json", load_xaif, "xAIF (oAMF), OVA3 or AIF JSON maps, told apart by their keys."),
         FormatSpec("ova", "*.json", load_xaif, "OVA3 analyses (layout kept), xAIF or AIF JSON maps."),
+        FormatSpec(
+            "arguebuf",
+            "*.*",
+            load_arguebuf,
+            "SADFace or ArgDown JSON, Kialo .txt or brat .ann (essays) maps, read with arguebuf.",
+            variants=ARGUEBUF_FORMATS,
+        ),
     )
 }

@@ -141,3 +141,45 @@ def test_the_api_serves_each_format(
             assert layout(got.json()) == layout(original)
         bad = client.get("/aif/ova-maps:ova3_analysis", params={"format": "svg"})
         assert bad.status_code in (400, 422)
+
+
+ARGUEBUF = FORMATS / "arguebuf"
+UNIFORMS = (
+    "Schools should require uniforms.",
+    "Uniforms hide differences in family income.",
+    "Uniforms restrict how pupils express themselves.",
+)
+
+
+def test_four_formats_load_through_arguebuf_with_their_relations(
+    cli_env: dict[str, str], store: GraphStore, tmp_path: Path
+) -> None:
+    code, out = cli(["ingest", "arguebuf", str(ARGUEBUF), "--corpus", "debate-maps"], cli_env)
+    assert code == 0, out
+    counts = store.graph_counts("debate-maps")
+    assert (counts["Document"], counts["Proposition"], counts["Support"], counts["Attack"]) == (4, 17, 7, 7)
+    corpus = store.read("MATCH (c:Corpus {id: 'debate-maps'}) RETURN c.name AS name, c.source AS source")[0]
+    assert "read with arguebuf" in corpus["name"] and str(ARGUEBUF) in corpus["source"]
+    sources = {r["source"] for r in store.read("MATCH (d:Document {corpus: 'debate-maps'}) RETURN d.source AS source")}
+    assert sources == {p.name for p in ARGUEBUF.iterdir()}
+    # Written back as AIF, each map reads in xaif with the relations the file holds.
+    target = tmp_path / "sadface.json"
+    assert cli(["export", "aif", "--dialogue", "debate-maps:uniforms_sadface", str(target)], cli_env)[0] == 0
+    got = relations(json.loads(target.read_text(encoding="utf-8")))
+    assert got == Counter(
+        {
+            (UNIFORMS[1], UNIFORMS[0], "Default Inference"): 1,
+            (UNIFORMS[2], UNIFORMS[0], "Default Conflict"): 1,
+            ("Pupils can express themselves in what they say and do.", UNIFORMS[2], "Default Conflict"): 1,
+        }
+    )
+    # Loading again writes nothing new; --format reads a file its extension does not tell.
+    assert cli(["ingest", "arguebuf", str(ARGUEBUF), "--corpus", "debate-maps"], cli_env)[0] == 0
+    assert store.graph_counts("debate-maps") == counts
+    renamed = tmp_path / "discussion.md"
+    renamed.write_text((ARGUEBUF / "car_free_centres_kialo.txt").read_text(encoding="utf-8"), encoding="utf-8")
+    code, out = cli(["ingest", "arguebuf", str(renamed), "--format", "kialo", "--corpus", "kialo-maps"], cli_env)
+    assert code == 0, out
+    assert store.graph_counts("kialo-maps")["Proposition"] == 5
+    code, out = cli(["ingest", "arguebuf", str(renamed), "--format", "aml"], cli_env)
+    assert code == 2 and "--format must be one of sadface, argdown, kialo, brat" in out
