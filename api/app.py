@@ -24,8 +24,9 @@ from api.settings import Settings, get_settings
 DESCRIPTION = """
 Read the Argument Web graph of argweb: corpora, dialogues and documents, nodes and their
 neighbourhoods, gold and predicted relations, full-text search and annotator agreement; run
-read-only Cypher and SPARQL 1.1 queries; export and import AIF maps; dereference the IRIs of the
-RDF export. Writes need the `X-API-Key` header. Errors are `application/problem+json`.
+read-only Cypher and SPARQL 1.1 queries; export and import AIF maps (also as xAIF and OVA3); run
+argweb's models as oAMF modules on xAIF; dereference the IRIs of the RDF export. Writes need the
+`X-API-Key` header. Errors are `application/problem+json`.
 """
 
 
@@ -79,7 +80,7 @@ class _TooLarge(Exception):
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the app; nothing connects to Neo4j at import or build time."""
-    from api.routes import aif, graph, linked, pages, predict, query
+    from api.routes import aif, amf, graph, linked, pages, predict, query
     from api.services import predictors
 
     cfg = settings or get_settings()
@@ -116,7 +117,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
         return corpora.stats(request.app.state.graph)
 
-    for module in (graph, query, aif, linked, predict, pages):
+    for module in (graph, query, aif, linked, predict, amf, pages):
         app.include_router(module.router)
     _document_problems(app)
     return app

@@ -9,7 +9,8 @@ is built; a server where none is registered answers 503, never with made-up edge
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,12 +102,23 @@ def predict_limited(request: PredictionRequest, graph: Any, limits: Limits) -> d
         DatabaseUnavailableError: ``limits.running`` requests are being computed (503, retry).
     """
     check_limits(request, limits)
+    with running_slot(limits):
+        return predict(request, graph)
+
+
+@contextmanager
+def running_slot(limits: Limits) -> Iterator[None]:
+    """One of the ``limits.running`` slots of model requests (``/predict`` and ``/amf``), held while inside.
+
+    Raises:
+        DatabaseUnavailableError: Every slot is taken (503, retry): a request is refused, not queued.
+    """
     with _RUNNING_LOCK:
         slot = _RUNNING.setdefault(limits.running, threading.BoundedSemaphore(limits.running))
     if not slot.acquire(blocking=False):
         raise DatabaseUnavailableError(f"{limits.running} predictions are being computed, the most at once; retry")
     try:
-        return predict(request, graph)
+        yield
     finally:
         slot.release()
 

@@ -244,37 +244,60 @@ def predict_aif(
     Raises:
         LoaderError: A malformed map (named). ApiError: ``in_dir`` equals ``out_dir``.
     """
-    from gnn.relations.argmap import maps_from_records
     from gnn.relations.qt30_run import load_qt30
 
     files, model_dir = _prediction_inputs(settings, in_dir, out_dir, model, "*.json", "maps")
     device, encoder = _device_and_encoder(settings, model_dir)
     qt = load_qt30(model_dir, device=device, encoder=encoder)
     stripped = [(f, strip_relations(read_map(f))) for f in files]
-    with tempfile.TemporaryDirectory() as tmp:
+    reporter.log(f"predicting relations for {len(stripped)} map(s) with {model_dir} ({objective})")
+    predicted = map_relations(qt, [(f.stem, data) for f, data in stripped], objective, progress=True)
+    outputs = [(f, add_relations(data, rels, str(f))) for (f, data), rels in zip(stripped, predicted, strict=True)]
+    for f, data in outputs:
+        write_json_atomic(out_dir / f.relative_to(in_dir), data)
+    counts = {"RA": 0, "CA": 0, "MA": 0}
+    for rels in predicted:
+        for rel in rels:
+            counts[rel.type] += 1
+    return {"maps": len(outputs), "relations": counts, "out": str(out_dir), "model": str(model_dir)}
+
+
+def map_relations(
+    qt: Any, maps: Sequence[tuple[str, dict[str, Any]]], objective: str = "general", progress: bool = False
+) -> list[list[FileRelation]]:
+    """The QT30 model's RA / CA / MA relations between the I-nodes of each AIF map, named by the map's node ids.
+
+    The one prediction path of AIF maps (``argweb predict aif`` and the oAMF module ``/amf/ari``):
+    each map is read by the AIF loader as it is given (callers reduce it to the test-input form
+    first, :func:`graphstore.loaders.aif_write.strip_relations`) and the model predicts over all
+    maps at once.
+
+    Args:
+        qt: A loaded QT30 relation model (:func:`qt30_model`).
+        maps: ``(name, map)`` pairs; names only tell the maps apart.
+        objective: The model's decision objective.
+        progress: Show the model's progress bar.
+
+    Returns:
+        Per map, in order, its predicted relations (a map without propositions has none).
+
+    Raises:
+        LoaderError: A malformed map (named by its name).
+    """
+    from gnn.relations.argmap import maps_from_records
+
+    with tempfile.TemporaryDirectory(prefix="argweb-maps-") as tmp:
         tmp_paths = []
-        for k, (f, data) in enumerate(stripped):
-            p = Path(tmp) / f"{k:06d}_{f.stem}.json"
+        for k, (name, data) in enumerate(maps):
+            p = Path(tmp) / f"{k:06d}_{name}.json"
             p.write_text(json.dumps(data), encoding="utf-8")
             tmp_paths.append(p)
         bundle = load_aif(tmp_paths)
     by_stem = {m.name: m for m in maps_from_records(bundle.nodes, bundle.edges)}
     # A map without propositions (empty, or locutions only) has nothing to relate: written back as it is.
-    maps = [by_stem[p.stem] for p in tmp_paths if p.stem in by_stem]
-    reporter.log(f"predicting relations for {len(maps)} map(s) with {model_dir} ({objective})")
-    found = dict(zip([m.name for m in maps], qt.predict(maps, objective, progress=True), strict=True))
-    predicted = [found.get(p.stem, []) for p in tmp_paths]
-    outputs = []
-    for (f, data), rels in zip(stripped, predicted, strict=True):
-        aif_rels = [FileRelation(s, t, lab, score) for s, t, lab, score in rels]
-        outputs.append((f, add_relations(data, aif_rels, str(f))))
-    for f, data in outputs:
-        write_json_atomic(out_dir / f.relative_to(in_dir), data)
-    counts = {"RA": 0, "CA": 0, "MA": 0}
-    for rels in predicted:
-        for _, _, lab, _ in rels:
-            counts[lab] += 1
-    return {"maps": len(outputs), "relations": counts, "out": str(out_dir), "model": str(model_dir)}
+    found_maps = [by_stem[p.stem] for p in tmp_paths if p.stem in by_stem]
+    found = dict(zip([m.name for m in found_maps], qt.predict(found_maps, objective, progress=progress), strict=True))
+    return [[FileRelation(s, t, lab, score) for s, t, lab, score in found.get(p.stem, [])] for p in tmp_paths]
 
 
 def predict_sciarg(

@@ -33,18 +33,27 @@ def read_map(path: Path) -> dict[str, Any]:
             names the file and the record.
     """
     data = read_json(path)
-    nodes = require(data, "nodes", list, str(path))
-    edges = require(data, "edges", list, str(path))
+    check_map(data, str(path))
+    return data
+
+
+def check_map(data: Any, where: str) -> None:
+    """Check a parsed AIF map: ``nodes`` and ``edges`` lists, ids and types, every edge between known nodes.
+
+    Raises:
+        LoaderError: Not a map, a node without id or type, a dangling edge; the message starts with ``where``.
+    """
+    nodes = require(data, "nodes", list, where)
+    edges = require(data, "edges", list, where)
     ids = set()
     for k, node in enumerate(nodes):
-        ids.add(str(require(node, "nodeID", (str, int), f"{path}: node #{k}")))
-        require(node, "type", str, f"{path}: node #{k}")
+        ids.add(str(require(node, "nodeID", (str, int), f"{where}: node #{k}")))
+        require(node, "type", str, f"{where}: node #{k}")
     for k, edge in enumerate(edges):
-        where = f"{path}: edge #{k}"
+        ewhere = f"{where}: edge #{k}"
         for end in ("fromID", "toID"):
-            if str(require(edge, end, (str, int), where)) not in ids:
-                raise LoaderError(f"{where}: {end} {edge[end]!r} is not a node of the map")
-    return data
+            if str(require(edge, end, (str, int), ewhere)) not in ids:
+                raise LoaderError(f"{ewhere}: {end} {edge[end]!r} is not a node of the map")
 
 
 def strip_relations(data: dict[str, Any]) -> dict[str, Any]:
@@ -56,7 +65,7 @@ def strip_relations(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _fresh_ids(existing: list[Any], prefix: str, count: int) -> list[str | int]:
+def fresh_ids(existing: list[Any], prefix: str, count: int) -> list[str | int]:
     """``count`` ids unused in ``existing``: integers above the largest when every id is an integer
     (xAIF's form), else ``<prefix><k>`` strings."""
     if existing and all(isinstance(x, int) and not isinstance(x, bool) for x in existing):
@@ -88,8 +97,8 @@ def add_relations(data: dict[str, Any], relations: Iterable[FileRelation], where
         for end in (rel.source, rel.target):
             if end not in inodes:
                 raise LoaderError(f"{where}: predicted relation refers to {end!r}, which is not an I-node of the map")
-    node_ids = _fresh_ids([n["nodeID"] for n in data["nodes"]], "pred_s", len(rels))
-    edge_ids = _fresh_ids([e.get("edgeID") for e in data["edges"]], "pred_e", 2 * len(rels))
+    node_ids = fresh_ids([n["nodeID"] for n in data["nodes"]], "pred_s", len(rels))
+    edge_ids = fresh_ids([e.get("edgeID") for e in data["edges"]], "pred_e", 2 * len(rels))
     if not data["edges"] and node_ids and isinstance(node_ids[0], int):
         # A map without edges still says by its node ids that its ids are integers.
         edge_ids = list(range(1, 2 * len(rels) + 1))
