@@ -8,6 +8,7 @@ and the API use. If it cannot start, every test that needs it errors (no skippin
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -168,3 +169,28 @@ def served_settings(server: EmbeddedNeo4j, data_dir: Path, api_key: str, **overr
         api_key=SecretStr(api_key),
         **overrides,
     )
+
+
+@contextmanager
+def serve_app(app: Any, start_timeout: float = 30.0) -> Iterator[str]:
+    """Serve an ASGI app with uvicorn on a free loopback port, in a thread of the test process; its base URL."""
+    import threading
+    import time
+
+    import uvicorn
+
+    from graphstore.runtime import free_port
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + start_timeout
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=15)

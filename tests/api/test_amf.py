@@ -29,13 +29,16 @@ DIALOG = {
 
 
 def kept(before: dict[str, Any], after: dict[str, Any]) -> None:
-    """Every input node, edge, locution and participant is in the output as it came, in order, first."""
+    """Every input node, edge, locution, participant and key comes back as it was sent, in order, first;
+    so do the ``argweb`` entries of earlier modules."""
     for key in ("nodes", "edges", "locutions", "participants"):
-        old = before["AIF"].get(key) or []
+        old = (before.get("AIF") or {}).get(key) or []
         assert (after["AIF"].get(key) or [])[: len(old)] == old, key
     for key, value in before.items():
         if key not in ("AIF", amf.SECTION):
             assert after[key] == value, key
+    old = (before.get(amf.SECTION) or {}).get("predictions", [])
+    assert after[amf.SECTION]["predictions"][: len(old)] == old
 
 
 def test_turns_from_a_dialogue_text() -> None:

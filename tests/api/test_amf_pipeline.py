@@ -8,8 +8,6 @@ a real HTTP request, one of them a form upload as oAMF posts to its modules.
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +15,6 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from typer.testing import CliRunner
 from xaif import AIF
 
@@ -27,7 +24,8 @@ from api.services import amf
 from api.settings import Settings
 from graphstore.loaders.aif_write import read_map, strip_relations
 from graphstore.loaders.registry import SAMPLES
-from graphstore.runtime import free_port
+from tests.api.test_amf import kept
+from tests.conftest import serve_app
 
 TRANSCRIPT = Path(__file__).resolve().parents[1] / "data" / "mine" / "debate.txt"
 MAPS = sorted((SAMPLES / "dialam-2024" / "my_train").glob("*.json"))
@@ -36,31 +34,8 @@ MAPS = sorted((SAMPLES / "dialam-2024" / "my_train").glob("*.json"))
 @pytest.fixture(scope="module")
 def api_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     settings = Settings(data_dir=tmp_path_factory.mktemp("amf-api"), request_size_limit=4 * 1024 * 1024)
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
-
-
-def kept(before: dict[str, Any], after: dict[str, Any]) -> None:
-    """Every input node, edge, locution, participant and key comes back as it was sent."""
-    for key in ("nodes", "edges", "locutions", "participants"):
-        old = before["AIF"].get(key) or []
-        assert (after["AIF"].get(key) or [])[: len(old)] == old, key
-    for key, value in before.items():
-        if key not in ("AIF", amf.SECTION):
-            assert after[key] == value, key
-    old = (before.get(amf.SECTION) or {}).get("predictions", [])
-    assert after[amf.SECTION]["predictions"][: len(old)] == old
+    with serve_app(create_app(settings), start_timeout=60) as url:
+        yield url
 
 
 def hop(url: str, task: str, doc: dict[str, Any], upload: bool = False) -> dict[str, Any]:

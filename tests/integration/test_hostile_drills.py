@@ -18,7 +18,6 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from neo4j import Driver, GraphDatabase
@@ -29,9 +28,9 @@ from api.services.graph import Graph
 from api.settings import Settings
 from graphstore.errors import database_error
 from graphstore.readonly import tagged_transactions
-from graphstore.runtime import EmbeddedNeo4j, free_port
+from graphstore.runtime import EmbeddedNeo4j
 from ontology.errors import DatabaseUnavailableError
-from tests.conftest import PASSWORD, export_to_oxigraph, load_samples, served_settings
+from tests.conftest import PASSWORD, export_to_oxigraph, load_samples, serve_app, served_settings
 from tests.integration.drill_support import record, wait_for
 
 pytestmark = pytest.mark.drill
@@ -62,22 +61,6 @@ class Hostile:
         return sum(pool.in_use_connection_count(address) for address in list(pool.connections))
 
 
-def _serve(app: FastAPI) -> Iterator[str]:
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=15)
-
-
 @pytest.fixture(scope="module")
 def hostile(neo4j_server: EmbeddedNeo4j, driver: Driver, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hostile]:
     load_samples(driver, LOADED)
@@ -92,7 +75,7 @@ def hostile(neo4j_server: EmbeddedNeo4j, driver: Driver, tmp_path_factory: pytes
         sparql_memory_mb=1024,
     )
     app = create_app(settings)
-    for url in _serve(app):
+    with serve_app(app) as url:
         yield Hostile(url, app, settings, driver)
 
 

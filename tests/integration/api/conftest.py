@@ -4,24 +4,21 @@ Oxigraph store, the app in-process and served on a loopback port."""
 from __future__ import annotations
 
 import socket
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import uvicorn
 from fastapi.testclient import TestClient
 from neo4j import Driver
 
 from api.app import create_app
 from api.settings import Settings
 from graphstore.predictions import PredictionStore
-from graphstore.runtime import EmbeddedNeo4j, free_port
+from graphstore.runtime import EmbeddedNeo4j
 from ontology.labels import RelationLabel
 from ontology.records import PredictedRelation, PredictionRun
-from tests.conftest import SAMPLES, export_to_oxigraph, load_samples, served_settings
+from tests.conftest import SAMPLES, export_to_oxigraph, load_samples, serve_app, served_settings
 
 API_KEY = "test-api-key-0123456789"
 LOADED = ("molweni", "qt30", "m-arg", "sciarg")
@@ -93,22 +90,11 @@ def client(api_graph: ApiGraph) -> Iterator[TestClient]:
 @pytest.fixture(scope="package")
 def live_url(api_graph: ApiGraph) -> Iterator[str]:
     """The app served by uvicorn on a loopback port, in a thread of the test process."""
-    port = free_port()
-    config = uvicorn.Config(create_app(api_graph.settings), host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    with socket.create_connection(("127.0.0.1", port), timeout=5):
-        pass
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=15)
+    with serve_app(create_app(api_graph.settings)) as url:
+        host, _, port = url.removeprefix("http://").partition(":")
+        with socket.create_connection((host, int(port)), timeout=5):
+            pass
+        yield url
 
 
 def samples() -> Path:
