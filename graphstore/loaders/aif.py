@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -249,12 +249,32 @@ def load_aif(paths: list[Path], corpus: str = AIF_SCHEME) -> CorpusBundle:
     Raises:
         LoaderError: Malformed map; the message names the file and the node or edge.
     """
+    return load_maps(paths, corpus, load_aif_map, "AIF argument maps (QT30 / DialAM-2024)", "AIF map(s)")
+
+
+MapReader = Callable[[Path, str, list[NodeRecord], list[EdgeRecord], dict[str, SpeakerRecord]], list[str]]
+"""Reads one map file into the node, edge and speaker lists of a load; returns its notes (:func:`read_map`)."""
+
+
+def load_maps(paths: list[Path], corpus: str, read: MapReader, name: str, what: str) -> CorpusBundle:
+    """Load map files with ``read`` into one bundle (speakers shared by the maps, notes gathered).
+
+    Args:
+        paths: Map files.
+        corpus: Corpus id for the graph.
+        read: The reader of one file (:func:`load_aif_map`, the xAIF / OVA3 reader).
+        name: The corpus record's name.
+        what: What the files are, for error messages (``AIF map(s)``).
+
+    Raises:
+        LoaderError: Malformed map; the message names the file and the record.
+    """
     nodes: list[NodeRecord] = []
     edges: list[EdgeRecord] = []
     speakers: dict[str, SpeakerRecord] = {}
     notes: list[str] = []
     for path in paths:
-        notes += load_aif_map(path, corpus, nodes, edges, speakers)
+        notes += read(path, corpus, nodes, edges, speakers)
     nodes.extend(speakers.values())
-    origin = f"{len(paths)} AIF map(s) from {paths[0].parent}" if paths else "no files"
-    return corpus_bundle(corpus, "AIF argument maps (QT30 / DialAM-2024)", paths, nodes, edges, origin, notes=notes)
+    origin = f"{len(paths)} {what} from {paths[0].parent}" if paths else "no files"
+    return corpus_bundle(corpus, name, paths, nodes, edges, origin, notes=notes)

@@ -23,8 +23,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from graphstore.loaders.aif import Layout, read_map
-from graphstore.loaders.common import corpus_bundle, read_json, require
+from graphstore.loaders.aif import Layout, load_maps, read_map
+from graphstore.loaders.common import read_json, require
 from ontology.errors import LoaderError
 from ontology.records import CorpusBundle, EdgeRecord, NodeRecord, SpeakerRecord
 
@@ -109,12 +109,4 @@ def load_xaif(paths: list[Path], corpus: str = DEFAULT_CORPUS) -> CorpusBundle:
     Raises:
         LoaderError: Malformed file; the message names the file and the node, edge or layout entry.
     """
-    nodes: list[NodeRecord] = []
-    edges: list[EdgeRecord] = []
-    speakers: dict[str, SpeakerRecord] = {}
-    notes: list[str] = []
-    for path in paths:
-        notes += load_xaif_map(path, corpus, nodes, edges, speakers)
-    nodes.extend(speakers.values())
-    origin = f"{len(paths)} xAIF / OVA3 map(s) from {paths[0].parent}" if paths else "no files"
-    return corpus_bundle(corpus, "xAIF / OVA3 argument maps", paths, nodes, edges, origin, notes=notes)
+    return load_maps(paths, corpus, load_xaif_map, "xAIF / OVA3 argument maps", "xAIF / OVA3 map(s)")
