@@ -321,7 +321,7 @@ def ari_task(doc: dict[str, Any], settings: Settings) -> dict[str, Any]:
     producer = Producer("ari", loaded.name, loaded.version)
     run_id = _run_id(producer, aif)
     try:
-        (relations,) = map_relations(loaded.model, [("xaif", strip_relations(aif))], mine.RELATION_OBJECTIVE)
+        (relations,) = map_relations(loaded.model, [("xAIF document", strip_relations(aif))], mine.RELATION_OBJECTIVE)
         before = len(aif["nodes"])
         with_relations = add_relations(aif, relations, "xAIF document")
     except LoaderError as e:

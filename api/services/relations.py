@@ -292,7 +292,14 @@ def map_relations(
             p = Path(tmp) / f"{k:06d}_{name}.json"
             p.write_text(json.dumps(data), encoding="utf-8")
             tmp_paths.append(p)
-        bundle = load_aif(tmp_paths)
+        try:
+            bundle = load_aif(tmp_paths)
+        except LoaderError as e:
+            # The message names the map by its name, not by the scratch file it was read from.
+            message = str(e)
+            for p, (name, _) in zip(tmp_paths, maps, strict=True):
+                message = message.replace(str(p), name)
+            raise LoaderError(message) from e
     by_stem = {m.name: m for m in maps_from_records(bundle.nodes, bundle.edges)}
     # A map without propositions (empty, or locutions only) has nothing to relate: written back as it is.
     found_maps = [by_stem[p.stem] for p in tmp_paths if p.stem in by_stem]
