@@ -10,8 +10,9 @@ import json
 import os
 from functools import lru_cache
 from pathlib import Path
+from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graphstore.export import DEFAULT_PAGE
@@ -63,6 +64,15 @@ class Settings(BaseSettings):
         predict_max_running: Model requests (``POST /predict``) the API computes at once; one more
             is answered 503 with ``Retry-After``.
         oxigraph_store: The Oxigraph store SPARQL runs on (default ``<data_dir>/oxigraph``).
+        sparql_endpoint: The SPARQL 1.1 query endpoint of a server to use instead of the embedded
+            Oxigraph store (Fuseki: ``http://host:3030/<dataset>/query``, the Oxigraph server:
+            ``http://host:7878/query``); ``/sparql``, the Linked Data routes, ``/health`` and
+            ``argweb sparql`` then query it with the same read-only rules, time limit and result
+            formats. Unset: the embedded store.
+        sparql_store_endpoint: The SPARQL 1.1 Graph Store Protocol endpoint of that server
+            (Fuseki: ``.../<dataset>/data``, Oxigraph: ``.../store``), where ``argweb rdf load`` and
+            ``argweb export rdf`` put the export (its default graph).
+        sparql_load_timeout: Seconds a push of an export to the Graph Store endpoint may take.
         allow_sparql_service: Let SPARQL ``SERVICE`` clauses reach other endpoints (off: a public
             endpoint must not make outbound requests for its clients).
         api_host: Interface the API listens on (``argweb serve``, the main job's background API).
@@ -97,9 +107,21 @@ class Settings(BaseSettings):
     predict_max_chars: int = Field(default=60_000, ge=10)
     predict_max_running: int = Field(default=2, ge=1)
     oxigraph_store: Path | None = None
+    sparql_endpoint: str | None = None
+    sparql_store_endpoint: str | None = None
+    sparql_load_timeout: float = Field(default=3600.0, gt=0)
     allow_sparql_service: bool = False
     api_host: str = "127.0.0.1"
     api_port: int = 8000
+
+    @field_validator("sparql_endpoint", "sparql_store_endpoint")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            return None  # an empty variable unsets it, as for ARGWEB_NEO4J_URI
+        if value is not None and urlsplit(value).scheme not in ("http", "https"):
+            raise ValueError(f"a SPARQL endpoint is an http:// or https:// URL, not {value!r}")
+        return value
 
     @property
     def neo4j_dir(self) -> Path:

@@ -24,8 +24,9 @@ from pathlib import Path
 from bench.harness import BENCH_DIR, RESULTS, read_records, table
 
 ROOT = BENCH_DIR.parent
-# Not benchmarks: the harness, this runner, and the synthetic corpus generator bench/scale.py uses.
-SKIP = {"harness", "all", "__init__", "synth"}
+# Not benchmarks: the harness, this runner, the synthetic corpus generator bench/scale.py uses and the
+# SPARQL servers bench/sparql.py and the tests start.
+SKIP = {"harness", "all", "__init__", "synth", "sparql_servers"}
 
 
 def bench_args(script: Path, constant: str = "BENCH_ARGS") -> list[str]:

@@ -9,9 +9,12 @@ with the argweb prefixes predeclared; updates are refused.
 from __future__ import annotations
 
 import gc
+import json
 import re
 import shutil
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -119,7 +122,12 @@ class LoadReport:
     seconds: float
 
 
-def _format_of(path: Path, fmt: str | None) -> ox.RdfFormat:
+def rdf_format_of(path: Path, fmt: str | None) -> ox.RdfFormat:
+    """The RDF syntax of a file: ``fmt`` (an extension, with or without the dot), else the file's extension.
+
+    Raises:
+        ClientError: An unknown format, or an extension that does not tell.
+    """
     if fmt is not None:
         key = fmt if fmt.startswith(".") else f".{fmt}"
         if key not in LOAD_FORMATS:
@@ -186,7 +194,7 @@ class SparqlStore:
             OntologyError: The file is unreadable.
         """
         try:
-            self._store.load(path=str(path), format=_format_of(path, fmt))
+            self._store.load(path=str(path), format=rdf_format_of(path, fmt))
         except SyntaxError as e:
             raise ClientError(f"{path}: {e}") from e
         except OSError as e:
@@ -257,6 +265,103 @@ def serialize_result(result: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTripl
     return result.serialize(format=RESULT_FORMATS[fmt]) or b""
 
 
+def holds_triples(data: bytes, fmt: str) -> bool:
+    """Whether a serialized graph (a :data:`GRAPH_FORMATS` name) holds a triple.
+
+    SPARQL servers write an empty DESCRIBE differently (nothing, ``[]``, prefix declarations only),
+    so emptiness is read from the parsed graph; a body that does not parse (cut at a size limit)
+    counts as holding some.
+    """
+    try:
+        return next(iter(ox.parse(data, format=GRAPH_FORMATS[fmt])), None) is not None
+    except (SyntaxError, KeyError, ValueError):
+        return bool(data.strip())
+
+
+def check_file(file: Path, fmt: str | None = None) -> int:
+    """Parse an RDF file through to its end without loading it; the number of triples or quads.
+
+    Raises:
+        NotFoundError: No such file.
+        ClientError: Unknown format, a syntax error (its line named) or a literal too large for the
+            stores (Oxigraph's 16 MiB parse buffer); the message says the store is left unchanged.
+        OntologyError: The file is unreadable.
+    """
+    if not file.is_file():
+        raise NotFoundError(f"{file}: no such file")
+    rdf_format = rdf_format_of(file, fmt)
+    count = 0
+    with refused_files(file, "read"):
+        for _ in ox.parse(path=str(file), format=rdf_format):
+            count += 1
+    return count
+
+
+@contextmanager
+def refused_files(file: Path, doing: str) -> Iterator[None]:
+    """Parser and I/O errors of reading ``file`` as argweb errors naming it (the store left unchanged).
+
+    Raises:
+        ClientError: A syntax error, or a literal over Oxigraph's 16 MiB parse buffer (which it
+            reports as MemoryError).
+        OntologyError: The file is unreadable.
+    """
+    try:
+        yield
+    except SyntaxError as e:
+        raise ClientError(f"{file}: {e} (store left unchanged)") from e
+    except MemoryError as e:
+        raise ClientError(
+            f"{file}: a literal is too large for the RDF store ({e}); nothing loaded, store left unchanged"
+        ) from e
+    except OSError as e:
+        raise OntologyError(f"{file}: {doing} failed: {e} (store left unchanged)") from e
+
+
+def declare_prefixes(query: str) -> str:
+    """``query`` with a ``PREFIX`` declaration of every argweb prefix it uses but does not declare.
+
+    The embedded store predeclares :data:`ontology.rdf.PREFIXES`; a SPARQL server knows none of
+    them, so a query sent there declares them itself (declarations only: the query is unchanged).
+    """
+    declared = {m.group(1) for m in re.finditer(r"PREFIX\s+([^\s:]*):", query, re.IGNORECASE)}
+    lines = [f"PREFIX {name}: <{iri}>\n" for name, iri in PREFIXES.items() if name not in declared]
+    return "".join(lines) + query
+
+
+def _json_term(term: dict[str, Any] | None) -> Any:
+    """A term of the W3C SPARQL JSON results as :func:`python_value` gives the embedded store's terms."""
+    if term is None:
+        return None
+    kind, value = term.get("type"), term.get("value", "")
+    if kind == "uri":
+        return python_value(ox.NamedNode(value))
+    if kind == "bnode":
+        return f"_:{value}"
+    datatype = term.get("datatype")
+    if term.get("xml:lang") is not None or datatype is None:
+        return value
+    return python_value(ox.Literal(value, datatype=ox.NamedNode(datatype)))
+
+
+def solutions_from_json(body: bytes) -> tuple[list[str], list[dict[str, Any]]]:
+    """The variables and rows (plain Python values) of a SELECT result in the W3C SPARQL JSON format.
+
+    Rows hold the same values :meth:`SparqlStore.select` gives for the same solutions, whichever
+    server wrote them.
+
+    Raises:
+        OntologyError: Not a SPARQL JSON SELECT result.
+    """
+    try:
+        data = json.loads(body)
+        names = [str(v) for v in data["head"]["vars"]]
+        bindings = data["results"]["bindings"]
+    except (ValueError, KeyError, TypeError) as e:
+        raise OntologyError(f"not a SPARQL JSON SELECT result: {e}") from e
+    return names, [{name: _json_term(row.get(name)) for name in names} for row in bindings]
+
+
 def _bulk_load(directory: Path, file: Path, rdf_format: ox.RdfFormat) -> int:
     # The store must be closed (collected) before its directory is renamed or removed, so it
     # lives only inside this function.
@@ -285,7 +390,7 @@ def load_store(store_dir: Path, file: Path, fmt: str | None = None, append: bool
     started = time.perf_counter()
     if not file.is_file():
         raise NotFoundError(f"{file}: no such file")
-    rdf_format = _format_of(file, fmt)
+    rdf_format = rdf_format_of(file, fmt)
     if append:
         with SparqlStore(store_dir) as store:
             quads = store.add_file(file, fmt)
@@ -297,16 +402,8 @@ def load_store(store_dir: Path, file: Path, fmt: str | None = None, append: bool
     shutil.rmtree(fresh, ignore_errors=True)
     quads = -1
     try:
-        quads = _bulk_load(fresh, file, rdf_format)
-    except SyntaxError as e:
-        raise ClientError(f"{file}: {e} (store left unchanged)") from e
-    except MemoryError as e:
-        # Oxigraph reports a token (a literal) over its 16 MiB parse buffer as MemoryError.
-        raise ClientError(
-            f"{file}: a literal is too large for the RDF store ({e}); nothing loaded, store left unchanged"
-        ) from e
-    except OSError as e:
-        raise OntologyError(f"{file}: load failed: {e} (store left unchanged)") from e
+        with refused_files(file, "load"):
+            quads = _bulk_load(fresh, file, rdf_format)
     finally:
         # Whatever happened (KeyboardInterrupt included), a failed load leaves no directory behind.
         if quads < 0:

@@ -21,6 +21,7 @@ from api.services import query as query_service
 from api.services import rdf as rdf_service
 from api.services import sparql as sparql_service
 from api.services.graph import Graph
+from api.services.sparql_remote import sparql_store
 from ontology.errors import ApiError, QueryLimitError
 
 TABLE = "table"
@@ -86,9 +87,10 @@ def rdf_load(
     ] = False,
 ) -> None:
     """Load an RDF file into the SPARQL store (replacing it unless --append; a bad file changes nothing)."""
-    store_dir = settings().rdf_store_dir
-    report = rdf_service.load_rdf(store_dir, file, fmt, append=append)
-    console.print(f"SPARQL store {store_dir}: {report.quads:,} quads after loading {file}")
+    cfg = settings()
+    report = rdf_service.load_rdf(cfg, file, fmt, append=append)
+    what = "triples loaded from" if cfg.sparql_endpoint or cfg.sparql_store_endpoint else "quads after loading"
+    console.print(f"SPARQL store {rdf_service.store_name(cfg)}: {report.quads:,} {what} {file}")
 
 
 def _query_text(query: str | None, file: Path | None) -> str:
@@ -126,7 +128,10 @@ def sparql(
             help="table, or W3C json/csv/tsv/xml for SELECT and ASK; nt/ttl/jsonld for CONSTRUCT and DESCRIBE.",
         ),
     ] = TABLE,
-    store_dir: Annotated[Path | None, typer.Option("--store", help="Oxigraph store (default: settings).")] = None,
+    store_dir: Annotated[
+        Path | None,
+        typer.Option("--store", help="An embedded Oxigraph store (default: the settings' SPARQL server or store)."),
+    ] = None,
     timeout: Annotated[
         float | None, typer.Option("--timeout", help="Seconds before the query is stopped (default: settings).")
     ] = None,
@@ -145,7 +150,7 @@ def sparql(
     graph_form = form in ("CONSTRUCT", "DESCRIBE")
     wire = fmt if fmt != TABLE else ("ttl" if graph_form else "tsv" if form == "SELECT" else "json")
     run = query_service.run_sparql(
-        store_dir or cfg.rdf_store_dir,
+        store_dir or sparql_store(cfg),
         text,
         fmt=wire,
         timeout=timeout if timeout is not None else cfg.sparql_timeout,

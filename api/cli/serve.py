@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from api.cli_common import console, settings
+from api.services.sparql_remote import sparql_store
 
 
 def register(app: typer.Typer) -> None:
@@ -46,7 +47,7 @@ def serve(
 
     host = host or cfg.api_host
     port = port or cfg.api_port
-    console.print(f"argweb API on http://{host}:{port}/ (docs: /docs, SPARQL: /sparql, data: {cfg.rdf_store_dir})")
+    console.print(f"argweb API on http://{host}:{port}/ (docs: /docs, SPARQL: /sparql, data: {sparql_store(cfg)})")
     if workers > 1:
         uvicorn.run("api.app:app", host=host, port=port, workers=workers, log_level="info")
     else:

@@ -32,6 +32,8 @@ from api.routes.schemas import (
 from api.services import browse as svc
 from api.services.browse import BrowseService
 from api.services.semantic import search as semantic_search
+from api.services.sparql_remote import RemoteStore, sparql_store
+from api.services.sparql_remote import health as sparql_health
 from ontology.errors import ApiError, ArgwebError
 from ontology.sparql import SparqlStore
 from ontology.terms import Label, Prop
@@ -69,12 +71,16 @@ def health(request: Request) -> Health:
     ``degraded`` when only the SPARQL store is missing (the graph routes still work)."""
     cfg = deps.settings(request)
     deps.browse(request).ping()  # DatabaseUnavailableError -> 503
-    try:
-        with SparqlStore(cfg.rdf_store_dir, read_only=True) as store:
-            store.ask("ASK { }")
-        sparql = "ok"
-    except ArgwebError as e:
-        sparql = f"unavailable: {e}"
+    store = sparql_store(cfg)
+    if isinstance(store, RemoteStore):
+        sparql = sparql_health(store)
+    else:
+        try:
+            with SparqlStore(store, read_only=True) as embedded:
+                embedded.ask("ASK { }")
+            sparql = "ok"
+        except ArgwebError as e:
+            sparql = f"unavailable: {e}"
     return Health(status="ok" if sparql == "ok" else "degraded", neo4j="ok", sparql=sparql)
 
 

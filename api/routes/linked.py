@@ -18,8 +18,10 @@ from fastapi.responses import RedirectResponse, Response
 from api.routes import deps
 from api.routes.schemas import Problem
 from api.services import query as svc
+from api.services.sparql_remote import sparql_store
 from ontology.errors import NotFoundError
 from ontology.rdf import RdfMapper
+from ontology.sparql import holds_triples
 
 router = APIRouter(tags=["linked data"])
 _LD = {"text/turtle", "application/n-triples", "application/ld+json", "text/plain", "application/x-turtle"}
@@ -52,10 +54,10 @@ def acceptable(accept: str | None) -> bool:
     return not ranked or any(media in served for media in ranked)
 
 
-def _describe(request: Request, iri: str, accept: str | None) -> tuple[bytes, str]:
+def _describe(request: Request, iri: str, accept: str | None) -> tuple[bytes, str, bool]:
     cfg = deps.settings(request)
     run = svc.run_sparql(
-        cfg.rdf_store_dir,
+        sparql_store(cfg),
         f"DESCRIBE <{iri}>",
         accept=accept,
         timeout=cfg.sparql_timeout,
@@ -66,7 +68,7 @@ def _describe(request: Request, iri: str, accept: str | None) -> tuple[bytes, st
         body += chunk
         if len(body) > MAX_DESCRIPTION:
             break
-    return body, svc.media_type(run.form, run.fmt)
+    return body, svc.media_type(run.form, run.fmt), holds_triples(body, run.fmt)
 
 
 @router.get(
@@ -94,7 +96,7 @@ async def dereference(resource: str, request: Request, accept: Annotated[str | N
         return RedirectResponse(f"/?node={quote(resource, safe='')}", status_code=303)
     if any(c in iri for c in '<>"{}|^`\\ '):
         raise NotFoundError(f"no resource {iri} in the RDF export")
-    body, media = await run_in_threadpool(_describe, request, iri, accept)
-    if not body.strip() or body.strip() in (b"[]", b"{}"):
+    body, media, found = await run_in_threadpool(_describe, request, iri, accept)
+    if not found:
         raise NotFoundError(f"no resource {iri} in the RDF export; run `argweb export rdf` after loading")
     return Response(body, media_type=media, headers={"Vary": "Accept"})

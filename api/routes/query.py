@@ -16,6 +16,7 @@ from starlette.background import BackgroundTask
 from api.routes import deps
 from api.routes.schemas import CypherRequest, CypherResult, Problem
 from api.services import query as svc
+from api.services.sparql_remote import sparql_store
 from graphstore.readonly import CypherStream
 from ontology.errors import ApiError, QueryRefusedError
 
@@ -84,7 +85,7 @@ async def _close(stream: CypherStream) -> None:
 def _sparql_run(request: Request, query: str, fmt: str | None) -> svc.SparqlRun:
     cfg = deps.settings(request)
     return svc.run_sparql(
-        cfg.rdf_store_dir,
+        sparql_store(cfg),
         query,
         fmt=fmt,
         accept=request.headers.get("accept"),

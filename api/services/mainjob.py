@@ -17,7 +17,8 @@ from typing import Any
 from api.services.graph import Graph
 from api.services.predictions import runs
 from api.services.reporting import SILENT, Reporter
-from ontology.errors import DatabaseUnavailableError
+from api.settings import Settings
+from ontology.errors import ArgwebError, DatabaseUnavailableError
 
 # Written next to the Oxigraph store: what the store was last loaded from.
 RDF_STAMP = "rdf-export.json"
@@ -263,6 +264,18 @@ def graph_digest(graph: Graph) -> str:
     return hashlib.sha256(json.dumps(state, sort_keys=True, default=str).encode()).hexdigest()
 
 
+def _holds_export(settings: Settings) -> bool:
+    """Whether the SPARQL store still holds a loaded export (a restarted in-memory server holds nothing)."""
+    if not settings.sparql_endpoint:
+        return settings.rdf_store_dir.is_dir() and not settings.sparql_store_endpoint
+    from api.services.sparql_remote import RemoteStore, ask
+
+    try:
+        return ask(RemoteStore(settings.sparql_endpoint, settings.sparql_store_endpoint))
+    except ArgwebError:
+        return False
+
+
 def sync_rdf(graph: Graph, reporter: Reporter = SILENT) -> RdfSync:
     """Export the graph to RDF and load it into the SPARQL store, unless nothing changed since the last time.
 
@@ -272,23 +285,25 @@ def sync_rdf(graph: Graph, reporter: Reporter = SILENT) -> RdfSync:
     Raises:
         CorpusIncompleteError: A corpus is still marked ``loading``. GraphStoreError: Neo4j failed.
     """
-    from api.services.rdf import export_rdf
+    from api.services.rdf import export_rdf, store_name
 
     settings = graph.settings
     store_dir = settings.rdf_store_dir
     stamp = store_dir.parent / RDF_STAMP
     digest = graph_digest(graph)
+    remote = settings.sparql_endpoint or settings.sparql_store_endpoint
+    where = store_name(settings) if remote else str(store_dir.resolve())
     try:
         previous = json.loads(stamp.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         previous = {}
-    if previous == {"digest": digest, "store": str(store_dir.resolve())} and store_dir.is_dir():
-        reporter.log(f"SPARQL store {store_dir}: up to date")
+    if previous == {"digest": digest, "store": where} and _holds_export(settings):
+        reporter.log(f"SPARQL store {store_name(settings)}: up to date")
         return RdfSync(store_dir, exported=False)
     stamp.unlink(missing_ok=True)
     out = store_dir.parent / RDF_EXPORT
     out.parent.mkdir(parents=True, exist_ok=True)
     done = export_rdf(graph, out, fmt="nt", reporter=reporter)
-    stamp.write_text(json.dumps({"digest": digest, "store": str(store_dir.resolve())}), encoding="utf-8")
+    stamp.write_text(json.dumps({"digest": digest, "store": where}), encoding="utf-8")
     seconds = done.export.seconds + (done.loaded.seconds if done.loaded else 0.0)
     return RdfSync(store_dir, exported=True, triples=done.export.triples, seconds=seconds)

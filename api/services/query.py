@@ -29,6 +29,8 @@ from typing import Any
 
 from neo4j import Driver
 
+from api.services.result_stream import ResultStream
+from api.services.sparql_remote import ACCEPT, RemoteReader, RemoteStore
 from graphstore.readonly import CypherStream, ReadRunner
 from ontology.errors import ApiError, ArgwebError, DatabaseUnavailableError, QueryLimitError, QueryRefusedError
 from ontology.sparql import is_update, query_form
@@ -237,7 +239,7 @@ class SparqlRun:
     form: str
     fmt: str
     chunks: Iterator[bytes]
-    reader: _Reader | None = None
+    reader: ResultStream | None = None
 
     @property
     def cut(self) -> bool:
@@ -293,7 +295,7 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
 
 
 def run_sparql(
-    store_dir: Path,
+    store: Path | RemoteStore,
     query: str,
     fmt: str | None = None,
     accept: str | None = None,
@@ -305,9 +307,11 @@ def run_sparql(
 ) -> SparqlRun:
     """Start a SPARQL query under a deadline and return its result stream.
 
-    The query is checked (:func:`check_sparql`) and evaluated in a child process. Errors found
-    before the first result byte are raised; after that, reaching the deadline ends the stream
-    (the result is cut) and kills the child.
+    The query is checked (:func:`check_sparql`) and evaluated in a child process over the embedded
+    store at ``store`` (a directory), or sent to the SPARQL server ``store``
+    (:mod:`api.services.sparql_remote`) in the negotiated format. Errors found before the first
+    result byte are raised; after that, reaching the deadline ends the stream (the result is cut)
+    and kills the child or closes the connection.
 
     With ``max_workers``, at most that many workers run at once (across threads of this process);
     one more query is refused at once instead of queueing.
@@ -315,16 +319,21 @@ def run_sparql(
     Raises:
         ApiError, QueryRefusedError: From :func:`check_sparql` and Oxigraph's parser.
         QueryLimitError: No result started before the deadline, or the worker ran out of memory.
-        DatabaseUnavailableError: No store at ``store_dir``, or ``max_workers`` already running (503).
+        DatabaseUnavailableError: No store at ``store``, the server does not answer, or
+            ``max_workers`` already running (503).
+        InvalidQueryError: The server refused the query as invalid.
     """
     form = check_sparql(query, allow_service)
     chosen = negotiate(form, accept, fmt, strict_format)
-    if not (store_dir / "CURRENT").is_file():
+    if not isinstance(store, RemoteStore) and not (store / "CURRENT").is_file():
         raise DatabaseUnavailableError("the SPARQL store is not there; run `argweb export rdf` or `argweb rdf load`")
     slot = _slots(max_workers) if max_workers else None
     if slot is not None and not slot.acquire(blocking=False):
         raise DatabaseUnavailableError(f"{max_workers} SPARQL queries are running, the most at once; retry shortly")
-    return _start(store_dir, query, form, chosen, timeout, memory_mb, slot)
+    if isinstance(store, RemoteStore):
+        reader = RemoteReader(store, query, ACCEPT[chosen], time.monotonic() + timeout, timeout, slot)
+        return SparqlRun(form, chosen, reader.rest(), reader)
+    return _start(store, query, form, chosen, timeout, memory_mb, slot)
 
 
 def _start(
@@ -374,7 +383,7 @@ def _start(
     return SparqlRun(form, chosen, reader.rest(), reader)
 
 
-class _Reader:
+class _Reader(ResultStream):
     """Reads a child's stdout with a deadline, without threads."""
 
     def __init__(
@@ -385,15 +394,11 @@ class _Reader:
         memory_mb: int = 0,
         timeout: float = 0.0,
     ) -> None:
+        super().__init__(slot)
         self.proc = proc
         self.deadline = deadline
-        self.slot = slot
         self.memory_mb = memory_mb
         self.timeout = timeout
-        self.buffer = b""
-        self.cut = False
-        self.closed = False
-        self._lock = threading.Lock()
         _LIVE.add(self)
         assert proc.stdout is not None
         self.fd = proc.stdout.fileno()
@@ -422,41 +427,16 @@ class _Reader:
             return ApiError(f"SPARQL query failed: the worker ended with status {code}")
         return QueryLimitError(f"SPARQL query stopped by the time limit ({self.timeout:g} s)")
 
-    def collect(self, limit: int, cancel: threading.Event | None) -> bytes:
-        parts = [self.buffer]
-        size = len(self.buffer)
-        self.buffer = b""
-        try:
-            while True:
-                data = self._read(cancel)
-                if data is None:
-                    if cancel is not None and cancel.is_set():
-                        raise ApiError("SPARQL query abandoned: the client went away")
-                    raise self.stopped()
-                if not data:
-                    code = self.proc.wait()
-                    if code != 0:
-                        raise self.stopped()
-                    return b"".join(parts)
-                size += len(data)
-                if size > limit:
-                    raise QueryLimitError(f"SPARQL result larger than {limit} bytes; narrow the query or add LIMIT")
-                parts.append(data)
-        finally:
-            self.close()
+    def _check_end(self) -> None:
+        if self.proc.wait() != 0:
+            raise self.stopped()
 
-    def close(self) -> None:
-        """Kill the worker and give its slot back (once; safe from any thread)."""
-        with self._lock:
-            if self.closed:
-                return
-            self.closed = True
+    def _release(self) -> None:
+        """Kill the worker."""
         with contextlib.suppress(Exception):
             self.selector.close()
         _kill(self.proc)
         _LIVE.discard(self)
-        if self.slot is not None:
-            self.slot.release()
 
     def line(self) -> bytes | None:
         while b"\n" not in self.buffer:
@@ -466,19 +446,3 @@ class _Reader:
             self.buffer += data
         line, _, self.buffer = self.buffer.partition(b"\n")
         return line
-
-    def rest(self) -> Iterator[bytes]:
-        try:
-            if self.buffer:
-                yield self.buffer
-                self.buffer = b""
-            while True:
-                data = self._read()
-                if data is None:
-                    self.cut = True
-                    break
-                if not data:
-                    break
-                yield data
-        finally:
-            self.close()

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from api.services.graph import Graph
 from api.services.reporting import SILENT, Reporter
+from api.services.sparql_remote import RemoteStore, push
+from api.settings import Settings
 from graphstore.export import GraphReader
 from ontology.errors import ApiError
 from ontology.rdf import ExportReport, RdfMapper, write_export
@@ -86,11 +88,29 @@ def export_rdf(
     )
     loaded = None
     if load:
-        loaded = load_store(settings.rdf_store_dir, out, chosen)
-        reporter.log(f"SPARQL store {settings.rdf_store_dir}: {loaded.quads:,} quads loaded in {loaded.seconds:.1f}s")
+        loaded = load_rdf(settings, out, chosen)
+        reporter.log(f"SPARQL store {store_name(settings)}: {loaded.quads:,} quads loaded in {loaded.seconds:.1f}s")
     return RdfExport(out, report, loaded, settings.rdf_store_dir)
 
 
-def load_rdf(store_dir: Path, file: Path, fmt: str | None = None, *, append: bool = False) -> LoadReport:
-    """Load an RDF file into the SPARQL store (replacing it unless ``append``; a bad file changes nothing)."""
-    return load_store(store_dir, file, fmt, append=append)
+def store_name(settings: Settings) -> str:
+    """Where the export goes, for messages: the SPARQL server's Graph Store endpoint, or the embedded store."""
+    return settings.sparql_store_endpoint or settings.sparql_endpoint or str(settings.rdf_store_dir)
+
+
+def load_rdf(settings: Settings, file: Path, fmt: str | None = None, *, append: bool = False) -> LoadReport:
+    """Load an RDF file into the SPARQL store SPARQL queries run on (replacing it unless ``append``).
+
+    That is the configured SPARQL server (its Graph Store endpoint, default graph) when one is set,
+    else the embedded Oxigraph store. A bad file changes nothing in either.
+
+    Raises:
+        ApiError: A SPARQL server is configured without a Graph Store endpoint to load it through.
+        NotFoundError: No such file. ClientError: Malformed file or unknown format.
+        DatabaseUnavailableError: The server is unreachable or refused the data.
+    """
+    if settings.sparql_endpoint or settings.sparql_store_endpoint:
+        query_url = settings.sparql_endpoint or ""
+        remote = RemoteStore(query_url, settings.sparql_store_endpoint)
+        return push(remote, file, fmt, append=append, timeout=settings.sparql_load_timeout)
+    return load_store(settings.rdf_store_dir, file, fmt, append=append)
