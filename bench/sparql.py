@@ -11,9 +11,13 @@ then:
    child process, which is killed when ``--rdflib-timeout`` runs out);
 3. runs every competency question (``docs/cq``) in SPARQL on both, and in Cypher on Neo4j, checks
    the three answers agree, and prints per-query times and the rdflib/Oxigraph ratio;
-4. counts ``?x a aw:Attack`` per corpus (the end-to-end check of the issue).
+4. starts Apache Jena Fuseki and the Oxigraph server on loopback (:mod:`bench.sparql_servers`),
+   pushes the export to each, and prints the latency of every competency question on the three
+   stores side by side, through the path ``/sparql`` takes (checking their answers agree);
+5. counts ``?x a aw:Attack`` per corpus (the end-to-end check of the issue).
 
-Usage: ``python -m bench.sparql [--corpora DIR] [--repeat 3] [--rdflib-timeout 1800] [--keep DIR]``
+Usage: ``python -m bench.sparql [--corpora DIR] [--repeat 3] [--rdflib-timeout 1800] [--keep DIR]
+[--servers fuseki,oxigraph|none]``
 """
 
 from __future__ import annotations
@@ -127,6 +131,91 @@ def _rdflib_value(term: Any) -> Any:
     return str(term)
 
 
+# -- the three stores --------------------------------------------------------------------------------
+
+
+def _timed(run: Any, repeat: int) -> tuple[float, Any]:
+    """Median seconds of ``run()`` over ``repeat`` runs, and its last result."""
+    times, result = [], None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        result = run()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), result
+
+
+def three_stores(
+    export: Path,
+    questions: list[Any],
+    embedded: dict[str, tuple[float, list[tuple[Any, ...]]]],
+    work: Path,
+    repeat: int,
+    servers: list[str],
+) -> None:
+    """The competency questions on the embedded store and on real SPARQL servers, side by side.
+
+    Every store answers through :func:`api.services.query.run_sparql`, the path of ``/sparql``:
+    the embedded store in its worker process, the servers over HTTP on loopback; the export is
+    pushed to each server as ``argweb rdf load`` does. Latency is the median of ``repeat`` runs of
+    the whole exchange (check, evaluation, the complete JSON result read), after one warm-up run.
+    """
+    from contextlib import ExitStack
+
+    from api.services.query import run_sparql
+    from api.services.sparql_remote import push
+    from bench.harness import record
+    from bench.sparql_servers import fuseki, oxigraph_server
+    from ontology.competency import normalise
+    from ontology.sparql import load_store, solutions_from_json
+
+    store_dir = work / "oxigraph-disk"
+    load_store(store_dir, export)
+    stores: dict[str, Any] = {"embedded": store_dir}
+    with ExitStack() as stack:
+        for name in servers:
+            start = {"fuseki": fuseki, "oxigraph": oxigraph_server}[name]
+            t0 = time.perf_counter()
+            server = stack.enter_context(start(work, query_timeout=600.0))
+            started = time.perf_counter() - t0
+            report = push(server.store, export)
+            print(
+                f"{server.name}: started in {started:.1f}s, {report.quads:,} triples loaded in {report.seconds:.1f}s "
+                f"({server.store.query_url})"
+            )
+            stores[server.name] = server.store
+        answers: dict[str, dict[str, tuple[float, list[tuple[Any, ...]]]]] = {}
+        for name, store in stores.items():
+            answers[name] = {}
+            for q in questions:
+
+                def ask(store: Any = store, q: Any = q) -> Any:
+                    return solutions_from_json(run_sparql(store, q.sparql, fmt="json", timeout=600).collect(1 << 30))
+
+                ask()  # warm-up: the embedded worker's first start, the servers' first plan
+                seconds, (columns, rows) = _timed(ask, repeat)
+                answers[name][q.name] = (seconds, normalise(rows, columns))
+    names = list(stores)
+    print(f"\n== competency questions on three stores: /sparql's path, median of {repeat} (ms)")
+    print(f"{'question':<36} {'rows':>5} {'in-process':>11} " + " ".join(f"{n:>16}" for n in names) + "  agree")
+    differ = 0
+    for q in questions:
+        base_t, base_rows = embedded[q.name]
+        same = all(answers[n][q.name][1] == base_rows for n in names)
+        differ += 0 if same else 1
+        cells = " ".join(f"{answers[n][q.name][0] * 1000:>16.1f}" for n in names)
+        print(f"{q.name:<36} {len(base_rows):>5} {base_t * 1000:>11.1f} {cells}  {'yes' if same else 'DIFFERS'}")
+    totals = " ".join(f"{sum(answers[n][q.name][0] for q in questions) * 1000:>16.1f}" for n in names)
+    print(f"{'all 11 questions':<36} {'':>5} {sum(embedded[q.name][0] for q in questions) * 1000:>11.1f} {totals}")
+    record(
+        "sparql: competency questions where a store's answer differs from the embedded store",
+        differ,
+        "",
+        0,
+        "lower",
+        f"{', '.join(names)}; {len(questions)} questions",
+    )
+
+
 # -- main ------------------------------------------------------------------------------------------
 
 
@@ -151,6 +240,11 @@ def main() -> int:
     parser.add_argument("--rdflib-timeout", type=float, default=1800.0, help="Seconds for rdflib load + queries.")
     parser.add_argument("--keep", help="Directory to keep the export in (default: a temporary one).")
     parser.add_argument("--heap", default="3g", help="Neo4j heap.")
+    parser.add_argument(
+        "--servers",
+        default="fuseki,oxigraph",
+        help="SPARQL servers timed beside the embedded store (fuseki, oxigraph; 'none' to skip).",
+    )
     args = parser.parse_args()
 
     from api.services.graph import embedded_server, open_driver, private_settings
@@ -322,6 +416,9 @@ def main() -> int:
                 f"max {max(ratios):.0f}x over {len(ratios)} queries; goal >= 10x on every query: "
                 f"{'met' if min(ratios) >= 10 else 'NOT met'}"
             )
+
+        if args.servers != "none":
+            three_stores(export, questions, ox_answers, work, args.repeat, args.servers.split(","))
 
         print("\n== end to end: SELECT (COUNT(*) AS ?n) WHERE { ?x a aw:Attack }")
         aw = PREFIXES["aw"]
