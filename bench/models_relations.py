@@ -61,15 +61,17 @@ def relation_rows(
     from gnn.encoder import TextEncoder
     from gnn.modelcard import read_card
     from gnn.relations.qt30 import map_tensors
+    from gnn.relations.qt30_run import FAMILY as QT30
     from gnn.relations.qt30_run import load_qt30
+    from gnn.relations.sciarg_task import FAMILY as SCIARG
     from gnn.relations.sciarg_task import load_sciarg, paper_tensors
 
     card = read_card(model_dir, "relations")
     data = load_data(data_paths)
     # Per family: the data, the weights file, the loader, how its candidate pairs are built, what a pair is.
     families = (
-        ("qt30", data.qt30, "qt30.pt", load_qt30, map_tensors, "I-node pairs"),
-        ("sciarg", data.sciarg, "sciarg.pt", load_sciarg, paper_tensors, "component pairs"),
+        ("qt30", data.qt30, QT30.weights, load_qt30, map_tensors, "I-node pairs"),
+        ("sciarg", data.sciarg, SCIARG.weights, load_sciarg, paper_tensors, "component pairs"),
     )
     rows: list[dict[str, Any]] = []
     for family, items, weights, load, tensors, unit in families:
@@ -93,7 +95,7 @@ def relation_rows(
             goal_per_s=PAIRS_PER_S,
         )
         rows.append(row)
-    if data.marg_debates and (model_dir / "qt30.pt").is_file():
+    if data.marg_debates and (model_dir / QT30.weights).is_file():
         from gnn.relations.marg_task import predict_debates
 
         uses_encoder = card.hyperparameters.get("qt30", {}).get("text") == "encoder"

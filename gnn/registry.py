@@ -30,7 +30,7 @@ SHIPPED_DIR = PACKAGE / "models"
 
 TASKS: dict[str, Path] = {
     "discourse": PACKAGE / "pretrained" / "discourse",
-    "relations": PACKAGE / "relations" / "default_model",
+    "relations": SHIPPED_DIR / "relations",
     "paraphrase": SHIPPED_DIR / "paraphrase",
     "components": SHIPPED_DIR / "components",
 }

@@ -5,11 +5,13 @@ I-nodes, a paper's components) with candidate pairs inside each group; they diff
 split and scoring. The steps around that are one piece of code here: the training profile, the
 text vectors (LSA fitted and stored next to the weights, or the encoder), embedding the units of
 every group in one call, the pair texts of the TF-IDF baseline, timing held-out inference and
-loading a stored model.
+storing and loading a model (weights as safetensors, the rest of what a family needs as JSON beside
+them).
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -86,8 +88,8 @@ class Family(Generic[T]):
     Attributes:
         name: Family name for log lines, progress bars and errors.
         unit: What a group is, for log lines (``maps``, ``papers``).
-        weights: Name of the weights file in the model directory.
-        lsa_file: Name of the LSA text-vector file in the model directory.
+        stem: Name of the family's files in the model directory (:attr:`weights`, :attr:`config`,
+            :attr:`lsa_file`).
         dims: The model's input widths besides the text vectors (``prim_dim``, ``sec_dim``,
             ``pair_dim``, ``n_edge_types``, ``n_labels``).
         item_of: A group and its text vectors -> model input.
@@ -98,13 +100,27 @@ class Family(Generic[T]):
 
     name: str
     unit: str
-    weights: str
-    lsa_file: str
+    stem: str
     dims: Mapping[str, int]
     item_of: Callable[[T, np.ndarray], Any]
     dev_score: Callable[[list[T]], Callable[[list[np.ndarray]], float]]
     graphs_per_batch: int = 16
     head_choices: tuple[HeadChoice, ...] = ()
+
+    @property
+    def weights(self) -> str:
+        """The weights file (safetensors)."""
+        return f"{self.stem}.safetensors"
+
+    @property
+    def config(self) -> str:
+        """The JSON file beside the weights: the network's configuration, decoding and hyper-parameters."""
+        return f"{self.stem}_config.json"
+
+    @property
+    def lsa_file(self) -> str:
+        """The LSA text-vector file (models whose profile reads no encoder)."""
+        return f"{self.stem}_lsa.npz"
 
 
 def profile_hp(profiles: Mapping[str, Mapping[str, Any]], profile: str, epochs: int | None) -> dict[str, Any]:
@@ -196,39 +212,63 @@ def timed_probs(model: Any, items: Sequence[Any], device: str) -> tuple[list[np.
     return probs, round(n_pairs / max(time.perf_counter() - start, 1e-9), 1)
 
 
+def save_stored(out_dir: Path, spec: Family[Any], state: Mapping[str, Any], stored: Mapping[str, Any]) -> None:
+    """Write a family's network: ``state`` (tensors, in their dtype) as safetensors, ``stored`` as JSON.
+
+    Args:
+        out_dir: Model directory.
+        spec: The family (file names).
+        state: The network's state dict as it is to be stored.
+        stored: ``config`` (the network's :func:`~gnn.relations.model.build_model` configuration),
+            ``hp`` and whatever else the family reads back (biases, decodings ...).
+    """
+    from safetensors.torch import save_file
+
+    save_file({k: v.detach().cpu().contiguous() for k, v in state.items()}, str(out_dir / spec.weights))
+    (out_dir / spec.config).write_text(json.dumps(stored, indent=2) + "\n", encoding="utf-8")
+
+
 def load_stored(
     model_dir: Path, spec: Family[Any], device: str, encoder: TextVectors | None
 ) -> tuple[Any, dict[str, Any], TextVectors]:
-    """Load a relation GNN saved by a family's training and its text vectors.
+    """Load a relation network saved by :func:`save_stored` and its text vectors.
 
     Returns:
-        The model (in eval mode on ``device``), the saved blob (``bias``, ``hp`` ...) and the text vectors.
+        The model (in eval mode on ``device``), what was stored beside it (``config``, ``hp``,
+        ``bias`` ...) and the text vectors.
 
     Raises:
-        ModelError: Missing or unreadable weights, or an encoder-based model without ``encoder``.
+        ModelError: Missing or unreadable weights (a model stored in torch's pickle format by a
+            version before 0.8.0 included), or an encoder-based model without ``encoder``.
     """
-    import torch
+    from safetensors import SafetensorError
+    from safetensors.torch import load_file
 
     from gnn.relations.model import build_model
 
     path = model_dir / spec.weights
     if not path.is_file():
+        if (model_dir / f"{spec.stem}.pt").is_file():
+            raise ModelError(
+                f"{model_dir / f'{spec.stem}.pt'}: a {spec.name} relation model in torch's pickle format, which is "
+                f"no longer read; train it again with `argweb train relations` ({spec.weights} and {spec.config})"
+            )
         raise ModelError(f"{model_dir}: no {spec.name} relation model ({spec.weights} is missing)")
     try:
-        blob = torch.load(path, map_location=device, weights_only=True)
-        model = build_model(blob["config"])
-        model.load_state_dict(blob["state"])
-    except (OSError, RuntimeError, KeyError, TypeError) as e:
+        stored = json.loads((model_dir / spec.config).read_text(encoding="utf-8"))
+        model = build_model(stored["config"])
+        model.load_state_dict(load_file(str(path)))
+    except (OSError, RuntimeError, KeyError, TypeError, ValueError, SafetensorError) as e:
         raise ModelError(f"{path}: unreadable {spec.name} model ({e})") from e
     model.to(device).eval()
-    hp = blob["hp"]
+    hp = stored["hp"]
     if hp["text"] == "lsa":
         text: TextVectors = Lsa.load(model_dir / spec.lsa_file)
     elif encoder is None:
         raise ModelError(f"{path}: the model uses encoder {hp.get('text_model')!r}; pass a text encoder")
     else:
         text = encoder
-    return model, blob, text
+    return model, stored, text
 
 
 def _narrowed(item: Any, width: int) -> Any:
@@ -346,7 +386,7 @@ def train_gnn(
         _combined(configs, refit_nets or nets),
         config_out,
         text,
-        [spec.weights, *lsa_files],
+        [spec.weights, spec.config, *lsa_files],
         items,
         histories[0] if len(configs) == 1 else histories,
         time.perf_counter() - start,

@@ -2,7 +2,8 @@
 
 ``argweb train relations`` gets whatever data it is given (QT30 maps, Sci-Arg papers, M-Arg
 pairs; the service recognises the format and hands over loader records) and writes one model
-directory with a sub-model per family present (``qt30.pt``, ``sciarg.pt``) and one model card
+directory with a sub-model per family present (``qt30.*``, ``sciarg.*``: safetensors weights and
+their JSON configuration) and one model card
 whose sections are keyed by family. M-Arg has 102 gold pairs only: it is reported by
 cross-validation, not stored as a model; its debates are read by the QT30 network instead, which
 is scored on those pairs without ever training on them (``qt30_transfer``).
@@ -28,7 +29,7 @@ from ontology.errors import ModelError
 
 TASK = "relations"
 MODEL = "relation-gnn"
-VERSION = "0.7.0"
+VERSION = "0.8.0"
 
 
 @dataclass
@@ -72,9 +73,9 @@ def marg_transfer(model_dir: Path, data: RelationData, *, device: str, encoder: 
     The network never saw an M-Arg label, so every gold pair is held out. Empty when the data has
     no debate sentences (only a pair file) or the model no QT30 network.
     """
-    from gnn.relations.qt30_run import load_qt30
+    from gnn.relations.qt30_run import FAMILY, load_qt30
 
-    if not data.marg or not data.marg_debates or not (model_dir / "qt30.pt").is_file():
+    if not data.marg or not data.marg_debates or not (model_dir / FAMILY.weights).is_file():
         return {}
     qt = load_qt30(model_dir, device=device, encoder=encoder)
     objectives = ("general", "focused")

@@ -37,8 +37,6 @@ from gnn.relations.qt30_task import (
 from gnn.relations.text import TextVectors
 from ontology.errors import ModelError
 
-WEIGHTS = "qt30.pt"
-LSA_FILE = "qt30_lsa.npz"
 SPLIT_SEED = 13
 PROFILES: dict[str, dict[str, Any]] = {
     "quick": {"epochs": 6, "text": "lsa", "window": 8, "lr": 3e-3},
@@ -52,7 +50,7 @@ DIMS = {
     "n_labels": len(LABELS),
     "direct": True,
 }
-FAMILY: family.Family[MapTensors] = family.Family("QT30", "maps", WEIGHTS, LSA_FILE, DIMS, item, dev_scorer)
+FAMILY: family.Family[MapTensors] = family.Family("QT30", "maps", "qt30", DIMS, item, dev_scorer)
 
 
 def _progress(items: Sequence[Any], on: bool, desc: str) -> Any:
@@ -109,15 +107,14 @@ def train_qt30(
 
     Args:
         maps: Annotated maps (``my_train``).
-        out_dir: Model directory (``qt30.pt`` and, for LSA text vectors, ``qt30_lsa.npz``).
+        out_dir: Model directory (``qt30.safetensors``, ``qt30_config.json`` and, for LSA text
+            vectors, ``qt30_lsa.npz``).
         options: Profile (``quick``: LSA text vectors, 6 epochs; ``full``: encoder, 8 epochs),
             seed, device, encoder, epochs, progress and log.
 
     Returns:
         The model card section: data, hyper-parameters, metrics, seconds, weight files.
     """
-    import torch
-
     from gnn.relations.train import predict_probs
 
     hp = family.profile_hp(PROFILES, options.profile, options.epochs)
@@ -139,9 +136,11 @@ def train_qt30(
     bare = {s: tensors_of([without_locutions(m) for m in maps if m.name in names[s]], hp["window"]) for s in names}
     bare_items = {s: _items(bare[s], trained.text) for s in ("dev", "test")}
     bare_decodings = tune_decodings(bare["dev"], predict_probs(tuning, bare_items["dev"], options.device))
-    torch.save(
+    family.save_stored(
+        out_dir,
+        FAMILY,
+        model.state_dict(),
         {
-            "state": model.state_dict(),
             "config": config,
             "bias": {obj: list(d.bias) for obj, d in decodings.items()},
             "directions": {obj: d.directions for obj, d in decodings.items()},
@@ -149,7 +148,6 @@ def train_qt30(
             "hp": hp,
             "labels": list(LABELS),
         },
-        out_dir / WEIGHTS,
     )
     metrics: dict[str, Any] = {}
     if parts["test"]:
@@ -380,18 +378,16 @@ def classify_pairs(
 
 
 def load_qt30(model_dir: Path, *, device: str = "cpu", encoder: TextVectors | None = None) -> Qt30Model:
-    """Load ``qt30.pt`` (and its LSA file) from ``model_dir``.
+    """Load the QT30 network (``qt30.safetensors``, ``qt30_config.json``, any LSA file) from ``model_dir``.
 
     Raises:
         ModelError: Missing or unreadable weights, or an encoder-based model without ``encoder``.
     """
-    model, blob, text = family.load_stored(model_dir, FAMILY, device, encoder)
-    # Models stored before the direction rule was tuned decode with "one".
-    directions = blob.get("directions", {})
-    decodings = {obj: Decoding(tuple(bias), directions.get(obj, "one")) for obj, bias in blob["bias"].items()}
-    # Models stored before 0.5.1 have no propositions-only decodings: they decode such maps like dialogues.
-    bare = {obj: Decoding(tuple(b), d) for obj, (b, d) in blob.get("propositions_only", {}).items()}
-    return Qt30Model(model, decodings, text, int(blob["hp"]["window"]), device, bare)
+    model, stored, text = family.load_stored(model_dir, FAMILY, device, encoder)
+    directions = stored["directions"]
+    decodings = {obj: Decoding(tuple(bias), directions[obj]) for obj, bias in stored["bias"].items()}
+    bare = {obj: Decoding(tuple(b), d) for obj, (b, d) in stored["propositions_only"].items()}
+    return Qt30Model(model, decodings, text, int(stored["hp"]["window"]), device, bare)
 
 
 def score_maps(maps: Sequence[ArgMap], predicted: Sequence[Sequence[tuple[str, str, str, float]]]) -> dict[str, Any]:

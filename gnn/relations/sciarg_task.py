@@ -47,8 +47,6 @@ from ontology.records import EdgeRecord, NodeRecord, PropositionRecord, Relation
 
 __all__ = ["LABELS", "SYMMETRIC", "TYPES", "Comp", "Paper", "PaperTensors", "paper_tensors", "papers_from_records"]
 
-WEIGHTS = "sciarg.pt"
-LSA_FILE = "sciarg_lsa.npz"
 HELDOUT = tuple(f"A{k:02d}" for k in range(25, 33))
 DEV = tuple(f"A{k:02d}" for k in range(21, 25))
 PROFILES: dict[str, dict[str, Any]] = {
@@ -291,7 +289,7 @@ HEAD_CHOICES = (
 # Sci-Arg papers are long (about 6,000 candidate pairs each) and few: one per step, or 20 papers
 # give too few optimisation steps.
 FAMILY: family.Family[PaperTensors] = family.Family(
-    "Sci-Arg", "papers", WEIGHTS, LSA_FILE, DIMS, _item, _dev_score, graphs_per_batch=1, head_choices=HEAD_CHOICES
+    "Sci-Arg", "papers", "sciarg", DIMS, _item, _dev_score, graphs_per_batch=1, head_choices=HEAD_CHOICES
 )
 
 
@@ -329,8 +327,6 @@ def train_sciarg(
             splits, e.g. a simulation inside A01-A24).
         heldout: Names of the papers that are only scored.
     """
-    import torch
-
     from gnn.relations.train import predict_probs
 
     hp = family.profile_hp(PROFILES, options.profile, options.epochs)
@@ -369,7 +365,7 @@ def train_sciarg(
     hp["refit"] = trained.refit_epochs is not None
     if trained.refit_epochs is not None:
         hp["refit_epochs"] = trained.refit_epochs
-    torch.save({"state": half_state(model.state_dict()), "config": config, "bias": bias, "hp": hp}, out_dir / WEIGHTS)
+    family.save_stored(out_dir, spec, half_state(model.state_dict()), {"config": config, "bias": bias, "hp": hp})
     metrics: dict[str, Any] = {}
     if parts["test"]:
         test_p, pairs_per_second = family.timed_probs(model, items["test"], options.device)
@@ -450,16 +446,16 @@ class SciargModel:
 
 
 def load_sciarg(model_dir: Path, *, device: str = "cpu", encoder: TextVectors | None = None) -> SciargModel:
-    """Load ``sciarg.pt`` from ``model_dir``.
+    """Load the Sci-Arg networks (``sciarg.safetensors``, ``sciarg_config.json``, any LSA file) from ``model_dir``.
 
     Raises:
         ModelError: Missing or unreadable weights, or an encoder-based model without ``encoder``.
     """
-    model, blob, text = family.load_stored(model_dir, FAMILY, device, encoder)
-    hp = blob["hp"]
+    model, stored, text = family.load_stored(model_dir, FAMILY, device, encoder)
+    hp = stored["hp"]
     return SciargModel(
         model,
-        list(blob["bias"]),
+        list(stored["bias"]),
         text,
         int(hp["window"]),
         device,

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from safetensors.torch import load_file
 
 from gnn.relations.family import TrainOptions
 from gnn.relations.model import RelationEnsemble, RelationGNN, build_model, collate
@@ -117,7 +118,7 @@ def test_full_profile_trains_a_plain_and_a_contextual_network(tmp_path: Path, pa
     hp = section["hyperparameters"]
     # The card lists both networks' widths: the second reads the 4 contextual columns as well.
     assert hp["context"] is True and [m["prim_dim"] for m in hp["members"]] == [287, 291]
-    stored = torch.load(tmp_path / "sciarg.pt", weights_only=True)["state"]
+    stored = load_file(tmp_path / "sciarg.safetensors")
     assert {v.dtype for v in stored.values() if v.is_floating_point()} == {torch.float16}
     model = load_sciarg(tmp_path, encoder=encoder)
     # Loaded back into float32 parameters holding the stored values.
@@ -140,7 +141,7 @@ def test_full_profile_trains_a_plain_and_a_contextual_network(tmp_path: Path, pa
     chosen = refit["hyperparameters"]["refit_epochs"]
     assert len(chosen) == 2 and set(chosen) <= {1, 2}
     assert "retrained on train + dev" in refit["data"]["split"]
-    refit_state = torch.load(tmp_path / "refit" / "sciarg.pt", weights_only=True)["state"]
+    refit_state = load_file(tmp_path / "refit" / "sciarg.safetensors")
     assert any(not torch.equal(refit_state[k], v) for k, v in stored.items() if v.is_floating_point())
     # Without an encoder (the quick profile's LSA), one network and no contextual vectors.
     (tmp_path / "quick").mkdir()

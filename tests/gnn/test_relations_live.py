@@ -3,15 +3,14 @@ transitions become TA links, and the shipped model labels its pairs."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from gnn.encoder import TextEncoder
+from gnn.registry import shipped_model
 from gnn.relations.argmap import anchor_propositions
 from gnn.relations.live import ARGUMENT, dialogue_map, predict_dialogue
 from gnn.relations.qt30_run import load_qt30
 from gnn.relations.qt30_task import Decoding
 
-MODEL = Path(__file__).resolve().parents[2] / "gnn" / "relations" / "default_model"
+MODEL = shipped_model("relations")
 TEXTS = [
     "We should adopt a four-day week.",
     "That is not true for hospitals.",

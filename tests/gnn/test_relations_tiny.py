@@ -25,6 +25,7 @@ from graphstore.loaders.aif_write import add_relations, read_map, strip_relation
 from graphstore.loaders.common import FileRelation
 from graphstore.loaders.registry import CORPORA, SAMPLES
 from graphstore.loaders.sciarg import load_sciarg
+from ontology.errors import ModelError
 
 DATA = SAMPLES
 MAPS = sorted((DATA / "dialam-2024" / "my_train").glob("*.json"))
@@ -90,7 +91,8 @@ def test_papers_from_records(papers: list) -> None:
 
 def test_tiny_train_predict_write_back(model_dir: Path, qt30_maps: list, papers: list) -> None:
     card = read_card(model_dir, "relations")
-    assert set(card.weights) >= {"qt30.pt", "qt30_lsa.npz", "sciarg.pt", "sciarg_lsa.npz"}
+    stored = {"qt30.safetensors", "qt30_config.json", "qt30_lsa.npz", "sciarg.safetensors", "sciarg_config.json"}
+    assert set(card.weights) >= stored | {"sciarg_lsa.npz"}
     assert card.hyperparameters["qt30"]["epochs"] == 2
     model = load_qt30(model_dir)
     preds = model.predict(qt30_maps, "focused")
@@ -160,7 +162,7 @@ def test_marg_debates_are_scored_with_the_qt30_network(model_dir: Path, qt30_map
     assert read_card(tmp_path / "m", "relations").metrics["marg"]["qt30_transfer"]
     # Without QT30 maps there is no network of the run to score, and none is taken from an older model there.
     shutil.copytree(model_dir, tmp_path / "old")
-    assert (tmp_path / "old" / "qt30.pt").is_file()
+    assert (tmp_path / "old" / "qt30.safetensors").is_file()
     only = train_relations(data, tmp_path / "old", seed=1)
     assert "qt30_transfer" not in only.metrics["marg"]
 
@@ -216,3 +218,32 @@ def test_a_qt30_refit_tunes_on_the_selected_network_and_reports_both(
     (tmp_path / "plain").mkdir()
     plain = qt30_run.train_qt30(qt30_maps, tmp_path / "plain", family.TrainOptions("quick", seed=1, epochs=2))
     assert "heldout_before_refit" not in plain["metrics"] and "refit_epochs" not in plain["hyperparameters"]
+
+
+def test_weights_are_stored_as_safetensors_and_read_back_unchanged(model_dir: Path, tmp_path: Path) -> None:
+    import torch
+    from safetensors.torch import load_file
+
+    stored = load_file(model_dir / "qt30.safetensors")
+    config = json.loads((model_dir / "qt30_config.json").read_text(encoding="utf-8"))
+    assert set(config) == {"config", "bias", "directions", "propositions_only", "hp", "labels"}
+    model = load_qt30(model_dir)
+    assert model.model.state_dict().keys() == stored.keys()
+    for key, value in model.model.state_dict().items():
+        assert value.dtype == stored[key].dtype == torch.float32 and torch.equal(value, stored[key])
+    assert {obj: list(d.bias) for obj, d in model.decodings.items()} == config["bias"]
+    # Sci-Arg's networks are stored in float16 and run in float32.
+    assert {v.dtype for v in load_file(model_dir / "sciarg.safetensors").values()} == {torch.float16}
+    # A model directory of the former torch-pickle format is refused, naming its file.
+    old = tmp_path / "old"
+    shutil.copytree(model_dir, old)
+    (old / "qt30.safetensors").rename(old / "qt30.pt")
+    with pytest.raises(ModelError, match=r"qt30\.pt: a QT30 relation model in torch's pickle format"):
+        load_qt30(old)
+    (old / "qt30.pt").unlink()
+    with pytest.raises(ModelError, match=r"qt30\.safetensors is missing"):
+        load_qt30(old)
+    shutil.copy(model_dir / "qt30.safetensors", old / "qt30.safetensors")
+    (old / "qt30_config.json").write_text("{", encoding="utf-8")
+    with pytest.raises(ModelError, match="unreadable QT30 model"):
+        load_qt30(old)
