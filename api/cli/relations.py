@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from api.cli.options import CorpusOpt, DialogueOpt, JsonFlag, WriteFlag, print_cv, show, train_command
+from api.cli.paraphrase import stages
 from api.cli_common import REPORTER, console, group, settings
 
 # Unlike the other models, a relations model trained into the cache wins over the shipped one.
@@ -44,7 +45,10 @@ def train_relations(data: list[Path] | None, out: Path | None, profile: str, see
     root = corpora_root(s)
     paths = data or [root / "dialam-2024" / "my_train", root / "sciarg", root / "m-arg"]
     found = [p for p in paths if p.exists()] or paths
-    card = train(s, found, out, profile=profile, seed=seed, encoder_dir=encoder, reporter=REPORTER)
+    with stages(REPORTER) as progress:
+        card = train(
+            s, found, out, profile=profile, seed=seed, encoder_dir=encoder, reporter=REPORTER, progress=progress
+        )
     console.print(f"relations model written: {out or s.models_dir / 'relations'} ({card.training_seconds} s)")
     typer.echo(json.dumps(card.metrics, indent=2, sort_keys=True))
 

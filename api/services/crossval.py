@@ -136,7 +136,7 @@ def relations(
         )
     device = pick_device()
     encoder = TextEncoder(None, cache_dir=settings.embeddings_dir, device=device) if profile == "full" else None
-    options = TrainOptions(profile, seed, device, encoder, None, False, reporter.log)
+    options = TrainOptions(profile, seed, device, encoder, log=reporter.log)
     out: dict[str, Any] = {}
     if data.qt30:
         out["qt30"] = cross_validate_qt30(data.qt30, options, folds)

@@ -127,12 +127,13 @@ def train(
     seed: int = 0,
     encoder_dir: Path | None = None,
     reporter: Reporter = SILENT,
-    progress: bool = True,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> Any:
     """Train relation models on ``paths`` into ``out`` (default: the settings' model directory).
 
     ``encoder_dir`` is a local Hugging Face encoder to read the texts with (full profile) instead of
-    the packaged MiniLM.
+    the packaged MiniLM. ``progress`` hears ``(stage, done, total)`` while features are computed
+    and networks trained; ``reporter`` gets a line per training epoch.
 
     Raises:
         ApiError: ``encoder_dir`` with a profile that reads no encoder. ModelError: ``encoder_dir``

@@ -4,9 +4,9 @@ Both families train the same :class:`~gnn.relations.model.RelationGNN` on groups
 I-nodes, a paper's components) with candidate pairs inside each group; they differ in features,
 split and scoring. The steps around that are one piece of code here: the training profile, the
 text vectors (LSA fitted and stored next to the weights, or the encoder), embedding the units of
-every group in one call, the pair texts of the TF-IDF baseline, timing held-out inference and
-storing and loading a model (weights as safetensors, the rest of what a family needs as JSON beside
-them).
+every group in one call, training the networks through :class:`gnn.trainer.Trainer`, the pair
+texts of the TF-IDF baseline, timing held-out inference, and storing and loading a model (weights
+as safetensors, the rest of what a family needs as JSON beside them).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -22,6 +23,7 @@ import numpy as np
 
 from gnn.relations.heads import HeadChoice
 from gnn.relations.text import Lsa, TextVectors
+from gnn.trainer import Progress
 from ontology.errors import ModelError
 
 
@@ -68,8 +70,9 @@ class TrainOptions:
         device: Torch device.
         encoder: Text encoder for the ``full`` profile (``None``: LSA).
         epochs: Overrides the profile's number of epochs.
-        progress: Progress bars.
-        log: Receives progress lines.
+        progress: Receives ``(stage, done, total)`` while features are computed and networks
+            trained (:data:`gnn.trainer.Progress`); ``None``: nothing.
+        log: Receives progress lines (one per epoch of every network).
     """
 
     profile: str = "quick"
@@ -77,7 +80,7 @@ class TrainOptions:
     device: str = "cpu"
     encoder: TextVectors | None = None
     epochs: int | None = None
-    progress: bool = False
+    progress: Progress | None = None
     log: Callable[[str], None] = lambda _msg: None
 
 
@@ -86,13 +89,13 @@ class Family(Generic[T]):
     """What one corpus family's relation model is made of, besides its features and scoring.
 
     Attributes:
-        name: Family name for log lines, progress bars and errors.
+        name: Family name for log lines, progress and errors.
         unit: What a group is, for log lines (``maps``, ``papers``).
         stem: Name of the family's files in the model directory (:attr:`weights`, :attr:`config`,
             :attr:`lsa_file`).
         dims: The model's input widths besides the text vectors (``prim_dim``, ``sec_dim``,
             ``pair_dim``, ``n_edge_types``, ``n_labels``).
-        item_of: A group and its text vectors -> model input.
+        item_of: A group and its text vectors -> its graph (:func:`gnn.relations.model.relation_graph`).
         dev_score: Dev groups -> function of dev probabilities to maximise (model selection).
         graphs_per_batch: Groups per training batch.
         head_choices: Listwise terms added to the pairwise loss.
@@ -152,11 +155,13 @@ def fit_text_vectors(
     return encoder, []
 
 
-def embed_groups(groups: Sequence[Sequence[str]], text: TextVectors, progress: bool) -> list[np.ndarray]:
-    """Text vectors of every group's texts, encoded in one call and split back by group."""
-    flat = [s for g in groups for s in g]
+def graphs_of(spec: Family[T], groups: Sequence[T], text: TextVectors, progress: bool = False) -> list[Any]:
+    """The graphs the family's network reads of ``groups``, the texts of all their units encoded by
+    ``text`` in one call (``progress``: the encoder's progress bar)."""
+    flat = [s for t in groups for s in t.texts]
     vecs = text.encode(flat, progress=progress) if flat else np.zeros((0, text.dim), np.float32)
-    return split_rows(vecs, [len(g) for g in groups])
+    embs = split_rows(vecs, [len(t.texts) for t in groups])
+    return [spec.item_of(t, e) for t, e in zip(groups, embs, strict=True)]
 
 
 def split_rows(flat: np.ndarray, sizes: Sequence[int]) -> list[np.ndarray]:
@@ -202,13 +207,13 @@ def tfidf_baseline(
     return probs
 
 
-def timed_probs(model: Any, items: Sequence[Any], device: str) -> tuple[list[np.ndarray], float]:
-    """Label probabilities of ``items`` and the throughput, in candidate pairs per second."""
+def timed_probs(model: Any, graphs: Sequence[Any], device: str) -> tuple[list[np.ndarray], float]:
+    """Label probabilities of ``graphs`` and the throughput, in candidate pairs per second."""
     from gnn.relations.train import predict_probs
 
     start = time.perf_counter()
-    probs = predict_probs(model, items, device)
-    n_pairs = sum(len(it[4]) for it in items)
+    probs = predict_probs(model, graphs, device)
+    n_pairs = sum(len(p) for p in probs)
     return probs, round(n_pairs / max(time.perf_counter() - start, 1e-9), 1)
 
 
@@ -271,11 +276,6 @@ def load_stored(
     return model, stored, text
 
 
-def _narrowed(item: Any, width: int) -> Any:
-    """A model input (a tuple whose second entry is the node features) with those cut to ``width`` columns."""
-    return item if item[1].shape[1] == width else (item[0], item[1][:, :width], *item[2:])
-
-
 @dataclass
 class Trained:
     """A relation GNN trained by :func:`train_gnn`, with what its family needs to tune, save and report."""
@@ -285,7 +285,6 @@ class Trained:
     text: TextVectors
     files: list[str]
     items: dict[str, list[Any]]
-    history: Any
     train_seconds: float
     selection_model: Any = None
     # Per member, how many epochs the refit trained (its selected epoch, counted from 1).
@@ -306,13 +305,17 @@ def train_gnn(
     members: Sequence[Mapping[str, int]] = ({},),
     refit: bool = False,
 ) -> Trained:
-    """Fit the text vectors and train a :class:`~gnn.relations.model.RelationGNN` on ``parts``.
+    """Fit the text vectors and train :class:`~gnn.relations.model.RelationGNN` networks on ``parts``.
+
+    Every network is fitted by :class:`gnn.trainer.Trainer` (AdamW, weight decay 1e-4, cosine
+    decay over ``hp["epochs"]``, gradient norm clipped to 1, seeded by ``options.seed``), keeping the
+    epoch with the best ``spec.dev_score`` on the dev groups.
 
     Args:
         parts: ``train``, ``dev`` and ``test`` groups (maps, papers); an empty ``dev`` is replaced
             by the last training group (tiny inputs select and tune on it rather than fail).
         hp: Hyper-parameters (``epochs``, ``lr``, ``text``); the text model is recorded in it.
-        options: Encoder, seed, device, progress bars and log of the run.
+        options: Encoder, seed, device, progress and log of the run.
         out_dir: Model directory (the LSA file is written there).
         spec: The family.
         members: One entry per network to train: widths that override ``spec.dims`` for it (a
@@ -321,13 +324,12 @@ def train_gnn(
             trained from the same seed and selected on dev alone, so members should differ in
             their inputs.
         refit: After selection, train every member again from the same seed on train and dev
-            together, for as many epochs as its selected one; the result is ``model``, the selected
+            together, stopping at its selected epoch; the result is ``model``, the selected
             networks are kept as ``selection_model`` (dev probabilities to tune on).
     """
-    import torch
-
-    from gnn.relations.model import RelationGNN
-    from gnn.relations.train import fit
+    from gnn.relations.model import RelationEnsemble, RelationGNN
+    from gnn.relations.train import RelationFit
+    from gnn.trainer import FitResult, Schedule, Trainer
 
     # Without dev groups there is nothing to refit on.
     refit = refit and bool(parts["dev"])
@@ -337,66 +339,55 @@ def train_gnn(
     text, lsa_files = fit_text_vectors(hp, options.encoder, texts, out_dir / spec.lsa_file, options.seed)
     sizes = f"{len(parts['train'])} train / {len(parts['dev'])} dev / {len(parts['test'])} held-out"
     options.log(f"{spec.name}: {sizes} {spec.unit}")
-    items = {}
-    for split, groups in parts.items():
-        embs = embed_groups([t.texts for t in groups], text, options.progress)
-        items[split] = [spec.item_of(t, e) for t, e in zip(groups, embs, strict=True)]
+    items = {split: graphs_of(spec, groups, text, options.progress is not None) for split, groups in parts.items()}
     base: dict[str, int] = {"emb_dim": text.dim, **spec.dims}
     configs = [{**base, **dict(m)} for m in members]
+    # float32 throughout: the recipe was tuned so, and the block-sparse R-GCN product is untested under bf16.
+    schedule = Schedule(epochs=hp["epochs"], lr=hp["lr"], weight_decay=1e-4, seed=options.seed, autocast=False)
+    score = spec.dev_score(parts["dev"])
 
-    def train_member(k: int, train: list[Any], dev: list[Any], what: str, stop_after: int | None = None) -> Any:
-        """Member ``k`` from the run's seed: its network and the history of :func:`fit`."""
-        width = configs[k]["prim_dim"]
-        torch.manual_seed(options.seed)
-        net = RelationGNN(**configs[k])
-        history = fit(
-            net,
-            [_narrowed(it, width) for it in train],
-            [_narrowed(it, width) for it in dev],
-            spec.dev_score(parts["dev"]),
-            epochs=hp["epochs"],
-            seed=options.seed,
-            device=options.device,
-            lr=hp["lr"],
+    def train_member(k: int, train: list[Any], tune: list[Any], what: str, stop_after: int | None = None) -> Any:
+        """Member ``k`` from the run's seed: its network and the trainer's result."""
+        label = f"{spec.name} {what}" + (f" {k + 1}/{len(configs)}" if len(configs) > 1 else "")
+        job = RelationFit(
+            partial(RelationGNN, **configs[k]),
+            train,
+            tune,
+            score,
             graphs_per_batch=spec.graphs_per_batch,
             head_choices=spec.head_choices,
-            progress=options.progress,
-            desc=f"{spec.name} {what}" + (f" {k + 1}/{len(configs)}" if len(configs) > 1 else ""),
-            stop_after=stop_after,
         )
-        return net, history
+        progress = options.progress
+        trainer = Trainer(
+            schedule,
+            options.device,
+            progress=None if progress is None else lambda _stage, done, total: progress(label, done, total),
+            log=options.log,
+            label=f"{label}: ",
+        )
+        result: FitResult = trainer.fit(job, stop_after=stop_after)
+        return job.module, result
 
-    nets, histories, chosen = [], [], []
     start = time.perf_counter()
-    for k in range(len(configs)):
-        net, history = train_member(k, items["train"], items["dev"], "relation GNN")
-        nets.append(net)
-        histories.append(history["history"])
-        chosen.append(int(history["best_epoch"]))
-    refit_nets = (
-        [
-            train_member(k, items["train"] + items["dev"], [], "refit on train + dev", stop_after=chosen[k])[0]
-            for k in range(len(configs))
-        ]
+    selected = [train_member(k, items["train"], items["dev"], "relation GNN") for k in range(len(configs))]
+    nets = [net for net, _ in selected]
+    chosen = [result.best_epoch for _, result in selected]
+    refit_nets = [
+        train_member(k, items["train"] + items["dev"], [], "refit on train + dev", stop_after=chosen[k])[0]
+        for k in range(len(configs))
         if refit
-        else []
-    )
-    config_out: dict[str, Any] = configs[0] if len(configs) == 1 else {"members": configs}
+    ]
+
+    def combined(networks: Sequence[Any]) -> Any:
+        return networks[0] if len(networks) == 1 else RelationEnsemble(configs, networks)
+
     return Trained(
-        _combined(configs, refit_nets or nets),
-        config_out,
+        combined(refit_nets or nets),
+        configs[0] if len(configs) == 1 else {"members": configs},
         text,
         [spec.weights, spec.config, *lsa_files],
         items,
-        histories[0] if len(configs) == 1 else histories,
         time.perf_counter() - start,
-        selection_model=_combined(configs, nets) if refit_nets else None,
-        refit_epochs=[e + 1 for e in chosen] if refit_nets else None,
+        selection_model=combined(nets) if refit_nets else None,
+        refit_epochs=chosen if refit_nets else None,
     )
-
-
-def _combined(configs: Sequence[Mapping[str, int]], nets: Sequence[Any]) -> Any:
-    """One network, or the ensemble of several."""
-    from gnn.relations.model import RelationEnsemble
-
-    return nets[0] if len(nets) == 1 else RelationEnsemble(list(configs), list(nets))

@@ -1,10 +1,12 @@
 """The relation model: a relational GNN over the argument map and a pairwise transformer head.
 
-Every map or document is one graph. Its primary nodes are the propositions (I-nodes, Sci-Arg
-components) with frozen encoder embeddings plus a few node features; secondary nodes (QT30
-locutions) carry structural features only. Two relational graph-convolution layers (one weight
-matrix per edge type: anchoring, TA transitions, file order ...) spread information over the
-map; a transformer encoder layer then lets every proposition attend to all others of its map.
+Every map or document is one PyG ``HeteroData`` graph (:func:`relation_graph`), batched with
+``Batch.from_data_list``. Its unit nodes are the propositions (I-nodes, Sci-Arg components) with
+frozen encoder embeddings plus a few node features; locution nodes (QT30 L-nodes) carry
+structural features only; the candidate pairs are an edge type of their own. Two relational
+graph-convolution layers (one weight matrix per edge type: anchoring, TA transitions, file order
+...) spread information over the map; a transformer encoder layer then lets every proposition
+attend to all others of its map.
 The head scores each candidate ordered pair from the two contextual states, their product and
 difference, the product of projected sentence embeddings, their cosine and the structural pair
 features, into the label set of the corpus (index 0 = no relation).
@@ -15,83 +17,76 @@ Torch and PyG are imported here only; nothing imports this module at CLI start-u
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
+from torch_geometric.data import HeteroData
 from torch_geometric.utils import to_dense_batch
 
+UNIT = "unit"
+"""Node type of the units a model relates: QT30 I-nodes, Sci-Arg components."""
+LOCUTION = "locution"
+"""Node type of the QT30 L-nodes (structural features only; Sci-Arg graphs have none)."""
+GRAPH = "graph"
+"""Relation of the typed map edges (their type in ``edge_type``) between any two node types."""
+PAIR = (UNIT, "pair", UNIT)
+"""Edge type of the candidate pairs: ``edge_index`` (source, target), ``edge_attr`` (pair
+features) and ``y`` (label indices)."""
 
-@dataclass
-class GraphBatch:
-    """Several graphs concatenated.
 
-    Attributes:
-        emb: ``(P, D)`` text embeddings of the primary nodes.
-        prim_feats: ``(P, F1)`` primary-node features.
-        sec_feats: ``(S, F2)`` secondary-node features.
-        prim_graph: ``(P,)`` graph index of each primary node (ascending).
-        edges: ``(3, E)`` source, target, type over ids ``[0, P)`` primary then ``[P, P+S)`` secondary.
-        pairs: ``(Q, 2)`` ordered primary-node pairs (global ids).
-        pair_feats: ``(Q, F3)``.
-        labels: ``(Q,)`` label indices.
+def relation_graph(
+    emb: np.ndarray,
+    unit_feats: np.ndarray,
+    edges: np.ndarray,
+    pairs: np.ndarray,
+    pair_feats: np.ndarray,
+    labels: np.ndarray,
+    loc_feats: np.ndarray | None = None,
+) -> HeteroData:
+    """One map or paper as the PyG graph a relation network reads (batch with ``Batch.from_data_list``).
+
+    Args:
+        emb: ``(U, D)`` text vectors of the units.
+        unit_feats: ``(U, F)`` unit features.
+        edges: ``(3, E)`` source, target, edge type over ids ``[0, U)`` units then ``[U, U+L)`` locutions.
+        pairs: ``(Q, 2)`` candidate ordered unit pairs.
+        pair_feats: ``(Q, F')`` pair features.
+        labels: ``(Q,)`` label indices (0: no relation, or unknown).
+        loc_feats: ``(L, F'')`` locution features; ``None``: no locutions.
     """
+    n = len(unit_feats)
+    locs = np.zeros((0, 0), np.float32) if loc_feats is None else loc_feats
+    g = HeteroData()
+    g[UNIT].x = torch.from_numpy(np.asarray(emb, dtype=np.float32))
+    g[UNIT].feats = torch.from_numpy(np.asarray(unit_feats, dtype=np.float32))
+    g[UNIT].num_nodes = n
+    g[LOCUTION].x = torch.from_numpy(np.asarray(locs, dtype=np.float32))
+    g[LOCUTION].num_nodes = len(locs)
+    src, dst, typ = np.asarray(edges, dtype=np.int64).reshape(3, -1)
+    for a in (UNIT, LOCUTION):
+        for b in (UNIT, LOCUTION):
+            keep = ((src < n) == (a == UNIT)) & ((dst < n) == (b == UNIT))
+            shift = np.array([[0 if a == UNIT else n], [0 if b == UNIT else n]])
+            g[a, GRAPH, b].edge_index = torch.from_numpy(np.stack([src[keep], dst[keep]]) - shift)
+            g[a, GRAPH, b].edge_type = torch.from_numpy(typ[keep])
+    g[PAIR].edge_index = torch.from_numpy(np.asarray(pairs, dtype=np.int64).reshape(-1, 2).T.copy())
+    g[PAIR].edge_attr = torch.from_numpy(np.asarray(pair_feats, dtype=np.float32))
+    g[PAIR].y = torch.from_numpy(np.asarray(labels, dtype=np.int64))
+    return g
 
-    emb: torch.Tensor
-    prim_feats: torch.Tensor
-    sec_feats: torch.Tensor
-    prim_graph: torch.Tensor
-    edges: torch.Tensor
-    pairs: torch.Tensor
-    pair_feats: torch.Tensor
-    labels: torch.Tensor
 
-    def to(self, device: str) -> GraphBatch:
-        """The batch on ``device``."""
-        return GraphBatch(*(getattr(self, f).to(device) for f in self.__dataclass_fields__))
-
-
-def collate(
-    items: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]],
-) -> GraphBatch:
-    """Concatenate graphs given as (emb, prim_feats, sec_feats, edges, pairs, pair_feats, labels)."""
-    embs, pf, sf, graph, edges, pairs, qf, labels = [], [], [], [], [], [], [], []
-    n_prim_total = sum(len(it[1]) for it in items)
-    p_off = 0
-    s_off = 0
-    for g, (emb, prim, sec, e, pr, pfeat, lab) in enumerate(items):
-        n_p, n_s = len(prim), len(sec)
-        embs.append(emb)
-        pf.append(prim)
-        sf.append(sec)
-        graph.append(np.full(n_p, g, dtype=np.int64))
-        if e.size:
-            src = np.where(e[0] < n_p, e[0] + p_off, e[0] - n_p + n_prim_total + s_off)
-            dst = np.where(e[1] < n_p, e[1] + p_off, e[1] - n_p + n_prim_total + s_off)
-            edges.append(np.stack([src, dst, e[2]]))
-        pairs.append(pr + p_off)
-        qf.append(pfeat)
-        labels.append(lab)
-        p_off += n_p
-        s_off += n_s
-
-    def cat(parts: list[np.ndarray], width: int | None, dtype: type) -> torch.Tensor:
-        # ``width`` None: one-dimensional arrays.
-        arrays = [p for p in parts if p.size] or [np.zeros((0,) if width is None else (0, width), dtype=dtype)]
-        return torch.from_numpy(np.concatenate(arrays).astype(dtype, copy=False))
-
-    return GraphBatch(
-        emb=cat(embs, items[0][0].shape[1], np.float32),
-        prim_feats=cat(pf, items[0][1].shape[1], np.float32),
-        sec_feats=cat(sf, items[0][2].shape[1], np.float32),
-        prim_graph=cat(graph, None, np.int64),
-        edges=torch.from_numpy(np.concatenate(edges, axis=1)) if edges else torch.zeros((3, 0), dtype=torch.long),
-        pairs=cat(pairs, 2, np.int64).reshape(-1, 2),
-        pair_feats=cat(qf, items[0][5].shape[1], np.float32),
-        labels=cat(labels, None, np.int64),
-    )
+def typed_edges(batch: HeteroData) -> torch.Tensor:
+    """``(3, E)`` source, target and type of the map edges, over ids units first, then locutions."""
+    n = batch[UNIT].num_nodes
+    parts = [torch.zeros((3, 0), dtype=torch.long, device=batch[UNIT].x.device)]
+    for a, rel, b in batch.edge_types:
+        if rel == GRAPH:
+            store = batch[a, rel, b]
+            shift = torch.tensor([[0 if a == UNIT else n], [0 if b == UNIT else n]], device=store.edge_index.device)
+            parts.append(torch.cat([store.edge_index + shift, store.edge_type.unsqueeze(0)]))
+    return torch.cat(parts, dim=1)
 
 
 class RelConv(nn.Module):
@@ -183,37 +178,45 @@ class RelationGNN(nn.Module):
             nn.GELU(), nn.Dropout(dropout), nn.Linear(head, 64), nn.GELU(), nn.Linear(64, n_labels)
         )
         self.n_labels = n_labels
+        self.prim_dim = prim_dim
         self.dropout = nn.Dropout(dropout)
 
-    def forward(self, batch: GraphBatch) -> torch.Tensor:
-        """Logits ``(Q, n_labels)`` of the batch's pairs."""
-        prim = self.prim_in(torch.cat([batch.emb, batch.prim_feats], dim=1))
-        sec = batch.sec_feats if batch.sec_feats.shape[1] else batch.sec_feats.new_zeros((len(batch.sec_feats), 1))
+    def forward(self, batch: HeteroData) -> torch.Tensor:
+        """Logits ``(Q, n_labels)`` of the candidate pairs of a batch of :func:`relation_graph` graphs.
+
+        The network reads the first ``prim_dim`` columns of the unit features: an ensemble's
+        members can read fewer features than the batch carries.
+        """
+        units, locs, pairs = batch[UNIT], batch[LOCUTION], batch[PAIR]
+        emb, feats = units.x, units.feats[:, : self.prim_dim]
+        prim = self.prim_in(torch.cat([emb, feats], dim=1))
+        sec = locs.x if locs.x.shape[1] else locs.x.new_zeros((locs.num_nodes, 1))
         h = torch.cat([prim, self.sec_in(sec)], dim=0)
-        if batch.edges.shape[1]:
-            adj = block_adjacency(batch.edges, h.shape[0], self.n_edge_types)
+        edges = typed_edges(batch)
+        if edges.shape[1]:
+            adj = block_adjacency(edges, h.shape[0], self.n_edge_types)
             for conv, norm in zip(self.convs, self.norms, strict=True):
                 h = norm(h + self.dropout(torch.relu(conv(h, adj))))
         hp = h[: len(prim)]
-        dense, mask = to_dense_batch(hp, batch.prim_graph)
+        dense, mask = to_dense_batch(hp, units.batch)
         hp = self.context(dense, src_key_padding_mask=~mask)[mask]
-        s, t = batch.pairs[:, 0], batch.pairs[:, 1]
-        ea, eb = self.emb_a(batch.emb), self.emb_b(batch.emb)
-        cos = nn.functional.cosine_similarity(batch.emb[s], batch.emb[t], dim=1).unsqueeze(1)
-        pair = torch.cat([self.mul_a(hp)[s] * self.mul_b(hp)[t], ea[s] * eb[t], cos, batch.pair_feats], dim=1)
+        s, t = pairs.edge_index[0], pairs.edge_index[1]
+        ea, eb = self.emb_a(emb), self.emb_b(emb)
+        cos = nn.functional.cosine_similarity(emb[s], emb[t], dim=1).unsqueeze(1)
+        pair = torch.cat([self.mul_a(hp)[s] * self.mul_b(hp)[t], ea[s] * eb[t], cos, pairs.edge_attr], dim=1)
         z = self.src_proj(hp)[s] + self.tgt_proj(hp)[t] + self.pair_proj(pair)
         if self.direct is not None:
-            es, et = batch.emb[s], batch.emb[t]
-            z = z + self.direct(torch.cat([es, et, es * et, batch.prim_feats[s], batch.prim_feats[t]], dim=1))
+            es, et = emb[s], emb[t]
+            z = z + self.direct(torch.cat([es, et, es * et, feats[s], feats[t]], dim=1))
         return self.out(z)
 
 
 class RelationEnsemble(nn.Module):
-    """Relation GNNs over the same graphs, as one model.
+    """Relation GNNs over the same graphs, as one model: the one way relation networks are combined.
 
     The output is the members' mean log-probability, so a softmax over it gives the normalised
     geometric mean of their probabilities: a label has to be likely for every member. Members
-    may read fewer node features than the batch carries: each reads the first ``prim_dim``
+    may read fewer unit features than the batch carries: each reads the first ``prim_dim``
     columns of its configuration (features that only some members use go last).
 
     Args:
@@ -229,20 +232,9 @@ class RelationEnsemble(nn.Module):
         self.widths = [int(config["prim_dim"]) for config in members]
         self.n_labels = int(members[0]["n_labels"])
 
-    def forward(self, batch: GraphBatch) -> torch.Tensor:
+    def forward(self, batch: HeteroData) -> torch.Tensor:
         """Mean log-probabilities ``(Q, n_labels)`` of the batch's pairs."""
-        out = [
-            torch.log_softmax(member(narrowed(batch, width)), dim=1)
-            for member, width in zip(self.members, self.widths, strict=True)
-        ]
-        return torch.stack(out).mean(dim=0)
-
-
-def narrowed(batch: GraphBatch, width: int) -> GraphBatch:
-    """``batch`` with its primary-node features cut to the first ``width`` columns."""
-    if batch.prim_feats.shape[1] == width:
-        return batch
-    return replace(batch, prim_feats=batch.prim_feats[:, :width])
+        return torch.stack([torch.log_softmax(member(batch), dim=1) for member in self.members]).mean(dim=0)
 
 
 def build_model(config: Mapping[str, Any]) -> nn.Module:

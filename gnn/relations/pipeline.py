@@ -25,6 +25,7 @@ from gnn.relations.family import TrainOptions
 from gnn.relations.marg_task import Debate, Pair, cross_validate, predict_debates, score_transfer
 from gnn.relations.sciarg_task import Paper
 from gnn.relations.text import Lsa, TextVectors
+from gnn.trainer import Progress
 from ontology.errors import ModelError
 
 TASK = "relations"
@@ -104,7 +105,7 @@ def train_relations(
     encoder: TextVectors | None = None,
     threads: int | None = 1,
     epochs: int | None = None,
-    progress: bool = False,
+    progress: Progress | None = None,
     log: Callable[[str], None] = lambda _msg: None,
 ) -> ModelCard:
     """Train a sub-model per family present in ``data`` into ``out_dir`` and write its model card.
@@ -118,8 +119,8 @@ def train_relations(
         encoder: Text encoder for the full profile.
         threads: Torch CPU threads (``None``: leave torch's default).
         epochs: Overrides the profile's epochs (tests, benchmarks).
-        progress: Progress bars.
-        log: Receives progress lines.
+        progress: Receives ``(stage, done, total)`` (:data:`gnn.trainer.Progress`).
+        log: Receives progress lines (one per training epoch of every network).
 
     Raises:
         ModelError: No data of any family.

@@ -35,6 +35,7 @@ from gnn.relations.qt30_task import (
     tune_decodings,
 )
 from gnn.relations.text import TextVectors
+from gnn.trainer import Progress
 from ontology.errors import ModelError
 
 SPLIT_SEED = 13
@@ -53,23 +54,14 @@ DIMS = {
 FAMILY: family.Family[MapTensors] = family.Family("QT30", "maps", "qt30", DIMS, item, dev_scorer)
 
 
-def _progress(items: Sequence[Any], on: bool, desc: str) -> Any:
-    if not on:
-        return items
-    from tqdm.auto import tqdm
-
-    return tqdm(items, desc=desc, unit="map")
-
-
-def tensors_of(maps: Sequence[ArgMap], window: int, progress: bool = False) -> list[MapTensors]:
-    """Features and graphs of ``maps``."""
-    return [map_tensors(m, window) for m in _progress(maps, progress, "QT30 features")]
-
-
-def _items(tensors: Sequence[MapTensors], text: TextVectors) -> list[Any]:
-    """Model inputs of ``tensors`` with ``text`` vectors."""
-    embs = family.embed_groups([t.texts for t in tensors], text, False)
-    return [item(t, e) for t, e in zip(tensors, embs, strict=True)]
+def tensors_of(maps: Sequence[ArgMap], window: int, progress: Progress | None = None) -> list[MapTensors]:
+    """Features and graphs of ``maps`` (``progress`` hears ``("QT30 features", done, total)``)."""
+    out = []
+    for m in maps:
+        out.append(map_tensors(m, window))
+        if progress is not None:
+            progress("QT30 features", len(out), len(maps))
+    return out
 
 
 def _baseline(
@@ -134,7 +126,7 @@ def train_qt30(
     # dialogue maps 0.05 focused F1 on the development maps.
     names = {s: {t.name for t in parts[s]} for s in ("dev", "test")}
     bare = {s: tensors_of([without_locutions(m) for m in maps if m.name in names[s]], hp["window"]) for s in names}
-    bare_items = {s: _items(bare[s], trained.text) for s in ("dev", "test")}
+    bare_items = {s: family.graphs_of(FAMILY, bare[s], trained.text) for s in ("dev", "test")}
     bare_decodings = tune_decodings(bare["dev"], predict_probs(tuning, bare_items["dev"], options.device))
     family.save_stored(
         out_dir,
@@ -187,7 +179,6 @@ def train_qt30(
             "bias_propositions_only": summary(bare_decodings),
         },
         "metrics": metrics,
-        "history": trained.history,
         "seconds": round(time.perf_counter() - start, 1),
         "train_seconds": round(trained.train_seconds, 1),
     }
@@ -216,7 +207,7 @@ def cross_validate_qt30(maps: Sequence[ArgMap], options: family.TrainOptions, fo
     """
     import tempfile
 
-    from gnn.protocol import grouped_folds, spread
+    from gnn.protocol import Pooled, figures_of, grouped_folds
     from gnn.relations.qt30_task import episodes
     from gnn.relations.train import predict_probs
 
@@ -226,7 +217,7 @@ def cross_validate_qt30(maps: Sequence[ArgMap], options: family.TrainOptions, fo
     groups = episodes([t.name for t in tensors])
     fold_of = grouped_folds(groups, folds, options.seed)
     figures: dict[str, list[float]] = {}
-    counts: dict[str, dict[str, dict[str, int]]] = {}
+    pooled: dict[str, Pooled] = {}
     for fold in range(folds):
         options.log(f"QT30 cross-validation: fold {fold + 1}/{folds}")
         rest = [k for k in range(len(tensors)) if fold_of[k] != fold]
@@ -253,12 +244,9 @@ def cross_validate_qt30(maps: Sequence[ArgMap], options: family.TrainOptions, fo
             for kind in ("general", "focused"):
                 figures.setdefault(f"tuned_{obj}.{kind}_f1", []).append(report["official_style"][kind]["f1"])
             figures.setdefault(f"tuned_{obj}.relation_macro_f1", []).append(report["relations"]["macro_f1"])
-            pooled = counts.setdefault(f"tuned_{obj}", {})
+            tally = pooled.setdefault(f"tuned_{obj}", Pooled())
             for label, row in report["relations"]["per_label"].items():
-                acc = pooled.setdefault(label, {"gold": 0, "predicted": 0, "right": 0})
-                acc["gold"] += row["gold"]
-                acc["predicted"] += row["predicted"]
-                acc["right"] += row["right"]
+                tally.add(label, row["gold"], row["predicted"], row["right"])
     return {
         "protocol": (
             f"{folds}-fold cross-validation grouped by episode (runs of nodeset numbers, gap > 20), "
@@ -268,13 +256,8 @@ def cross_validate_qt30(maps: Sequence[ArgMap], options: family.TrainOptions, fo
         "maps": len(tensors),
         "episodes": len(set(groups)),
         "profile": options.profile,
-        "figures": {name: spread(values) for name, values in figures.items()},
-        "labels": {
-            obj: {
-                lab: {**c, "recall": round(c["right"] / c["gold"], 4) if c["gold"] else None} for lab, c in per.items()
-            }
-            for obj, per in counts.items()
-        },
+        "figures": figures_of(figures),
+        "labels": {obj: tally.as_dict() for obj, tally in pooled.items()},
         "seconds": round(time.perf_counter() - start, 1),
     }
 
@@ -306,13 +289,15 @@ class Qt30Model:
     def predict(
         self, maps: Sequence[ArgMap], objective: str = "general", progress: bool = False
     ) -> list[list[tuple[str, str, str, float]]]:
-        """Per map: (source I local id, target I local id, RA|CA|MA, probability)."""
+        """Per map: (source I local id, target I local id, RA|CA|MA, probability).
+
+        ``progress`` shows the encoder's progress bar while texts are embedded.
+        """
         from gnn.relations.train import predict_probs
 
         self.decoding(objective)  # an unknown objective fails before any map is encoded
-        tensors = tensors_of(maps, self.window, progress)
-        embs = family.embed_groups([t.texts for t in tensors], self.text, progress)
-        probs = predict_probs(self.model, [item(t, e) for t, e in zip(tensors, embs, strict=True)], self.device)
+        tensors = tensors_of(maps, self.window)
+        probs = predict_probs(self.model, family.graphs_of(FAMILY, tensors, self.text, progress), self.device)
         out = []
         for amap, t, p in zip(maps, tensors, probs, strict=True):
             decoding = self.decoding(objective, propositions_only=not amap.locutions)
@@ -348,8 +333,7 @@ def _pair_probs(qt: Qt30Model, pairs: Sequence[tuple[str, str]], batch: int = 51
     for s in range(0, len(pairs), batch):
         chunk = pairs[s : s + batch]
         tensors = tensors_of([pair_map(s + i, a, b) for i, (a, b) in enumerate(chunk)], qt.window)
-        embs = family.embed_groups([t.texts for t in tensors], qt.text, False)
-        probs = predict_probs(qt.model, [item(t, e) for t, e in zip(tensors, embs, strict=True)], qt.device)
+        probs = predict_probs(qt.model, family.graphs_of(FAMILY, tensors, qt.text), qt.device)
         for i, (t, p) in enumerate(zip(tensors, probs, strict=True)):
             row = [k for k, (a, b) in enumerate(t.pairs.tolist()) if (a, b) == (0, 1)]
             out[s + i] = p[row[0]]

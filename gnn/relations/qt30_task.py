@@ -23,8 +23,6 @@ import numpy as np
 from gnn.relations.metrics import dialam_scores
 from gnn.relations.qt30 import LABELS, MapTensors
 
-Item = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-
 OBJECTIVES = ("general", "focused")
 DIRECTIONS = ("one", "both")
 # The issue's allowance: decision thresholds tuned for one DialAM score may cost the other up to 0.2.
@@ -84,9 +82,11 @@ def episodes(names: Sequence[str], gap: int = EPISODE_GAP) -> list[str]:
     return [run_of[int(m.group(1))] if (m := _NODESET.search(n)) else n for n in names]
 
 
-def item(t: MapTensors, emb: np.ndarray) -> Item:
-    """The model input tuple of a map."""
-    return (emb, t.prop_feats, t.loc_feats, t.edges, t.pairs, t.pair_feats, t.labels)
+def item(t: MapTensors, emb: np.ndarray) -> Any:
+    """The graph the network reads of a map (:func:`gnn.relations.model.relation_graph`)."""
+    from gnn.relations.model import relation_graph
+
+    return relation_graph(emb, t.prop_feats, t.edges, t.pairs, t.pair_feats, t.labels, t.loc_feats)
 
 
 def biased_scores(probs: np.ndarray, bias: Sequence[float]) -> np.ndarray:

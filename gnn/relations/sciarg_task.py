@@ -23,7 +23,7 @@ import numpy as np
 from gnn.relations import family
 from gnn.relations.heads import HeadChoice
 from gnn.relations.metrics import relation_macro, triple_scores
-from gnn.relations.qt30_task import Item, biased_scores, decode
+from gnn.relations.qt30_task import biased_scores, decode
 from gnn.relations.sciarg_features import (
     EDGE_TYPES,
     LABELS,
@@ -149,9 +149,12 @@ def decode_paper(
     return out
 
 
-def _item(t: PaperTensors, emb: np.ndarray) -> Item:
+def _item(t: PaperTensors, emb: np.ndarray) -> Any:
+    """The graph the network reads of a paper: its components and candidate pairs, no locutions."""
+    from gnn.relations.model import relation_graph
+
     prim = t.prop_feats if t.context is None else np.concatenate([t.prop_feats, t.context], axis=1)
-    return (emb, prim, np.zeros((0, 0), np.float32), t.edges, t.pairs, t.pair_feats, t.labels)
+    return relation_graph(emb, prim, t.edges, t.pairs, t.pair_feats, t.labels)
 
 
 CONTEXT_LAYERS = (3, 6)
@@ -405,7 +408,6 @@ def train_sciarg(
             "bias": dict(zip(LABELS, bias, strict=True)),
         },
         "metrics": metrics,
-        "history": trained.history,
         "seconds": round(time.perf_counter() - start, 1),
         "train_seconds": round(trained.train_seconds, 1),
     }
@@ -431,8 +433,7 @@ class SciargModel:
         tensors = [paper_tensors(p, self.window, self.vocab, self.edge_vocab) for p in papers]
         if self.context:
             _add_context(tensors, papers, self.text)
-        embs = family.embed_groups([t.texts for t in tensors], self.text, False)
-        probs = predict_probs(self.model, [_item(t, e) for t, e in zip(tensors, embs, strict=True)], self.device)
+        probs = predict_probs(self.model, family.graphs_of(FAMILY, tensors, self.text), self.device)
         out = []
         for paper, t, p in zip(papers, tensors, probs, strict=True):
             rels = decode_paper(t.pairs, p, self.bias)

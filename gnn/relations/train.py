@@ -1,26 +1,27 @@
-"""Training and inference loops of :class:`~gnn.relations.model.RelationGNN` (full-batch per group of graphs)."""
+"""How a :class:`~gnn.relations.model.RelationGNN` is trained and run: its :class:`~gnn.trainer.Fittable`
+(batches of whole graphs, class-weighted cross-entropy plus listwise terms, selection on a tuning
+score) for :class:`gnn.trainer.Trainer`, and batched inference."""
 
 from __future__ import annotations
 
-import copy
-import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
+from torch_geometric.data import Batch, HeteroData
 
 from gnn.relations.heads import HeadChoice
-from gnn.relations.model import GraphBatch, RelationGNN, collate
+from gnn.relations.model import PAIR, RelationEnsemble, RelationGNN
+from gnn.trainer import Selection
 
-Item = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
-
-def class_weights(items: Sequence[Item], n_labels: int, power: float = 0.5) -> torch.Tensor:
+def class_weights(graphs: Sequence[HeteroData], n_labels: int, power: float = 0.5) -> torch.Tensor:
     """Inverse-frequency label weights raised to ``power`` (rare conflicts count more), mean 1."""
     counts = np.ones(n_labels)
-    for it in items:
-        counts += np.bincount(it[6], minlength=n_labels)[:n_labels]
+    for g in graphs:
+        counts += np.bincount(g[PAIR].y.numpy(), minlength=n_labels)[:n_labels]
     w = (counts.sum() / counts) ** power
     return torch.tensor(w / w.mean(), dtype=torch.float32)
 
@@ -62,132 +63,115 @@ def head_choice_loss(logits: torch.Tensor, pairs: torch.Tensor, labels: torch.Te
     return (log_total - log_picked)[present].mean()
 
 
-def _batches(items: Sequence[Item], size: int, rng: np.random.Generator | None) -> list[GraphBatch]:
-    order = np.arange(len(items)) if rng is None else rng.permutation(len(items))
-    out = []
-    for s in range(0, len(order), size):
-        group = [items[k] for k in order[s : s + size] if len(items[k][4])]
-        if group:
-            out.append(collate(group))
-    return out
+def _pairs(g: HeteroData) -> int:
+    return int(g[PAIR].edge_index.shape[1])
 
 
-def predict_probs(model: RelationGNN, items: Sequence[Item], device: str = "cpu", batch: int = 32) -> list[np.ndarray]:
-    """Label probabilities ``(pairs, n_labels)`` of every item, in order."""
-    model.eval()
-    out: list[np.ndarray] = []
-    with torch.inference_mode():
-        for s in range(0, len(items), batch):
-            group = list(items[s : s + batch])
-            nonempty = [it for it in group if len(it[4])]
-            probs = (
-                torch.softmax(model(collate(nonempty).to(device)), dim=1).cpu().numpy()
-                if nonempty
-                else np.zeros((0, 1), dtype=np.float32)
-            )
-            off = 0
-            for it in group:
-                n = len(it[4])
-                out.append(probs[off : off + n] if n else np.zeros((0, model.n_labels), np.float32))
-                off += n
-    return out
+class RelationFit:
+    """One relation network's training run, as the :class:`gnn.trainer.Fittable` the trainer fits.
 
-
-def fit(
-    model: RelationGNN,
-    train: Sequence[Item],
-    dev: Sequence[Item],
-    score: Callable[[list[np.ndarray]], float],
-    *,
-    epochs: int,
-    seed: int,
-    device: str = "cpu",
-    lr: float = 2e-3,
-    graphs_per_batch: int = 16,
-    weight_power: float = 0.5,
-    head_choices: Sequence[HeadChoice] = (),
-    progress: bool = False,
-    desc: str = "training",
-    stop_after: int | None = None,
-) -> dict[str, object]:
-    """Train with weighted cross-entropy (plus any listwise terms); keep the epoch whose dev ``score`` is best.
-
-    With ``stop_after`` (a refit on more data, its epoch chosen by an earlier run) training ends after
-    that epoch and keeps its weights, without scoring ``dev``; the learning-rate schedule still
-    spans ``epochs``, so the weights are those the same epoch of a full run would have.
+    The network is built when the trainer first asks for it, after the trainer has seeded torch:
+    its initial weights come from the schedule's seed like the rest of the run.
 
     Args:
-        model: The model (trained in place; the best epoch's weights are restored).
-        train: Training graphs.
-        dev: Development graphs (for model selection).
-        score: Dev probabilities -> number to maximise.
-        epochs: Passes over ``train``.
-        seed: Seed of the batch order.
-        device: Torch device.
-        lr: AdamW learning rate.
+        build: Makes the untrained network.
+        train: Training graphs (:func:`~gnn.relations.model.relation_graph`).
+        tune: Graphs that select the epoch (``()``: none; a refit stops at a given epoch instead).
+        score: Their label probabilities (one ``(pairs, labels)`` array per graph) -> the number to
+            maximise.
         graphs_per_batch: Graphs per optimisation step.
-        weight_power: Exponent of the inverse-frequency class weights.
         head_choices: Listwise terms added to the weighted cross-entropy.
-        progress: Show a progress bar.
-        desc: Progress bar label.
-        stop_after: Last epoch to train (0-based); ``None``: all ``epochs``, selected on ``dev``.
-
-    Returns:
-        History: per-epoch loss and dev score, best epoch, seconds.
+        weight_power: Exponent of the inverse-frequency class weights.
     """
-    rng = np.random.default_rng(seed)
-    model.to(device)
-    loss_fn = nn.CrossEntropyLoss(weight=class_weights(train, model.n_labels, weight_power).to(device))
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max(epochs, 1))
-    best, best_state, best_epoch = -1.0, copy.deepcopy(model.state_dict()), -1
-    history: list[dict[str, float]] = []
-    start = time.perf_counter()
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
 
-        bar = tqdm(total=epochs if stop_after is None else stop_after + 1, desc=desc, unit="epoch")
-    last = epochs if stop_after is None else min(stop_after + 1, epochs)
-    try:
-        for epoch in range(last):
-            model.train()
-            total, n = 0.0, 0
-            for batch in _batches(train, graphs_per_batch, rng):
-                batch = batch.to(device)
-                logits = model(batch)
-                loss = loss_fn(logits, batch.labels)
-                for term in head_choices:
-                    loss = loss + term.weight * head_choice_loss(logits, batch.pairs, batch.labels, term)
-                opt.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-                opt.step()
-                total += float(loss.detach()) * len(batch.labels)
-                n += len(batch.labels)
-            sched.step()
-            if stop_after is not None:
-                history.append({"epoch": epoch, "loss": round(total / max(n, 1), 5)})
-                best_epoch = epoch
-                if bar is not None:
-                    bar.update(1)
-                    bar.set_postfix(loss=f"{total / max(n, 1):.3f}")
-                continue
-            dev_score = score(predict_probs(model, dev, device)) if dev else -float(total / max(n, 1))
-            history.append({"epoch": epoch, "loss": round(total / max(n, 1), 5), "dev": round(dev_score, 4)})
-            if dev_score > best:
-                best, best_state, best_epoch = dev_score, copy.deepcopy(model.state_dict()), epoch
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix(loss=f"{total / max(n, 1):.3f}", dev=f"{dev_score:.3f}")
-    finally:
-        if bar is not None:
-            bar.close()
-    if stop_after is None:
-        model.load_state_dict(best_state)
-    return {
-        "history": history,
-        "best_epoch": best_epoch,
-        "best_dev": round(best, 4),
-        "seconds": time.perf_counter() - start,
-    }
+    def __init__(
+        self,
+        build: Callable[[], RelationGNN],
+        train: Sequence[HeteroData],
+        tune: Sequence[HeteroData] = (),
+        score: Callable[[list[np.ndarray]], float] | None = None,
+        *,
+        graphs_per_batch: int = 16,
+        head_choices: Sequence[HeadChoice] = (),
+        weight_power: float = 0.5,
+    ) -> None:
+        self._build = build
+        self._net: RelationGNN | None = None
+        self.train = list(train)
+        self.tune = list(tune)
+        self.score = score
+        self.graphs_per_batch = graphs_per_batch
+        self.head_choices = tuple(head_choices)
+        self.weight_power = weight_power
+        self._loss_fn: nn.Module | None = None
+
+    @property
+    def module(self) -> RelationGNN:
+        """The network (built on first use)."""
+        if self._net is None:
+            self._net = self._build()
+        return self._net
+
+    @property
+    def device(self) -> torch.device:
+        """Where the trainer put the network."""
+        return next(self.module.parameters()).device
+
+    def param_groups(self) -> Any:
+        """Every parameter of the network."""
+        return self.module.parameters()
+
+    def batches(self, rng: np.random.Generator) -> list[Batch]:
+        """The training graphs in ``rng``'s order, ``graphs_per_batch`` at a time; graphs without
+        candidate pairs are dropped from their batch."""
+        order = rng.permutation(len(self.train))
+        out = []
+        for s in range(0, len(order), self.graphs_per_batch):
+            group = [self.train[k] for k in order[s : s + self.graphs_per_batch] if _pairs(self.train[k])]
+            if group:
+                out.append(Batch.from_data_list(group))
+        return out
+
+    def loss(self, batch: Batch) -> torch.Tensor:
+        """Class-weighted cross-entropy of the pair labels plus the weighted listwise terms."""
+        if self._loss_fn is None:
+            weights = class_weights(self.train, self.module.n_labels, self.weight_power)
+            self._loss_fn = nn.CrossEntropyLoss(weight=weights.to(self.device))
+        batch = batch.to(self.device)
+        logits = self.module(batch)
+        pairs, labels = batch[PAIR].edge_index.t(), batch[PAIR].y
+        loss = self._loss_fn(logits, labels)
+        for term in self.head_choices:
+            loss = loss + term.weight * head_choice_loss(logits, pairs, labels, term)
+        return loss
+
+    def select(self) -> Selection | None:
+        """The tuning score of the current weights (``None`` without tuning graphs)."""
+        if not self.tune or self.score is None:
+            return None
+        value = float(self.score(predict_probs(self.module, self.tune, str(self.device))))
+        return Selection(value)
+
+
+def predict_probs(
+    model: RelationGNN | RelationEnsemble, graphs: Sequence[HeteroData], device: str = "cpu", batch: int = 32
+) -> list[np.ndarray]:
+    """Label probabilities ``(pairs, n_labels)`` of every graph, in order."""
+    model.eval()
+    n_labels = model.n_labels
+    out: list[np.ndarray] = []
+    with torch.inference_mode():
+        for s in range(0, len(graphs), batch):
+            group = list(graphs[s : s + batch])
+            nonempty = [g for g in group if _pairs(g)]
+            probs = (
+                torch.softmax(model(Batch.from_data_list(nonempty).to(device)), dim=1).cpu().numpy()
+                if nonempty
+                else np.zeros((0, n_labels), dtype=np.float32)
+            )
+            off = 0
+            for g in group:
+                n = _pairs(g)
+                out.append(probs[off : off + n] if n else np.zeros((0, n_labels), np.float32))
+                off += n
+    return out

@@ -1,21 +1,25 @@
-"""Sci-Arg's two-network relation model: contextual component vectors, the ensemble, and a tiny
-full-profile train -> save -> load -> predict run with a stand-in encoder."""
+"""Sci-Arg's two-network relation model: contextual component vectors, the ensemble, a tiny
+full-profile train -> save -> load -> predict run with a stand-in encoder, and how a relation
+network is fitted by the trainer (the PyG graphs it reads, selection, refit)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 import torch
 from safetensors.torch import load_file
+from torch_geometric.data import Batch
 
 from gnn.relations.family import TrainOptions
-from gnn.relations.model import RelationEnsemble, RelationGNN, build_model, collate
+from gnn.relations.model import RelationEnsemble, RelationGNN, build_model, relation_graph, typed_edges
 from gnn.relations.sciarg_features import Comp, Paper
 from gnn.relations.sciarg_task import context_vectors, load_sciarg, papers_from_records, train_sciarg
-from gnn.relations.train import fit
+from gnn.relations.train import RelationFit
+from gnn.trainer import Schedule, Trainer
 from graphstore.loaders.registry import SAMPLES
 from graphstore.loaders.sciarg import load_sciarg as load_brat
 
@@ -67,12 +71,11 @@ def test_context_vectors_average_the_words_of_each_component_in_its_sentence() -
     assert not ctx[3].any()
 
 
-def _batch(prim: np.ndarray) -> object:
+def _batch(prim: np.ndarray) -> Batch:
     emb = np.eye(3, 4, dtype=np.float32)
     edges = np.array([[0, 1], [1, 2], [0, 0]], dtype=np.int64)
     pairs = np.array([[0, 1], [1, 2], [2, 0]], dtype=np.int64)
-    item = (emb, prim, np.zeros((0, 0), np.float32), edges, pairs, np.ones((3, 2), np.float32), np.zeros(3, np.int64))
-    return collate([item])
+    return Batch.from_data_list([relation_graph(emb, prim, edges, pairs, np.ones((3, 2), np.float32), np.zeros(3))])
 
 
 def test_ensemble_is_the_geometric_mean_and_narrow_members_ignore_trailing_features() -> None:
@@ -92,6 +95,8 @@ def test_ensemble_is_the_geometric_mean_and_narrow_members_ignore_trailing_featu
         changed = prim.copy()
         changed[:, 2:] += 1.0
         torch.testing.assert_close(narrow(_batch(changed[:, :2])), narrow(_batch(prim[:, :2])))
+        # A member reads the first columns of whatever the batch carries.
+        torch.testing.assert_close(narrow(_batch(changed)), narrow(_batch(prim[:, :2])))
         assert not torch.allclose(model(_batch(changed)), out)
     # Stored as one state dict and one configuration.
     again = build_model({"members": [{**base, "prim_dim": 2}, {**base, "prim_dim": 5}]})
@@ -150,45 +155,94 @@ def test_full_profile_trains_a_plain_and_a_contextual_network(tmp_path: Path, pa
     assert not load_sciarg(tmp_path / "quick").context
 
 
-def _items(k: int) -> list[tuple]:
+def _graphs(k: int, empty: bool = False) -> list:
     rng = np.random.default_rng(k)
     emb = rng.normal(size=(4, 4)).astype(np.float32)
     prim = rng.normal(size=(4, 2)).astype(np.float32)
     edges = np.array([[0, 1, 2], [1, 2, 3], [0, 0, 0]], dtype=np.int64)
-    pairs = np.array([[0, 1], [1, 2], [2, 3], [3, 0]], dtype=np.int64)
-    labels = np.array([1, 0, 2, 0], dtype=np.int64)
-    return [(emb, prim, np.zeros((0, 0), np.float32), edges, pairs, rng.normal(size=(4, 2)).astype(np.float32), labels)]
+    pairs = np.array([[0, 1], [1, 2], [2, 3], [3, 0]], dtype=np.int64)[: 0 if empty else 4]
+    labels = np.array([1, 0, 2, 0], dtype=np.int64)[: len(pairs)]
+    return [relation_graph(emb, prim, edges, pairs, rng.normal(size=(len(pairs), 2)).astype(np.float32), labels)]
 
 
-def test_stopping_after_an_epoch_gives_the_weights_that_epoch_has_in_a_full_run() -> None:
-    config = {"emb_dim": 4, "prim_dim": 2, "sec_dim": 0, "pair_dim": 2, "n_edge_types": 1, "n_labels": 3}
-    train = _items(0) + _items(1) + _items(2)
-    epochs_seen: list[int] = []
+def test_a_batch_of_graphs_numbers_units_first_then_locutions() -> None:
+    # Two maps: 2 units + 1 locution, then 1 unit + 2 locutions; edges over ids units then locutions.
+    first = relation_graph(
+        np.zeros((2, 3)), np.zeros((2, 1)), np.array([[0, 2, 1], [2, 1, 0], [0, 1, 2]]),
+        np.array([[0, 1]]), np.zeros((1, 1)), np.array([1]), loc_feats=np.ones((1, 5)),
+    )  # fmt: skip
+    second = relation_graph(
+        np.zeros((1, 3)), np.zeros((1, 1)), np.array([[1, 0], [2, 1], [3, 4]]),
+        np.zeros((0, 2)), np.zeros((0, 1)), np.zeros(0), loc_feats=np.ones((2, 5)),
+    )  # fmt: skip
+    batch = Batch.from_data_list([first, second])
+    assert batch["unit"].num_nodes == 3 and batch["locution"].num_nodes == 3
+    # Units 0, 1 (first map), 2 (second); locutions 3 (first map), 4, 5 (second).
+    got = {tuple(e) for e in typed_edges(batch).t().tolist()}
+    assert got == {(0, 3, 0), (3, 1, 1), (1, 0, 2), (4, 5, 3), (2, 4, 4)}
+    assert batch["unit", "pair", "unit"].edge_index.tolist() == [[0], [1]]
+    # The network reads the batch: one row of logits per candidate pair.
+    net = RelationGNN(emb_dim=3, prim_dim=1, sec_dim=5, pair_dim=1, n_edge_types=5, n_labels=3).eval()
+    assert net(batch).shape == (1, 3)
 
-    def pick_epoch_one(_probs: list[np.ndarray]) -> float:
-        epochs_seen.append(len(epochs_seen))
-        return 1.0 if len(epochs_seen) == 2 else 0.0
 
-    torch.manual_seed(3)
-    selected = RelationGNN(**config)
-    history = fit(selected, train, _items(4), pick_epoch_one, epochs=4, seed=3, graphs_per_batch=1)
-    assert history["best_epoch"] == 1 and epochs_seen == [0, 1, 2, 3]
-    torch.manual_seed(3)
-    stopped = RelationGNN(**config)
-    calls: list[int] = []
+def test_an_epoch_batches_graphs_in_the_trainers_order_and_drops_those_without_pairs() -> None:
+    graphs = _graphs(0) + _graphs(1, empty=True) + _graphs(2) + _graphs(3)
+    job = RelationFit(lambda: RelationGNN(4, 2, 0, 2, 1, 3), graphs, graphs_per_batch=2)
+    order = np.random.default_rng(5).permutation(4)
+    batches = job.batches(np.random.default_rng(5))
+    expected = [[k for k in order[s : s + 2] if k != 1] for s in (0, 2)]
+    assert [b.num_graphs for b in batches] == [len(e) for e in expected]
+    for batch, ks in zip(batches, expected, strict=True):
+        torch.testing.assert_close(batch["unit"].x, torch.cat([graphs[k]["unit"].x for k in ks]))
 
-    def count(_probs: list[np.ndarray]) -> float:
-        calls.append(1)
-        return 0.0
 
-    history = fit(stopped, train, [], count, epochs=4, seed=3, graphs_per_batch=1, stop_after=1)
-    # Two epochs, no dev scoring, and the same cosine schedule over four epochs as the full run.
-    steps = history["history"]
-    assert isinstance(steps, list) and [h["epoch"] for h in steps] == [0, 1] and history["best_epoch"] == 1
-    assert not calls
-    for key, value in selected.state_dict().items():
-        torch.testing.assert_close(stopped.state_dict()[key], value)
-    torch.manual_seed(3)
-    last = RelationGNN(**config)
-    fit(last, train, [], lambda p: 0.0, epochs=4, seed=3, graphs_per_batch=1, stop_after=3)
-    assert not torch.equal(last.state_dict()["pair_proj.weight"], selected.state_dict()["pair_proj.weight"])
+CONFIG = {"emb_dim": 4, "prim_dim": 2, "sec_dim": 0, "pair_dim": 2, "n_edge_types": 1, "n_labels": 3}
+
+
+def _job(train: list, tune: list | None = None, score: Any = None) -> RelationFit:
+    return RelationFit(lambda: RelationGNN(**CONFIG), train, tune or [], score, graphs_per_batch=1)
+
+
+def test_the_trainer_keeps_the_best_dev_epoch_and_a_refit_stops_at_it() -> None:
+    train = _graphs(0) + _graphs(1) + _graphs(2)
+    schedule = Schedule(epochs=4, lr=2e-3, weight_decay=1e-4, seed=3, autocast=False)
+    seen: list[int] = []
+
+    def second_epoch_best(probs: list[np.ndarray]) -> float:
+        assert [p.shape for p in probs] == [(4, 3)]  # the dev graph's pair probabilities
+        seen.append(len(seen) + 1)
+        return 1.0 if len(seen) == 2 else 0.0
+
+    selected = _job(train, _graphs(4), second_epoch_best)
+    result = Trainer(schedule, "cpu").fit(selected)
+    assert result.best_epoch == 2 and result.best_score == 1.0 and seen == [1, 2, 3, 4]
+    assert [row.get("selected") for row in result.history] == [None, True, None, None]
+    # A refit stopped after that epoch (counted from 1, as the card's refit_epochs) trains two
+    # epochs of the same four-epoch schedule, without dev scoring: the selected weights.
+    refit = _job(train)
+    stopped = Trainer(schedule, "cpu").fit(refit, stop_after=result.best_epoch)
+    assert [row["epoch"] for row in stopped.history] == [1, 2] and stopped.best_score is None
+    for key, value in selected.module.state_dict().items():
+        torch.testing.assert_close(refit.module.state_dict()[key], value)
+    later = _job(train)
+    Trainer(schedule, "cpu").fit(later, stop_after=4)
+    assert not torch.equal(
+        later.module.state_dict()["pair_proj.weight"], selected.module.state_dict()["pair_proj.weight"]
+    )
+
+
+def test_the_network_is_built_and_trained_from_the_schedules_seed_alone() -> None:
+    train = _graphs(0) + _graphs(1)
+    schedule = Schedule(epochs=2, lr=2e-3, seed=11, autocast=False)
+    first = _job(train)
+    Trainer(schedule, "cpu").fit(first)
+    torch.manual_seed(99)
+    torch.rand(7)  # whatever ran before does not change the run
+    second = _job(train)
+    Trainer(schedule, "cpu").fit(second)
+    for key, value in first.module.state_dict().items():
+        assert torch.equal(second.module.state_dict()[key], value)
+    other = _job(train)
+    Trainer(Schedule(epochs=2, lr=2e-3, seed=12, autocast=False), "cpu").fit(other)
+    assert not torch.equal(other.module.state_dict()["pair_proj.weight"], first.module.state_dict()["pair_proj.weight"])
