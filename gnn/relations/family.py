@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -289,6 +289,8 @@ class Trained:
     selection_model: Any = None
     # Per member, how many epochs the refit trained (its selected epoch, counted from 1).
     refit_epochs: list[int] | None = None
+    # Per member, the epoch (from 1) its tuning score chose.
+    selected_epochs: list[int] = field(default_factory=list)
 
     @property
     def tuning_model(self) -> Any:
@@ -390,4 +392,5 @@ def train_gnn(
         time.perf_counter() - start,
         selection_model=combined(nets) if refit_nets else None,
         refit_epochs=chosen if refit_nets else None,
+        selected_epochs=chosen,
     )

@@ -199,67 +199,50 @@ def _fit_and_tune(
 def cross_validate_qt30(maps: Sequence[ArgMap], options: family.TrainOptions, folds: int = 5) -> dict[str, Any]:
     """Out-of-fold official-style scores of the QT30 model under the grouped protocol.
 
-    Maps are grouped by episode (:func:`~gnn.relations.qt30_task.episodes`) into ``folds`` folds
-    (:func:`gnn.protocol.grouped_folds`). For each fold a model is trained on the others, with one
-    tenth of their episodes as development maps for the epoch and the decodings, and scored on the
-    fold; the result has each figure's mean and standard deviation over folds, and predicted
-    against gold counts per relation type pooled over the folds.
+    Maps are grouped by episode (:func:`~gnn.relations.qt30_task.episodes`); each fold's model is
+    trained on the other folds, with about a tenth of their maps (whole episodes) choosing the
+    epoch and tuning both decodings (:func:`gnn.protocol.cross_validate`), and scored on its fold.
+    Figures and predicted-against-gold counts are reported per decoding (``tuned_general``,
+    ``tuned_focused``).
     """
     import tempfile
 
-    from gnn.protocol import Pooled, figures_of, grouped_folds
+    from gnn.protocol import Fold, FoldOutcome, Pooled, cross_validate
     from gnn.relations.qt30_task import episodes
     from gnn.relations.train import predict_probs
 
-    start = time.perf_counter()
     hp = family.profile_hp(PROFILES, options.profile, options.epochs)
     tensors = tensors_of(maps, hp["window"], options.progress)
     groups = episodes([t.name for t in tensors])
-    fold_of = grouped_folds(groups, folds, options.seed)
-    figures: dict[str, list[float]] = {}
-    pooled: dict[str, Pooled] = {}
-    for fold in range(folds):
-        options.log(f"QT30 cross-validation: fold {fold + 1}/{folds}")
-        rest = [k for k in range(len(tensors)) if fold_of[k] != fold]
-        rest_groups = [groups[k] for k in rest]
-        n_rest = len(set(rest_groups))
-        # About a tenth of the training maps, whole episodes, for development: of ten grouped parts
-        # the one nearest that size (the first part holds the largest episode, often far more). With
-        # a single episode, none (train_gnn then selects and tunes on its last training map).
-        dev_of = (
-            grouped_folds(rest_groups, min(10, n_rest), options.seed + 1 + fold) if n_rest > 1 else [-1] * len(rest)
-        )
-        sizes = {d: dev_of.count(d) for d in set(dev_of) if d >= 0}
-        dev_part = min(sizes, key=lambda d: (abs(sizes[d] - len(rest) / 10), d)) if sizes else -1
-        parts = {
-            "train": [tensors[k] for k, d in zip(rest, dev_of, strict=True) if d != dev_part],
-            "dev": [tensors[k] for k, d in zip(rest, dev_of, strict=True) if d == dev_part],
-            "test": [tensors[k] for k in range(len(tensors)) if fold_of[k] == fold],
-        }
+
+    def run_fold(fold: Fold) -> FoldOutcome:
+        parts = {name: [tensors[k] for k in getattr(fold, part)] for name, part in PARTS.items()}
         with tempfile.TemporaryDirectory(prefix="argweb-qt30-cv-") as tmp:
             trained, decodings = _fit_and_tune(parts, hp, options, Path(tmp))
             test_p = predict_probs(trained.model, trained.items["test"], options.device)
+        figures: dict[str, float] = {}
+        labels: dict[str, Pooled] = {}
         for obj in OBJECTIVES:
             report = _report(parts["test"], test_p, decodings[obj])
             for kind in ("general", "focused"):
-                figures.setdefault(f"tuned_{obj}.{kind}_f1", []).append(report["official_style"][kind]["f1"])
-            figures.setdefault(f"tuned_{obj}.relation_macro_f1", []).append(report["relations"]["macro_f1"])
-            tally = pooled.setdefault(f"tuned_{obj}", Pooled())
+                figures[f"tuned_{obj}.{kind}_f1"] = report["official_style"][kind]["f1"]
+            figures[f"tuned_{obj}.relation_macro_f1"] = report["relations"]["macro_f1"]
+            tally = labels[f"tuned_{obj}"] = Pooled()
             for label, row in report["relations"]["per_label"].items():
                 tally.add(label, row["gold"], row["predicted"], row["right"])
-    return {
-        "protocol": (
-            f"{folds}-fold cross-validation grouped by episode (runs of nodeset numbers, gap > 20), "
-            f"seed {options.seed}; in each fold about 1/10 of the training maps (whole episodes) select the "
-            "epoch and tune the decodings; official-style DialAM scores of the held-out fold, mean and std over folds"
-        ),
-        "maps": len(tensors),
-        "episodes": len(set(groups)),
-        "profile": options.profile,
-        "figures": figures_of(figures),
-        "labels": {obj: tally.as_dict() for obj, tally in pooled.items()},
-        "seconds": round(time.perf_counter() - start, 1),
-    }
+        return FoldOutcome(figures, labels, {"epochs": trained.selected_epochs, "bias": summary(decodings)})
+
+    protocol = (
+        "QT30 / DialAM task A, maps grouped by episode (runs of nodeset numbers, gap > 20); in each fold about "
+        "1/10 of the training maps (whole episodes) select the epoch and tune the decodings; official-style DialAM "
+        "scores of the held-out fold"
+    )
+    out = cross_validate(groups, run_fold, folds, options.seed, protocol, log=options.log, what="QT30 cross-validation")
+    return {**out, "maps": len(tensors), "episodes": len(set(groups)), "profile": options.profile}
+
+
+# The protocol's parts of a fold, by the names train_gnn gives them.
+PARTS = {"train": "train", "dev": "tune", "test": "test"}
 
 
 @dataclass
