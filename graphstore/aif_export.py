@@ -16,7 +16,9 @@ An exported map is ``{"nodes", "edges", "locutions", "participants", "schemefulf
 
 How each corpus comes out:
 
-* QT30 / DialAM maps: the original map up to ids (node and edge ids are even kept when unique).
+* QT30 / DialAM maps: the original map, node and edge ids included (they are unique in a map), so
+  that an exported map lines up with AIFdb; nodes and edges the map did not have (predicted
+  S-nodes and their edges) get fresh ids beside them (``pred_s0``, ``pred_e0`` ...).
 * Molweni / STAC: EDUs as L-nodes, each discourse relation as a TA node between them whose
   ``scheme`` (and text) is the unified SDRT sense (e.g. ``QuestionAnswerPair``).
 * M-Arg: sentences as L- and I-nodes, Support/Attack pairs as RA/CA between the I-nodes.
@@ -31,7 +33,9 @@ I-node with the utterance text anchored by a ``Default Illocuting`` YA node, as 
 **Not exported:** NonRelation (M-Arg ``Neither``, ContextDeP non-paraphrases) and SameUnit (Sci-Arg
 ``parts_of_same``) nodes, and their edges: they are annotations *about* pairs of units, not AIF
 nodes (AIF has no "no relation" or "fragment of" scheme). Judgements and annotators are not part of
-AIF either. Predicted relations are left out unless asked for.
+AIF either. Predicted relations are left out unless asked for; asked for, each predicted S-node
+carries its provenance beside the AIF keys (tools that do not know them ignore them):
+``"origin": "predicted"``, ``"score"``, ``"model"``, ``"modelVersion"`` and ``"runID"``.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from graphstore import cypher
+from graphstore.loaders.aif_write import fresh_ids
 from graphstore.reads import edge_view, unit_view
 from graphstore.store import GraphStore
 from ontology.aiftext import split_speaker
@@ -164,6 +169,8 @@ def build_aif(
                 scheme, scheme_id = default_scheme, default_id
             text = node.text or scheme or default_scheme
             extra = {k: v for k, v in (("scheme", scheme), ("schemeID", scheme_id)) if v is not None}
+            if node.get(Prop.ORIGIN) == "predicted":
+                extra.update(_provenance(unit))
         else:
             text = node.text or ""
             extra = {}
@@ -175,7 +182,7 @@ def build_aif(
 
     ordered = sorted(nodes.values(), key=lambda n: n.order)
     ids = _node_ids(ordered)
-    edge_rows = _edge_rows(kept, synthetic_edges, ids, discourse, preserve=ids is not None)
+    edge_rows = _edge_rows(kept, synthetic_edges, discourse, preserve=ids is not None)
     if ids is None:
         ids = {n.key: str(i) for i, n in enumerate(ordered, start=1)}
 
@@ -250,29 +257,47 @@ def _anchor_propositions(
     return out, synthetic
 
 
+def _provenance(unit: UnitView) -> dict[str, Any]:
+    """The provenance keys of a predicted S-node (see the module docstring)."""
+    node = unit.node
+    fields = (
+        ("origin", node.get(Prop.ORIGIN)),
+        ("score", node.get(Prop.SCORE)),
+        ("model", node.get(Prop.MODEL)),
+        ("modelVersion", node.get(Prop.MODEL_VERSION)),
+        ("runID", node.get(Prop.RUN_ID)),
+    )
+    return {key: value for key, value in fields if value is not None}
+
+
 def _node_ids(ordered: Sequence[_Node]) -> dict[str, str] | None:
-    """The corpus's own local ids when every node has one and they are unique, else None."""
-    locals_ = [n.local for n in ordered]
-    if any(not local for local in locals_) or len(set(locals_)) != len(locals_):
+    """Each node's id: its own local id, a fresh one for nodes without (predicted S-nodes); None
+    (number them all) when the local ids are not unique, as in corpora that share one local id
+    between the locution and the proposition of a sentence."""
+    locals_ = [n.local for n in ordered if n.local]
+    if not locals_ or len(set(locals_)) != len(locals_):
         return None
-    return {n.key: str(n.local) for n in ordered}
+    fresh = iter(fresh_ids(locals_, "pred_s", sum(1 for n in ordered if not n.local)))
+    return {n.key: str(n.local) if n.local else str(next(fresh)) for n in ordered}
 
 
 def _edge_rows(
     edges: Sequence[EdgeView],
     synthetic: Sequence[tuple[str, str]],
-    ids: dict[str, str] | None,
     discourse: str | None,
     preserve: bool,
 ) -> list[tuple[str, str, str]]:
+    """``(edge id, source key, target key)`` rows: with ``preserve`` the map's own edge ids where
+    they are known and unique and fresh ones for the others (a predicted S-node's edges), else
+    numbered from 1."""
     pairs = [(e, e.source, e.target) for e in edges] + [(None, s, t) for s, t in synthetic]
     if preserve:
         originals = [_edge_local(e, discourse) if e is not None else None for e, _, _ in pairs]
-        if all(originals) and len(set(originals)) == len(originals):
-            return sorted(
-                ((str(o), s, t) for o, (_, s, t) in zip(originals, pairs, strict=True)),
-                key=lambda r: (len(r[0]), r[0]),
-            )
+        known = [o for o in originals if o]
+        if known and len(set(known)) == len(known):
+            fresh = iter(fresh_ids(known, "pred_e", len(originals) - len(known)))
+            rows = [(str(o) if o else str(next(fresh)), s, t) for o, (_, s, t) in zip(originals, pairs, strict=True)]
+            return sorted(rows, key=lambda r: (len(r[0]), r[0]))
     return [(str(i), s, t) for i, (_, s, t) in enumerate(pairs, start=1)]
 
 

@@ -21,13 +21,17 @@ router = APIRouter(tags=["aif"])
 def export_aif(
     discourse_id: str,
     request: Request,
-    include_predicted: Annotated[bool, Query(description="also export predicted relations")] = False,
+    include_predicted: Annotated[
+        bool, Query(description="also export predicted relations (with origin, score, model, modelVersion, runID)")
+    ] = False,
     format: Annotated[
         Literal["aif", "xaif", "ova"],
         Query(description="aif (AIFdb JSON), xaif (oAMF: integer ids, text) or ova (OVA3: with the node layout)"),
     ] = "aif",
 ) -> dict[str, Any]:
-    """The map of a dialogue or document as AIF, xAIF or OVA3 (the same as ``argweb export aif --dialogue``)."""
+    """The map of a dialogue or document as AIF, xAIF or OVA3 (the same as ``argweb export aif --dialogue``).
+
+    A map read from AIF keeps its node and edge ids in AIF; predicted S-nodes get fresh ids beside them."""
     cfg = deps.settings(request)
     return svc.export_map(
         deps.driver(request), cfg.neo4j_database, discourse_id, cfg.cypher_timeout, include_predicted, format

@@ -99,6 +99,44 @@ def test_qt30_map_round_trips(qt30: GraphStore) -> None:
             assert by_id[loc["nodeID"]]["text"].startswith(people[loc["personID"]])
 
 
+def test_qt30_map_with_predictions_keeps_its_ids_and_provenance(qt30: GraphStore) -> None:
+    path = QT30_MAPS[0]
+    original = json.loads(path.read_text(encoding="utf-8"))
+    inodes = [n["nodeID"] for n in original["nodes"] if n["type"] == "I"]
+    run = PredictionRun(run_id="aif-ids", model="m", model_version="1", task="relations")
+    predicted = PredictedRelation(
+        source=f"qt30:{path.stem}:{inodes[0]}",
+        target=f"qt30:{path.stem}:{inodes[1]}",
+        label=RelationLabel.ATTACK,
+        score=0.61,
+    )
+    PredictionStore(qt30.driver).write(run, [predicted])
+    aif = export_discourse(qt30, path.stem, include_predicted=True)
+    validate_aif(aif)
+    # Every node and edge of the map keeps its AIFdb id; the predicted S-node and its two edges
+    # get fresh ids beside them.
+    by_id = _by_id(aif)
+    for node in original["nodes"]:
+        assert by_id[node["nodeID"]]["text"] == node["text"]
+    assert {e["edgeID"] for e in original["edges"]} <= {e["edgeID"] for e in aif["edges"]}
+    (new,) = [n for n in aif["nodes"] if n["nodeID"] not in {m["nodeID"] for m in original["nodes"]}]
+    assert new["type"] == "CA" and new["nodeID"].startswith("pred_s")
+    assert (new["origin"], new["score"], new["model"], new["modelVersion"], new["runID"]) == (
+        "predicted",
+        0.61,
+        "m",
+        "1",
+        "aif-ids",
+    )
+    ends = {(e["fromID"], e["toID"]) for e in aif["edges"] if new["nodeID"] in (e["fromID"], e["toID"])}
+    assert ends == {(inodes[0], new["nodeID"]), (new["nodeID"], inodes[1])}
+    assert len(aif["edges"]) == len(original["edges"]) + 2
+    # Gold only: the map as it was, nothing predicted in it.
+    gold = export_discourse(qt30, path.stem)
+    assert {n["nodeID"] for n in gold["nodes"]} == {n["nodeID"] for n in original["nodes"]}
+    assert not any("origin" in n for n in gold["nodes"])
+
+
 def test_qt30_export_reads_the_same_in_xaif(qt30: GraphStore) -> None:
     for path in QT30_MAPS:
         original = json.loads(path.read_text(encoding="utf-8"))
