@@ -323,12 +323,9 @@ def _locutions(ordered: Sequence[_Node], ids: dict[str, str]) -> tuple[list[dict
                 locutions.append({"nodeID": ids[n.key], **entry})
                 person = entry.get("personID")
                 if person is not None and str(person) not in people:
-                    # A participant's full name (xAIF, OVA3) names the speaker node of the first
-                    # entry's person; without one that node is named by the id, and the L text's
-                    # "Speaker :" is the better name.
-                    own = (n.unit.speaker_id or "").endswith(f":person:{person}")
-                    named = n.unit.speaker if own and n.unit.speaker not in (None, str(person)) else None
-                    people[str(person)] = named or speaker or str(person)
+                    # The speaker the locution is spoken by is named as the map's participant
+                    # (xAIF, OVA3) or else its text named them.
+                    people[str(person)] = n.unit.speaker or speaker or str(person)
                     # The participant's id as the locution writes it (xAIF: an integer).
                     written[str(person)] = person
             continue

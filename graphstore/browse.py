@@ -56,7 +56,7 @@ def discourses(kind: Label | None, speaker: bool = False, text: bool = False, co
     """One page of discourses (dialogues, documents or both).
 
     Parameters: ``$after``, ``$limit``; with ``corpus`` ``$corpus``, with ``speaker`` ``$speaker``
-    (speaker id or name), with ``text`` ``$q`` (case-insensitive part of the local id or of a
+    (speaker id, name or AIF person id), with ``text`` ``$q`` (case-insensitive part of the local id or of a
     unit's text). A filter not asked for is left out of the statement: a ``$x IS NULL OR ...``
     test keeps the planner from the index the filter could seek, and one in front of an
     ``EXISTS`` subquery would still cost the subquery on every discourse.
@@ -73,7 +73,8 @@ def discourses(kind: Label | None, speaker: bool = False, text: bool = False, co
     if speaker:
         where += (
             f" AND EXISTS {{ MATCH (u)-[:{part_of}]->(d) "
-            f"MATCH (u)-[:{spoken_by}]->(s:{_label(Label.Speaker)}) WHERE s.id = $speaker OR s.name = $speaker }}"
+            f"MATCH (u)-[:{spoken_by}]->(s:{_label(Label.Speaker)}) "
+            "WHERE s.id = $speaker OR s.name = $speaker OR $speaker IN s.person_ids }"
         )
     if text:
         unit_text = f"{_is_unit('u')} AND toLower(u.text) CONTAINS toLower($q)"

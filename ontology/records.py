@@ -196,10 +196,16 @@ class DiscourseRecord(NodeRecord):
 
 
 class SpeakerRecord(NodeRecord):
-    """A participant."""
+    """A participant, named as the corpus names them.
+
+    Attributes:
+        name: The speaker's name.
+        person_ids: The AIF ``personID`` values this speaker's locutions carry (AIF maps only).
+    """
 
     LABEL: ClassVar[Label] = Label.Speaker
     name: str
+    person_ids: list[str] | None = None
 
 
 class AnnotatorRecord(NodeRecord):

@@ -88,6 +88,7 @@ class Prop(StrEnum):
     ORIGIN = "origin"
     PARAMETERS = "parameters"
     PART = "part"
+    PERSON_IDS = "person_ids"
     POSITION = "position"
     REASON = "reason"
     RUN_ID = "run_id"
@@ -208,6 +209,7 @@ PROP_IRI: dict[Prop, str] = {
     Prop.ORIGIN: "https://w3id.org/argweb/ontology#origin",
     Prop.PARAMETERS: "https://w3id.org/argweb/ontology#parameters",
     Prop.PART: "https://w3id.org/argweb/ontology#part",
+    Prop.PERSON_IDS: "https://w3id.org/argweb/ontology#personIds",
     Prop.POSITION: "https://w3id.org/argweb/ontology#position",
     Prop.REASON: "https://w3id.org/argweb/ontology#reason",
     Prop.RUN_ID: "https://w3id.org/argweb/ontology#runId",

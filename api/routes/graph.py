@@ -127,7 +127,7 @@ def _dialogue_filter(
     speaker: Text = None,
     q: Annotated[str | None, Query(max_length=500, description="part of the id or of an utterance")] = None,
 ) -> svc.DiscourseFilter:
-    """Dialogues, filtered by corpus, speaker (id or name) and text, in id order."""
+    """Dialogues, filtered by corpus, speaker (id, name or AIF person id) and text, in id order."""
     return svc.DiscourseFilter(Label.Dialogue, corpus, speaker, q)
 
 

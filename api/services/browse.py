@@ -127,7 +127,7 @@ class DiscourseFilter:
     Attributes:
         kind: ``Dialogue`` or ``Document`` (None: both).
         corpus: Corpus id.
-        speaker: Speaker id or name (dialogues only: documents have none).
+        speaker: Speaker id, name or AIF person id (dialogues only: documents have none).
         q: Part of the id or of a unit's text.
     """
 

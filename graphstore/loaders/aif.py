@@ -4,6 +4,12 @@ A map is ``{"nodes": [...], "edges": [...], "locutions": [...]}``. Every node is
 AIF type (L -> Locution, I -> Proposition, RA/CA/MA/TA/YA -> reified relations), every edge as an
 ``AIF_EDGE`` and every locution's speaker as a Speaker, so that a map exported again equals the
 original up to ids. Node ids are scoped by map (the same AIFdb node can occur in several maps).
+
+Speakers are named by the map's participants (xAIF, OVA3) or else from the locution text
+(``Fiona Bruce : ...``): one Speaker per name in the corpus, with the
+``personID`` values of its locutions kept on it (``person_ids``). AIFdb person ids do not name
+people in QT30: one id is several speakers' (an annotation slot) and one speaker has several ids.
+A locution nobody names is spoken by no Speaker; its person id stays in its stored locutions.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +41,20 @@ from ontology.terms import RelType
 
 AIF_SCHEME = "qt30"
 S_TYPES = ("RA", "CA", "MA", "TA", "YA")
+
+
+@dataclass
+class MapSpeaker:
+    """A speaker named by the maps of one load so far, with the person ids of their locutions."""
+
+    name: str
+    where: str
+    person_ids: set[str] = field(default_factory=set)
+
+    def record(self, sid: str, corpus: str) -> SpeakerRecord:
+        """The Speaker record (person ids in number order, the same however the maps are read)."""
+        ids = sorted(self.person_ids, key=lambda p: (0, int(p), p) if p.isdigit() else (1, 0, p))
+        return build(SpeakerRecord, self.where, id=sid, corpus=corpus, name=self.name, person_ids=ids)
 
 
 def _opt_str(value: Any) -> str | None:
@@ -99,7 +120,7 @@ def read_map(
     corpus: str,
     nodes: list[NodeRecord],
     edges: list[EdgeRecord],
-    speakers: dict[str, SpeakerRecord],
+    speakers: dict[str, MapSpeaker],
     *,
     layout: Layout | None = None,
     lenient: bool = False,
@@ -112,7 +133,7 @@ def read_map(
         corpus: Corpus id.
         nodes: Receives the node records.
         edges: Receives the AIF edges.
-        speakers: Speakers by id, shared by the maps of one load.
+        speakers: Speakers by id, shared by the maps of one load (the records are made at its end).
         layout: Where a mapping tool drew the nodes (OVA3), by local node id.
         lenient: xAIF's rules: ``edges``, ``locutions`` and ``participants`` may be absent or null.
 
@@ -176,13 +197,15 @@ def read_map(
             speaker = speaker_by_node[id(node)]
             if entries:
                 person = entries[0].get("personID")
-                if person is not None:
-                    sid = make_id(corpus, "person", str(person))
-                    name = persons.get(str(person))
-                    if sid not in speakers:
-                        speakers[sid] = build(SpeakerRecord, nwhere, id=sid, corpus=corpus, name=name or str(person))
+                # A participant's full name (xAIF, OVA3) names the Speaker; else the text's.
+                listed = persons.get(str(person)) if person is not None else None
+                name = listed or speaker
+                speaker = speaker or listed
+                if name is not None:
+                    sid = make_id(corpus, "speaker", name)
+                    named = speakers.setdefault(sid, MapSpeaker(name, nwhere))
+                    named.person_ids.update(str(e["personID"]) for e in entries if e.get("personID") is not None)
                     extra["speaker_id"] = sid
-                    speaker = speaker or name
                 extra["aif_locutions"] = json.dumps(entries, ensure_ascii=False)
             nodes.append(build(LocutionRecord, nwhere, speaker=speaker, **common, **extra))
         elif ntype == "I":
@@ -233,7 +256,7 @@ def read_map(
 
 
 def load_aif_map(
-    path: Path, corpus: str, nodes: list[NodeRecord], edges: list[EdgeRecord], speakers: dict[str, SpeakerRecord]
+    path: Path, corpus: str, nodes: list[NodeRecord], edges: list[EdgeRecord], speakers: dict[str, MapSpeaker]
 ) -> list[str]:
     """Append the records of one map file to ``nodes`` / ``edges`` / ``speakers``; see :func:`read_map`."""
     return read_map(read_json(path), path, corpus, nodes, edges, speakers)
@@ -252,7 +275,7 @@ def load_aif(paths: list[Path], corpus: str = AIF_SCHEME) -> CorpusBundle:
     return load_maps(paths, corpus, load_aif_map, "AIF argument maps (QT30 / DialAM-2024)", "AIF map(s)")
 
 
-MapReader = Callable[[Path, str, list[NodeRecord], list[EdgeRecord], dict[str, SpeakerRecord]], list[str]]
+MapReader = Callable[[Path, str, list[NodeRecord], list[EdgeRecord], dict[str, MapSpeaker]], list[str]]
 """Reads one map file into the node, edge and speaker lists of a load; returns its notes (:func:`read_map`)."""
 
 
@@ -271,10 +294,10 @@ def load_maps(paths: list[Path], corpus: str, read: MapReader, name: str, what: 
     """
     nodes: list[NodeRecord] = []
     edges: list[EdgeRecord] = []
-    speakers: dict[str, SpeakerRecord] = {}
+    speakers: dict[str, MapSpeaker] = {}
     notes: list[str] = []
     for path in paths:
         notes += read(path, corpus, nodes, edges, speakers)
-    nodes.extend(speakers.values())
+    nodes.extend(speaker.record(sid, corpus) for sid, speaker in speakers.items())
     origin = f"{len(paths)} {what} from {paths[0].parent}" if paths else "no files"
     return corpus_bundle(corpus, name, paths, nodes, edges, origin, notes=notes)

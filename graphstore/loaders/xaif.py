@@ -23,7 +23,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from graphstore.loaders.aif import Layout, load_maps, read_map
+from graphstore.loaders.aif import Layout, MapSpeaker, load_maps, read_map
 from graphstore.loaders.common import read_json, require
 from ontology.errors import LoaderError
 from ontology.records import CorpusBundle, EdgeRecord, NodeRecord, SpeakerRecord
@@ -80,7 +80,7 @@ def read_layout(path: Path, data: dict[str, Any]) -> Layout:
 
 
 def load_xaif_map(
-    path: Path, corpus: str, nodes: list[NodeRecord], edges: list[EdgeRecord], speakers: dict[str, SpeakerRecord]
+    path: Path, corpus: str, nodes: list[NodeRecord], edges: list[EdgeRecord], speakers: dict[str, MapSpeaker]
 ) -> list[str]:
     """Append the records of one xAIF / OVA3 / AIF file; returns what the map leaves out (see the module docstring).
 

@@ -18,8 +18,16 @@ import pytest
 
 from graphstore.loaders.aif import load_aif
 from graphstore.loaders.registry import CORPORA, SAMPLES
+from ontology.aiftext import speaker_of
 from ontology.errors import LoaderError
-from ontology.records import CorpusBundle, DiscourseRecord, LocutionRecord, PropositionRecord, RelationRecord
+from ontology.records import (
+    CorpusBundle,
+    DiscourseRecord,
+    LocutionRecord,
+    PropositionRecord,
+    RelationRecord,
+    SpeakerRecord,
+)
 from ontology.terms import Label, RelType
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -49,18 +57,19 @@ def node_of(bundle: CorpusBundle, node_id: str) -> Any:
 def expected_counts(paths: list[Path]) -> dict[str, int]:
     types: Counter[str] = Counter()
     n_nodes = n_edges = spoken = 0
-    persons: set[str] = set()
+    names: set[str] = set()
     for path in paths:
         data = raw(path)
-        first: dict[str, dict[str, Any]] = {}
-        for loc in data["locutions"]:
-            first.setdefault(str(loc["nodeID"]), loc)
+        listed = {str(loc["nodeID"]) for loc in data["locutions"]}
+        l_nodes = [n for n in data["nodes"] if n["type"] == "L"]
+        named = dict(zip((str(n["nodeID"]) for n in l_nodes), speaker_of([n["text"] for n in l_nodes]), strict=True))
         for node in data["nodes"]:
             types[AIF_LABEL[node["type"]].value] += 1
-            loc = first.get(str(node["nodeID"]))
-            if node["type"] == "L" and loc is not None and loc.get("personID") is not None:
+            name = named.get(str(node["nodeID"]))
+            # A listed locution is spoken by the speaker its text names (one Speaker per name).
+            if str(node["nodeID"]) in listed and name is not None:
                 spoken += 1
-                persons.add(str(loc["personID"]))
+                names.add(name)
         n_nodes += len(data["nodes"])
         n_edges += len(data["edges"])
     return dict(
@@ -69,7 +78,7 @@ def expected_counts(paths: list[Path]) -> dict[str, int]:
                 **types,
                 "Corpus": 1,
                 "Dialogue": len(paths),
-                "Speaker": len(persons),
+                "Speaker": len(names),
                 "AIF_EDGE": n_edges,
                 "PART_OF": len(paths) + n_nodes,
                 "SPOKEN_BY": spoken,
@@ -140,9 +149,31 @@ def test_duplicated_locutions_and_speakers() -> None:
         entries = json.loads(rec.aif_locutions or "[]")
         assert len(entries) == listed[node_id]
         assert all("nodeID" not in e for e in entries)
-        assert rec.speaker_id == f"qt30:person:{entries[0]['personID']}"
+        assert rec.speaker_id == f"qt30:speaker:{rec.speaker}"
     first = node_of(bundle, "qt30:nodeset25723:816229")
     assert first.speaker == "John Ashworth"
+
+
+def test_speakers_are_named_from_the_locutions_with_their_person_ids() -> None:
+    bundle = load_aif(MAPS, "qt30")
+    speakers = {s.id: s for s in bundle.nodes if isinstance(s, SpeakerRecord)}
+    persons: dict[str, set[str]] = {}
+    for path in MAPS:
+        data = raw(path)
+        l_nodes = [n for n in data["nodes"] if n["type"] == "L"]
+        named = dict(zip((str(n["nodeID"]) for n in l_nodes), speaker_of([n["text"] for n in l_nodes]), strict=True))
+        for loc in data["locutions"]:
+            name = named[str(loc["nodeID"])]
+            if name is not None and loc.get("personID") is not None:
+                persons.setdefault(name, set()).add(str(loc["personID"]))
+    assert persons, "the sample maps name their speakers"
+    assert {s.name: set(s.person_ids or ()) for s in speakers.values()} == persons
+    assert all(s.id == f"qt30:speaker:{s.name}" for s in speakers.values())
+    # Every spoken locution points to the Speaker its text names.
+    for rec in bundle.nodes:
+        if isinstance(rec, LocutionRecord) and rec.speaker_id is not None:
+            assert speakers[rec.speaker_id].name == rec.speaker
+    assert "Lisa Nandy" in {s.name for s in speakers.values()}
 
 
 def test_odd_edges_are_kept() -> None:

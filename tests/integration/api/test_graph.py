@@ -60,6 +60,20 @@ def test_dialogue_has_ordered_units_and_relations(client: TestClient) -> None:
     assert first["id"] in [d["id"] for d in by_text["items"]]
 
 
+def test_qt30_speakers_are_found_by_name_and_person_id(client: TestClient, api_graph: ApiGraph) -> None:
+    units = client.get("/dialogues/qt30:nodeset21318").json()["units"]
+    named = next(u for u in units if u["speaker"] == "Lisa Nandy")
+    assert named["speaker_id"] == "qt30:speaker:Lisa Nandy"
+    records, _, _ = api_graph.driver.execute_query(
+        "MATCH (s:Speaker {id: 'qt30:speaker:Lisa Nandy'}) RETURN s.name AS name, s.person_ids AS persons"
+    )
+    assert records[0]["name"] == "Lisa Nandy" and records[0]["persons"]
+    for speaker in ("Lisa Nandy", records[0]["persons"][0], "qt30:speaker:Lisa Nandy"):
+        found = client.get("/dialogues", params={"corpus": "qt30", "speaker": speaker}).json()["items"]
+        assert "qt30:nodeset21318" in [d["id"] for d in found], speaker
+    assert client.get("/dialogues", params={"corpus": "qt30", "speaker": "Nobody Here"}).json()["items"] == []
+
+
 def test_documents_and_kind_mismatch(client: TestClient) -> None:
     docs = client.get("/documents", params={"corpus": "sciarg"}).json()["items"]
     assert docs and all(d["kind"] == "Document" for d in docs)
