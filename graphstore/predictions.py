@@ -250,6 +250,8 @@ class PredictionStore(Statements):
                         model_version=run.model_version,
                         run_id=run.run_id,
                         created_at=run.created_at,
+                        source_tokens=r.source_tokens,
+                        target_tokens=r.target_tokens,
                     )
                 )
             except ValueError as e:

@@ -322,6 +322,8 @@ class RelationRecord(_UnitRecord):
     votes: int | None = None
     annotator_count: int | None = None
     reason: str | None = None
+    source_tokens: list[int] | None = None
+    target_tokens: list[int] | None = None
 
     @field_validator("kind")
     @classmethod
@@ -590,6 +592,9 @@ class PredictedRelation(Record):
         label: What was predicted.
         score: The model's confidence in ``label``, in [0, 1].
         scheme_label: The label as the model names it, if it differs from ``label``.
+        source_tokens: Token positions of ``source`` the model highlights (token-level models,
+            e.g. the ContextDeP highlighter), if any.
+        target_tokens: The same on the ``target`` side.
     """
 
     source: str = Field(min_length=1)
@@ -597,3 +602,5 @@ class PredictedRelation(Record):
     label: RelationLabel
     score: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
     scheme_label: str | None = None
+    source_tokens: list[int] | None = None
+    target_tokens: list[int] | None = None

@@ -101,10 +101,13 @@ class Relation(BaseModel):
     sources: list[str]
     targets: list[str]
     text: str | None = None
+    source_tokens: list[int] | None = Field(default=None, description="Highlighted token positions of the source.")
+    target_tokens: list[int] | None = Field(default=None, description="Highlighted token positions of the target.")
 
     @classmethod
     def of(cls, view: RelationView) -> Relation:
         score = view.score
+        source_tokens, target_tokens = view.node.get(Prop.SOURCE_TOKENS), view.node.get(Prop.TARGET_TOKENS)
         return cls(
             id=view.id,
             kind=view.kind,
@@ -119,6 +122,8 @@ class Relation(BaseModel):
             sources=list(view.sources),
             targets=list(view.targets),
             text=view.node.text,
+            source_tokens=None if source_tokens is None else [int(t) for t in source_tokens],
+            target_tokens=None if target_tokens is None else [int(t) for t in target_tokens],
         )
 
 

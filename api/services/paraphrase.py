@@ -239,7 +239,8 @@ def predict_graph(
     """Predict every (guest, host) locution pair of ``corpus`` in the graph; write the paraphrases.
 
     Each predicted paraphrase becomes a ``rephrase`` relation guest -> host through the prediction
-    write path (origin predicted, model, version, score, run id); gold relations are untouched.
+    write path (origin predicted, model, version, score, run id, and the highlighted token
+    positions of each side as ``source_tokens`` / ``target_tokens``); gold relations are untouched.
 
     Raises:
         NotFoundError: ``corpus`` has no two-locution dialogues.
@@ -261,6 +262,8 @@ def predict_graph(
             label=RelationLabel.REPHRASE,
             score=prediction_score(p.score),
             scheme_label="Paraphrase",
+            source_tokens=sorted(p.highlights("guest")),
+            target_tokens=sorted(p.highlights("host")),
         )
         for (_, g, h), p in zip(found, predictions, strict=True)
         if p.paraphrase

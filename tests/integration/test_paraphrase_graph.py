@@ -41,11 +41,17 @@ def test_write_rephrase_predictions(
     rows = store.run(
         "MATCH (g:Locution)-[:AIF_EDGE]->(r:Rephrase {origin: 'predicted'})-[:AIF_EDGE]->(h:Locution) "
         "RETURN g.id AS g, h.id AS h, r.model AS model, r.model_version AS version, r.score AS score, "
-        "r.run_id AS run ORDER BY g"
+        "r.run_id AS run, r.source_tokens AS guest_tokens, r.target_tokens AS host_tokens, "
+        "size(g.tokens) AS guest_size, size(h.tokens) AS host_size ORDER BY g"
     )
     assert len(rows) == done["paraphrases"]
     for row in rows:
         assert row["g"].endswith(":guest") and row["h"].endswith(":host")
+        # A predicted paraphrase highlights at least one token on each side (its score is the
+        # weaker side's strongest token), and only tokens of that side.
+        for side in ("guest", "host"):
+            tokens = row[f"{side}_tokens"]
+            assert tokens and all(0 <= t < row[f"{side}_size"] for t in tokens) and tokens == sorted(tokens)
         assert row["model"] == "contextdep-highlighter" and row["version"] == "2"
         assert 0.5 <= row["score"] <= 1.0 and row["run"] == done["run_id"]
     assert _gold(store) == gold_before
