@@ -224,7 +224,13 @@ def search(
     request: Request,
     service: Browse,
     q: Annotated[
-        str, Query(min_length=1, max_length=500, description="words to find, or the text to match in meaning")
+        str,
+        Query(
+            min_length=1,
+            max_length=500,
+            description='words to find ("a quoted phrase" in that order, word* as a prefix), '
+            "or the text to match in meaning",
+        ),
     ],
     corpus: Text = None,
     cursor: Cursor = None,

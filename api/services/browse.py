@@ -178,15 +178,30 @@ def _page_size(limit: int) -> int:
     return limit
 
 
+_QUOTED = re.compile(r'"([^"]*)"|(\S+)')
+
+
+def _literal(word: str) -> str:
+    return _LUCENE_SPECIAL.sub(r"\\\1", word)
+
+
 def lucene_terms(text: str) -> str:
     """``text`` as literal Lucene terms, so any input is a valid query.
 
     Special characters are escaped, the operator words ``AND``, ``OR``, ``NOT`` and ``TO`` become
-    plain words (the analyser lower-cases terms anyway), and a word ending in ``*`` stays a prefix
-    (``vacc*``, matched without regard to case); a lone ``*`` is dropped, as Lucene cannot start a term with a wildcard.
+    plain words (the analyser lower-cases terms anyway), a word ending in ``*`` stays a prefix
+    (``vacc*``, matched without regard to case; a lone ``*`` is dropped, as Lucene cannot start a
+    term with a wildcard), and words in double quotes stay a phrase (``"the cost of living"``:
+    those words in that order). A quote without its partner is a literal character.
     """
     words = []
-    for word in text.split():
+    for match in _QUOTED.finditer(text):
+        phrase, word = match.group(1), match.group(2)
+        if phrase is not None:
+            inner = " ".join(_literal(w) for w in phrase.split())
+            if inner:
+                words.append(f'"{inner}"')
+            continue
         stem = word.rstrip("*")
         if not stem:
             continue
@@ -194,7 +209,7 @@ def lucene_terms(text: str) -> str:
         # Prefix terms skip the analyser, so they are lower-cased here as the indexed terms are.
         if prefix or stem in _LUCENE_OPERATORS:
             stem = stem.lower()
-        words.append(_LUCENE_SPECIAL.sub(r"\\\1", stem) + ("*" if prefix else ""))
+        words.append(_literal(stem) + ("*" if prefix else ""))
     return " ".join(words)
 
 

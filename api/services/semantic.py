@@ -277,6 +277,8 @@ def search(
     if not 1 <= k <= MAX_K:
         raise ApiError(f"k must lie in 1..{MAX_K}, not {k}")
     chosen = _labels(labels)
+    # Before the encoder loads (seconds): an unembedded graph is answered at once.
+    _require_index(_vectors(graph), chosen)
     vec = _query_vectors(settings, [text])
     return neighbours(graph, vec, k=k, corpus=corpus, labels=chosen)[0]
 
@@ -304,5 +306,6 @@ def nearest(
     chosen = _labels(labels)
     if not texts:
         return []
+    _require_index(_vectors(graph), chosen)
     vecs = _query_vectors(settings, texts)
     return neighbours(graph, vecs, k=k, exclude_corpus=exclude_corpus, labels=chosen)

@@ -86,8 +86,11 @@ def test_cursors_and_search_terms() -> None:
             decode_cursor(bad, str)
     # Special characters are escaped; a lone * is dropped (Lucene cannot start a term with it) and a
     # trailing one stays a prefix, lower-cased as the indexed terms are.
-    assert lucene_terms('a:b (c) "d" *') == 'a\\:b \\(c\\) \\"d\\"'
+    assert lucene_terms('a:b (c) d" *') == 'a\\:b \\(c\\) d\\"'
     assert lucene_terms("Vacc* AND") == "vacc* and"
+    # Quoted words stay a phrase, their special characters escaped; an empty phrase is dropped.
+    assert lucene_terms('"the cost: of" AND "" x') == '"the cost\\: of" and x'
+    assert lucene_terms('"a b') == '\\"a b'
 
 
 def test_results_are_streamed_in_every_format(store_dir: Path) -> None:

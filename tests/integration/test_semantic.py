@@ -224,11 +224,19 @@ def test_http_semantic_search(embedded: tuple[Graph, dict[str, object]], sem_set
             semantic.embed_graph(embedded[0], sem_settings)
 
 
-def test_missing_index_is_not_found(driver: Driver, sem_settings: Settings) -> None:
+def test_missing_index_is_not_found(driver: Driver, sem_settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
     graph = Graph(sem_settings, driver=driver)
     semantic.remove_embeddings(graph)
     try:
-        with pytest.raises(NotFoundError, match="argweb embed"):
-            semantic.search(graph, sem_settings, "court")
+        # Said before the encoder is loaded (seconds on a cold start): the query is not encoded.
+        def no_encoder(*args: object, **kwargs: object) -> None:
+            raise AssertionError("the encoder was loaded for a graph with nothing embedded")
+
+        with monkeypatch.context() as m:
+            m.setattr(semantic, "encoder", no_encoder)
+            with pytest.raises(NotFoundError, match="argweb embed"):
+                semantic.search(graph, sem_settings, "court")
+            with pytest.raises(NotFoundError, match="argweb embed"):
+                semantic.nearest(graph, sem_settings, ["court"])
     finally:
         semantic.embed_graph(graph, sem_settings)
