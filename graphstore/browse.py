@@ -100,10 +100,14 @@ def discourse_node() -> str:
 
 
 def discourse_units() -> str:
-    """Locutions and propositions PART_OF the discourse ``$id`` with their speaker."""
+    """Locutions, propositions and sentences PART_OF the discourse ``$id`` with their speaker.
+
+    A document's sentences carry its text (each with its character span), on which the spans of
+    its argument components lie.
+    """
     return (
         f"MATCH (n:{_label(Label.Node)})-[:{_rel(RelType.PART_OF)}]->(:{_label(Label.Discourse)} {{id: $id}}) "
-        f"WHERE {_is_unit('n')} "
+        f"WHERE {_is_unit('n')} OR n:{_label(Label.Sentence)} "
         f"OPTIONAL MATCH (n)-[:{_rel(RelType.SPOKEN_BY)}]->(s:{_label(Label.Speaker)}) "
         "WITH n, collect(s)[0] AS s "
         "RETURN n.id AS id, labels(n) AS labels, properties(n) AS props, s.id AS speaker_id, s.name AS speaker"

@@ -14,7 +14,7 @@ from fastapi.responses import Response, StreamingResponse
 from starlette.background import BackgroundTask
 
 from api.routes import deps
-from api.routes.schemas import CypherRequest, CypherResult, Problem
+from api.routes.schemas import CypherRequest, CypherResult, Problem, Question
 from api.services import query as svc
 from api.services.sparql_remote import sparql_store
 from graphstore.readonly import CypherStream
@@ -39,6 +39,15 @@ _SPARQL_RESULTS = {
         "application/ld+json",
     )
 }
+
+
+@router.get("/competency-questions", response_model=list[Question], responses={404: {"model": Problem}})
+def competency_questions() -> list[Question]:
+    """The competency questions, each in Cypher (for ``/cypher``) and SPARQL (for ``/sparql``)."""
+    return [
+        Question(name=q.name, title=q.title, requires=list(q.requires), cypher=q.cypher, sparql=q.sparql)
+        for q in svc.competency_questions()
+    ]
 
 
 @router.post("/cypher", response_model=CypherResult, responses=_QUERY_ERRORS)

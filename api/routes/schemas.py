@@ -52,7 +52,7 @@ class NodeDetail(Node):
 
 
 class Unit(BaseModel):
-    """A locution or proposition of a dialogue/document, in reading order."""
+    """A locution, proposition or sentence of a dialogue/document, in reading order."""
 
     id: str
     kind: str
@@ -274,6 +274,16 @@ class CypherRequest(BaseModel):
 
     query: str = Field(max_length=100_000, examples=["MATCH (n:Locution) RETURN n.id, n.text LIMIT 5"])
     parameters: dict[str, Any] = Field(default_factory=dict)
+
+
+class Question(BaseModel):
+    """A competency question in both query languages (``docs/cq``)."""
+
+    name: str = Field(description="File stem, e.g. 03-molweni-qap-per-dialogue")
+    title: str
+    requires: list[str] = Field(description="Corpora the question is about (empty: any)")
+    cypher: str
+    sparql: str
 
 
 class CypherResult(BaseModel):

@@ -32,11 +32,33 @@ from neo4j import Driver
 from api.services.result_stream import ResultStream
 from api.services.sparql_remote import ACCEPT, RemoteReader, RemoteStore
 from graphstore.readonly import CypherStream, ReadRunner
-from ontology.errors import ApiError, ArgwebError, DatabaseUnavailableError, QueryLimitError, QueryRefusedError
+from ontology.competency import CQ_DIR, CompetencyQuestion, load_questions
+from ontology.errors import (
+    ApiError,
+    ArgwebError,
+    DatabaseUnavailableError,
+    NotFoundError,
+    QueryLimitError,
+    QueryRefusedError,
+)
 from ontology.sparql import is_update, query_form
 
 MAX_QUERY_CHARS = 100_000
 CHUNK = 64 * 1024
+
+# -- competency questions --------------------------------------------------------------------------
+
+
+def competency_questions() -> list[CompetencyQuestion]:
+    """The documented competency questions (``docs/cq``), each in Cypher and SPARQL, by name.
+
+    Raises:
+        NotFoundError: This installation has no ``docs/cq`` (only a checkout ships the docs).
+    """
+    if not CQ_DIR.is_dir():
+        raise NotFoundError(f"no competency questions here: {CQ_DIR} is missing (they ship with a checkout)")
+    return load_questions(CQ_DIR)
+
 
 # -- Cypher ----------------------------------------------------------------------------------------
 

@@ -79,6 +79,14 @@ def test_documents_and_kind_mismatch(client: TestClient) -> None:
     assert docs and all(d["kind"] == "Document" for d in docs)
     body = client.get(f"/documents/{docs[0]['id']}").json()
     assert body["units"] and body["relations"]
+    # The paper's sentences come with its components: the text the components' spans lie on.
+    sentences = [u for u in body["units"] if u["kind"] == "Sentence"]
+    assert sentences and all(u["properties"]["char_start"] < u["properties"]["char_end"] for u in sentences)
+    for c in (u for u in body["units"] if u["kind"] != "Sentence"):
+        assert any(
+            s["properties"]["char_start"] <= c["properties"]["char_start"] < s["properties"]["char_end"]
+            for s in sentences
+        ), c["id"]
     assert client.get(f"/dialogues/{docs[0]['id']}").status_code == 404
 
 

@@ -218,3 +218,15 @@ def test_sparql_that_would_run_for_hours_is_stopped(live_url: str) -> None:
     r = requests.get(f"{live_url}/sparql", params={"query": query}, timeout=60)
     assert r.status_code == 400 and r.json()["type"].endswith("query-limit")
     assert requests.get(f"{live_url}/corpora", timeout=30).status_code == 200
+
+
+def test_competency_questions_are_served_and_run(client: TestClient) -> None:
+    from ontology.competency import load_questions
+
+    served = client.get("/competency-questions").json()
+    assert [q["name"] for q in served] == [q.name for q in load_questions()]
+    question = next(q for q in served if q["name"].startswith("03-"))
+    assert question["title"] and "MATCH" in question["cypher"] and "SELECT" in question["sparql"]
+    rows = client.post("/cypher", json={"query": question["cypher"]}).json()
+    assert rows["row_count"] > 0
+
