@@ -29,8 +29,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import resource
 import runpy
+import subprocess
 import sys
 import tempfile
 import time
@@ -236,3 +238,64 @@ if __name__ == "__main__":
     from bench import harness
 
     harness.run_script(Path(sys.argv[1]), sys.argv[2], sys.argv[3:])
+
+
+@contextmanager
+def bench_graph(
+    args: argparse.Namespace, prefix: str, log: Callable[[str], None] = print
+) -> Iterator[tuple[Settings, Any]]:
+    """:func:`bench_neo4j` with the corpora of ``args.corpora`` loaded (nothing is written to ``--uri``)."""
+    from graphstore.loaders.registry import CORPORA
+    from graphstore.store import GraphStore
+
+    with bench_neo4j(args, prefix, log) as (settings, driver):
+        if not args.uri:
+            store = GraphStore(driver, batch_size=5000)
+            for name, spec in CORPORA.items():
+                files = spec.find(args.corpora)
+                if files:
+                    report = store.ingest(spec.load(files))
+                    log(f"loaded {name}: {report.items:,} items in {report.seconds:.1f}s")
+        yield settings, driver
+
+
+@contextmanager
+def bench_api(settings: Settings) -> Iterator[str]:
+    """The API (``uvicorn api.app:app``, one worker) over ``settings``' graph as a child process on a
+    loopback port; its base URL."""
+    import requests
+
+    from graphstore.runtime import free_port
+
+    port = free_port()
+    env = {
+        **os.environ,
+        "ARGWEB_NEO4J_URI": str(settings.neo4j_uri),
+        "ARGWEB_NEO4J_USER": settings.neo4j_user,
+        "ARGWEB_NEO4J_PASSWORD": settings.neo4j_password.get_secret_value(),
+        "ARGWEB_DATA_DIR": str(settings.data_dir),
+    }
+    cmd = [sys.executable, "-m", "uvicorn", "api.app:app", "--host", "127.0.0.1", "--port", str(port)]
+    proc = subprocess.Popen(
+        [*cmd, "--log-level", "warning"],
+        cwd=BENCH_DIR.parent,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                if requests.get(f"{url}/corpora", timeout=5).status_code == 200:
+                    break
+            except requests.ConnectionError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"the API did not start: {proc.stderr.read().decode() if proc.stderr else ''}")
+            time.sleep(0.2)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
