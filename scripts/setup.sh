@@ -29,10 +29,10 @@ if [ -L .venv ] || [ ! -e .venv ]; then
     ln -sfn "$VENV" .venv
 fi
 
-# The browser test of the graph page drives Debian's headless Chromium through chromedriver.
+# The browser test of the explorer drives Debian's headless Chromium through chromedriver.
 if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
     if command -v apt-get >/dev/null 2>&1; then
-        echo "setup: installing chromium and chromium-driver (browser test of the graph page)"
+        echo "setup: installing chromium and chromium-driver (browser test of the explorer)"
         SUDO=""
         [ "$(id -u)" -eq 0 ] || SUDO="sudo"
         $SUDO apt-get update -qq
@@ -42,12 +42,14 @@ if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null
     fi
 fi
 
-# The graph page's script is committed built (api/web/static/graph.js, Cytoscape.js bundled with
-# esbuild), so no Node is needed to run argweb; rebuild it when npm is there and a source is newer.
-if command -v npm >/dev/null 2>&1 && { [ ! -f api/web/static/graph.js ] || [ api/web/src/graph.js -nt api/web/static/graph.js ]; }; then
-    echo "setup: building the graph page (npm ci && npm run build in api/web)"
+# The explorer's and the workbench's scripts are committed built (api/web/static/*.js, Cytoscape.js
+# and dagre bundled with esbuild), so no Node is needed to run argweb; rebuild them when npm is
+# there and a source is newer.
+if command -v npm >/dev/null 2>&1 && { [ ! -f api/web/static/graph.js ] || [ ! -f api/web/static/workbench.js ] \
+        || [ -n "$(find api/web/src api/web/package.json -newer api/web/static/graph.js -type f 2>/dev/null)" ]; }; then
+    echo "setup: building the explorer and the workbench (npm ci && npm run build in api/web)"
     (cd api/web && npm ci --no-audit --no-fund --loglevel=error && npm run build --silent) \
-        || echo "setup: warning: could not rebuild api/web/static/graph.js; the committed build is used" >&2
+        || echo "setup: warning: could not rebuild api/web/static; the committed build is used" >&2
 fi
 
 "$VENV/bin/python" - <<'PY'

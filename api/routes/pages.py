@@ -28,6 +28,13 @@ def graph_page() -> FileResponse:
     return FileResponse(WEB / "index.html", media_type="text/html")
 
 
+@router.get("/workbench", response_class=HTMLResponse)
+def workbench_page() -> FileResponse:
+    """The query workbench: Cypher and SPARQL editors (read-only, through ``/cypher`` and
+    ``/sparql``), results as a table, the competency questions one click away."""
+    return FileResponse(WEB / "workbench.html", media_type="text/html")
+
+
 @router.get("/docs", response_class=HTMLResponse, include_in_schema=False)
 def docs(request: Request) -> HTMLResponse:
     """The API page (Swagger UI), its script and style served from ``/static`` so that it renders offline."""
@@ -45,7 +52,7 @@ def static(name: Annotated[str, PathParam(pattern=r"^[A-Za-z0-9_.-]+$")]) -> Fil
     """The page's built script and style (no CDN)."""
     path = WEB / "static" / name
     if path.suffix not in _STATIC_TYPES or not path.is_file():
-        if name == "graph.js":
+        if name in ("graph.js", "workbench.js"):
             raise DatabaseUnavailableError(
                 "the graph page is not built: run scripts/setup.sh (npm run build in api/web)"
             )

@@ -1,100 +1,39 @@
-// The argweb graph page: a dialogue or document as an argument graph (Cytoscape.js).
-// Units (locutions, propositions) sit in reading order; reified relations are small nodes
-// between them, as in AIF, coloured by kind; predicted relations are dashed and show their score.
+// The argweb explorer: every map of every corpus, drawn as its kind of discourse is read.
+//
+// * argument maps (QT30/AIF, M-Arg): the proposition layer as an argument diagram beside the
+//   dialogue lane (views/argument.js);
+// * dialogues (Molweni, STAC): the thread with its discourse arcs (views/thread.js);
+// * Sci-Arg papers: the text with highlighted components and relation arcs (views/paper.js);
+// * ContextDeP: the guest and host turns with gold and predicted highlights (views/interview.js).
+//
+// Filters (relation types, gold/predicted, minimum score, speaker), a full-text or semantic search
+// that opens the hit in its map, downloads (AIF, xAIF, PNG, SVG), and an address that carries the
+// whole view so that it can be shared and reloaded.
 import cytoscape from "cytoscape";
+import dagre from "cytoscape-dagre";
+import { $, api, ApiProblem, color, esc, relationLabel, save, short, speakerColors, UNIT_KINDS } from "./common.js";
+import { viewFor } from "./model.js";
+import * as argument from "./views/argument.js";
+import * as thread from "./views/thread.js";
+import * as paper from "./views/paper.js";
+import * as interview from "./views/interview.js";
+import { graphSvg, svgToPng } from "./svg.js";
 
-const KIND_COLORS = {
-  Locution: "#6c8ebf", Proposition: "#82b366", Claim: "#b5739d", Premise: "#d6b656", Sentence: "#9aa5b1",
-  Support: "#2e8b57", Attack: "#c0392b", Rephrase: "#8e44ad", DiscourseRelation: "#e67e22",
-  Transition: "#7f8c8d", Illocution: "#95a5a6", NonRelation: "#bdc3c7", SameUnit: "#34495e", Relation: "#555",
-};
-const UNIT_KINDS = new Set(["Locution", "Proposition", "Claim", "Premise", "Sentence"]);
-const $ = (id) => document.getElementById(id);
+cytoscape.use(dagre);
 
-async function api(path) {
-  const res = await fetch(path, { headers: { Accept: "application/json" } });
-  if (!res.ok) {
-    let detail = res.statusText;
-    try { detail = (await res.json()).detail; } catch (e) { /* not JSON */ }
-    throw new Error(`${res.status}: ${detail}`);
-  }
-  return res.json();
-}
+const VIEWS = ["argument", "thread", "paper", "interview"];
+const READABLE = 0.92; // the least zoom a map opens at: 12 px labels stay at 11 px
+const filters = { predicted: true, hidden: new Set(), minScore: 0, speaker: "" };
+let current = null; // the discourse drawn
+let view = null; // the drawn view: { counts, focus, selected, fade, destroy, svgText?, cy? }
+let palette = new Map();
+let timings = {};
 
 function status(text) { $("status").textContent = text || ""; }
-function color(kind) { return KIND_COLORS[kind] || "#777"; }
-function short(text, n) { return !text ? "" : text.length > n ? text.slice(0, n - 1) + "…" : text; }
+const speakerColor = (name) => palette.get(name) || "#6b7280";
 
-function relationLabel(r) {
-  const name = r.sense || r.scheme_label || r.kind;
-  return r.origin === "predicted" && r.score != null ? `${name} ${r.score.toFixed(2)}` : name;
-}
+// -- details ----------------------------------------------------------------------------------
 
-// Elements of a discourse: one node per unit and relation, one edge per relation end.
-// Filters: `hidden` relation kinds are left out; predicted relations scoring under `minScore` too
-// (gold relations have no score and stay).
-export function elements(discourse, withPredicted, filters = {}) {
-  const hidden = filters.hidden || new Set(); const minScore = filters.minScore || 0;
-  const nodes = []; const edges = []; const ids = new Set(); const y = {};
-  // Locutions on the left, propositions on the right, relations between them; with one kind of
-  // unit only, relations go to the left so that they do not cover the text.
-  const twoColumns = discourse.units.some((u) => u.kind === "Locution") && discourse.units.some((u) => u.kind !== "Locution");
-  discourse.units.forEach((u, i) => {
-    ids.add(u.id);
-    const row = u.position != null ? u.position : i;
-    y[u.id] = row * 80;
-    const x = u.kind === "Locution" || !twoColumns ? 0 : 820;
-    nodes.push({ data: { id: u.id, label: short(u.text, 90), kind: u.kind, color: color(u.kind), unit: u }, position: { x, y: y[u.id] } });
-  });
-  const relations = discourse.relations.filter((r) => (withPredicted || r.origin !== "predicted") && !hidden.has(r.kind) &&
-    !(r.origin === "predicted" && r.score != null && r.score < minScore));
-  relations.forEach((r) => ids.add(r.id));
-  // Relations sit at the mean height of their ends; relations between relations (AIF YA/TA
-  // chains) are placed after the ones they connect, hence a few passes.
-  for (let pass = 0; pass < 3; pass++) {
-    relations.forEach((r) => {
-      const ends = [...r.sources, ...r.targets].filter((e) => y[e] !== undefined && e !== r.id);
-      if (ends.length && (pass > 0 || ends.every((e) => !ids.has(e) || discourse.units.some((u) => u.id === e)))) {
-        y[r.id] = ends.reduce((a, e) => a + y[e], 0) / ends.length;
-      }
-    });
-  }
-  const slot = {};
-  relations.forEach((r) => {
-    const mid = y[r.id] !== undefined ? y[r.id] : 0;
-    const key = Math.round(mid / 40);
-    slot[key] = (slot[key] || 0) + 1;
-    const step = ((slot[key] - 1) % 4) * 90;
-    const x = twoColumns ? 400 + step : -110 - step;
-    nodes.push({
-      data: { id: r.id, label: relationLabel(r), kind: r.kind, color: color(r.kind), predicted: r.origin === "predicted", relation: r },
-      position: { x, y: mid + 22 * Math.floor((slot[key] - 1) / 4) },
-      classes: "relation" + (r.origin === "predicted" ? " predicted" : ""),
-    });
-  });
-  let k = 0;
-  relations.forEach((r) => {
-    const cls = r.origin === "predicted" ? "predicted" : "gold";
-    r.sources.filter((s) => ids.has(s)).forEach((s) => edges.push({ data: { id: `e${k++}`, source: s, target: r.id, color: color(r.kind) }, classes: cls }));
-    r.targets.filter((t) => ids.has(t)).forEach((t) => edges.push({ data: { id: `e${k++}`, source: r.id, target: t, color: color(r.kind) }, classes: cls }));
-  });
-  return { nodes, edges };
-}
-
-const style = [
-  { selector: "node", style: { "background-color": "data(color)", label: "data(label)", "font-size": 11, "text-wrap": "wrap", "text-max-width": 300, "text-valign": "center", "text-halign": "right", "text-margin-x": 6, width: 16, height: 16, color: "#222" } },
-  { selector: "node.relation", style: { shape: "diamond", width: 13, height: 13, "font-size": 9, color: "data(color)", "text-halign": "center", "text-valign": "top", "text-margin-x": 0, "text-margin-y": -3 } },
-  { selector: "node.predicted", style: { "border-width": 2, "border-style": "dashed", "border-color": "#333", "background-opacity": 0.6 } },
-  { selector: "node:selected", style: { "border-width": 3, "border-color": "#111", "border-style": "solid" } },
-  { selector: "edge", style: { width: 1.6, "line-color": "data(color)", "target-arrow-color": "data(color)", "target-arrow-shape": "triangle", "arrow-scale": 0.8, "curve-style": "bezier", opacity: 0.85 } },
-  { selector: "edge.predicted", style: { "line-style": "dashed" } },
-  { selector: ".faded", style: { opacity: 0.2 } },
-];
-
-let cy = null;
-let current = null;
-
-// A relation end as its text (a unit) or its kind (a relation between relations), with its id.
 function endText(id) {
   const unit = current && current.units.find((u) => u.id === id);
   if (unit) return `“${short(unit.text, 160)}” (${id})`;
@@ -103,97 +42,196 @@ function endText(id) {
 }
 
 function showDetails(data) {
-  const box = $("details");
   const u = data.unit; const r = data.relation;
   const rows = [];
-  const add = (k, v) => { if (v !== null && v !== undefined && v !== "") rows.push(`<dt>${k}</dt><dd>${String(v).replace(/</g, "&lt;")}</dd>`); };
+  const add = (k, v) => { if (v !== null && v !== undefined && v !== "") rows.push(`<dt>${k}</dt><dd>${esc(v)}</dd>`); };
   add("kind", data.kind); add("id", data.id);
   let text = "";
   if (u) {
     text = u.text; add("speaker", u.speaker); add("position", u.position);
     add("time", u.timestamp || (u.start_time != null ? `${u.start_time.toFixed(1)}–${(u.end_time || 0).toFixed(1)} s` : ""));
+    if (u.properties && u.properties.scheme_label) add("label", u.properties.scheme_label);
   } else if (r) {
     text = r.text || ""; add("origin", r.origin); add("label", r.scheme_label); add("sense", r.sense);
     add("score", r.score != null ? r.score.toFixed(3) : ""); add("model", r.model ? `${r.model} ${r.model_version || ""}` : "");
     add("run", r.run_id); add("from", r.sources.map(endText).join(" · ")); add("to", r.targets.map(endText).join(" · "));
   }
-  box.innerHTML = `<h2>${data.kind}</h2>${text ? `<div class="text">${text.replace(/</g, "&lt;")}</div>` : ""}<dl>${rows.join("")}</dl>` +
-    `<p><a href="/nodes/${encodeURIComponent(data.id)}">JSON</a> · <a href="/nodes/${encodeURIComponent(data.id)}/neighbors">neighbours</a></p>`;
+  $("details").innerHTML = `<h2>${esc(data.kind)}</h2>${text ? `<div class="text">${esc(text)}</div>` : ""}<dl>${rows.join("")}</dl>` +
+    `<p><a href="/nodes/${encodeURIComponent(data.id)}">JSON</a> · <a href="/nodes/${encodeURIComponent(data.id)}/neighbors">neighbours</a> · ` +
+    `<a href="/data/${encodeURIComponent(data.id)}">Linked Data</a></p>`;
 }
 
-// The legend lists every kind of the map; relation kinds have a box that shows or hides them.
-function legend(kinds) {
-  $("legend-items").innerHTML = [...kinds].sort().map((k) => {
-    const box = UNIT_KINDS.has(k) ? "" : `<input type="checkbox" class="kind-filter" value="${k}" ${filters.hidden.has(k) ? "" : "checked"}> `;
-    return `<label class="legend-row">${box}<span class="swatch ${UNIT_KINDS.has(k) ? "round" : ""}" style="background:${color(k)}"></span>${k}</label>`;
-  }).join("") + '<div class="legend-row"><span class="swatch dash"></span>predicted (score shown)</div>';
+const hooks = { onSelect: (data) => { showDetails(data); remember(); } };
+
+// -- legend and filters -----------------------------------------------------------------------
+
+function legend(discourse) {
+  const kinds = new Set([...discourse.units.map((u) => u.kind), ...discourse.relations.map((r) => r.kind)]);
+  const rows = [...kinds].sort().map((k) => {
+    const box = UNIT_KINDS.has(k) ? "" : `<input type="checkbox" class="kind-filter" value="${esc(k)}" ${filters.hidden.has(k) ? "" : "checked"}> `;
+    return `<label class="legend-row">${box}<span class="swatch ${UNIT_KINDS.has(k) ? "round" : ""}" style="background:${color(k)}"></span>${esc(k)}</label>`;
+  });
+  rows.push('<div class="legend-row"><span class="swatch dash"></span>predicted (score shown)</div>');
+  if (palette.size) {
+    rows.push('<h2>Speakers</h2>');
+    for (const [name, c] of palette) rows.push(`<div class="legend-row"><span class="swatch round" style="background:${c}"></span>${esc(name)}</div>`);
+  }
+  $("legend-items").innerHTML = rows.join("");
   document.querySelectorAll(".kind-filter").forEach((box) => box.addEventListener("change", () => {
     if (box.checked) filters.hidden.delete(box.value); else filters.hidden.add(box.value);
     redraw();
   }));
 }
 
-const filters = { hidden: new Set(), minScore: 0, speaker: "" };
-
-// The speaker box lists the map's speakers; choosing one fades the others' units.
 function speakers(discourse) {
   const names = [...new Set(discourse.units.map((u) => u.speaker).filter(Boolean))].sort();
-  const box = $("speaker");
-  box.innerHTML = '<option value="">all speakers</option>' +
-    names.map((n) => `<option>${n.replace(/&/g, "&amp;").replace(/</g, "&lt;")}</option>`).join("");
-  box.value = names.includes(filters.speaker) ? filters.speaker : "";
+  $("speaker").innerHTML = '<option value="">all speakers</option>' + names.map((n) => `<option>${esc(n)}</option>`).join("");
+  $("speaker").value = names.includes(filters.speaker) ? filters.speaker : "";
 }
 
-function redraw() {
-  if (!current) return;
-  const sel = cy ? cy.$("node:selected") : null;
-  draw(current, sel && sel.nonempty() ? sel[0].id() : undefined);
-  remember();
+// -- drawing ----------------------------------------------------------------------------------
+
+const COMMON_STYLE = [
+  { selector: "node.predicted", style: { "border-width": 2, "border-style": "dashed", "border-color": "#333", "background-opacity": 0.75 } },
+  { selector: "edge.predicted", style: { "line-style": "dashed" } },
+  { selector: "node:selected", style: { "border-width": 3, "border-color": "#111", "border-style": "solid" } },
+  { selector: ".faded", style: { opacity: 0.18 } },
+];
+
+function chosenView(discourse) {
+  const wanted = $("view").value;
+  return VIEWS.includes(wanted) ? wanted : viewFor(discourse);
 }
 
-function draw(discourse, focus) {
-  current = discourse;
-  const { nodes, edges } = elements(discourse, $("predicted").checked, filters);
-  if (cy) cy.destroy();
-  cy = cytoscape({ container: $("graph"), elements: [...nodes, ...edges], style, layout: { name: "preset" }, minZoom: 0.1, maxZoom: 3 });
+function drawGraph(container, discourse, kind) {
+  const mod = kind === "thread" ? thread : argument;
+  const t0 = performance.now();
+  const { nodes, edges, layout } = mod.build(discourse, filters, speakerColor);
+  const big = nodes.length > 600;
+  const cy = cytoscape({
+    container, elements: [...nodes, ...edges], style: [...mod.style, ...COMMON_STYLE], layout: { name: "preset" },
+    minZoom: 0.05, maxZoom: 3, hideEdgesOnViewport: big, textureOnViewport: big,
+  });
+  cy.startBatch();
+  layout(cy, (eles) => eles.layout({ name: "dagre", rankDir: "BT", nodeSep: 22, rankSep: 34, edgeSep: 8, fit: false, animate: false }).run());
+  cy.endBatch();
+  timings.layout_ms = Math.round(performance.now() - t0);
+  // Readable from the start (labels at 11 px or more): the whole map when it fits so, else its
+  // top left corner, where the dialogue starts; the rest is a scroll away.
+  const bb = cy.elements().boundingBox();
+  const width = container.clientWidth; const height = container.clientHeight;
+  // (Labels are measured when first drawn: leave them room beyond the bounding box.)
+  const fit = Math.min(width / (bb.w + 160), height / (bb.h + 60));
+  if (fit >= READABLE) {
+    cy.zoom(Math.min(fit, 1.25));
+    cy.center();
+  } else {
+    cy.zoom(READABLE);
+    cy.pan({ x: 30 - bb.x1 * READABLE, y: 30 - bb.y1 * READABLE });
+  }
+  cy.on("tap", "node", (evt) => hooks.onSelect(evt.target.data()));
+  cy.on("tap", (evt) => { if (evt.target === cy) remember(); });
   window.argwebGraph = cy;
-  cy.on("tap", "node", (evt) => { showDetails(evt.target.data()); remember(); });
-  cy.fit(undefined, 30);
-  if (cy.zoom() < 0.8) {
-    // Long dialogues: keep the text readable and start at the top; the rest is a scroll away.
-    const bb = cy.elements().boundingBox();
-    cy.zoom(0.8);
-    cy.pan({ x: 30 - bb.x1 * 0.8, y: 30 - bb.y1 * 0.8 });
-  }
+  return {
+    cy,
+    counts: { nodes: cy.nodes().length, edges: cy.edges().length },
+    selected: () => { const s = cy.$("node:selected"); return s.nonempty() ? s[0].id() : null; },
+    focus(id) {
+      const n = cy.getElementById(id);
+      if (n.empty()) return false;
+      cy.$(":selected").unselect();
+      n.select(); hooks.onSelect(n.data());
+      cy.animate({ center: { eles: n }, zoom: Math.max(cy.zoom(), 1) }, { duration: 250 });
+      return true;
+    },
+    fade(speaker) {
+      cy.elements().removeClass("faded");
+      if (!speaker) return;
+      // Units of other speakers (a proposition counts as its asserting locution's speaker), and
+      // the relations that touch only them, fade; the counts stay the map's.
+      cy.nodes().filter((n) => n.data("unit") && n.data("speaker") !== speaker).addClass("faded");
+      cy.nodes(".relation").filter((r) => r.neighborhood("node").every((n) => n.hasClass("faded"))).addClass("faded");
+    },
+    destroy() { cy.destroy(); window.argwebGraph = null; },
+    svgText: () => graphSvg(cy),
+    png: () => cy.png({ full: true, scale: 1.5, bg: "#ffffff", output: "blob" }),
+  };
+}
+
+async function draw(discourse, focus) {
+  const started = performance.now();
+  current = discourse;
+  const selected = focus || (view && view.selected && view.selected());
+  if (view) view.destroy();
+  view = null;
+  palette = speakerColors(discourse.units);
+  const kind = chosenView(discourse);
+  const container = $("graph");
+  container.className = `view-${kind}`;
+  document.body.dataset.view = kind;
+  if (kind === "paper") view = paper.render(container, discourse, filters, hooks);
+  else if (kind === "interview") view = interview.render(container, discourse, filters, hooks, speakerColor);
+  else view = drawGraph(container, discourse, kind);
   speakers(discourse);
-  if (filters.speaker) {
-    // Units of other speakers (and the relations touching only them) fade; counts stay the map's.
-    const other = cy.nodes().filter((n) => n.data("unit") && n.data("unit").speaker !== filters.speaker);
-    other.addClass("faded");
-    cy.nodes(".relation").filter((r) => r.neighborhood("node").every((n) => n.hasClass("faded"))).addClass("faded");
-  }
-  $("node-count").textContent = String(cy.nodes().length);
-  $("edge-count").textContent = String(cy.edges().length);
-  legend(new Set([...discourse.units.map((u) => u.kind), ...discourse.relations.map((r) => r.kind)]));
-  if (focus) {
-    const n = cy.getElementById(focus);
-    if (n.nonempty()) { n.select(); showDetails(n.data()); cy.animate({ center: { eles: n }, zoom: 1.2 }, { duration: 300 }); }
-  }
-  // Set last: tests and scripts wait for it to know the graph (and its focus) is drawn.
+  view.fade(filters.speaker);
+  $("node-count").textContent = String(view.counts.nodes);
+  $("edge-count").textContent = String(view.counts.edges);
+  $("count-names").textContent = kind === "paper" ? "components · relations" : kind === "interview" ? "turns · relations" : "nodes · edges";
+  legend(discourse);
+  downloads(discourse);
+  if (selected) view.focus(selected);
+  // Wait for two frames: the map is on screen and answers input when ``loaded`` is set.
+  await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+  timings.draw_ms = Math.round(performance.now() - started);
+  timings.since_navigation_ms = Math.round(performance.now());
+  window.argwebTimings = { ...timings };
+  // Set last: tests and scripts wait for it to know the map (and its focus) is drawn.
   document.body.dataset.loaded = discourse.id;
   status("");
 }
 
-// The address tells the view: corpus, map, selected node and the predicted switch, so that a view
-// can be shared and reloaded (replaceState: no history entry per click).
+function redraw() {
+  if (!current) return;
+  delete document.body.dataset.loaded;
+  draw(current).then(remember).catch((e) => status(e.message));
+}
+
+// -- downloads --------------------------------------------------------------------------------
+
+function fileStem(discourse) { return (discourse.id || "map").replace(/[^A-Za-z0-9._-]+/g, "_"); }
+
+function downloads(discourse) {
+  const withPredicted = filters.predicted ? "true" : "false";
+  const base = `/aif/${encodeURIComponent(discourse.id)}?include_predicted=${withPredicted}`;
+  $("dl-aif").href = base; $("dl-aif").download = `${fileStem(discourse)}.aif.json`;
+  $("dl-xaif").href = `${base}&format=xaif`; $("dl-xaif").download = `${fileStem(discourse)}.xaif.json`;
+}
+
+async function downloadImage(kind) {
+  if (!view || !current) return;
+  try {
+    if (kind === "svg") {
+      save(new Blob([view.svgText()], { type: "image/svg+xml" }), `${fileStem(current)}.svg`);
+    } else {
+      const blob = view.png ? view.png() : await svgToPng(view.svgText());
+      save(blob, `${fileStem(current)}.png`);
+    }
+  } catch (e) { status(`download failed: ${e.message}`); }
+}
+
+// -- address ----------------------------------------------------------------------------------
+
+// The address tells the view: corpus, map, selected node, view kind and filters (replaceState: no
+// history entry per click).
 function remember() {
   const params = new URLSearchParams();
   const corpus = $("corpus").value; const map = current ? current.id : "";
   if (corpus) params.set("corpus", corpus);
   if (map) params.set("discourse", map);
-  const sel = cy ? cy.$("node:selected") : null;
-  if (sel && sel.nonempty()) params.set("node", sel[0].id());
-  if (!$("predicted").checked) params.set("predicted", "0");
+  const sel = view && view.selected ? view.selected() : null;
+  if (sel) params.set("node", sel);
+  if ($("view").value) params.set("view", $("view").value);
+  if (!filters.predicted) params.set("predicted", "0");
   if ($("map-q").value) params.set("q", $("map-q").value);
   if (filters.minScore > 0) params.set("min_score", String(filters.minScore));
   if (filters.hidden.size) params.set("hide", [...filters.hidden].sort().join(","));
@@ -204,27 +242,31 @@ function remember() {
 }
 
 function unknown(id, message) {
-  $("details").innerHTML = `<h2>Unknown id</h2><div class="text">${String(id).replace(/</g, "&lt;")}</div>` +
-    `<p class="muted">${String(message).replace(/</g, "&lt;")}</p>`;
+  $("details").innerHTML = `<h2>Unknown id</h2><div class="text">${esc(id)}</div><p class="muted">${esc(message)}</p>`;
   status(`unknown id: ${id}`);
   document.body.dataset.loaded = `unknown:${id}`;
 }
 
-async function loadDiscourse(id, focus) {
+// -- loading maps -----------------------------------------------------------------------------
+
+async function loadDiscourse(id, focus, pending) {
   status("loading…");
+  delete document.body.dataset.loaded;
+  const t0 = performance.now();
   let discourse;
-  try { discourse = await api(`/discourses/${encodeURIComponent(id)}`); } catch (e) {
-    if (e.message.startsWith("404")) { unknown(id, e.message); return; }
+  try { discourse = await (pending || api(`/discourses/${encodeURIComponent(id)}`)); } catch (e) {
+    if (e instanceof ApiProblem && e.status === 404) { unknown(id, e.message); return; }
     status(e.message); return;
   }
+  timings = { fetch_ms: Math.round(performance.now() - t0) };
   ensureOption(discourse.id, discourse.local_id || discourse.id);
   $("discourse").value = discourse.id;
-  draw(discourse, focus);
+  await draw(discourse, focus);
   remember();
 }
 
-// Map list of the corpus: a page at a time from the server (by name or text with the search
-// box), so that every map is reachable however many the corpus holds.
+// Map list of the corpus: a page at a time from the server (by name or text with the search box),
+// so that every map is reachable however many the corpus holds.
 let listing = { corpus: null, q: "", cursors: {} };
 
 function pageSize() {
@@ -257,16 +299,68 @@ async function listMaps(more) {
 }
 
 async function loadCorpus(corpus, selectId, focus) {
+  $("corpus").value = corpus;
   $("discourse").innerHTML = "";
   $("dashboard-link").href = `/dashboard/${encodeURIComponent(corpus)}`;
   listing = { corpus, q: $("map-q").value.trim(), cursors: {} };
   current = null;
+  // A map named in the address is fetched while the list loads, and drawn even when it is not on
+  // the list's first page.
+  const pending = selectId ? api(`/discourses/${encodeURIComponent(selectId)}`) : null;
+  if (pending) pending.catch(() => {}); // reported by loadDiscourse
   const items = await listMaps(false);
-  // A map named in the address is drawn even when it is not on the first page of the list.
   const target = selectId || (items[0] && items[0].id);
-  if (target) await loadDiscourse(target, focus);
+  if (target) await loadDiscourse(target, focus, pending);
   else { status(listing.q ? `no map of ${corpus} matches “${listing.q}”` : `no maps in ${corpus}`); remember(); }
 }
+
+// Open a node in its map: focus it when its map is drawn, else load its corpus and map.
+async function openNode(nodeId, discourseId, corpus) {
+  if (current && current.id === discourseId) {
+    if (!view.focus(nodeId)) status(`${nodeId} is not drawn with the current filters`);
+    remember();
+    return;
+  }
+  if (corpus && corpus !== $("corpus").value) await loadCorpus(corpus, discourseId, nodeId);
+  else await loadDiscourse(discourseId, nodeId);
+}
+
+// -- search -----------------------------------------------------------------------------------
+
+async function search() {
+  const q = $("find").value.trim();
+  if (!q) return;
+  const semantic = $("semantic").checked;
+  const scope = $("find-scope").value === "corpus" && $("corpus").value ? `&corpus=${encodeURIComponent($("corpus").value)}` : "";
+  status("searching…");
+  let hits;
+  try {
+    const page = await api(`/search?q=${encodeURIComponent(q)}&limit=20${scope}${semantic ? "&semantic=true" : ""}`);
+    hits = page.items.map((h) => (semantic
+      ? { id: h.id, kind: h.label, corpus: h.corpus, text: h.text, discourse: h.discourse, score: h.score }
+      : { id: h.node.id, kind: h.node.kind, corpus: h.node.corpus, text: h.node.text, discourse: h.discourses[0], score: h.score }));
+  } catch (e) {
+    if (semantic && e instanceof ApiProblem && e.status === 404) {
+      $("semantic").checked = false; $("semantic").disabled = true;
+      $("semantic-label").title = e.detail;
+      status(`search by meaning is off: ${e.detail}`);
+    } else status(e.message);
+    return;
+  }
+  const opened = hits.filter((h) => h.discourse);
+  $("hits").innerHTML = `<h2>${hits.length ? `${hits.length} hits` : "no hits"} for “${esc(q)}”</h2>` + hits.map((h, i) =>
+    `<button type="button" class="hit" data-i="${i}" ${h.discourse ? "" : "disabled"}><span class="hit-kind" style="color:${color(h.kind)}">${esc(h.kind)}</span> ` +
+    `${esc(short(h.text || h.id, 140))}<span class="muted"> · ${esc(h.discourse || h.id)} · ${h.score.toFixed(2)}</span></button>`).join("");
+  $("hits").querySelectorAll(".hit").forEach((b) => b.addEventListener("click", () => {
+    const h = hits[Number(b.dataset.i)];
+    openNode(h.id, h.discourse, h.corpus).catch((e) => status(e.message));
+  }));
+  status("");
+  if (opened.length) await openNode(opened[0].id, opened[0].discourse, opened[0].corpus);
+  document.body.dataset.searched = q;
+}
+
+// -- start ------------------------------------------------------------------------------------
 
 async function main() {
   const params = new URLSearchParams(location.search);
@@ -277,22 +371,28 @@ async function main() {
     opt.value = c.id; opt.textContent = c.status === "complete" ? c.id : `${c.id} (${c.status})`;
     select.appendChild(opt);
   }
-  if (params.get("predicted") === "0") $("predicted").checked = false;
+  filters.predicted = params.get("predicted") !== "0";
+  $("predicted").checked = filters.predicted;
   filters.minScore = Math.min(1, Math.max(0, parseFloat(params.get("min_score") || "0") || 0));
   $("min-score").value = String(filters.minScore); $("min-score-value").textContent = filters.minScore.toFixed(2);
   for (const k of (params.get("hide") || "").split(",").filter(Boolean)) filters.hidden.add(k);
   filters.speaker = params.get("speaker") || "";
-  $("speaker").addEventListener("change", () => { filters.speaker = $("speaker").value; redraw(); });
+  if (VIEWS.includes(params.get("view"))) $("view").value = params.get("view");
+  $("speaker").addEventListener("change", () => { filters.speaker = $("speaker").value; if (view) view.fade(filters.speaker); remember(); });
   $("min-score").addEventListener("input", () => {
     filters.minScore = parseFloat($("min-score").value) || 0;
     $("min-score-value").textContent = filters.minScore.toFixed(2);
-    redraw();
   });
+  $("min-score").addEventListener("change", redraw);
+  $("view").addEventListener("change", redraw);
   if (params.get("q")) $("map-q").value = params.get("q");
   select.addEventListener("change", () => loadCorpus(select.value).catch((e) => status(e.message)));
   $("discourse").addEventListener("change", () => loadDiscourse($("discourse").value));
-  $("predicted").addEventListener("change", redraw);
+  $("predicted").addEventListener("change", () => { filters.predicted = $("predicted").checked; redraw(); });
   $("more-maps").addEventListener("click", () => listMaps(true).catch((e) => status(e.message)));
+  $("find-form").addEventListener("submit", (e) => { e.preventDefault(); search().catch((err) => status(err.message)); });
+  $("dl-png").addEventListener("click", () => downloadImage("png"));
+  $("dl-svg").addEventListener("click", () => downloadImage("svg"));
   let typing = null;
   $("map-q").addEventListener("input", () => {
     clearTimeout(typing);
@@ -302,15 +402,11 @@ async function main() {
   if (focus) {
     let node;
     try { node = await api(`/nodes/${encodeURIComponent(focus)}`); } catch (e) {
-      if (e.message.startsWith("404")) { unknown(focus, e.message); return; }
+      if (e instanceof ApiProblem && e.status === 404) { unknown(focus, e.message); return; }
       throw e;
     }
-    const target = node.kind === "Dialogue" || node.kind === "Document" ? node.id : node.discourses[0];
-    if (target) {
-      select.value = node.corpus;
-      await loadCorpus(node.corpus, target, focus);
-      return;
-    }
+    const target = node.kind === "Dialogue" || node.kind === "Document" ? node.id : params.get("discourse") || node.discourses[0];
+    if (target) { await loadCorpus(node.corpus, target, focus); return; }
     showDetails({ id: node.id, kind: node.kind, unit: { text: node.text, speaker: node.speaker } });
     document.body.dataset.loaded = node.id;
     return;
@@ -322,5 +418,8 @@ async function main() {
   }
   if (select.value) await loadCorpus(select.value, params.get("discourse"));
 }
+
+// For scripts and tests: the counts the page shows, whichever view draws the map.
+window.argwebCounts = () => (view ? { ...view.counts } : null);
 
 main().catch((e) => status(e.message));

@@ -21,7 +21,7 @@ from ontology.records import PredictedRelation, PredictionRun
 from tests.conftest import SAMPLES, export_to_oxigraph, load_samples, serve_app, served_settings
 
 API_KEY = "test-api-key-0123456789"
-LOADED = ("molweni", "qt30", "m-arg", "sciarg")
+LOADED = ("molweni", "qt30", "m-arg", "sciarg", "contextdep")
 
 
 @dataclass(frozen=True)

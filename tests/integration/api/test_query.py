@@ -230,3 +230,9 @@ def test_competency_questions_are_served_and_run(client: TestClient) -> None:
     rows = client.post("/cypher", json={"query": question["cypher"]}).json()
     assert rows["row_count"] > 0
 
+
+def test_the_workbench_page_is_served(client: TestClient) -> None:
+    page = client.get("/workbench")
+    assert page.status_code == 200 and "/static/workbench.js" in page.text
+    assert "http://" not in page.text and "https://" not in page.text
+    assert client.get("/static/workbench.js").status_code == 200

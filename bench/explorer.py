@@ -1,0 +1,150 @@
+"""Benchmark: the explorer draws the largest argument maps in headless Chromium.
+
+One run does:
+
+1. use the API at ``--url``, or start its own embedded Neo4j with the corpora of ``--corpora``
+   (default: the shipped samples; ``--uri`` for an existing graph, read only) and the API on a
+   loopback port;
+2. for each corpus of ``--corpus`` (default QT30 and M-Arg), find its map with the most units and
+   open it by URL ``--n`` times in Debian's headless Chromium (1400x900, a fresh page each time);
+3. time each open from navigation to the map drawn and answering input (the page marks it after
+   the layout and two animation frames), and print the median and the slowest with the page's own
+   split (fetch, layout, draw) and the node and edge counts.
+
+Goal: the largest QT30 and M-Arg maps drawn and interactive in <= 3 s (median).
+
+Usage: ``python bench/explorer.py [--url http://127.0.0.1:8000 | --corpora DIR | --uri bolt://...
+--password ...] [--corpus qt30 m-arg] [--n 5]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Any
+
+import requests
+
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [str(_HERE.parent)] + [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+
+from bench.harness import bench_api, bench_graph, record  # noqa: E402
+from graphstore.loaders.registry import SAMPLES  # noqa: E402
+
+GOAL_SECONDS = 3.0
+BENCH_QUICK_ARGS = ["--n", "1"]
+LOADED = "return document.body.dataset.loaded || ''"
+
+
+def _binary(*names: str) -> str:
+    for name in names:
+        found = shutil.which(name)
+        if found:
+            return found
+    raise SystemExit(f"none of {names} is installed; scripts/setup.sh installs chromium and chromium-driver")
+
+
+@contextmanager
+def chromium(downloads: Path | None = None) -> Iterator[Any]:
+    """Debian's headless Chromium at 1400x900 through chromedriver (downloads into ``downloads``)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    options = Options()
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--window-size=1400,900"):
+        options.add_argument(flag)
+    if downloads is not None:
+        options.add_experimental_option(
+            "prefs", {"download.default_directory": str(downloads), "download.prompt_for_download": False}
+        )
+    options.binary_location = _binary("chromium", "chromium-browser")
+    driver = webdriver.Chrome(options=options, service=Service(_binary("chromedriver")))
+    driver.set_page_load_timeout(120)
+    if downloads is not None:
+        driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def open_timed(browser: Any, url: str, map_id: str, timeout: float = 120) -> float:
+    """Open ``url`` and wait until ``map_id`` is drawn and answers input; the seconds it took.
+
+    Raises:
+        AssertionError: Not drawn within ``timeout`` (with what the page's status line says).
+    """
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    started = time.perf_counter()
+    browser.get(url)
+    try:
+        WebDriverWait(browser, timeout).until(lambda d: d.execute_script(LOADED) == map_id)
+    except TimeoutException as e:
+        status = browser.execute_script("return (document.getElementById('status') || {}).textContent")
+        raise AssertionError(f"{map_id} not drawn: loaded={browser.execute_script(LOADED)!r} status={status!r}") from e
+    return time.perf_counter() - started
+
+
+def largest_map(url: str, corpus: str) -> tuple[str, int]:
+    """The map of ``corpus`` with the most units (id, units), from the API's listing."""
+    best: tuple[str, int] | None = None
+    cursor = None
+    while True:
+        params: dict[str, Any] = {"corpus": corpus, "limit": 500, **({"cursor": cursor} if cursor else {})}
+        page = requests.get(f"{url}/dialogues", params=params, timeout=120).json()
+        for d in page["items"]:
+            if best is None or (d["units"], d["id"]) > (best[1], best[0]):
+                best = (d["id"], d["units"])
+        cursor = page["next_cursor"]
+        if not cursor:
+            break
+    if best is None:
+        raise SystemExit(f"corpus {corpus} has no dialogue at {url}")
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--url", help="a running API (nothing is started)")
+    parser.add_argument("--corpora", type=Path, default=SAMPLES)
+    parser.add_argument("--corpus", nargs="+", default=["qt30", "m-arg"])
+    parser.add_argument("--n", type=int, default=5, help="opens per map")
+    parser.add_argument("--heap", default="1g")
+    parser.add_argument("--uri")
+    parser.add_argument("--user", default="neo4j")
+    parser.add_argument("--password", default="")
+    args = parser.parse_args()
+
+    with ExitStack() as stack:
+        url = args.url
+        if not url:
+            settings, _ = stack.enter_context(bench_graph(args, "argweb-bench-explorer-"))
+            url = stack.enter_context(bench_api(settings))
+        browser = stack.enter_context(chromium())
+        for corpus in args.corpus:
+            map_id, units = largest_map(url, corpus)
+            page = f"{url}/?corpus={corpus}&discourse={map_id}"
+            open_timed(browser, page, map_id)  # a first open warms the API's and the browser's caches
+            seconds = [open_timed(browser, page, map_id) for _ in range(args.n)]
+            split = browser.execute_script("return window.argwebTimings")
+            counts = browser.execute_script("return window.argwebCounts()")
+            median = statistics.median(seconds)
+            print(
+                f"{corpus} {map_id} ({units} units; {counts['nodes']} nodes, {counts['edges']} edges): "
+                f"median {median:.2f} s, slowest {max(seconds):.2f} s over {args.n} opens; last page split {split}"
+            )
+            note = f"{map_id}, {counts['nodes']} nodes / {counts['edges']} edges, slowest {max(seconds):.2f} s"
+            record(f"explorer: largest {corpus} map drawn and interactive", median, "s", GOAL_SECONDS, "lower", note)
+
+
+if __name__ == "__main__":
+    main()
