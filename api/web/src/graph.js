@@ -23,7 +23,7 @@ cytoscape.use(dagre);
 
 const VIEWS = ["argument", "thread", "paper", "interview"];
 const READABLE = 0.92; // the least zoom a map opens at: 12 px labels stay at 11 px
-const filters = { predicted: true, hidden: new Set(), minScore: 0, speaker: "" };
+const filters = { origin: "all", hidden: new Set(), minScore: 0, speaker: "" };
 let current = null; // the discourse drawn
 let view = null; // the drawn view: { counts, focus, selected, fade, destroy, svgText?, cy? }
 let palette = new Map();
@@ -201,7 +201,7 @@ function redraw() {
 function fileStem(discourse) { return (discourse.id || "map").replace(/[^A-Za-z0-9._-]+/g, "_"); }
 
 function downloads(discourse) {
-  const withPredicted = filters.predicted ? "true" : "false";
+  const withPredicted = filters.origin === "gold" ? "false" : "true";
   const base = `/aif/${encodeURIComponent(discourse.id)}?include_predicted=${withPredicted}`;
   $("dl-aif").href = base; $("dl-aif").download = `${fileStem(discourse)}.aif.json`;
   $("dl-xaif").href = `${base}&format=xaif`; $("dl-xaif").download = `${fileStem(discourse)}.xaif.json`;
@@ -231,7 +231,7 @@ function remember() {
   const sel = view && view.selected ? view.selected() : null;
   if (sel) params.set("node", sel);
   if ($("view").value) params.set("view", $("view").value);
-  if (!filters.predicted) params.set("predicted", "0");
+  if (filters.origin !== "all") params.set("origin", filters.origin);
   if ($("map-q").value) params.set("q", $("map-q").value);
   if (filters.minScore > 0) params.set("min_score", String(filters.minScore));
   if (filters.hidden.size) params.set("hide", [...filters.hidden].sort().join(","));
@@ -338,7 +338,9 @@ async function search() {
     const page = await api(`/search?q=${encodeURIComponent(q)}&limit=20${scope}${semantic ? "&semantic=true" : ""}`);
     hits = page.items.map((h) => (semantic
       ? { id: h.id, kind: h.label, corpus: h.corpus, text: h.text, discourse: h.discourse, score: h.score }
-      : { id: h.node.id, kind: h.node.kind, corpus: h.node.corpus, text: h.node.text, discourse: h.discourses[0], score: h.score }));
+      : { id: h.node.id, kind: h.node.kind, corpus: h.node.corpus, text: h.node.text, score: h.score,
+        // A dialogue or document found by its id opens itself.
+        discourse: ["Dialogue", "Document"].includes(h.node.kind) ? h.node.id : h.discourses[0] }));
   } catch (e) {
     if (semantic && e instanceof ApiProblem && e.status === 404) {
       $("semantic").checked = false; $("semantic").disabled = true;
@@ -371,8 +373,10 @@ async function main() {
     opt.value = c.id; opt.textContent = c.status === "complete" ? c.id : `${c.id} (${c.status})`;
     select.appendChild(opt);
   }
-  filters.predicted = params.get("predicted") !== "0";
-  $("predicted").checked = filters.predicted;
+  // ``predicted=0`` is how earlier addresses said "gold only".
+  const origin = params.get("origin") || (params.get("predicted") === "0" ? "gold" : "all");
+  filters.origin = ["all", "gold", "predicted"].includes(origin) ? origin : "all";
+  $("origin").value = filters.origin;
   filters.minScore = Math.min(1, Math.max(0, parseFloat(params.get("min_score") || "0") || 0));
   $("min-score").value = String(filters.minScore); $("min-score-value").textContent = filters.minScore.toFixed(2);
   for (const k of (params.get("hide") || "").split(",").filter(Boolean)) filters.hidden.add(k);
@@ -388,7 +392,7 @@ async function main() {
   if (params.get("q")) $("map-q").value = params.get("q");
   select.addEventListener("change", () => loadCorpus(select.value).catch((e) => status(e.message)));
   $("discourse").addEventListener("change", () => loadDiscourse($("discourse").value));
-  $("predicted").addEventListener("change", () => { filters.predicted = $("predicted").checked; redraw(); });
+  $("origin").addEventListener("change", () => { filters.origin = $("origin").value; redraw(); });
   $("more-maps").addEventListener("click", () => listMaps(true).catch((e) => status(e.message)));
   $("find-form").addEventListener("submit", (e) => { e.preventDefault(); search().catch((err) => status(err.message)); });
   $("dl-png").addEventListener("click", () => downloadImage("png"));

@@ -1,11 +1,12 @@
 // What a view draws of a discourse: its units and the relations the filters keep.
 
-// Relations kept by the page's filters: predicted ones only with the switch on and at or above the
-// minimum score; none of a hidden kind. Gold relations have no score and stay.
+// Relations kept by the page's filters: of the origins shown (``all``, ``gold`` or ``predicted``),
+// none of a hidden kind, predicted ones at or above the minimum score (gold ones have no score).
 export function keptRelations(discourse, filters) {
   const hidden = filters.hidden || new Set(); const minScore = filters.minScore || 0;
-  return discourse.relations.filter((r) => (filters.predicted || r.origin !== "predicted") && !hidden.has(r.kind) &&
-    !(r.origin === "predicted" && r.score != null && r.score < minScore));
+  const origin = filters.origin || "all";
+  return discourse.relations.filter((r) => (origin === "all" || (r.origin === "predicted") === (origin === "predicted")) &&
+    !hidden.has(r.kind) && !(r.origin === "predicted" && r.score != null && r.score < minScore));
 }
 
 // Units drawn as graph nodes: sentences are a document's text, not nodes.

@@ -159,13 +159,17 @@ def test_api_page_renders_from_the_api_alone(browser: webdriver.Chrome, live_url
     assert fetched and all(name.startswith(live_url) or name.startswith("data:") for name in fetched), fetched
 
 
-def _filtered(live_url: str, discourse: str, min_score: float, hidden: set[str]) -> tuple[int, int]:
-    """Node and edge counts of the page's graph with its score and relation-type filters, from the API."""
+def _filtered(
+    live_url: str, discourse: str, min_score: float, hidden: set[str], origins: tuple[str, ...] = ("gold", "predicted")
+) -> tuple[int, int]:
+    """Node and edge counts of the page's graph with its origin, score and relation-type filters, from the API."""
     body = requests.get(f"{live_url}/discourses/{discourse}", timeout=60).json()
     kept = [
         r
         for r in body["relations"]
-        if r["kind"] not in hidden and not (r["origin"] == "predicted" and (r.get("score") or 0) < min_score)
+        if r["kind"] not in hidden
+        and r["origin"] in origins
+        and not (r["origin"] == "predicted" and (r.get("score") or 0) < min_score)
     ]
     ids = {u["id"] for u in body["units"]} | {r["id"] for r in kept}
     return len(ids), sum(len([e for e in r["sources"] + r["targets"] if e in ids]) for r in kept)
@@ -184,6 +188,14 @@ def test_score_and_type_filters_follow_the_api(browser: webdriver.Chrome, live_u
     high = tuple(browser.execute_script(counts))
     assert high == _filtered(live_url, map_id, 0.9, set()) and high[0] == every[0] - 1
     assert browser.execute_script("return window.argwebGraph.getElementById(arguments[0]).empty()", api_graph.predicted)
+    # Gold only, and predicted only (the units stay: they are the map).
+    for origin in ("gold", "predicted"):
+        browser.get(f"{live_url}/?discourse={map_id}&corpus=qt30&origin={origin}")
+        wait_loaded(browser, lambda loaded: loaded == map_id)
+        assert tuple(browser.execute_script(counts)) == _filtered(live_url, map_id, 0.0, set(), (origin,)), origin
+        assert Select(browser.find_element("id", "origin")).first_selected_option.get_attribute("value") == origin
+    browser.get(f"{live_url}/?discourse={map_id}&corpus=qt30&min_score=0.9")
+    wait_loaded(browser, lambda loaded: loaded == map_id)
     # Unticking a relation type in the legend hides its relations and writes it into the address.
     kinds = {r["kind"] for r in requests.get(f"{live_url}/discourses/{map_id}", timeout=60).json()["relations"]}
     kind = "Transition" if "Transition" in kinds else sorted(kinds)[0]

@@ -137,7 +137,7 @@ function layout(cy, units, relations, byId, relById, runDagre) {
   // Each part goes at the height of its first locution, in the leftmost place free there; when
   // the diagram is as wide as allowed, lower, where it first fits.
   const taken = [];
-  const free = (x, y, w, h) => taken.every((r) => x + w + GAP <= r.x1 || x >= r.x2 + GAP || y + h + GAP <= r.y1 || y >= r.y2 + GAP);
+  const free = (rects, x, y, w, h) => rects.every((r) => x + w + GAP <= r.x1 || x >= r.x2 + GAP || y + h + GAP <= r.y1 || y >= r.y2 + GAP);
   let lowest = 0;
   for (const part of placed) {
     const eles = cy.collection(part.members.map((m) => cy.getElementById(m)));
@@ -154,11 +154,14 @@ function layout(cy, units, relations, byId, relById, runDagre) {
     // Candidates: beside each part placed, each at the first height from the wanted one where it
     // fits; the one least far from where it is wanted wins (moving down costs more than right).
     const wanted = part.at !== undefined ? part.at - 12 : lowest;
+    // Parts are placed in the order of their heights: one that ends above this height cannot be
+    // in its way, so only the others are looked at (a long map stays linear).
+    const near = taken.filter((r) => r.y2 + GAP > wanted);
     let x0 = X_DIAGRAM; let y0 = Infinity; let best = Infinity;
-    const xs = [X_DIAGRAM, ...taken.map((r) => r.x2 + GAP)].filter((x) => x === X_DIAGRAM || x + w <= X_DIAGRAM + DIAGRAM_W);
-    const ys = [wanted, ...taken.map((r) => r.y2 + GAP).filter((y) => y > wanted)].sort((a, b) => a - b);
+    const xs = [...new Set([X_DIAGRAM, ...near.map((r) => r.x2 + GAP)])].filter((x) => x === X_DIAGRAM || x + w <= X_DIAGRAM + DIAGRAM_W);
+    const ys = [...new Set([wanted, ...near.map((r) => r.y2 + GAP).filter((y) => y > wanted)])].sort((a, b) => a - b);
     for (const x of xs) {
-      const y = ys.find((c) => free(x, c, w, h));
+      const y = ys.find((c) => free(near, x, c, w, h));
       const cost = (y - wanted) + 0.35 * (x - X_DIAGRAM);
       if (y !== undefined && cost < best) { best = cost; x0 = x; y0 = y; }
     }
