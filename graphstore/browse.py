@@ -202,9 +202,13 @@ def relations(
     Parameters: ``$after``, ``$limit``, and ``$corpus``, ``$origin``, ``$model``, ``$min_score``,
     ``$sense`` for the filters given. Each filter is written into the WHERE only when given, since
     ``$x IS NULL OR ...`` keeps the planner from the indexes: without a filter the page is a seek
-    of the id range in id order that stops after ``$limit`` rows; a corpus, predicted origin or
-    sense (of ``DiscourseRelation``) seeks its own index (``node_corpus``, ``relation_origin``,
-    ``discourse_relation_sense``).
+    of the relations' id range (``relation_id``) in id order that stops after ``$limit`` rows; a
+    corpus, predicted origin or sense (of ``DiscourseRelation``) seeks its own index
+    (``node_corpus``, ``relation_origin``, ``discourse_relation_sense``). The relations' own id
+    index, not every node's: in a graph with as many judgements and units as relations, the page
+    of the first relations of a kind read 2-10 times fewer index entries (PROFILE on the full
+    graph). A graph without that index (loaded before it existed, until the next ingest) is
+    still answered: Neo4j plans around a hint it cannot follow.
 
     Args:
         kind: Relation class to match.
@@ -238,8 +242,8 @@ def relations(
     # the kind is tested on each row, as a label in the pattern lets the planner scan it and join.
     where.insert(1, f"r:{_label(kind)}")
     seeks_other = corpus or origin == "predicted" or (sense and kind is Label.DiscourseRelation)
-    # Nothing else to seek: the Node id index in id order (the ORDER BY below needs no sort then).
-    hint = "" if seeks_other else f"USING INDEX r:{node_}(id) "
+    # Nothing else to seek: the relations' id index in id order (the ORDER BY below needs no sort then).
+    hint = "" if seeks_other else f"USING INDEX r:{_label(Label.Relation)}(id) "
     return (
         f"MATCH (r:{node_}:{_label(Label.Relation)}) {hint}WHERE {' AND '.join(where)} "
         "WITH r ORDER BY r.id LIMIT $limit " + _relation_row("r") + " ORDER BY id"

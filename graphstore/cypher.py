@@ -32,6 +32,7 @@ def constraints() -> list[str]:
         "CREATE INDEX node_corpus IF NOT EXISTS FOR (n:`Node`) ON (n.corpus)",
         "CREATE INDEX node_batch IF NOT EXISTS FOR (n:`Node`) ON (n.batch)",
         "CREATE INDEX discourse_local_id IF NOT EXISTS FOR (n:`Discourse`) ON (n.local_id)",
+        "CREATE INDEX relation_id IF NOT EXISTS FOR (n:`Relation`) ON (n.id)",
         "CREATE INDEX relation_origin IF NOT EXISTS FOR (n:`Relation`) ON (n.origin)",
         "CREATE INDEX relation_batch IF NOT EXISTS FOR (n:`Relation`) ON (n.batch)",
         "CREATE INDEX prediction_run_model IF NOT EXISTS FOR (n:`PredictionRun`) ON (n.model)",
