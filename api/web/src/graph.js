@@ -107,18 +107,23 @@ function drawGraph(container, discourse, kind) {
   const mod = kind === "thread" ? thread : argument;
   const t0 = performance.now();
   const { nodes, edges, layout } = mod.build(discourse, filters, speakerColor);
+  timings.build_ms = Math.round(performance.now() - t0);
   const big = nodes.length > 600;
   const cy = cytoscape({
-    container, elements: [...nodes, ...edges], style: [...mod.style, ...COMMON_STYLE], layout: { name: "preset" },
+    // No fit at creation: it would measure every label of the map before the layout has run.
+    container, elements: [...nodes, ...edges], style: [...mod.style, ...COMMON_STYLE], layout: { name: "preset", fit: false },
     minZoom: 0.05, maxZoom: 3, hideEdgesOnViewport: big, textureOnViewport: big,
   });
+  timings.cy_ms = Math.round(performance.now() - t0) - timings.build_ms;
   cy.startBatch();
   layout(cy, (eles) => eles.layout({ name: "dagre", rankDir: "BT", nodeSep: 22, rankSep: 34, edgeSep: 8, fit: false, animate: false }).run());
   cy.endBatch();
   timings.layout_ms = Math.round(performance.now() - t0);
+  if (mod === argument) Object.assign(timings, argument.stats);
   // Readable from the start (labels at 11 px or more): the whole map when it fits so, else its
   // top left corner, where the dialogue starts; the rest is a scroll away.
-  const bb = cy.elements().boundingBox();
+  // (Without labels: the boxes hold them, and measuring every label of a large map costs seconds.)
+  const bb = cy.elements().boundingBox({ includeLabels: false });
   const width = container.clientWidth; const height = container.clientHeight;
   // (Labels are measured when first drawn: leave them room beyond the bounding box.)
   const fit = Math.min(width / (bb.w + 160), height / (bb.h + 60));
@@ -176,7 +181,8 @@ async function draw(discourse, focus) {
   view.fade(filters.speaker);
   $("node-count").textContent = String(view.counts.nodes);
   $("edge-count").textContent = String(view.counts.edges);
-  $("count-names").textContent = kind === "paper" ? "components · relations" : kind === "interview" ? "turns · relations" : "nodes · edges";
+  $("node-name").textContent = { paper: "components", interview: "turns" }[kind] || "nodes";
+  $("edge-name").textContent = kind === "paper" || kind === "interview" ? "relations" : "edges";
   legend(discourse);
   downloads(discourse);
   if (selected) view.focus(selected);

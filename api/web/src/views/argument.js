@@ -23,8 +23,14 @@ const DIAGRAM_W = 760; // the diagram spreads this wide before parts go lower th
 
 const FONT = `12px ${FONT_FAMILY}`;
 
-function boxHeight(text, width) {
-  return Math.min(9, wrapLines(text, width - PAD, FONT).length) * LINE_H + 12;
+// A box's label wrapped here, at the width Cytoscape would wrap it: Cytoscape then measures each
+// line once instead of word by word (most of the cost of drawing a large map), and the box is as
+// tall as its lines (at most MAX_LINES; the details panel has the whole text).
+const MAX_LINES = 9;
+function boxLabel(text, width) {
+  const lines = wrapLines(text, width - PAD, FONT);
+  const shown = lines.length > MAX_LINES ? [...lines.slice(0, MAX_LINES - 1), `${lines[MAX_LINES - 1]}…`] : lines;
+  return { label: shown.join("\n"), h: shown.length * LINE_H + 12 };
 }
 
 const ARGUMENT_TYPES = { Support: "RA", Attack: "CA", Rephrase: "MA", NonRelation: "—", SameUnit: "=" };
@@ -57,12 +63,12 @@ export function build(discourse, filters, speakerColor) {
     const spk = u.speaker || (assertedBy.get(u.id) || {}).speaker;
     const sc = spk ? speakerColor(spk) : null;
     if (u.kind === "Locution") {
-      const text = short(u.text, 300);
-      nodes.push({ data: { id: u.id, label: text, kind: u.kind, unit: u, speaker: spk, w: LANE_W, h: boxHeight(text, LANE_W),
+      const { label, h } = boxLabel(short(u.text, 400), LANE_W);
+      nodes.push({ data: { id: u.id, label, kind: u.kind, unit: u, speaker: spk, w: LANE_W, h,
         fill: sc ? tint(sc) : "#eef2f8", stroke: sc || color(u.kind) }, classes: "unit box locution" });
     } else {
-      const text = short(u.text, 300);
-      nodes.push({ data: { id: u.id, label: text, kind: u.kind, unit: u, speaker: spk, w: PROP_W, h: boxHeight(text, PROP_W),
+      const { label, h } = boxLabel(short(u.text, 400), PROP_W);
+      nodes.push({ data: { id: u.id, label, kind: u.kind, unit: u, speaker: spk, w: PROP_W, h,
         fill: "#ffffff", stroke: sc || color(u.kind) }, classes: "unit box proposition" });
     }
   }
@@ -84,7 +90,10 @@ export function build(discourse, filters, speakerColor) {
   return { nodes, edges, layout: (cy, dagre) => layout(cy, units, relations, byId, relById, dagre) };
 }
 
+export const stats = { dagre_ms: 0, dagre_parts: 0, dagre_largest: 0 };
+
 function layout(cy, units, relations, byId, relById, runDagre) {
+  Object.assign(stats, { dagre_ms: 0, dagre_parts: 0, dagre_largest: 0 });
   const pos = new Map();
   const set = (id, x, y) => pos.set(id, { x, y });
   const height = (id) => { const n = cy.getElementById(id); return n.nonempty() ? n.data("h") || 12 : 12; };
@@ -112,8 +121,10 @@ function layout(cy, units, relations, byId, relById, runDagre) {
 
   // The diagram: propositions and the argument relations between them, part by part.
   const inDiagram = new Set(units.filter(isProposition).map((u) => u.id));
+  // Parts are made of the gold relations: predictions are drawn over the diagram of the map (at
+  // the middle of their ends), so that switching them on or off moves nothing.
   const argumentRels = relations.filter((r) => !["Illocution", "Transition", "DiscourseRelation"].includes(r.kind) &&
-    [...r.sources, ...r.targets].every((e) => !isLoc(e)));
+    r.origin !== "predicted" && [...r.sources, ...r.targets].every((e) => !isLoc(e)));
   argumentRels.forEach((r) => inDiagram.add(r.id));
   const parent = new Map([...inDiagram].map((id) => [id, id]));
   const find = (x) => { while (parent.get(x) !== x) { parent.set(x, parent.get(parent.get(x))); x = parent.get(x); } return x; };
@@ -128,11 +139,23 @@ function layout(cy, units, relations, byId, relById, runDagre) {
     parts.get(root).push(id);
   }
   const order = (id) => { const u = byId.get(id); return u && u.position != null ? u.position : 1e9; };
+  // A part no locution asserts (maps without L -> YA -> I anchors) goes beside the last locution
+  // before its first proposition in the map's order.
+  const byPosition = locutions.filter((u) => u.position != null);
+  const lastBefore = (position) => {
+    let lo = 0; let hi = byPosition.length - 1; let found;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (byPosition[mid].position <= position) { found = byPosition[mid]; lo = mid + 1; } else hi = mid - 1;
+    }
+    return found === undefined ? undefined : yOf(found.id) - height(found.id) / 2;
+  };
   const placed = [...parts.values()].map((members) => {
     const anchors = members.map((m) => anchor.get(m)).filter((v) => v !== undefined);
-    return { members, at: anchors.length ? Math.min(...anchors) : undefined, order: Math.min(...members.map(order)) };
+    const first = Math.min(...members.map(order));
+    return { members, at: anchors.length ? Math.min(...anchors) : first < 1e9 ? lastBefore(first) : undefined, order: first };
   });
-  // Parts nobody asserts go where their first proposition would be in reading order.
+  // Parts with neither go after the others, in reading order.
   placed.sort((a, b) => (a.at ?? Infinity) - (b.at ?? Infinity) || a.order - b.order);
   // Each part goes at the height of its first locution, in the leftmost place free there; when
   // the diagram is as wide as allowed, lower, where it first fits.
@@ -146,7 +169,9 @@ function layout(cy, units, relations, byId, relById, runDagre) {
       w = eles[0].data("w"); h = eles[0].data("h");
       set(part.members[0], w / 2, h / 2);
     } else {
+      const t0 = performance.now();
       runDagre(eles.union(eles.edgesWith(eles)));
+      stats.dagre_ms += performance.now() - t0; stats.dagre_parts += 1; stats.dagre_largest = Math.max(stats.dagre_largest, part.members.length);
       const bb = eles.boundingBox({ includeLabels: false });
       w = bb.w; h = bb.h;
       eles.forEach((n) => { const p = n.position(); set(n.id(), p.x - bb.x1, p.y - bb.y1); });
@@ -173,7 +198,10 @@ function layout(cy, units, relations, byId, relById, runDagre) {
   // Transitions between the locutions they join; illocutions beside what they anchor.
   const mean = (list) => list.reduce((a, b) => a + b, 0) / list.length;
   const stack = new Map();
-  const nudge = (x, y0) => { const key = `${x}:${Math.round(y0 / 14)}`; const k = stack.get(key) || 0; stack.set(key, k + 1); return y0 + k * 14; };
+  // Several nodes wanted at one place are stacked downwards.
+  const nudge = (x, y0, step = 14) => {
+    const key = `${x}:${Math.round(y0 / step)}`; const k = stack.get(key) || 0; stack.set(key, k + 1); return y0 + k * step;
+  };
   const rest = relations.filter((r) => !pos.has(r.id));
   for (let pass = 0; pass < 3; pass++) {
     for (const r of rest) {
@@ -187,12 +215,19 @@ function layout(cy, units, relations, byId, relById, runDagre) {
         const loc = r.sources.find(isLoc);
         if (loc !== undefined) set(r.id, X_YA, nudge(X_YA, yOf(loc)));
         else {
-          // The illocution of a relation (TA -> YA -> RA): beside the relation it anchors.
+          // The illocution of a relation (TA -> YA -> RA): just left of the relation it anchors.
           const target = r.targets.find((t) => pos.has(t));
-          set(r.id, X_YA_REL, nudge(X_YA_REL, target !== undefined ? yOf(target) : ys.length ? mean(ys) : 0));
+          if (target !== undefined) {
+            const x = pos.get(target).x - (cy.getElementById(target).data("w") || 12) / 2 - 12;
+            set(r.id, x, nudge(Math.round(x), yOf(target)));
+          } else set(r.id, X_YA_REL, nudge(X_YA_REL, ys.length ? mean(ys) : 0));
         }
+      } else if (ends.length) {
+        // A predicted (or locution-level) relation: between its ends.
+        const xs = ends.map((e) => pos.get(e).x);
+        set(r.id, mean(xs) + 44, nudge(Math.round(mean(xs)), mean(ys), 24));
       } else {
-        set(r.id, X_YA_REL, nudge(X_YA_REL, ys.length ? mean(ys) : 0));
+        set(r.id, X_YA_REL, nudge(X_YA_REL, 0));
       }
     }
   }
@@ -203,8 +238,8 @@ export const style = [
   { selector: "node.box", style: { shape: "round-rectangle", width: "data(w)", height: "data(h)", "background-color": "data(fill)",
     "border-width": 1.5, "border-color": "data(stroke)", label: "data(label)", "text-wrap": "wrap", "font-size": 12, "line-height": 1.25, "font-family": FONT_FAMILY,
     "text-valign": "center", "text-halign": "center", color: "#1f2328", "min-zoomed-font-size": 5 } },
-  { selector: "node.locution", style: { "text-max-width": LANE_W - PAD, "border-width": 2 } },
-  { selector: "node.proposition", style: { "text-max-width": PROP_W - PAD } },
+  { selector: "node.locution", style: { "text-max-width": LANE_W - PAD + 6, "border-width": 2 } },
+  { selector: "node.proposition", style: { "text-max-width": PROP_W - PAD + 6 } },
   { selector: "node.snode", style: { shape: "round-rectangle", width: "data(w)", height: "data(h)", "background-color": "data(color)",
     label: "data(label)", color: "#fff", "font-size": 10, "font-weight": "bold", "text-valign": "center", "text-halign": "center", "min-zoomed-font-size": 5 } },
   { selector: "node.link", style: { shape: "diamond", width: 11, height: 11, "background-color": "data(color)", label: "data(label)",
