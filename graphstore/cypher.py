@@ -8,10 +8,11 @@ batches.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from graphstore.browse import fulltext_index
-from ontology.terms import Label, Prop, RelType
+from ontology.terms import LABEL_ANCESTORS, Label, Prop, RelType
 
 
 def _labels(labels: Sequence[Label]) -> str:
@@ -33,6 +34,10 @@ def constraints() -> list[str]:
         "CREATE INDEX node_batch IF NOT EXISTS FOR (n:`Node`) ON (n.batch)",
         "CREATE INDEX discourse_local_id IF NOT EXISTS FOR (n:`Discourse`) ON (n.local_id)",
         "CREATE INDEX relation_id IF NOT EXISTS FOR (n:`Relation`) ON (n.id)",
+        "CREATE INDEX relation_corpus_id IF NOT EXISTS FOR (n:`Relation`) ON (n.corpus, n.id)",
+        "CREATE INDEX relation_origin_id IF NOT EXISTS FOR (n:`Relation`) ON (n.origin, n.id)",
+        "CREATE INDEX discourse_relation_sense_id IF NOT EXISTS FOR (n:`DiscourseRelation`) ON (n.sense, n.id)",
+        *relation_kind_indexes(),
         "CREATE INDEX relation_origin IF NOT EXISTS FOR (n:`Relation`) ON (n.origin)",
         "CREATE INDEX relation_batch IF NOT EXISTS FOR (n:`Relation`) ON (n.batch)",
         "CREATE INDEX prediction_run_model IF NOT EXISTS FOR (n:`PredictionRun`) ON (n.model)",
@@ -41,6 +46,16 @@ def constraints() -> list[str]:
         fulltext_index(),
     ]
     return stmts
+
+
+def relation_kind_indexes() -> list[str]:
+    """An id index per relation class (``support_id`` ...): a page of one kind of relation is read in
+    id order from its own index, not from all relations'."""
+    kinds = sorted(label.value for label, ancestors in LABEL_ANCESTORS.items() if Label.Relation in ancestors)
+    return [
+        f"CREATE INDEX {re.sub(r'(?<!^)(?=[A-Z])', '_', kind).lower()}_id IF NOT EXISTS FOR (n:`{kind}`) ON (n.id)"
+        for kind in kinds
+    ]
 
 
 def merge_nodes(labels: Sequence[Label]) -> str:

@@ -80,6 +80,29 @@ def test_relations_without_filter_read_the_id_index_in_order(api_graph: ApiGraph
     assert "Sort" not in ops and "PartialSort" not in ops, ops
 
 
+@pytest.mark.parametrize(
+    "given",
+    [
+        {"kind": "Support"},
+        {"kind": "DiscourseRelation"},
+        {"corpus": "qt30"},
+        {"origin": "predicted"},
+        {"model": "m"},
+        {"min_score": 0.5},
+        {"sense": "Result"},
+        {"corpus": "qt30", "kind": "Attack", "origin": "predicted"},
+    ],
+)
+def test_each_filtered_page_is_read_in_index_order(api_graph: ApiGraph, given: dict[str, Any]) -> None:
+    """Every filter reads its page from an index in id order and stops at ``$limit``: no operator
+    sorts all the rows that match (``Top``); only the page itself is put in order at the end."""
+    f = RelationFilter(**given)
+    ops = plan_of(api_graph.driver, f.query(), **f.params(), after="", limit=101)
+    assert_seeks(ops, f.query())
+    assert "Top" not in ops and "PartialTop" not in ops, ops
+    assert ops.count("Sort") <= 1 and not any(op in SCANS for op in ops), ops
+
+
 def test_every_discourses_query_seeks_an_index(api_graph: ApiGraph) -> None:
     for kind, speaker, text, corpus in product((None, Label.Dialogue, Label.Document), *([(False, True)] * 3)):
         query = browse.discourses(kind, speaker, text, corpus)
