@@ -14,6 +14,8 @@ One run does:
 4. time ``/relations?limit=100`` the same way with no filter and with each filter alone (type,
    origin gold and predicted, model, min_score, corpus, sense; values taken from the graph), the
    API against its own Cypher through the driver (goal: API median <= 20 ms each);
+   Beside each median: the CPU time per call of the API process (from ``/proc``) and of the
+   driver's side of a direct call, which a loaded machine does not stretch as it does wall time;
 5. run a bounded concurrent load (``--concurrency`` clients, at most ``--load-requests`` requests
    and ``--load-seconds`` seconds, loopback only) over a mix of read routes and report requests/s
    and errors;
@@ -47,7 +49,7 @@ _HERE = Path(__file__).resolve().parent
 sys.path[:] = [str(_HERE.parent)] + [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
 from api.services.browse import RelationFilter  # noqa: E402
-from bench.harness import bench_api, bench_graph  # noqa: E402
+from bench.harness import bench_api, bench_graph, cpu_seconds  # noqa: E402
 from graphstore import browse  # noqa: E402
 from graphstore.loaders.registry import SAMPLES  # noqa: E402
 from graphstore.readonly import ReadRunner  # noqa: E402
@@ -70,21 +72,32 @@ def timed(fn: Callable[[], Any]) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def compare(n: int, api_call: Callable[[int], Any], direct_call: Callable[[int], Any]) -> dict[str, float]:
-    """Median and p99 (ms) of ``n`` API calls and ``n`` direct calls, alternated (after 10 warm-ups each)."""
+def compare(
+    n: int, api_call: Callable[[int], Any], direct_call: Callable[[int], Any], api_pid: int
+) -> dict[str, float]:
+    """Median and p99 (ms) of ``n`` API calls and ``n`` direct calls, alternated (after 10 warm-ups
+    each), and the CPU time per call of the API process and of this process's direct calls (the
+    driver's side; robust to the machine's load, unlike the wall times)."""
     for i in range(10):
         api_call(i)
         direct_call(i)
     api_ms: list[float] = []
     direct_ms: list[float] = []
+    api_cpu = direct_cpu = 0.0
     for i in range(n):
+        before = cpu_seconds(api_pid)
         api_ms.append(timed(lambda i=i: api_call(i)))
+        api_cpu += cpu_seconds(api_pid) - before
+        started = time.process_time()
         direct_ms.append(timed(lambda i=i: direct_call(i)))
+        direct_cpu += time.process_time() - started
     return {
         "api_median_ms": statistics.median(api_ms),
         "api_p99_ms": percentile(api_ms, 0.99),
         "direct_median_ms": statistics.median(direct_ms),
         "direct_p99_ms": percentile(direct_ms, 0.99),
+        "api_cpu_ms": api_cpu * 1000 / n,
+        "direct_client_cpu_ms": direct_cpu * 1000 / n,
     }
 
 
@@ -135,7 +148,10 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
 
-    with bench_graph(args, "argweb-bench-api-", console.print) as (settings, driver), bench_api(settings) as url:
+    with (
+        bench_graph(args, "argweb-bench-api-", console.print) as (settings, driver),
+        bench_api(settings) as (url, api_pid),
+    ):
         reader = ReadRunner(driver, settings.neo4j_database, settings.cypher_timeout)
         ids = [
             r["id"] for r in reader.rows("MATCH (n:Locution) RETURN n.id AS id ORDER BY n.id LIMIT $n", n=args.nodes)
@@ -158,7 +174,10 @@ def main() -> None:
         def direct_neighbors(i: int) -> None:
             reader.rows(neighbors_query, id=ids[i % len(ids)], limit=201)
 
-        figures: dict[str, Any] = {"neighbors": compare(args.n, api_neighbors, direct_neighbors), "relations": {}}
+        figures: dict[str, Any] = {
+            "neighbors": compare(args.n, api_neighbors, direct_neighbors, api_pid),
+            "relations": {},
+        }
         for name, params in relation_filters(reader).items():
             where = RelationFilter(**{("kind" if k == "type" else k): v for k, v in params.items()})
             query, values = where.query(), {**where.params(), "after": "", "limit": 101}
@@ -170,7 +189,7 @@ def main() -> None:
             def direct_relations(i: int, query: str = query, values: dict[str, Any] = values) -> None:
                 reader.rows(query, **values)
 
-            figures["relations"][name] = {"path": path, **compare(args.n, api_relations, direct_relations)}
+            figures["relations"][name] = {"path": path, **compare(args.n, api_relations, direct_relations, api_pid)}
         mix = [f"/nodes/{i}/neighbors" for i in ids[:10]] + [
             "/relations?limit=100",
             "/corpora",
@@ -229,10 +248,16 @@ def main() -> None:
     from bench.harness import record
 
     f = figures["neighbors"]
-    note = f"{f['api_median_ms']:.1f} / {f['direct_median_ms']:.1f} ms, n={args.n}"
+    note = (
+        f"{f['api_median_ms']:.1f} / {f['direct_median_ms']:.1f} ms, n={args.n}; CPU per call: API process "
+        f"{f['api_cpu_ms']:.1f} ms, driver side {f['direct_client_cpu_ms']:.1f} ms"
+    )
     record("api: /nodes/{id}/neighbors median, API / direct", f["ratio"], "x", GOAL_RATIO, "lower", note)
     for name, r in figures["relations"].items():
-        note = f"{r['path']}; direct {r['direct_median_ms']:.1f} ms, n={args.n}"
+        note = (
+            f"{r['path']}; direct {r['direct_median_ms']:.1f} ms, n={args.n}; CPU per call: API process "
+            f"{r['api_cpu_ms']:.1f} ms, driver side {r['direct_client_cpu_ms']:.1f} ms"
+        )
         record(f"api: /relations?limit=100 {name} median", r["api_median_ms"], "ms", GOAL_RELATIONS_MS, "lower", note)
     note = f"{ld['requests_per_s']:.0f} req/s, {ld['requests']} requests, {args.concurrency} clients"
     record("api: errors under concurrent load", ld["errors"], "", 0, "lower", note)

@@ -148,7 +148,7 @@ def main() -> None:
         url = args.url
         if not url:
             settings, _ = stack.enter_context(bench_graph(args, "argweb-bench-explorer-"))
-            url = stack.enter_context(bench_api(settings))
+            url, _ = stack.enter_context(bench_api(settings))
         browser = stack.enter_context(chromium())
         for corpus in args.corpus:
             map_id, units = largest_map(url, corpus)

@@ -260,9 +260,9 @@ def bench_graph(
 
 
 @contextmanager
-def bench_api(settings: Settings) -> Iterator[str]:
+def bench_api(settings: Settings) -> Iterator[tuple[str, int]]:
     """The API (``uvicorn api.app:app``, one worker) over ``settings``' graph as a child process on a
-    loopback port; its base URL."""
+    loopback port; its base URL and process id."""
     import requests
 
     from graphstore.runtime import free_port
@@ -295,7 +295,16 @@ def bench_api(settings: Settings) -> Iterator[str]:
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise SystemExit(f"the API did not start: {proc.stderr.read().decode() if proc.stderr else ''}")
             time.sleep(0.2)
-        yield url
+        yield url, proc.pid
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) a process has used so far, from ``/proc`` (Linux; NaN elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
