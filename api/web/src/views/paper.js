@@ -85,15 +85,18 @@ export function render(container, discourse, filters, hooks) {
     const arcs = drawn.map((r) => ({ r, ys: yOf(r.sources[0]), yt: yOf(r.targets[0]) }))
       .sort((a, b) => Math.abs(a.ys - a.yt) - Math.abs(b.ys - b.yt));
     const columns = [];
-    // Labels are moved up or down a line until they cover no other label.
+    // Labels are moved up or down a line, then further right, until they cover no other label.
     const labels = [];
+    const SHIFTS = [0, 11, -11, 22, -22, 33, -33, 44, -44, 55, -55];
     const labelAt = (x, y, text) => {
       const w = text.length * 5.4 + 4;
-      for (const dy of [0, 11, -11, 22, -22, 33, -33, 44]) {
-        const box = { x1: x, x2: x + w, y1: y + dy - 9, y2: y + dy + 2 };
-        if (labels.every((b) => box.x2 < b.x1 || box.x1 > b.x2 || box.y2 < b.y1 || box.y1 > b.y2)) { labels.push(box); return y + dy; }
+      for (const dx of [0, 70, 140]) {
+        for (const dy of SHIFTS) {
+          const box = { x1: x + dx, x2: x + dx + w, y1: y + dy - 9, y2: y + dy + 2 };
+          if (labels.every((b) => box.x2 < b.x1 || box.x1 > b.x2 || box.y2 < b.y1 || box.y1 > b.y2)) { labels.push(box); return [x + dx, y + dy]; }
+        }
       }
-      return y;
+      return [x, y];
     };
     const parts = [`<defs>${[...new Set(arcs.map((a) => a.r.kind))].map((k) =>
       `<marker id="arrow-${k}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="${color(k)}"/></marker>`).join("")}</defs>`];
@@ -106,9 +109,10 @@ export function render(container, discourse, filters, hooks) {
       const c = color(a.r.kind);
       const dash = a.r.origin === "predicted" ? ` stroke-dasharray="5 3"` : "";
       const d = `M ${gutter} ${a.ys} C ${gutter + bulge} ${a.ys}, ${gutter + bulge} ${a.yt}, ${gutter + 2} ${a.yt}`;
+      const [lx, ly] = labelAt(gutter + bulge * 0.75 + 3, (a.ys + a.yt) / 2 + 3, relationLabel(a.r));
       parts.push(`<g class="arc" data-id="${esc(a.r.id)}"><path d="${d}" fill="none" stroke="${c}" stroke-width="1.6"${dash} marker-end="url(#arrow-${a.r.kind})"/>` +
         `<path d="${d}" fill="none" stroke="transparent" stroke-width="9"/>` +
-        `<text x="${gutter + bulge * 0.75 + 3}" y="${labelAt(gutter + bulge * 0.75 + 3, (a.ys + a.yt) / 2 + 3, relationLabel(a.r))}" font-size="9.5" fill="${c}" stroke="#fff" stroke-width="3" paint-order="stroke">${esc(relationLabel(a.r))}</text></g>`);
+        `<text x="${lx}" y="${ly}" font-size="9.5" fill="${c}" stroke="#fff" stroke-width="3" paint-order="stroke">${esc(relationLabel(a.r))}</text></g>`);
     }
     svg.innerHTML = parts.join("");
     svg.querySelectorAll("g.arc").forEach((g) => {
