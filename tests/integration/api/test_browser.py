@@ -366,6 +366,9 @@ def test_the_map_downloads_as_aif_that_round_trips(
     assert "include_predicted=true" in link.get_attribute("href")
     xaif = browser.find_element("id", "dl-xaif").get_attribute("href")
     assert xaif.endswith("format=xaif")
+    # The xAIF button's address answers the map in xAIF (integer ids), predictions included.
+    as_xaif = requests.get(xaif, timeout=60).json()
+    assert all(isinstance(n["nodeID"], int) for n in as_xaif["AIF"]["nodes"])
     link.click()
     path = _downloaded(downloads, "qt30_nodeset21318.aif.json")
     aif = json.loads(path.read_text(encoding="utf-8"))
@@ -394,6 +397,7 @@ def test_the_map_downloads_as_aif_that_round_trips(
         n.text for n in read.values() if type(n).__name__ in ("LocutionRecord", "PropositionRecord")
     )
     assert len(body["relations"]) == len(aif["nodes"]) - len(body["units"])
+    assert len(as_xaif["AIF"]["nodes"]) == len(aif["nodes"])
     # PNG and SVG of the drawn map.
     browser.find_element("id", "dl-svg").click()
     svg = _downloaded(downloads, "qt30_nodeset21318.svg").read_text(encoding="utf-8")
