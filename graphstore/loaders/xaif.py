@@ -26,7 +26,7 @@ from typing import Any
 from graphstore.loaders.aif import Layout, MapSpeaker, load_maps, read_map
 from graphstore.loaders.common import read_json, require
 from ontology.errors import LoaderError
-from ontology.records import CorpusBundle, EdgeRecord, NodeRecord, SpeakerRecord
+from ontology.records import CorpusBundle, EdgeRecord, NodeRecord
 
 DEFAULT_CORPUS = "xaif"
 
