@@ -49,6 +49,7 @@ from rich.table import Table
 _HERE = Path(__file__).resolve().parent
 sys.path[:] = [str(_HERE.parent)] + [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
+from api.services.graph import neo4j_password  # noqa: E402
 from api.settings import Settings  # noqa: E402
 from bench.harness import bench_neo4j  # noqa: E402
 from graphstore import browse  # noqa: E402
@@ -86,7 +87,7 @@ def api_server(settings: Settings) -> Iterator[str]:
         **os.environ,
         "ARGWEB_NEO4J_URI": str(settings.neo4j_uri),
         "ARGWEB_NEO4J_USER": settings.neo4j_user,
-        "ARGWEB_NEO4J_PASSWORD": settings.neo4j_password.get_secret_value(),
+        "ARGWEB_NEO4J_PASSWORD": neo4j_password(settings),
         "ARGWEB_DATA_DIR": str(settings.data_dir),
     }
     cmd = [sys.executable, "-m", "uvicorn", "api.app:app", "--host", "127.0.0.1", "--port", str(port)]
