@@ -32,6 +32,10 @@ argweb's models as oAMF modules on xAIF; dereference the IRIs of the RDF export.
 """
 
 
+# How much of a body over the limit is read (and dropped) before the 413 is sent, in limits.
+DRAIN_FACTOR = 3
+
+
 class BodyLimit:
     """ASGI middleware refusing request bodies over ``limit`` bytes with 413 problem+json.
 
@@ -69,6 +73,13 @@ class BodyLimit:
             body = message.get("body", b"")
             size += len(body)
             if size > self.limit:
+                # Read on (up to three times the limit, kept nowhere) so that a client still sending
+                # gets the answer rather than a connection reset.
+                while message.get("more_body", False) and size <= DRAIN_FACTOR * self.limit:
+                    message = await receive()
+                    if message["type"] != "http.request":
+                        return
+                    size += len(message.get("body", b""))
                 await too_large(scope, receive, send)
                 return
             chunks.append(body)

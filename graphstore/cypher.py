@@ -223,10 +223,15 @@ _JOURNAL_KEYS = (
 )
 
 
+def _without(var: str, keys: Sequence[str]) -> str:
+    """A map projection of ``var``'s properties minus ``keys`` (they map to null, which SET and exports skip)."""
+    nulls = ", ".join(f"{key}: null" for key in keys)
+    return f"{var} {{.*, {nulls}}}"
+
+
 def _kept(var: str) -> str:
     """The properties a journal entry ``var`` keeps, without its own bookkeeping keys."""
-    nulls = ", ".join(f"{key}: null" for key in _JOURNAL_KEYS)
-    return f"{var} {{.*, {nulls}}}"
+    return _without(var, _JOURNAL_KEYS)
 
 
 def journal_run() -> str:
@@ -540,8 +545,7 @@ def unexported_props(var: str) -> str:
 
     Leaving them out in the query also spares the transfer of a 384-float vector per node.
     """
-    nulls = ", ".join(f"{p.value}: null" for p in UNEXPORTED)
-    return f"{var} {{.*, {nulls}}}"
+    return _without(var, [p.value for p in UNEXPORTED])
 
 
 def export_node_page(corpus: bool = False) -> str:

@@ -15,6 +15,7 @@ from neo4j import Driver
 from api.services.graph import Graph
 from graphstore.aif_export import export_corpus, export_discourse, validate_aif, write_aif
 from graphstore.loaders.aif import load_aif
+from graphstore.loaders.common import MAX_JSON_DEPTH, json_depth_exceeds, named_as
 from graphstore.loaders.registry import CORPORA
 from graphstore.loaders.xaif_write import FORMATS as MAP_FORMATS
 from graphstore.loaders.xaif_write import convert as convert_map
@@ -161,6 +162,8 @@ def import_map(driver: Driver, database: str, aif: dict[str, Any], corpus: str, 
     refuse_gold(corpus, DEFAULT_IMPORT_CORPUS)
     check_name("corpus", corpus)
     check_name("name", name)
+    if json_depth_exceeds(aif):
+        raise LoaderError(f"AIF map {name}: arrays or objects nested more than {MAX_JSON_DEPTH} levels deep")
     try:
         validate_aif(aif, f"AIF map {name}")
     except (GraphStoreError, AttributeError, TypeError) as e:
@@ -169,7 +172,8 @@ def import_map(driver: Driver, database: str, aif: dict[str, Any], corpus: str, 
         path = Path(tmp) / f"{name}.json"
         # ASCII escapes: a lone surrogate in the map stays an escape here, and the loader names it.
         path.write_text(json.dumps(aif), encoding="utf-8")
-        bundle = load_aif([path], corpus)
+        with named_as({path: f"AIF map {name}"}):
+            bundle = load_aif([path], corpus)
     # A request is refused at once while a bulk load holds the store, not held for its duration.
     report = GraphStore(driver, database, bulk_wait=0).ingest(bundle)
     return make_id(corpus, name), report

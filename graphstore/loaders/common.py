@@ -10,7 +10,7 @@ import io
 import json
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -76,6 +76,22 @@ def parse_json(path: Path, text: str) -> Any:
     if isinstance(data, dict | list) and json_depth_exceeds(data):
         raise LoaderError(f"{path}: arrays or objects nested more than {MAX_JSON_DEPTH} levels deep")
     return data
+
+
+@contextlib.contextmanager
+def named_as(names: Mapping[Path, str]) -> Iterator[None]:
+    """Within the block, a :class:`LoaderError` names each scratch file of ``names`` by its name instead.
+
+    For inputs a client sent (an API body) that are read through a temporary file: the message must
+    name what the client knows, never the server's scratch path.
+    """
+    try:
+        yield
+    except LoaderError as e:
+        message = str(e)
+        for path, name in names.items():
+            message = message.replace(str(path), name)
+        raise LoaderError(message) from e
 
 
 def read_json(path: Path) -> Any:
