@@ -48,8 +48,9 @@ def json_depth_exceeds(data: Any, limit: int = MAX_JSON_DEPTH) -> bool:
     return False
 
 
-def parse_json(path: Path, text: str) -> Any:
-    """Parse JSON text read from ``path``; every failure is a :class:`LoaderError` naming the file.
+def parse_json(path: Path | str, text: str) -> Any:
+    """Parse JSON text read from ``path`` (or what ``path`` names: a request body); every failure is a
+    :class:`LoaderError` naming it.
 
     Besides invalid JSON: nesting deeper than :data:`MAX_JSON_DEPTH` (Python's parser would run out
     of recursion first on very deep input) and integers longer than Python converts (4,300 digits).
