@@ -9,9 +9,11 @@ never starts the embedded server: it connects on the first request that needs th
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
+from urllib.parse import parse_qsl, urlencode
 
 from fastapi import FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
@@ -30,10 +32,17 @@ argweb's models as oAMF modules on xAIF; dereference the IRIs of the RDF export.
 """
 
 
+# How much of a body over the limit is read (and dropped) before the 413 is sent, in limits.
+DRAIN_FACTOR = 3
+
+
 class BodyLimit:
     """ASGI middleware refusing request bodies over ``limit`` bytes with 413 problem+json.
 
-    A declared ``Content-Length`` is checked up front; a chunked body is counted as it arrives.
+    A declared ``Content-Length`` is checked up front. A body without one (chunked) is read here,
+    up to ``limit`` bytes, before the app sees any of it, and handed on whole: a body found too
+    large while a route reads it could only be reported by that route, which FastAPI turns into a
+    400 ("error parsing the body").
     """
 
     def __init__(self, app: ASGIApp, limit: int) -> None:
@@ -44,44 +53,88 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        declared = dict(scope.get("headers") or []).get(b"content-length")
+        headers = dict(scope.get("headers") or [])
+        declared = headers.get(b"content-length")
         detail = f"request body larger than {self.limit} bytes"
-        if declared is not None and declared.isdigit() and int(declared) > self.limit:
-            await problems.problem(413, detail, "too-large", scope.get("path"))(scope, receive, send)
+        too_large = problems.problem(413, detail, "too-large", scope.get("path"))
+        if declared is not None:
+            if declared.isdigit() and int(declared) > self.limit:
+                await too_large(scope, receive, send)
+                return
+            await self.app(scope, receive, send)
             return
-        seen = 0
-        started = False
-
-        async def limited() -> Message:
-            nonlocal seen
+        chunks: list[bytes] = []
+        size = 0
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.limit:
-                    raise _TooLarge
-            return message
+            if message["type"] != "http.request":
+                # The client went away before its body was complete: nothing to answer.
+                return
+            body = message.get("body", b"")
+            size += len(body)
+            if size > self.limit:
+                # Read on (up to three times the limit, kept nowhere) so that a client still sending
+                # gets the answer rather than a connection reset.
+                while message.get("more_body", False) and size <= DRAIN_FACTOR * self.limit:
+                    message = await receive()
+                    if message["type"] != "http.request":
+                        return
+                    size += len(message.get("body", b""))
+                await too_large(scope, receive, send)
+                return
+            chunks.append(body)
+            if not message.get("more_body", False):
+                break
+        whole: Message = {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+        delivered = False
 
-        async def tracked(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
+        async def replay() -> Message:
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                return whole
+            return await receive()
 
-        try:
-            await self.app(scope, limited, tracked)
-        except _TooLarge:
-            if not started:
-                await problems.problem(413, detail, "too-large", scope.get("path"))(scope, receive, send)
+        await self.app(scope, replay, send)
 
 
-class _TooLarge(Exception):
-    pass
+# Query parameters that would carry a secret in the address. Addresses end up in access logs,
+# browser histories and proxies: such a request is refused, and the value is blanked out of the
+# request (so the access log line of the refusal does not hold it either).
+SECRET_PARAMETERS = frozenset(
+    {"api_key", "apikey", "api-key", "x-api-key", "x_api_key", "key", "token", "access_token"}
+)
+
+
+class NoSecretsInAddress:
+    """ASGI middleware refusing (400) a request whose query string names an API key or token."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        query = scope.get("query_string") or b""
+        if scope["type"] == "http" and query:
+            pairs = parse_qsl(query.decode("latin-1"), keep_blank_values=True)
+            named = sorted({name for name, _ in pairs if name.lower() in SECRET_PARAMETERS})
+            if named:
+                # The scope is the server's own: its access log line then shows the blanked value.
+                scope["query_string"] = urlencode(
+                    [(n, "REDACTED" if n.lower() in SECRET_PARAMETERS else v) for n, v in pairs]
+                ).encode("latin-1")
+                detail = (
+                    f"query parameter {', '.join(named)}: an API key is sent in the X-API-Key header, never in the "
+                    "address (addresses are written to logs); the request was refused, the key was not logged"
+                )
+                await problems.problem(400, detail, "secret-in-address", scope.get("path"))(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the app; nothing connects to Neo4j at import or build time."""
     from api.routes import aif, amf, graph, linked, pages, predict, query
-    from api.services import predictors
+    from api.services import corpora, predictors
 
     cfg = settings or get_settings()
 
@@ -89,6 +142,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # A short connect/retry limit: with Neo4j away every graph route answers 503 at once.
         app.state.graph = Graph(cfg, start=False, timeout=cfg.neo4j_connect_timeout)
+        # Leftovers of writes killed mid-way (an API killed during POST /aif) are undone in the
+        # background: the API answers meanwhile, and reads refuse a corpus still marked loading.
+        threading.Thread(
+            target=corpora.recover_leftovers, args=(app.state.graph,), name="argweb-recover", daemon=True
+        ).start()
         try:
             yield
         finally:
@@ -109,6 +167,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_headers=["Accept", "Content-Type", "X-API-Key"],
         )
     app.add_middleware(BodyLimit, limit=cfg.request_size_limit)
+    # Added last, so it runs first: a key in the address is blanked before anything else sees it.
+    app.add_middleware(NoSecretsInAddress)
 
     @app.get("/stats", tags=["service"])
     def stats(request: Request) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from typer.core import TyperGroup
 
-from api.errors import outcome
+from api.errors import no_space, outcome
 from api.services.reporting import Advance
 from api.settings import Settings, get_settings
 from ontology.errors import ArgwebError
@@ -72,8 +72,9 @@ def settings(**overrides: Any) -> Settings:
 class ArgwebGroup(TyperGroup):
     """The root command group: reads the settings afresh per command and reports argweb errors.
 
-    Every :class:`~ontology.errors.ArgwebError` a command lets through is printed as one line and
-    mapped to its exit code by :func:`api.errors.outcome` (2: the caller's mistake, 1: failure).
+    Every :class:`~ontology.errors.ArgwebError` a command lets through, and a full disk whatever
+    raised it, is printed as one line and mapped to its exit code by :func:`api.errors.outcome` (2:
+    the caller's mistake, 1: failure).
     """
 
     # ``Any``: the context class is typer's vendored click, which has no public name.
@@ -82,7 +83,10 @@ class ArgwebGroup(TyperGroup):
         get_settings.cache_clear()
         try:
             return super().invoke(ctx)
-        except ArgwebError as e:
+        except (ArgwebError, OSError) as e:
+            # An OSError is reported as such only for a full disk; any other stays a traceback (a bug).
+            if isinstance(e, OSError) and not no_space(e):
+                raise
             result = outcome(e)
             console.print(f"[bold red]error:[/] {escape(result.message)}", highlight=False)
             raise typer.Exit(code=result.exit_code) from e

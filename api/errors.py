@@ -2,12 +2,15 @@
 
 ``outcome(exc)`` gives the HTTP status, the process exit code and the message for any exception.
 Client mistakes (bad arguments, malformed input files, invalid queries, unknown names) are 4xx and
-exit code 2; a database that cannot be reached is 503 and exit code 1; any other argweb error is a
-server-side failure (500, exit code 1).
+exit code 2; a database that cannot be reached is 503 and exit code 1; a write that met another
+run holding what it needs (a bulk load, an ingest of the same corpus) or a half-loaded corpus is
+409 and exit code 1; a full disk (``ENOSPC``, whatever raised it) is 507 and exit code 1, said in
+those words; any other argweb error is a server-side failure (500, exit code 1).
 """
 
 from __future__ import annotations
 
+import errno
 from typing import NamedTuple
 
 from ontology.errors import (
@@ -20,6 +23,7 @@ from ontology.errors import (
     NotFoundError,
     QueryRefusedError,
     UnauthorizedError,
+    WriteConflictError,
 )
 
 EXIT_FAILURE = 1
@@ -35,6 +39,7 @@ _OUTCOMES: tuple[tuple[type[BaseException], int, int], ...] = (
     (ClientError, 400, EXIT_USAGE),
     (DatabaseUnavailableError, 503, EXIT_FAILURE),
     (CorpusIncompleteError, 409, EXIT_FAILURE),
+    (WriteConflictError, 409, EXIT_FAILURE),
     (ArgwebError, 500, EXIT_FAILURE),
 )
 
@@ -53,6 +58,29 @@ class Outcome(NamedTuple):
     message: str
 
 
+# The disk is full: neither the caller's mistake nor a bug, and worth saying in those words.
+INSUFFICIENT_STORAGE = 507
+
+
+def no_space(exc: BaseException) -> bool:
+    """Whether ``exc`` (or an error it was raised from) is a full disk (``ENOSPC``)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError) and current.errno == errno.ENOSPC:
+            return True
+        if "No space left on device" in str(current):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _printable(message: str) -> str:
+    """``message`` without what no terminal or JSON encoder can write (a lone surrogate, NUL)."""
+    return message.encode("utf-8", "backslashreplace").decode("utf-8").replace("\0", "\\x00")
+
+
 def outcome(exc: BaseException) -> Outcome:
     """The HTTP status, exit code and message for ``exc``.
 
@@ -63,7 +91,10 @@ def outcome(exc: BaseException) -> Outcome:
     Returns:
         The outcome of the first matching error class.
     """
-    message = str(exc) or type(exc).__name__
+    message = _printable(str(exc) or type(exc).__name__)
+    if no_space(exc):
+        said = "" if "No space left on device" in message else "no space left on device: "
+        return Outcome(INSUFFICIENT_STORAGE, EXIT_FAILURE, f"{said}{message}; free some disk space and run it again")
     for cls, status, code in _OUTCOMES:
         if isinstance(exc, cls):
             return Outcome(status, code, message)

@@ -15,9 +15,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from api.errors import outcome
+from api.errors import INSUFFICIENT_STORAGE, no_space, outcome
 from ontology.errors import (
     ArgwebError,
+    CorpusIncompleteError,
     DatabaseUnavailableError,
     InvalidQueryError,
     LoaderError,
@@ -25,6 +26,7 @@ from ontology.errors import (
     QueryLimitError,
     QueryRefusedError,
     UnauthorizedError,
+    WriteConflictError,
 )
 
 PROBLEM = "application/problem+json"
@@ -41,6 +43,8 @@ _KINDS: tuple[tuple[type[ArgwebError], str], ...] = (
     (InvalidQueryError, "invalid-query"),
     (LoaderError, "invalid-input"),
     (DatabaseUnavailableError, "unavailable"),
+    (CorpusIncompleteError, "incomplete"),
+    (WriteConflictError, "conflict"),
 )
 _TITLES = {
     400: "Bad request",
@@ -49,11 +53,13 @@ _TITLES = {
     404: "Not found",
     405: "Method not allowed",
     406: "Not acceptable",
+    409: "Conflict",
     413: "Request body too large",
     415: "Unsupported media type",
     422: "Unprocessable content",
     500: "Internal server error",
     503: "Service unavailable",
+    507: "Insufficient storage",
 }
 
 
@@ -84,10 +90,37 @@ def problem(
     extra = dict(headers or {})
     if status == 401:
         extra["WWW-Authenticate"] = 'ApiKey header="X-API-Key"'
-    if status == 503:
-        # A backend away or at its limit of concurrent work: worth asking again soon.
+    if status in (409, 503):
+        # A backend away or at its limit of concurrent work, or a write waiting for another run's:
+        # worth asking again soon.
         extra.setdefault("Retry-After", str(RETRY_AFTER))
     return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=extra or None)
+
+
+def unreadable_body(cause: BaseException | None) -> str | None:
+    """What was wrong with a JSON body FastAPI could not parse (it says only "error parsing the body").
+
+    Python's parser raises on input a client can send on purpose: nesting past its recursion limit,
+    and integers past 4,300 digits. The answer says which, instead of a bare 400.
+    """
+    if isinstance(cause, RecursionError):
+        return "the JSON body nests arrays or objects too deeply to read"
+    if isinstance(cause, ValueError) and "integer string conversion" in str(cause):
+        return "the JSON body holds a number of more than 4,300 digits, which is not read"
+    if isinstance(cause, UnicodeDecodeError):
+        return f"the body is not UTF-8 (byte {cause.start})"
+    return None
+
+
+def _full_disk(request: Request, exc: BaseException) -> JSONResponse:
+    """507: the server's disk is full (logged with the path; the client is told no more than that)."""
+    log.error("no space left on device on %s %s: %s", request.method, request.url.path, exc)
+    return problem(
+        INSUFFICIENT_STORAGE,
+        "no space left on the server's disk; nothing was written. Retry once space has been freed",
+        "insufficient-storage",
+        request.url.path,
+    )
 
 
 def install(app: FastAPI) -> None:
@@ -96,6 +129,8 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(ArgwebError)
     async def argweb_error(request: Request, exc: ArgwebError) -> JSONResponse:
         result = outcome(exc)
+        if result.http_status == INSUFFICIENT_STORAGE:
+            return _full_disk(request, exc)
         if result.http_status >= 500 and not isinstance(exc, DatabaseUnavailableError):
             log.error("argweb error on %s %s: %s", request.method, request.url.path, exc)
             return problem(result.http_status, "internal error; see the server log", "internal", request.url.path)
@@ -112,9 +147,12 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         # Starlette's 405 carries the Allow header the client needs; keep it.
-        return problem(exc.status_code, str(exc.detail), None, request.url.path, exc.headers)
+        detail = unreadable_body(exc.__cause__) if exc.status_code == 400 else None
+        return problem(exc.status_code, detail or str(exc.detail), None, request.url.path, exc.headers)
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        if no_space(exc):
+            return _full_disk(request, exc)
         log.exception("unhandled error on %s %s", request.method, request.url.path)
         return problem(500, "internal error; see the server log", "internal", request.url.path)

@@ -31,7 +31,9 @@ class Settings(BaseSettings):
         neo4j_uri: An existing Neo4j (``bolt://``, ``neo4j://``, ``neo4j+s://``); when unset, the
             embedded server of ``data_dir`` is used.
         neo4j_user: User name (for the embedded server too).
-        neo4j_password: Password (also set on the embedded server at start).
+        neo4j_password: Password (also set on the embedded server when its store is new). Without
+            one, the embedded server gets a random password of its own, generated on first use and
+            kept in ``<data_dir>/neo4j/argweb-password`` (mode 0600); an external server needs one.
         neo4j_database: Database name.
         neo4j_port: Bolt port of the embedded server.
         neo4j_heap: JVM heap of the embedded server.
@@ -63,6 +65,10 @@ class Settings(BaseSettings):
             than a turn's length).
         predict_max_running: Model requests (``POST /predict``) the API computes at once; one more
             is answered 503 with ``Retry-After``.
+        mine_max_bytes: Largest transcript ``argweb mine`` reads, in bytes (checked before reading).
+        mine_max_turns: Speaker turns (AIF: L-nodes) a mined transcript may have.
+        mine_max_turn_chars: Characters one turn of a mined transcript may have.
+        mine_max_utterances: Utterances a mined transcript may have after segmentation.
         oxigraph_store: The Oxigraph store SPARQL runs on (default ``<data_dir>/oxigraph``).
         sparql_endpoint: The SPARQL 1.1 query endpoint of a server to use instead of the embedded
             Oxigraph store (Fuseki: ``http://host:3030/<dataset>/query``, the Oxigraph server:
@@ -83,7 +89,7 @@ class Settings(BaseSettings):
 
     neo4j_uri: str | None = None
     neo4j_user: str = "neo4j"
-    neo4j_password: SecretStr = SecretStr("argweb-local-dev")
+    neo4j_password: SecretStr | None = None
     neo4j_database: str = "neo4j"
     neo4j_port: int = 7687
     neo4j_heap: str = "2g"
@@ -106,6 +112,10 @@ class Settings(BaseSettings):
     predict_max_utterances: int = Field(default=300, ge=1)
     predict_max_chars: int = Field(default=60_000, ge=10)
     predict_max_running: int = Field(default=2, ge=1)
+    mine_max_bytes: int = Field(default=1_000_000, ge=1)
+    mine_max_turns: int = Field(default=2_000, ge=1)
+    mine_max_turn_chars: int = Field(default=20_000, ge=1)
+    mine_max_utterances: int = Field(default=2_000, ge=1)
     oxigraph_store: Path | None = None
     sparql_endpoint: str | None = None
     sparql_store_endpoint: str | None = None

@@ -265,6 +265,7 @@ def bench_api(settings: Settings) -> Iterator[tuple[str, int]]:
     loopback port; its base URL and process id."""
     import requests
 
+    from api.services.graph import neo4j_password
     from graphstore.runtime import free_port
 
     port = free_port()
@@ -272,7 +273,7 @@ def bench_api(settings: Settings) -> Iterator[tuple[str, int]]:
         **os.environ,
         "ARGWEB_NEO4J_URI": str(settings.neo4j_uri),
         "ARGWEB_NEO4J_USER": settings.neo4j_user,
-        "ARGWEB_NEO4J_PASSWORD": settings.neo4j_password.get_secret_value(),
+        "ARGWEB_NEO4J_PASSWORD": neo4j_password(settings),
         "ARGWEB_DATA_DIR": str(settings.data_dir),
     }
     cmd = [sys.executable, "-m", "uvicorn", "api.app:app", "--host", "127.0.0.1", "--port", str(port)]

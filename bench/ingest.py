@@ -127,11 +127,10 @@ def write_one_by_one(driver: Driver, database: str, nodes: list[NodeRecord], edg
             params = {
                 "source": edge.source,
                 "target": edge.target,
-                "rid": edge.id,
                 "props": edge.properties(),
                 "batch": batch,
             }
-            session.execute_write(_run, cypher.create_edge_single(edge.type, edge.id is not None), params)
+            session.execute_write(_run, cypher.create_edge_single(edge.type), params)
     return time.perf_counter() - started
 
 

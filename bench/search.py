@@ -50,7 +50,7 @@ def main() -> int:
     from api.services import semantic
     from api.services.browse import BrowseService
     from api.services.corpora import corpora_root
-    from api.services.graph import Graph, embedded_server, open_driver, private_settings
+    from api.services.graph import Graph, embedded_server, neo4j_password, open_driver, private_settings
     from api.settings import get_settings
     from bench.harness import record
     from graphstore.loaders.registry import CORPORA
@@ -58,8 +58,8 @@ def main() -> int:
 
     root = corpora_root(get_settings().with_overrides(corpora=Path(args.corpora) if args.corpora else None))
     work = Path(args.data_dir) if args.data_dir else Path(tempfile.mkdtemp(prefix="argweb-bench-search-"))
-    # An existing data directory keeps the password it was created with (the settings' one).
-    password = get_settings().neo4j_password.get_secret_value() if args.data_dir else PASSWORD
+    # An existing data directory keeps the password it was created with (configured, or stored in it).
+    password = neo4j_password(get_settings().with_overrides(data_dir=work)) if args.data_dir else PASSWORD
     settings = private_settings(work, password, heap=args.heap).model_copy(
         update={"cache_dir": get_settings().cache_dir}
     )

@@ -41,7 +41,9 @@ carries its provenance beside the AIF keys (tools that do not know them ignore t
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +56,7 @@ from graphstore.store import GraphStore
 from ontology.aiftext import split_speaker
 from ontology.errors import ClientError, GraphStoreError, NotFoundError
 from ontology.records import scheme_term
+from ontology.system import PRIVATE_FILE
 from ontology.terms import Label, Prop, RelType
 from ontology.views import EdgeView, UnitView
 
@@ -353,15 +356,18 @@ def _locutions(ordered: Sequence[_Node], ids: dict[str, str]) -> tuple[list[dict
 
 
 def validate_aif(aif: dict[str, Any], where: str = "AIF map") -> None:
-    """Check an AIF map's integrity: types, unique ids, edge ends, locutions and participants.
+    """Check an AIF map's integrity: types, unique ids, edge ends, locutions (optional) and participants.
 
     Raises:
         GraphStoreError: Listing the first problems found.
     """
     problems: list[str] = []
-    for key in ("nodes", "edges", "locutions"):
+    for key in ("nodes", "edges"):
         if not isinstance(aif.get(key), list):
             raise GraphStoreError(f"{where}: '{key}' must be a list")
+    # Optional, as for `argweb ingest aif`: a map of propositions alone has no locutions.
+    if not isinstance(aif.get("locutions", []), list):
+        raise GraphStoreError(f"{where}: 'locutions' must be a list")
     types: dict[Any, str] = {}
     for node in aif["nodes"]:
         nid = node.get("nodeID")
@@ -382,7 +388,7 @@ def validate_aif(aif: dict[str, Any], where: str = "AIF map") -> None:
             if edge.get(end) not in types:
                 problems.append(f"edge {eid!r}: {end} {edge.get(end)!r} is not a node")
     persons = {p.get("participantID") for p in aif.get("participants", [])}
-    for loc in aif["locutions"]:
+    for loc in aif.get("locutions", []):
         if types.get(loc.get("nodeID")) != "L":
             problems.append(f"locution of {loc.get('nodeID')!r}: not an L-node")
         if persons and loc.get("personID") not in persons:
@@ -527,8 +533,18 @@ def export_corpus(
 
 
 def write_aif(aif: dict[str, Any], path: Path) -> None:
-    """Write an AIF map as UTF-8 JSON."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as fh:
-        json.dump(aif, fh, ensure_ascii=False, indent=2)
-        fh.write("\n")
+    """Write an AIF map as UTF-8 JSON, readable by its owner only (mode 0600, like every export).
+
+    Raises:
+        GraphStoreError: The file cannot be written (naming it; a full disk says so).
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
+        if stat.S_ISREG(os.fstat(fd).st_mode):  # a file written before keeps no wider mode; a device is not ours
+            os.fchmod(fd, PRIVATE_FILE)
+        with open(fd, "w", encoding="utf-8") as fh:
+            json.dump(aif, fh, ensure_ascii=False, indent=2)
+            fh.write("\n")
+    except OSError as e:
+        raise GraphStoreError(f"{path}: cannot write the AIF map: {e.strerror or e}") from e

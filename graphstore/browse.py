@@ -270,8 +270,13 @@ def relations(
 
 
 def search(corpus: bool = False) -> str:
-    """Full-text search: ``$q`` (Lucene syntax), ``$skip``, ``$limit``, with ``corpus`` ``$corpus``."""
-    where = "WHERE node.corpus = $corpus " if corpus else ""
+    """Full-text search: ``$q`` (Lucene syntax), ``$skip``, ``$limit``, with ``corpus`` ``$corpus``.
+
+    Nodes of a corpus whose marker is not ``complete`` (an ingest running, or killed and not yet
+    undone) are left out: half-loaded content is never served as if it were whole.
+    """
+    where = "WHERE node.corpus = $corpus AND " if corpus else "WHERE "
+    where += f"NOT EXISTS {{ MATCH (c:{_label(Label.Corpus)} {{id: node.corpus}}) WHERE c.status <> 'complete' }} "
     return (
         f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $q) YIELD node, score "
         f"{where}"

@@ -31,8 +31,14 @@ from typing import Any, TextIO
 
 from graphstore import cypher
 from graphstore.runtime import EmbeddedNeo4j, ServerInfo, connect, launcher_dir
-from graphstore.store import GraphStore, edge_groups, node_groups
-from ontology.errors import ApiError, DatabaseUnavailableError, GraphStoreError
+from graphstore.store import GraphStore, edge_groups, node_groups, owner_gone, process_token, running
+from ontology.errors import (
+    ApiError,
+    DatabaseUnavailableError,
+    GraphStoreError,
+    StoreNotEmptyError,
+    WriteConflictError,
+)
 from ontology.records import CorpusBundle
 from ontology.terms import Label, RelType
 
@@ -44,6 +50,13 @@ ARRAY_DELIMITER = "\x1f"
 CSV_CHUNK = 20_000
 BundleSource = CorpusBundle | Callable[[], CorpusBundle]
 Progress = Callable[[str], None]
+# A bulk load holds the write lease for as long as parsing takes; a killed one is seen at once (its
+# process is gone), so the lease only bounds a holder on another machine.
+BULK_LEASE_MS = 6 * 3600 * 1000
+
+
+class _NotEmpty(Exception):
+    """Raised inside the claim transaction to roll it back when the database holds data."""
 
 
 @dataclass
@@ -244,11 +257,11 @@ class CsvWriter:
                     row["props"].update(marker)
             for columns, part in split_by_types(rows, skip=frozenset({"id"})):
                 self._write_nodes(labels, columns, part)
-        for (rel_type, _with_id), rows in edge_groups(bundle.edges).items():
-            # MERGE keeps one relationship per (ends, id) and the last SET wins: do the same.
-            unique: dict[tuple[str, str, str | None], dict[str, Any]] = {}
+        for rel_type, rows in edge_groups(bundle.edges).items():
+            # MERGE keeps one relationship per type and ends and the last SET wins: do the same.
+            unique: dict[tuple[str, str], dict[str, Any]] = {}
             for row in rows:
-                unique[(row["source"], row["target"], row["id"])] = row
+                unique[(row["source"], row["target"])] = row
             for row in unique.values():
                 row["props"]["batch"] = batch
             for columns, part in split_by_types(list(unique.values())):
@@ -394,23 +407,73 @@ class BulkLoader:
         driver = connect(info.uri, self.server.user, self.server.password)
         return GraphStore(driver, self.database), driver
 
-    def check_empty(self) -> None:
-        """Refuse unless the database holds no node at all.
+    def claim(self, run: str) -> None:
+        """Take the write lease for bulk load ``run``, refused unless the database holds no node.
+
+        The lease and the emptiness check are one transaction that locks the lease node first: a
+        write run that took its turn before is seen (its corpus marker is a node), and every write
+        run after waits for, or is refused by, the lease until the importer has replaced the store
+        (:func:`graphstore.store.take_write_turn`). Called again with the same ``run`` it renews the
+        lease and checks once more.
 
         Raises:
-            ApiError: The database has data (use the transactional ``ingest`` instead).
+            StoreNotEmptyError: The database has data (use the transactional ``ingest`` instead).
+            WriteConflictError: Another bulk load holds the lease.
         """
         store, driver = self._store()
+        stale = ""
         try:
-            rows = store.run(cypher.any_node())
+            while True:
+
+                def work(tx: Any, stale: str = stale) -> dict[str, Any]:
+                    row = tx.run(
+                        cypher.claim_bulk(),
+                        run=run,
+                        owner=process_token(),
+                        ttl=BULK_LEASE_MS,
+                        stale=stale,
+                        what=f"a bulk load of {self.server.data_dir}",
+                    ).single()
+                    assert row is not None
+                    claim = row.data()
+                    if not claim["held"]:
+                        found = tx.run(cypher.graph_has_nodes()).single()
+                        claim["found"] = bool(found and found["found"])
+                        if claim["found"]:
+                            # Roll the claim back: a bulk load of a database with data is refused.
+                            raise _NotEmpty
+                    return claim
+
+                try:
+                    claim = store.transaction(work)
+                except _NotEmpty:
+                    raise StoreNotEmptyError(
+                        f"bulk load refused: database {self.database!r} of {self.server.data_dir} is not empty; "
+                        "the offline importer replaces the whole store. Load into an empty database, or ingest "
+                        "without --bulk (transactional, merges into the existing graph)."
+                    ) from None
+                if not claim["held"]:
+                    return
+                if owner_gone(claim["owner"], claim["run"]):
+                    stale = claim["run"]
+                    continue
+                raise WriteConflictError(
+                    f"bulk load refused: another bulk load ({claim['owner']}) holds the store of {self.server.data_dir}"
+                )
         finally:
             driver.close()
-        if rows:
-            raise ApiError(
-                f"bulk load refused: database {self.database!r} of {self.server.data_dir} is not empty; "
-                "the offline importer replaces the whole store. Load into an empty database, or ingest "
-                "without --bulk (transactional, merges into the existing graph)."
-            )
+
+    def release(self, run: str) -> None:
+        """Drop the lease of bulk load ``run`` if the server runs (a failed load; best effort)."""
+        info = self.server.info()
+        if info is None:
+            return
+        with contextlib.suppress(GraphStoreError):
+            store, driver = self._store(info)
+            try:
+                store.run(cypher.release_bulk(), run=run)
+            finally:
+                driver.close()
 
     def load(self, bundles: Iterable[BundleSource], progress: Progress | None = None) -> BulkReport:
         """Load ``bundles`` (or callables returning them, parsed one at a time) into the empty database.
@@ -418,15 +481,29 @@ class BulkLoader:
         Each bundle gets its own ingest run id, as one transactional ingest per corpus would.
 
         Raises:
-            ApiError: The database is not empty.
+            StoreNotEmptyError: The database is not empty (or stopped being empty while the files
+                were parsed: a write that did not wait for the lease).
+            WriteConflictError: Another bulk load holds the store.
             LoaderError: A bundle is inconsistent (the database is left as it was).
             GraphStoreError: The importer or the server failed.
         """
         say = progress or (lambda _msg: None)
         report = BulkReport()
         started = time.perf_counter()
-        self.check_empty()
-        report.phases["check"] = time.perf_counter() - started
+        run = uuid.uuid4().hex
+        with running(run):
+            self.claim(run)
+            report.phases["check"] = time.perf_counter() - started
+            try:
+                self._load(run, bundles, say, report)
+            except BaseException:
+                self.release(run)
+                raise
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _load(self, run: str, bundles: Iterable[BundleSource], say: Progress, report: BulkReport) -> None:
+        """:meth:`load` once the lease is held."""
         # Absolute paths: the importer runs in the server's data directory, not in the caller's.
         work_dir = None if self.work_dir is None else Path(self.work_dir).absolute()
         with tempfile.TemporaryDirectory(prefix="argweb-bulk-", dir=work_dir) as tmp:
@@ -458,48 +535,54 @@ class BulkLoader:
 
             t = time.perf_counter()
             check_importer(launcher_dir(self.server.java_dir))
-            self.server.stop()
-            report.phases["stop"] = time.perf_counter() - t
-            args_file = Path(tmp) / "import.args"
-            args = import_arguments(
-                writer.files,
-                self.database,
-                threads=self.threads,
-                max_off_heap=self.max_off_heap,
-                report_file=Path(tmp) / "import.report",
-            )
-            args_file.write_text("\n".join(args) + "\n", encoding="utf-8")
-            say(f"importing {report.nodes} nodes and {report.edges} relationships")
+            # Nothing may have been written while the files were parsed (every write run waited
+            # for the lease); checked once more just before the store is replaced.
+            self.claim(run)
+            with self.server.exclusive():
+                self.server.stop()
+                report.phases["stop"] = time.perf_counter() - t
+                self._import(writer, tmp, say, report)
+
+    def _import(self, writer: CsvWriter, tmp: str, say: Progress, report: BulkReport) -> None:
+        """Run the importer on the stopped server's store, start it and create the schema."""
+        args_file = Path(tmp) / "import.args"
+        args = import_arguments(
+            writer.files,
+            self.database,
+            threads=self.threads,
+            max_off_heap=self.max_off_heap,
+            report_file=Path(tmp) / "import.report",
+        )
+        args_file.write_text("\n".join(args) + "\n", encoding="utf-8")
+        say(f"importing {report.nodes} nodes and {report.edges} relationships")
+        t = time.perf_counter()
+        try:
+            # One JVM imports and then serves: the import runs in the launcher before the
+            # server starts on the imported store.
+            info = self.server.start(timeout=self.start_timeout, import_args=args_file)
+        except DatabaseUnavailableError as e:
+            log = self.server.log_file.read_bytes() if self.server.log_file.exists() else b""
+            outcome = import_outcome(log)
+            if outcome is None or outcome[0] == 0:
+                raise
+            # The server is back (on whatever the failed import left) for the caller to look at.
+            with contextlib.suppress(DatabaseUnavailableError):
+                self.server.start(timeout=self.start_timeout)
+            tail = log.decode(errors="replace")[-4000:]
+            raise GraphStoreError(f"Neo4j importer exited with {outcome[0]}:\n{tail}") from e
+        restart_s = time.perf_counter() - t
+        outcome = import_outcome(self.server.log_file.read_bytes())
+        report.phases["import"] = outcome[1] if outcome else 0.0
+        report.phases["start"] = restart_s - report.phases["import"]
+        store, driver = self._store(info)
+        try:
             t = time.perf_counter()
-            try:
-                # One JVM imports and then serves: the import runs in the launcher before the
-                # server starts on the imported store.
-                info = self.server.start(timeout=self.start_timeout, import_args=args_file)
-            except DatabaseUnavailableError as e:
-                log = self.server.log_file.read_bytes() if self.server.log_file.exists() else b""
-                outcome = import_outcome(log)
-                if outcome is None or outcome[0] == 0:
-                    raise
-                # The server is back (on whatever the failed import left) for the caller to look at.
-                with contextlib.suppress(DatabaseUnavailableError):
-                    self.server.start(timeout=self.start_timeout)
-                tail = log.decode(errors="replace")[-4000:]
-                raise GraphStoreError(f"Neo4j importer exited with {outcome[0]}:\n{tail}") from e
-            restart_s = time.perf_counter() - t
-            outcome = import_outcome(self.server.log_file.read_bytes())
-            report.phases["import"] = outcome[1] if outcome else 0.0
-            report.phases["start"] = restart_s - report.phases["import"]
-            store, driver = self._store(info)
-            try:
-                t = time.perf_counter()
-                store.ensure_schema()
-                report.phases["schema"] = time.perf_counter() - t
-                t = time.perf_counter()
-                for key, ids in writer.empty_lists.items():
-                    for start in range(0, len(ids), 10_000):
-                        store.run(cypher.set_empty_list(key), ids=ids[start : start + 10_000])
-                report.phases["empty_lists"] = time.perf_counter() - t
-            finally:
-                driver.close()
-        report.seconds = time.perf_counter() - started
-        return report
+            store.ensure_schema()
+            report.phases["schema"] = time.perf_counter() - t
+            t = time.perf_counter()
+            for key, ids in writer.empty_lists.items():
+                for start in range(0, len(ids), 10_000):
+                    store.run(cypher.set_empty_list(key), ids=ids[start : start + 10_000])
+            report.phases["empty_lists"] = time.perf_counter() - t
+        finally:
+            driver.close()

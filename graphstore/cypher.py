@@ -30,6 +30,10 @@ def constraints() -> list[str]:
         for label in (Label.Node, Label.Corpus)
     ]
     stmts += [
+        f"CREATE CONSTRAINT write_lease_id IF NOT EXISTS FOR (g:`{Label.WriteLease.value}`) REQUIRE g.id IS UNIQUE",
+        f"CREATE CONSTRAINT ingest_journal_key IF NOT EXISTS FOR (j:`{Label.IngestJournal.value}`) "
+        "REQUIRE j.journal_key IS UNIQUE",
+        f"CREATE INDEX ingest_journal_run IF NOT EXISTS FOR (j:`{Label.IngestJournal.value}`) ON (j.journal_run)",
         "CREATE INDEX node_corpus IF NOT EXISTS FOR (n:`Node`) ON (n.corpus)",
         "CREATE INDEX node_batch IF NOT EXISTS FOR (n:`Node`) ON (n.batch)",
         "CREATE INDEX discourse_local_id IF NOT EXISTS FOR (n:`Discourse`) ON (n.local_id)",
@@ -74,14 +78,17 @@ def merge_nodes(labels: Sequence[Label]) -> str:
     )
 
 
-def merge_edges(rel_type: RelType, with_id: bool) -> str:
-    """MERGE a batch of relationships; ``$rows`` = ``[{source, target, id?, props}]``."""
-    key = " {id: row.id}" if with_id else ""
+def merge_edges(rel_type: RelType) -> str:
+    """MERGE a batch of relationships; ``$rows`` = ``[{source, target, id?, props}]``.
+
+    A relationship is one per type and ends: an AIF edge whose id changed in the source file is the
+    same edge with its new id (``props`` carry it), never a second edge between the same nodes.
+    """
     return (
         "UNWIND $rows AS row "
         "MATCH (a:`Node` {id: row.source}) "
         "MATCH (b:`Node` {id: row.target}) "
-        f"MERGE (a)-[r:{_rel(rel_type)}{key}]->(b) "
+        f"MERGE (a)-[r:{_rel(rel_type)}]->(b) "
         "ON CREATE SET r.batch = $batch "
         "SET r += row.props "
         "RETURN count(r) AS written"
@@ -95,12 +102,12 @@ def create_node_single(labels: Sequence[Label]) -> str:
     return f"MERGE (n:`Node` {{id: $id}}) ON CREATE SET n.batch = $batch SET n += $props{set_labels}"
 
 
-def create_edge_single(rel_type: RelType, with_id: bool) -> str:
-    """One-relationship MERGE, used by the per-record baseline of the ingest benchmark."""
-    key = " {id: $rid}" if with_id else ""
+def create_edge_single(rel_type: RelType) -> str:
+    """One-relationship MERGE (one per type and ends, as :func:`merge_edges`), used by the per-record
+    baseline of the ingest benchmark."""
     return (
         "MATCH (a:`Node` {id: $source}) MATCH (b:`Node` {id: $target}) "
-        f"MERGE (a)-[r:{_rel(rel_type)}{key}]->(b) ON CREATE SET r.batch = $batch SET r += $props"
+        f"MERGE (a)-[r:{_rel(rel_type)}]->(b) ON CREATE SET r.batch = $batch SET r += $props"
     )
 
 
@@ -134,20 +141,20 @@ def claim_corpus() -> str:
     becomes this run's, so that it goes with this run's batch if this run fails too.
 
     Returns one row: ``held`` (not granted), and the marker's previous ``status``, ``run``,
-    ``owner`` and ``counts``.
+    ``owner``, ``counts`` and all its properties (``before``, what an undo puts back).
     """
     return (
         "MERGE (c:`Node` {id: $corpus}) "
         "ON CREATE SET c:`Corpus`, c.corpus = $corpus, c.name = $corpus, c.batch = $batch "
         "WITH c, c.status AS status, c.ingest_run AS run, c.ingest_owner AS owner, c.counts AS counts, "
-        "c.ingest_lease AS lease "
-        "WITH c, status, run, owner, counts, "
+        "c.ingest_lease AS lease, properties(c) AS before "
+        "WITH c, status, run, owner, counts, before, "
         "coalesce(status = 'loading' AND run <> $batch AND run <> $stale AND lease > timestamp(), false) AS held "
         "CALL (c, held, run, status) { WITH c, held, run, status WHERE NOT held "
         "SET c.status = 'loading', c.ingest_run = $batch, c.ingest_owner = $owner, "
         "c.ingest_lease = timestamp() + $ttl, "
         "c.batch = CASE WHEN status = 'loading' AND c.batch = run THEN $batch ELSE c.batch END } "
-        "RETURN held, status, run, owner, counts"
+        "RETURN held, status, run, owner, counts, before"
     )
 
 
@@ -156,6 +163,209 @@ def renew_claim() -> str:
     return (
         "MATCH (c:`Corpus` {id: $corpus}) WHERE c.ingest_run = $batch "
         "SET c.ingest_lease = timestamp() + $ttl RETURN c.id AS id"
+    )
+
+
+# -- the write lease (one node: the turn every write run takes, held by a bulk load) ----------------
+
+_LEASE = f"(g:`{Label.WriteLease.value}` {{id: 'graph'}})"
+
+
+def write_turn() -> str:
+    """Take a write run's turn through the write lease (``$what``: what it writes, for messages).
+
+    The MERGE locks the lease node until the transaction ends, so a turn and a bulk load's claim
+    (:func:`claim_bulk`) are serialised: whichever commits first, the other sees it. Returns the
+    bulk load holding the lease, if any: ``owner``, ``run``, ``current`` (its lease not expired).
+    """
+    return (
+        f"MERGE {_LEASE} "
+        "SET g.write_turns = coalesce(g.write_turns, 0) + 1, g.last_write = $what "
+        "RETURN g.ingest_owner AS owner, g.ingest_run AS run, coalesce(g.ingest_lease > timestamp(), false) AS current"
+    )
+
+
+def claim_bulk() -> str:
+    """Claim the write lease for bulk load ``$run`` (owner ``$owner``, ``$ttl`` ms), unless a live one holds it.
+
+    A holder that is ``$stale`` (the caller knows its process is gone) is replaced. Returns ``held``
+    (not granted) with the holder's ``owner`` and ``run``, and ``nodes``: whether the graph has
+    any node, read after the lease node is locked (a write that took its turn first is seen).
+    """
+    return (
+        f"MERGE {_LEASE} "
+        "WITH g, g.ingest_owner AS owner, g.ingest_run AS run, "
+        "coalesce(g.ingest_owner IS NOT NULL AND g.ingest_run <> $run AND g.ingest_run <> $stale "
+        "AND g.ingest_lease > timestamp(), false) AS held "
+        "SET g.write_turns = coalesce(g.write_turns, 0) + 1, g.last_write = $what "
+        "WITH g, owner, run, held "
+        "CALL (g, held) { WITH g, held WHERE NOT held "
+        "SET g.ingest_owner = $owner, g.ingest_run = $run, g.ingest_lease = timestamp() + $ttl } "
+        "RETURN held, owner, run"
+    )
+
+
+def graph_has_nodes() -> str:
+    """Whether the graph holds any argweb node (a bulk load's emptiness check, after its lease is locked)."""
+    return "RETURN EXISTS { MATCH (n:`Node`) } AS found"
+
+
+def release_bulk() -> str:
+    """Drop the write lease of bulk load ``$run`` (a failed load; a successful one replaced the store)."""
+    return (
+        f"MATCH {_LEASE} WHERE g.ingest_run = $run "
+        "REMOVE g.ingest_owner, g.ingest_run, g.ingest_lease RETURN g.id AS id"
+    )
+
+
+def write_state() -> str:
+    """How many write runs took their turn, and what the latest wrote (no row before the first)."""
+    return f"MATCH {_LEASE} RETURN g.write_turns AS turns, g.last_write AS what"
+
+
+# -- the ingest journal: what a run changed, to undo it exactly -------------------------------------
+
+_JOURNAL = Label.IngestJournal.value
+_JOURNAL_KEYS = (
+    "journal_run",
+    "journal_key",
+    "journal_corpus",
+    "journal_kind",
+    "journal_of",
+    "journal_labels",
+    "journal_type",
+    "journal_source",
+    "journal_target",
+)
+
+
+def _without(var: str, keys: Sequence[str]) -> str:
+    """A map projection of ``var``'s properties minus ``keys`` (they map to null, which SET and exports skip)."""
+    nulls = ", ".join(f"{key}: null" for key in keys)
+    return f"{var} {{.*, {nulls}}}"
+
+
+def _kept(var: str) -> str:
+    """The properties a journal entry ``var`` keeps, without its own bookkeeping keys."""
+    return _without(var, _JOURNAL_KEYS)
+
+
+def journal_run() -> str:
+    """Record ingest run ``$batch`` of ``$corpus`` (the entry crash recovery finds dead runs by)."""
+    return (
+        f"MERGE (j:`{_JOURNAL}` {{journal_key: $batch + '|run'}}) "
+        "SET j.journal_run = $batch, j.journal_corpus = $corpus, j.journal_kind = 'run'"
+    )
+
+
+def journal_marker() -> str:
+    """Keep ``$props``, the corpus marker ``$corpus`` as it was before run ``$batch`` claimed it."""
+    return (
+        f"CREATE (j:`{_JOURNAL}`) SET j = $props, j.journal_key = $batch + '|marker', j.journal_run = $batch, "
+        "j.journal_corpus = $corpus, j.journal_kind = 'marker', j.journal_of = $corpus"
+    )
+
+
+def move_marker_journal() -> str:
+    """Give run ``$batch`` the marker entry of the run it took over (``$stale``): the state to undo to
+    is the one before the first run of the chain, not the half-loaded one it found."""
+    return (
+        f"MATCH (j:`{_JOURNAL}` {{journal_key: $stale + '|marker'}}) "
+        "SET j.journal_key = $batch + '|marker', j.journal_run = $batch"
+    )
+
+
+def journal_nodes() -> str:
+    """Keep the state of the nodes of ``$rows`` that exist and predate run ``$batch`` (once per node).
+
+    Runs in the transaction of the batch that changes them, before it; the corpus marker is kept
+    apart (:func:`journal_marker`).
+    """
+    return (
+        "UNWIND $rows AS row "
+        "MATCH (n:`Node` {id: row.id}) WHERE n.batch <> $batch AND NOT n:`Corpus` "
+        f"MERGE (j:`{_JOURNAL}` {{journal_key: $batch + '|n|' + row.id}}) "
+        "ON CREATE SET j += properties(n), j.journal_run = $batch, j.journal_corpus = $corpus, "
+        "j.journal_kind = 'node', j.journal_of = row.id, j.journal_labels = labels(n)"
+    )
+
+
+def journal_relationships(rel_type: RelType) -> str:
+    """Keep the state of the ``rel_type`` relationships between the ends of ``$rows`` that predate run ``$batch``."""
+    rel, name = _rel(rel_type), RelType(rel_type).value
+    return (
+        "UNWIND $rows AS row "
+        f"MATCH (a:`Node` {{id: row.source}})-[r:{rel}]->(b:`Node` {{id: row.target}}) WHERE r.batch <> $batch "
+        f"MERGE (j:`{_JOURNAL}` {{journal_key: $batch + '|r|{name}|' + row.source + '|' + row.target}}) "
+        "ON CREATE SET j += properties(r), j.journal_run = $batch, j.journal_corpus = $corpus, "
+        f"j.journal_kind = 'relationship', j.journal_type = '{name}', "
+        "j.journal_source = row.source, j.journal_target = row.target"
+    )
+
+
+def restore_nodes() -> str:
+    """Put back the nodes run ``$run`` changed: their properties and labels as its journal kept them.
+
+    In batches of their own (auto-commit); restoring is idempotent, so an interrupted restore is
+    simply run again.
+    """
+    return _in_transactions(
+        f"MATCH (j:`{_JOURNAL}`) WHERE j.journal_run = $run AND j.journal_kind = 'node'",
+        "j",
+        "MATCH (n:`Node` {id: j.journal_of}) "
+        "WITH j, n, [label IN labels(n) WHERE NOT label IN j.journal_labels] AS added "
+        f"SET n = {_kept('j')} "
+        "REMOVE n:$(added)",
+    )
+
+
+def restore_relationships() -> str:
+    """Put back the properties of the relationships run ``$run`` changed (batched like :func:`restore_nodes`)."""
+    return _in_transactions(
+        f"MATCH (j:`{_JOURNAL}`) WHERE j.journal_run = $run AND j.journal_kind = 'relationship'",
+        "j",
+        "MATCH (:`Node` {id: j.journal_source})-[r]->(:`Node` {id: j.journal_target}) WHERE type(r) = j.journal_type "
+        f"SET r = {_kept('j')}",
+    )
+
+
+def restore_marker() -> str:
+    """Put the corpus marker back as it was before run ``$run`` (and the runs it took over) claimed it."""
+    return (
+        f"MATCH (j:`{_JOURNAL}` {{journal_key: $run + '|marker'}}) "
+        "MATCH (c:`Node` {id: j.journal_of}) "
+        f"SET c = {_kept('j')} "
+        "RETURN count(c) AS restored"
+    )
+
+
+def dead_runs() -> str:
+    """Ingest runs of ``$corpus`` other than ``$batch`` that left a journal (interrupted ones)."""
+    return (
+        f"MATCH (j:`{_JOURNAL}`) WHERE j.journal_kind = 'run' AND j.journal_corpus = $corpus "
+        "AND j.journal_run <> $batch RETURN j.journal_run AS run ORDER BY run"
+    )
+
+
+def drop_journal() -> str:
+    """Delete the journal entries of run ``$run``."""
+    return _in_transactions(f"MATCH (j:`{_JOURNAL}`) WHERE j.journal_run = $run", "j", "DELETE j")
+
+
+def close_journal() -> str:
+    """End run ``$run``'s journal as its corpus is marked complete: its run and marker entries go in the
+    same transaction, so recovery never undoes a complete run; its other entries are left for
+    :func:`drop_journal` (entries without a run entry are never restored)."""
+    return f"MATCH (j:`{_JOURNAL}`) WHERE j.journal_key IN [$run + '|run', $run + '|marker'] DELETE j"
+
+
+def orphan_journal() -> str:
+    """Journal entries of ``$corpus`` whose run entry is gone (a complete run killed before it dropped them)."""
+    return _in_transactions(
+        f"MATCH (j:`{_JOURNAL}`) WHERE j.journal_corpus = $corpus AND j.journal_kind <> 'run' "
+        f"AND NOT EXISTS {{ MATCH (r:`{_JOURNAL}` {{journal_key: j.journal_run + '|run'}}) }}",
+        "j",
+        "DELETE j",
     )
 
 
@@ -282,8 +492,9 @@ def set_empty_list(key: str) -> str:
 
 
 def any_node() -> str:
-    """One node, if the database has any (the emptiness check of a bulk first load)."""
-    return "MATCH (n) RETURN elementId(n) AS id LIMIT 1"
+    """One argweb node, if the graph has any (whether the main job may choose a bulk first load; the
+    store's bookkeeping, a write lease left by refused writes, does not count)."""
+    return "MATCH (n:`Node`) RETURN elementId(n) AS id LIMIT 1"
 
 
 def neighbours(depth: int) -> str:
@@ -310,10 +521,17 @@ def sample_node_ids() -> str:
     return "MATCH (n:`Node`) WITH n.id AS id, rand() AS r ORDER BY r LIMIT $n RETURN id"
 
 
+BOOKKEEPING: tuple[Label, ...] = (Label.WriteLease, Label.IngestJournal)
+"""Labels of the store's own bookkeeping (the write lease, ingest journals): not graph content."""
+
+
 def dump_nodes(ordered: bool = True) -> str:
-    """Every node with its labels and properties (whole-graph comparisons), by id when ``ordered``."""
+    """Every node of the graph with its labels and properties (whole-graph comparisons), by id when
+    ``ordered``; the store's bookkeeping (:data:`BOOKKEEPING`) is left out: the write lease counts
+    every write run, even one that was undone."""
     order = " ORDER BY id" if ordered else ""
-    return f"MATCH (n) RETURN n.id AS id, labels(n) AS labels, properties(n) AS props{order}"
+    where = " AND ".join(f"NOT n:`{label.value}`" for label in BOOKKEEPING)
+    return f"MATCH (n) WHERE {where} RETURN n.id AS id, labels(n) AS labels, properties(n) AS props{order}"
 
 
 def dump_relationships(ordered: bool = True) -> str:
@@ -343,8 +561,7 @@ def unexported_props(var: str) -> str:
 
     Leaving them out in the query also spares the transfer of a 384-float vector per node.
     """
-    nulls = ", ".join(f"{p.value}: null" for p in UNEXPORTED)
-    return f"{var} {{.*, {nulls}}}"
+    return _without(var, [p.value for p in UNEXPORTED])
 
 
 def export_node_page(corpus: bool = False) -> str:

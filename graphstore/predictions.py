@@ -32,6 +32,7 @@ from neo4j import Driver
 from graphstore import cypher
 from graphstore.errors import database_error
 from graphstore.statements import Statements
+from graphstore.store import take_write_turn
 from ontology.errors import GraphStoreError, PredictionError
 from ontology.labels import ontology_class, sense
 from ontology.records import PredictedRelation, PredictionRun, RelationRecord, new_run_id
@@ -142,6 +143,7 @@ class PredictionStore(Statements):
         started = time.perf_counter()
         rows = list(relations)
         self._check_rows(run, rows)
+        take_write_turn(self, f"prediction run {run.run_id}")
         digest = _digest(run, rows)
         for stmt in cypher.constraints():
             self.run(stmt)
@@ -321,6 +323,7 @@ class PredictionStore(Statements):
         params = {"model": model, "version": version, "run": run}
         rows = self.read(cypher.count_predicted_relations(), **params)
         n = int(rows[0]["n"]) if rows else 0
+        take_write_turn(self, f"deleting the predictions of {model}")
         self.run_auto(cypher.delete_predicted_relations(), **params)
         self.run(cypher.delete_prediction_runs(), **params)
         return n

@@ -8,6 +8,7 @@ Python only ever talks to it over Bolt through the official driver.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import itertools
 import os
@@ -17,8 +18,9 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Generic, Protocol, TypeVar
@@ -27,12 +29,13 @@ from neo4j import Driver, GraphDatabase
 from neo4j.exceptions import AuthError, DriverError, Neo4jError
 
 from ontology.errors import DatabaseUnavailableError
-from ontology.system import process_alive
+from ontology.system import PRIVATE_FILE, PRIVATE_UMASK, private_dir, process_alive, write_private
 
 JAVA_DIR = Path(__file__).with_name("java")
 MAIN_CLASS = "org.argweb.neo4j.EmbeddedNeo4j"
 PID_FILE = "argweb-neo4j.pid"
 LOG_FILE = "argweb-neo4j.log"
+LOCK_FILE = "argweb-neo4j.lock"
 READY_MARKER = "argweb-neo4j ready"
 # What `mvn package` names the launcher's own jar.
 LAUNCHER_JAR = "argweb-neo4j-launcher-*.jar"
@@ -82,6 +85,34 @@ TX_LOG_RETENTION = "256M size"
 TX_LOG_ROTATION = 64 * 1024 * 1024
 # The administrator every new Neo4j database has; the launcher sets its password.
 BUILTIN_USER = "neo4j"
+# Where the password of an embedded server is kept when none is configured (in its home, 0600).
+PASSWORD_FILE = "argweb-password"
+# The fixed password earlier versions gave every embedded store: a store that still has it is
+# re-keyed to its stored password at the next start.
+LEGACY_PASSWORD = "argweb-local-dev"
+
+
+def stored_password(home: Path) -> str:
+    """The password of the embedded server of ``home``: read from its password file, generated on first use.
+
+    A random password per data directory (``secrets.token_urlsafe``), kept in ``home/argweb-password``
+    with mode 0600 in a directory only the owner can enter: no other local user, and no process that
+    knows a documented default, can log in.
+
+    Raises:
+        DatabaseUnavailableError: The file cannot be read or written.
+    """
+    path = private_dir(home) / PASSWORD_FILE
+    try:
+        write_private(path, secrets.token_urlsafe(24) + "\n")
+        if path.stat().st_mode & 0o077:
+            os.chmod(path, PRIVATE_FILE)
+        password = path.read_text(encoding="utf-8").strip()
+    except OSError as e:
+        raise DatabaseUnavailableError(f"{path}: cannot read or write the Neo4j password ({e.strerror})") from e
+    if not password:
+        raise DatabaseUnavailableError(f"{path}: the Neo4j password file is empty; remove it to get a new one")
+    return password
 
 
 def launcher_built(java_dir: Path = JAVA_DIR) -> bool:
@@ -258,6 +289,20 @@ def is_launcher(pid: int, data_dir: Path) -> bool:
     return MAIN_CLASS in argv and any(a == "--home" and b == home for a, b in itertools.pairwise(argv))
 
 
+@dataclass
+class _StartLock:
+    """A data directory's start lock as this process holds it: threads queue on ``lock``, the file
+    lock is taken by the outermost holder (``depth`` 1) and kept in ``fd``."""
+
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    depth: int = 0
+    fd: int = -1
+
+
+_LOCKS: dict[str, _StartLock] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
 class _HasPid(Protocol):
     @property
     def pid(self) -> int: ...
@@ -316,6 +361,40 @@ class DetachedProcess(Generic[InfoT]):
         """Whether the started process answers (raises DatabaseUnavailableError when it never will)."""
         raise NotImplementedError
 
+    LOCK_NAME: ClassVar[str] = ""
+
+    @contextlib.contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Hold this data directory's start lock (an ``flock``, re-entrant within the process).
+
+        Starting and stopping happen under it: two processes starting the same server at once
+        would otherwise both launch one (and the second would stop the first while it is still
+        coming up, or importing), and a bulk load holds it from stopping the server to starting it
+        on the imported store.
+        """
+        key = str(Path(self.data_dir).resolve() / (self.LOCK_NAME or f"{self.PID_NAME}.lock"))
+        with _LOCKS_GUARD:
+            held = _LOCKS.setdefault(key, _StartLock())
+        with held.lock:
+            if held.depth == 0:
+                Path(self.data_dir).mkdir(parents=True, exist_ok=True)
+                fd = os.open(key, os.O_RDWR | os.O_CREAT, 0o600)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX)
+                except BaseException:
+                    os.close(fd)
+                    raise
+                held.fd = fd
+            held.depth += 1
+            try:
+                yield
+            finally:
+                held.depth -= 1
+                if held.depth == 0:
+                    fcntl.flock(held.fd, fcntl.LOCK_UN)
+                    os.close(held.fd)
+                    held.fd = -1
+
     def info(self) -> InfoT | None:
         """The running process of this data directory, or None.
 
@@ -358,8 +437,11 @@ class DetachedProcess(Generic[InfoT]):
             DatabaseUnavailableError: The process exited, or was not ready within ``timeout`` seconds
                 (the message ends with its log).
         """
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        with open(self.log_file, "wb") as log:
+        private_dir(self.data_dir)
+        # The log may hold paths and queries: the owner's alone, like everything the process writes.
+        fd = os.open(self.log_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
+        os.fchmod(fd, PRIVATE_FILE)
+        with open(fd, "wb") as log:
             proc = subprocess.Popen(
                 cmd,
                 stdout=log,
@@ -368,6 +450,7 @@ class DetachedProcess(Generic[InfoT]):
                 start_new_session=True,
                 env=env,
                 cwd=cwd,
+                umask=PRIVATE_UMASK,
             )
         info = self._started(proc.pid)
         self.pid_file.write_text(" ".join(str(f) for f in self._fields(info)) + "\n")
@@ -439,10 +522,13 @@ class EmbeddedNeo4j(DetachedProcess[ServerInfo]):
         tx_log_retention: Neo4j transaction-log retention policy (``db.tx_log.rotation.retention_policy``).
         tx_log_rotation: Size in bytes at which a transaction log file is rotated.
         user: User the driver logs in as (the server's built-in administrator is ``neo4j``).
+        rekey_from: A password the store may still have (:data:`LEGACY_PASSWORD`): when ``password``
+            is refused and this one is accepted, the store is re-keyed to ``password`` at start.
     """
 
     PID_NAME = PID_FILE
     LOG_NAME = LOG_FILE
+    LOCK_NAME = LOCK_FILE
     NAME = "embedded Neo4j"
 
     data_dir: Path
@@ -454,6 +540,7 @@ class EmbeddedNeo4j(DetachedProcess[ServerInfo]):
     tx_log_retention: str = TX_LOG_RETENTION
     tx_log_rotation: int = TX_LOG_ROTATION
     user: str = BUILTIN_USER
+    rekey_from: str | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.data_dir = Path(self.data_dir)
@@ -484,6 +571,8 @@ class EmbeddedNeo4j(DetachedProcess[ServerInfo]):
                 driver.verify_connectivity()
             return True
         except AuthError as e:
+            if self._rekey(uri):
+                return True
             raise DatabaseUnavailableError(
                 f"Neo4j at {uri} (data {self.data_dir}) rejected the configured password: the store was created "
                 "with another one and keeps it. Set ARGWEB_NEO4J_PASSWORD to the password of this store, or use "
@@ -491,6 +580,25 @@ class EmbeddedNeo4j(DetachedProcess[ServerInfo]):
             ) from e
         except (DriverError, Neo4jError, OSError):
             return False
+
+    def _rekey(self, uri: str) -> bool:
+        """Change the password of a store that still has :attr:`rekey_from` to :attr:`password`.
+
+        Returns:
+            Whether the store was re-keyed (False: it does not have that password either).
+        """
+        if not self.rekey_from or self.rekey_from == self.password:
+            return False
+        try:
+            with GraphDatabase.driver(uri, auth=(self.user, self.rekey_from)) as driver:
+                driver.execute_query(
+                    "ALTER CURRENT USER SET PASSWORD FROM $old TO $new",
+                    {"old": self.rekey_from, "new": self.password},
+                    database_="system",
+                )
+        except (DriverError, Neo4jError, OSError):
+            return False
+        return True
 
     def start(self, timeout: float = 180.0, import_args: Path | None = None) -> ServerInfo:
         """Start the server in the background and wait until Bolt answers; no-op if running.
@@ -505,6 +613,15 @@ class EmbeddedNeo4j(DetachedProcess[ServerInfo]):
             DatabaseUnavailableError: Java or the launcher is missing, the port is taken, or the server did
                 not come up in time (the message includes the end of its log).
         """
+        with self.exclusive():
+            return self._start(timeout, import_args)
+
+    def stop(self, timeout: float | None = None) -> bool:
+        """Stop the server (under the start lock, so that no start overlaps it); False if none ran."""
+        with self.exclusive():
+            return super().stop(timeout)
+
+    def _start(self, timeout: float, import_args: Path | None) -> ServerInfo:
         running = self.info()
         if running is not None and import_args is not None:
             raise DatabaseUnavailableError(f"{self.NAME} of {self.data_dir} is running; stop it before an import")
@@ -600,5 +717,6 @@ def connect(uri: str, user: str, password: str, *, timeout: float | None = None)
         driver.verify_connectivity()
     except (DriverError, Neo4jError, OSError) as e:
         driver.close()
-        raise DatabaseUnavailableError(f"cannot connect to Neo4j at {uri}: {e}") from e
+        hint = " (is ARGWEB_NEO4J_PASSWORD set to this server's password?)" if isinstance(e, AuthError) else ""
+        raise DatabaseUnavailableError(f"cannot connect to Neo4j at {uri}: {e}{hint}") from e
     return driver

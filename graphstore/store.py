@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -19,7 +20,13 @@ from neo4j.exceptions import DriverError, Neo4jError
 from graphstore import cypher
 from graphstore.errors import database_error
 from graphstore.statements import Statements, retrying
-from ontology.errors import CorpusIncompleteError, GraphStoreError, NotFoundError
+from ontology.errors import (
+    CorpusIncompleteError,
+    DatabaseUnavailableError,
+    GraphStoreError,
+    NotFoundError,
+    WriteConflictError,
+)
 from ontology.records import CorpusBundle, EdgeRecord, NodeRecord
 from ontology.terms import Label, RelType
 from ontology.views import most_specific
@@ -45,6 +52,16 @@ def process_token(pid: int | None = None) -> str:
 _ACTIVE_RUNS: set[str] = set()
 
 
+@contextlib.contextmanager
+def running(run: str) -> Iterator[None]:
+    """Count ``run`` (an ingest or bulk load of this process) as alive while the block runs."""
+    _ACTIVE_RUNS.add(run)
+    try:
+        yield
+    finally:
+        _ACTIVE_RUNS.discard(run)
+
+
 def owner_gone(owner: str | None, run: str | None = None) -> bool:
     """Whether the owner of ingest ``run`` is a process of this host that no longer runs it."""
     if not owner:
@@ -65,6 +82,40 @@ def owner_gone(owner: str | None, run: str | None = None) -> bool:
 
 
 DEFAULT_BATCH_SIZE = 5000
+
+
+def bulk_holder(row: dict[str, Any] | None) -> str | None:
+    """The owner of a bulk load that holds the write lease, from a :func:`cypher.write_turn` row, or None.
+
+    A lease whose time ran out, or whose owner process is gone (a killed bulk load), holds nothing.
+    """
+    if row is None or not row.get("owner") or not row.get("current"):
+        return None
+    return None if owner_gone(row["owner"], row.get("run")) else str(row["owner"])
+
+
+def bulk_refusal(holder: str, what: str, waited: float | None = None) -> WriteConflictError:
+    """The error of a write that met a bulk load holding the write lease."""
+    after = f"; gave up waiting after {waited:.0f}s" if waited else ""
+    return WriteConflictError(
+        f"{what} refused: a bulk load ({holder}) is replacing the whole store with Neo4j's offline importer{after}; "
+        "nothing was written. Run it again when the bulk load has finished"
+    )
+
+
+def take_write_turn(statements: Statements, what: str) -> None:
+    """Take a write run's turn through the write lease, or refuse while a bulk load holds it.
+
+    Every write run that is not a corpus ingest (whose claim takes its turn in the same
+    transaction) calls this before it writes: deletions and prediction runs.
+
+    Raises:
+        WriteConflictError: A live bulk load holds the lease (nothing written).
+    """
+    rows = statements.run(cypher.write_turn(), what=what)
+    holder = bulk_holder(rows[0] if rows else None)
+    if holder is not None:
+        raise bulk_refusal(holder, what)
 
 
 @dataclass
@@ -96,11 +147,11 @@ def node_groups(nodes: Sequence[NodeRecord]) -> dict[tuple[Label, ...], list[dic
     return groups
 
 
-def edge_groups(edges: Sequence[EdgeRecord]) -> dict[tuple[RelType, bool], list[dict[str, Any]]]:
-    """Group edge rows by relationship type and whether they carry an id."""
-    groups: dict[tuple[RelType, bool], list[dict[str, Any]]] = defaultdict(list)
+def edge_groups(edges: Sequence[EdgeRecord]) -> dict[RelType, list[dict[str, Any]]]:
+    """Group edge rows by relationship type."""
+    groups: dict[RelType, list[dict[str, Any]]] = defaultdict(list)
     for edge in edges:
-        groups[(edge.type, edge.id is not None)].append(
+        groups[edge.type].append(
             {"source": edge.source, "target": edge.target, "id": edge.id, "props": edge.properties()}
         )
     return groups
@@ -116,6 +167,8 @@ class GraphStore(Statements):
         batch_size: Rows per ``UNWIND`` transaction.
         lease_ms: How long an ingest's claim on its corpus lasts without a batch renewing it.
         claim_wait: Seconds an ingest waits for another ingest of the same corpus to finish.
+        bulk_wait: Seconds an ingest waits for a bulk load holding the write lease to finish (the
+            API gives 0: a request is refused at once rather than held for minutes).
     """
 
     driver: Driver
@@ -123,21 +176,35 @@ class GraphStore(Statements):
     batch_size: int = DEFAULT_BATCH_SIZE
     lease_ms: int = DEFAULT_LEASE_MS
     claim_wait: float = DEFAULT_CLAIM_WAIT
+    bulk_wait: float = DEFAULT_CLAIM_WAIT
 
-    def _write(self, query: str, rows: Sequence[dict[str, Any]], batch: str, corpus: str) -> None:
+    def _write(self, query: str, rows: Sequence[dict[str, Any]], batch: str, corpus: str, journal: str | None) -> None:
         """One batch, in a managed transaction that also renews this run's claim on the corpus.
 
-        The driver retries transient failures (deadlocks, leader changes); a batch that finds its
-        claim taken over (its lease ran out) rolls back instead of writing into another run's load.
+        With ``journal`` the batch first keeps, in the same transaction, the state of what it is
+        about to change (:func:`cypher.journal_nodes`), so that an undo puts it back exactly. The
+        driver retries transient failures (deadlocks, leader changes); a batch that finds its claim
+        taken over (its lease ran out) rolls back instead of writing into another run's load.
         """
 
         def work(tx: Any) -> None:
+            if journal is not None:
+                tx.run(journal, rows=list(rows), batch=batch, corpus=corpus).consume()
             tx.run(query, rows=list(rows), batch=batch).consume()
             if tx.run(cypher.renew_claim(), corpus=corpus, batch=batch, ttl=self.lease_ms).single() is None:
                 raise GraphStoreError(f"the ingest of {corpus} lost its claim (lease expired); another run took over")
 
-        with self.driver.session(database=self.database) as session:
+        with self.session() as session:
             retrying(lambda: session.execute_write(work))
+
+    def transaction(self, work: Callable[[Any], T]) -> T:
+        """``work(tx)`` in one managed write transaction (retried on transient conflicts), driver errors
+        turned into argweb errors."""
+        try:
+            with self.session() as session:
+                return retrying(lambda: session.execute_write(work))
+        except (Neo4jError, DriverError, OSError) as e:
+            raise database_error(e, "Neo4j query failed") from e
 
     # -- schema ----------------------------------------------------------------------------
 
@@ -150,26 +217,32 @@ class GraphStore(Statements):
     # -- ingest ----------------------------------------------------------------------------
 
     def ingest(self, bundle: CorpusBundle, progress: Progress | None = None) -> IngestReport:
-        """Write a corpus bundle: all of it, or (on any failure) nothing new.
+        """Write a corpus bundle: all of it, or (on any failure) nothing, and every existing node as it was.
 
-        The run first claims the corpus (its marker says ``loading`` under this run's batch id, with
-        this process as owner and a lease renewed by every batch); another ingest of the same
-        corpus waits until the claim is released, or takes it over at once when its owner process
-        is gone (killed) and otherwise when its lease ran out, removing the leftovers of that run.
-        Every node and relationship the run creates is stamped with its batch id. On failure the
-        batch is deleted and the error re-raised; if even that fails (connection gone), the marker
-        stays ``loading`` and the next ingest of the corpus removes the leftovers first. At the end
-        the marker's counts are those of the corpus in the graph.
+        The run first takes its turn through the write lease (waiting while a bulk load holds it)
+        and claims the corpus (its marker says ``loading`` under this run's batch id, with this
+        process as owner and a lease renewed by every batch); another ingest of the same corpus
+        waits until the claim is released, or takes it over at once when its owner process is gone
+        (killed) and otherwise when its lease ran out, undoing that run first. Every node and
+        relationship the run creates is stamped with its batch id; before a batch changes a node or
+        relationship that already existed (a re-ingest), the same transaction keeps its state in
+        the run's journal. On failure the journal is put back, the batch deleted and the error
+        re-raised; if even that fails (connection gone), the marker stays ``loading`` and the next
+        ingest of the corpus (or :meth:`recover`) undoes the run from its journal. At the end the
+        marker's counts are those of the corpus in the graph.
 
         Raises:
             LoaderError: The bundle is inconsistent (nothing written).
+            WriteConflictError: A bulk load held the write lease for longer than ``bulk_wait``.
             GraphStoreError: Neo4j failed, or the corpus stayed claimed by another run for longer
                 than ``claim_wait``.
         """
         bundle.validate()
         corpus = bundle.corpus.id
         started = time.perf_counter()
-        self.ensure_schema()
+        # Fails at once when the server cannot be reached at all; once reached, a server that goes
+        # away before the claim (a bulk load restarting it) is waited for in _claim.
+        self.read(cypher.ping())
         batch = uuid.uuid4().hex
         _ACTIVE_RUNS.add(batch)
         try:
@@ -177,24 +250,26 @@ class GraphStore(Statements):
         except BaseException:
             _ACTIVE_RUNS.discard(batch)
             raise
+        # A corpus seen for the first time has nothing to keep: its batches skip the journal.
+        keep = previous is not None
         written = 0
         try:
             for labels, rows in node_groups(bundle.nodes).items():
                 query = cypher.merge_nodes(labels)
                 for chunk in _chunks(rows, self.batch_size):
-                    self._write(query, chunk, batch, corpus)
+                    self._write(query, chunk, batch, corpus, cypher.journal_nodes() if keep else None)
                     written += len(chunk)
                     if progress:
                         progress(len(chunk))
-            for (rel_type, with_id), rows in edge_groups(bundle.edges).items():
-                query = cypher.merge_edges(rel_type, with_id)
+            for rel_type, rows in edge_groups(bundle.edges).items():
+                query = cypher.merge_edges(rel_type)
                 for chunk in _chunks(rows, self.batch_size):
-                    self._write(query, chunk, batch, corpus)
+                    self._write(query, chunk, batch, corpus, cypher.journal_relationships(rel_type) if keep else None)
                     written += len(chunk)
                     if progress:
                         progress(len(chunk))
             counts = self.graph_counts(corpus)
-            self.run(cypher.mark_corpus("complete"), corpus=corpus, batch=batch, counts=json.dumps(counts))
+            self._complete(corpus, batch, json.dumps(counts))
         except (Neo4jError, DriverError, OSError, GraphStoreError) as e:
             # Keep the class (database away vs. failed statement): it decides what the caller is told.
             cls = type(e) if isinstance(e, GraphStoreError) else type(database_error(e, ""))
@@ -214,47 +289,128 @@ class GraphStore(Statements):
             counts=counts,
         )
 
+    def _complete(self, corpus: str, batch: str, counts: str) -> None:
+        """Mark the corpus complete and close the run's journal in one transaction, then drop the journal."""
+
+        def work(tx: Any) -> None:
+            tx.run(cypher.mark_corpus("complete"), corpus=corpus, batch=batch, counts=counts).consume()
+            tx.run(cypher.close_journal(), run=batch).consume()
+
+        self.transaction(work)
+        # Without its run entry the journal is never restored; what is left is removed by the next claim.
+        with contextlib.suppress(GraphStoreError):
+            self.run_auto(cypher.drop_journal(), run=batch)
+
     @staticmethod
     def _kept(corpus: str, written: int) -> str:
         """What a failed ingest whose undo failed left in the graph, for its error message."""
         return (
             f"The database could not be reached to undo it: the {written:,} row(s) committed so far stay in the "
-            f"graph, with corpus {corpus!r} marked 'loading' (exports refuse it), until the next ingest of "
-            f"{corpus} removes them."
+            f"graph, with corpus {corpus!r} marked 'loading' (exports and reads refuse it), until the next ingest "
+            f"of {corpus} or the next start of the API undoes them from the run's journal."
         )
 
+    def _claim_once(self, corpus: str, batch: str, stale: str) -> dict[str, Any]:
+        """One attempt at the claim: the write turn, the corpus claim and the journal's first entries, in
+        one transaction. Returns the claim row, or ``{"bulk": owner}`` when a bulk load holds the lease."""
+
+        def work(tx: Any) -> dict[str, Any]:
+            turn = tx.run(cypher.write_turn(), what=f"an ingest of {corpus}").single()
+            holder = bulk_holder(None if turn is None else turn.data())
+            if holder is not None:
+                return {"bulk": holder}
+            row = tx.run(
+                cypher.claim_corpus(), corpus=corpus, batch=batch, owner=process_token(), ttl=self.lease_ms, stale=stale
+            ).single()
+            assert row is not None
+            claim = row.data()
+            if not claim["held"]:
+                tx.run(cypher.journal_run(), batch=batch, corpus=corpus).consume()
+                if claim["status"] == "loading" and claim["run"]:
+                    tx.run(cypher.move_marker_journal(), stale=claim["run"], batch=batch).consume()
+                elif claim["status"] is not None:
+                    tx.run(cypher.journal_marker(), props=claim["before"], batch=batch, corpus=corpus).consume()
+            return claim
+
+        return self.transaction(work)
+
     def _claim(self, corpus: str, batch: str) -> dict[str, Any] | None:
-        """Claim ``corpus`` for ``batch`` (waiting for a live claim), clean up a dead run's leftovers.
+        """Claim ``corpus`` for ``batch`` (waiting for a live claim or bulk load), undo a dead run's leftovers.
 
         Returns:
             The state of the last complete load (``counts``), or None when there was none.
+
+        Raises:
+            WriteConflictError: A bulk load held the write lease for longer than ``bulk_wait``.
+            GraphStoreError: Another ingest held the corpus for longer than ``claim_wait``.
         """
-        deadline = time.monotonic() + self.claim_wait
+        started = time.monotonic()
+        deadline = started + self.claim_wait
         stale = ""
         delay = 0.2
+        bulk: str | None = None
+        schema = False
         while True:
-            rows = self.run(
-                cypher.claim_corpus(), corpus=corpus, batch=batch, owner=process_token(), ttl=self.lease_ms, stale=stale
-            )
-            row = rows[0]
+            try:
+                if not schema:
+                    self.ensure_schema()
+                    schema = True
+                row = self._claim_once(corpus, batch, stale)
+            except DatabaseUnavailableError:
+                # The server was reached (ingest pinged it) and went away: a bulk load stops and
+                # restarts it, so keep waiting for it. The store it starts on is new: the bookmarks
+                # of the old one must go, and the schema be made again.
+                if time.monotonic() > started + self.bulk_wait:
+                    raise
+                self.forget_bookmarks()
+                schema = False
+                time.sleep(delay)
+                delay = min(delay * 2, 5.0)
+                continue
+            if "bulk" in row:
+                bulk = row["bulk"]
+                if time.monotonic() >= started + self.bulk_wait:
+                    raise bulk_refusal(row["bulk"], f"the ingest of {corpus}", self.bulk_wait or None)
+                time.sleep(delay)
+                delay = min(delay * 2, 5.0)
+                continue
             if not row["held"]:
                 break
             if owner_gone(row["owner"], row["run"]):
                 stale = row["run"]  # its process is gone: take over now, do not wait for the lease
                 continue
             if time.monotonic() > deadline:
-                raise GraphStoreError(
+                raise WriteConflictError(
                     f"corpus {corpus} is being loaded by another ingest ({row['owner']}); "
                     f"gave up waiting after {self.claim_wait:.0f}s"
                 )
             time.sleep(delay)
             delay = min(delay * 2, 5.0)
-        if row["status"] == "loading" and row["run"]:
-            # Leftovers of a run that died (or whose lease ran out): this run's claim replaced its.
-            self.delete_batch(row["run"])
+        if bulk is not None:
+            # The store was replaced while this run waited: its bookmarks name transactions it never had.
+            self.forget_bookmarks()
+        # Leftovers of runs that died (or whose lease ran out): this run's claim replaced theirs.
+        self._undo_dead_runs(corpus, batch, row["run"] if row["status"] == "loading" else None)
         if row["status"] is None:
             return None
         return {"counts": row["counts"]}
+
+    def _undo_dead_runs(self, corpus: str, batch: str, stale: str | None) -> None:
+        """Undo every interrupted ingest run of ``corpus`` but ``batch`` from its journal (``stale``: the
+        run this claim replaced, undone even without a journal, as runs before the journal left none)."""
+        dead = {row["run"] for row in self.read(cypher.dead_runs(), corpus=corpus, batch=batch)}
+        if stale:
+            dead.add(stale)
+        for run in sorted(dead - {batch}):
+            self._restore(run)
+            self.delete_batch(run)
+            self.run_auto(cypher.drop_journal(), run=run)
+        self.run_auto(cypher.orphan_journal(), corpus=corpus)
+
+    def _restore(self, run: str) -> None:
+        """Put back the nodes and relationships run ``run`` changed (idempotent: safe to repeat)."""
+        self.run_auto(cypher.restore_nodes(), run=run)
+        self.run_auto(cypher.restore_relationships(), run=run)
 
     def graph_counts(self, corpus: str) -> dict[str, int]:
         """Nodes of ``corpus`` per most specific label and relationships per type, as stored."""
@@ -275,15 +431,22 @@ class GraphStore(Statements):
         return {"status": rows[0]["status"], "batch": rows[0]["batch"], "counts": counts}
 
     def _undo(self, corpus: str, batch: str, previous: dict[str, Any] | None) -> bool:
-        """Delete this run's batch and put the marker back; False when the database could not be reached."""
+        """Undo run ``batch``: put back what it changed, delete what it created, restore the marker.
+
+        Returns:
+            False when the database could not be reached (the next claim of the corpus finishes it).
+        """
         try:
+            self._restore(batch)
+            restored = self.run(cypher.restore_marker(), run=batch)
             self.delete_batch(batch)
-            if self.read(cypher.corpus_status(), corpus=corpus):
-                # The marker predates this run: put it back as the last complete load left it.
+            if not (restored and restored[0]["restored"]) and self.read(cypher.corpus_status(), corpus=corpus):
+                # A marker that predates the journal (or its run): put it back as the last complete load left it.
                 counts = previous["counts"] if previous else None
                 self.run(cypher.mark_corpus("complete"), corpus=corpus, batch=batch, counts=counts)
+            self.run_auto(cypher.drop_journal(), run=batch)
         except GraphStoreError:
-            # The marker stays "loading"; the next ingest finishes the clean-up.
+            # The marker stays "loading" and the journal with it; the next claim of the corpus finishes the undo.
             return False
         return True
 
@@ -293,24 +456,33 @@ class GraphStore(Statements):
         self.run_auto(cypher.delete_batch_nodes(), batch=batch)
 
     def recover(self, corpus: str) -> bool:
-        """Remove the leftovers of an interrupted ingest of ``corpus``; True if there were any.
+        """Undo the leftovers of an interrupted ingest of ``corpus``; True if there were any.
 
-        An ingest that is still running (its owner alive and its lease current) is left alone.
+        The run is undone from its journal: what it created goes, what it changed is put back, and
+        the marker says what the last complete load left (or goes, when there was none). An ingest
+        that is still running (its owner alive and its lease current) is left alone.
         """
         marker = self._marker(corpus)
         if marker is None or marker["status"] != "loading":
             return False
         rows = self.read(cypher.incomplete_corpora(), corpus=corpus)
         owner = rows[0]["owner"] if rows else None
+        if not owner_gone(owner, marker["batch"]):
+            return False
         batch = uuid.uuid4().hex
+        _ACTIVE_RUNS.add(batch)
         try:
-            previous = self._claim(corpus, batch) if owner_gone(owner, marker["batch"]) else None
+            previous = self._claim(corpus, batch)
+            self._undo(corpus, batch, previous)
         except GraphStoreError:
             return False
-        if owner_gone(owner, marker["batch"]):
-            self._undo(corpus, batch, previous)
-            return True
-        return False
+        finally:
+            _ACTIVE_RUNS.discard(batch)
+        return True
+
+    def recover_all(self) -> list[str]:
+        """Undo the leftovers of every interrupted ingest (:meth:`recover`); the corpora recovered."""
+        return [corpus for corpus in self.incomplete() if self.recover(corpus)]
 
     def clear(self) -> None:
         """Delete the whole graph (schema stays)."""
@@ -328,6 +500,7 @@ class GraphStore(Statements):
         if not self.read(cypher.corpus_exists(), corpus=corpus)[0]["found"]:
             known = [row["id"] for row in self.read(cypher.corpora())]
             raise NotFoundError(f"no corpus {corpus!r} in the graph; corpora: {', '.join(known) or 'none'}")
+        take_write_turn(self, f"deleting corpus {corpus}")
         batches = [row["batch"] for row in self.read(cypher.corpus_prediction_batches(), corpus=corpus)]
         self.run_auto(cypher.delete_corpus_predictions(), corpus=corpus)
         self.run_auto(cypher.delete_corpus(), corpus=corpus)
@@ -341,6 +514,32 @@ class GraphStore(Statements):
     def corpora_of(self, ref: str) -> list[str]:
         """Corpora holding a discourse whose id or local id is ``ref``."""
         return sorted({row["corpus"] for row in self.read(cypher.discourse_refs(), ref=ref, corpus=None)})
+
+    def write_state(self) -> tuple[int, str | None]:
+        """How many write runs took their turn so far and what the latest wrote (``(0, None)`` before any).
+
+        Two equal counts around a read mean that no ingest, prediction run, deletion or bulk load
+        started in between.
+        """
+        rows = self.read(cypher.write_state())
+        if not rows:
+            return 0, None
+        return int(rows[0]["turns"] or 0), rows[0]["what"]
+
+    def require_unchanged(self, before: tuple[int, str | None], what: str) -> None:
+        """Refuse a read that spanned a write: the write turns are no longer those of ``before``.
+
+        Raises:
+            CorpusIncompleteError: Naming the write that started meanwhile (the latest).
+        """
+        after = self.write_state()
+        if after[0] != before[0]:
+            writes = after[0] - before[0]
+            raise CorpusIncompleteError(
+                f"{after[1] or 'a write'} started while {what} read the graph ({writes} write run(s) in all): "
+                f"{what} would not be one state of the graph and was not kept. Run it again once the write "
+                "has finished"
+            )
 
     def require_complete(self, corpus: str | None = None) -> None:
         """Refuse to read a half-loaded corpus (an ingest running, or one that was interrupted).

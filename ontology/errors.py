@@ -40,6 +40,11 @@ class CorpusIncompleteError(GraphStoreError):
     """A corpus is half-loaded (an ingest is running or was interrupted): reading it would give partial data."""
 
 
+class WriteConflictError(GraphStoreError):
+    """Another run holds what a write needs (a bulk load replacing the store, an ingest of the same corpus):
+    nothing was written; the same write succeeds once that run has finished."""
+
+
 class LoaderError(GraphStoreError, ClientError):
     """A corpus file is malformed; the message names the file and the record."""
 
@@ -66,3 +71,7 @@ class QueryLimitError(InvalidQueryError):
 
 class UnauthorizedError(ClientError):
     """A write was attempted without the configured API key."""
+
+
+class StoreNotEmptyError(ApiError):
+    """A bulk first load was asked of a database that holds data (the importer would replace it)."""

@@ -34,7 +34,7 @@ import pyoxigraph as ox
 
 from ontology.errors import OntologyError
 from ontology.records import MAX_FIELD_BYTES, oversized
-from ontology.system import process_alive
+from ontology.system import PRIVATE_FILE, process_alive
 from ontology.terms import LABEL_IRI, NAMESPACE, PROP_IRI, REL_TYPE_IRI, SENSE_IRI, Prop
 from ontology.views import EdgeView, NodeView, RelationView
 
@@ -514,7 +514,8 @@ def write_export(
     remove_stale_parts(out)
     tmp = out.with_name(f".{out.name}.{os.getpid()}.part")
     try:
-        with open(tmp, "wb") as fh:
+        # Readable by its owner only (0600): an export holds the whole graph.
+        with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE), "wb") as fh:
             # One stream is all triples or all quads, which the stub's union type cannot express.
             items: Iterator[Any] = counted()
             ox.serialize(items, fh, FORMATS[fmt], prefixes={**PREFIXES, "data": mapper.base})

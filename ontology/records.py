@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import uuid
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -38,6 +39,36 @@ _SCHEMES: dict[tuple[str, str], SchemeTerm] = {(t.corpus, t.raw): t for t in SCH
 MAX_FIELD_BYTES = 1 << 20
 
 
+#: Largest id, key or scheme label, in UTF-8 bytes. These fields are indexed, and Neo4j cannot index
+#: a value of about 8 KiB or more (the write fails as an internal database error); real ids are a
+#: few dozen bytes.
+MAX_KEY_BYTES = 4096
+#: The fields :data:`MAX_KEY_BYTES` applies to: ids, the ids a record points to, and the indexed labels.
+KEY_FIELDS: frozenset[str] = frozenset(
+    {
+        "id",
+        "corpus",
+        "local_id",
+        "discourse",
+        "speaker_id",
+        "annotator",
+        "relation",
+        "scheme_label",
+        "scheme_class",
+        "scheme_id",
+        "sense",
+        "origin",
+        "kind",
+        # The id fields of the AIF format, checked under their own names before records are built.
+        "nodeID",
+        "edgeID",
+    }
+)
+# A UTF-16 surrogate on its own is not a character: no UTF-8 encoder (the Neo4j driver's included)
+# can write it. JSON's "\ud800" escapes produce one.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def oversized(value: Any) -> int | None:
     """The UTF-8 size of ``value`` when it is a string over :data:`MAX_FIELD_BYTES`, else None."""
     # len() is a lower bound of the byte length: only long strings are encoded.
@@ -48,7 +79,8 @@ def oversized(value: Any) -> int | None:
 
 
 def check_fields(fields: Iterable[tuple[str, Any]], where: str) -> None:
-    """Refuse a string field over :data:`MAX_FIELD_BYTES` or holding a NUL character.
+    """Refuse a string field (or list element) over :data:`MAX_FIELD_BYTES`, an id or key over
+    :data:`MAX_KEY_BYTES`, or one holding a NUL character or a lone surrogate.
 
     NUL never belongs to a text: it comes from a binary or mis-decoded file, and tools downstream
     (C libraries, XML, some RDF parsers) truncate or reject strings holding it.
@@ -57,11 +89,29 @@ def check_fields(fields: Iterable[tuple[str, Any]], where: str) -> None:
         LoaderError: Naming ``where``, the field and what is wrong with it.
     """
     for name, value in fields:
-        if isinstance(value, str) and "\0" in value:
+        if isinstance(value, list | tuple):
+            check_fields(((f"{name}[{i}]", item) for i, item in enumerate(value) if isinstance(item, str)), where)
+            continue
+        if not isinstance(value, str):
+            continue
+        if "\0" in value:
             raise LoaderError(
                 f"{where}: field {name!r} holds a NUL character at offset {value.index(chr(0))} "
                 "(a binary or mis-decoded file?)"
             )
+        lone = _SURROGATE.search(value)
+        if lone is not None:
+            raise LoaderError(
+                f"{where}: field {name!r} holds a lone surrogate U+{ord(lone.group()):04X} at offset {lone.start()}, "
+                "which is not a character (a '\\ud800' escape without its pair?)"
+            )
+        if name in KEY_FIELDS and len(value) * 4 > MAX_KEY_BYTES:
+            key_size = len(value.encode("utf-8"))
+            if key_size > MAX_KEY_BYTES:
+                raise LoaderError(
+                    f"{where}: field {name!r} holds {key_size:,} bytes; an id, key or scheme label may have at most "
+                    f"{MAX_KEY_BYTES:,} bytes (ontology.records.MAX_KEY_BYTES: they are indexed)"
+                )
         size = oversized(value)
         if size is not None:
             raise LoaderError(
@@ -467,8 +517,23 @@ class CorpusBundle:
         dupes = [i for i, c in edge_ids.items() if c > 1]
         if dupes:
             raise LoaderError(f"{self.origin}: duplicate edge id(s) {dupes[:5]}")
+        # One relationship per type and ends (what the store MERGEs on): two ids for the same edge
+        # would be written as one, and the second id lost.
+        ends: dict[tuple[RelType, str, str], str | None] = {}
+        for edge in self.edges:
+            key = (edge.type, edge.source, edge.target)
+            if key in ends:
+                raise LoaderError(
+                    f"{self.origin}: edges {ends[key]!r} and {edge.id!r} both link {edge.source} -> {edge.target}"
+                )
+            ends[key] = edge.id
         for node in self.nodes:
             check_fields(vars(node).items(), f"{self.origin}: node {node.id}")
+        for edge in self.edges:
+            check_fields(
+                (("id", edge.id), ("source", edge.source), ("target", edge.target)),
+                f"{self.origin}: edge {edge.id or f'{edge.source} -> {edge.target}'}",
+            )
         for edge in self.edges:
             for end in (edge.source, edge.target):
                 if end not in ids:

@@ -42,3 +42,48 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+#: Mode of argweb's own directories (data directory, Neo4j home): the owner only. The store, the
+#: system database (users and password hashes), logs and exports inside are then out of every other
+#: local user's reach whatever their own modes.
+PRIVATE_DIR = 0o700
+#: Mode of argweb's own files that hold data or secrets (password file, exports).
+PRIVATE_FILE = 0o600
+#: The umask of the processes argweb starts (Neo4j, the background API): files they create are 0600.
+PRIVATE_UMASK = 0o077
+
+
+def private_dir(path: Path) -> Path:
+    """Create ``path`` (and its parents) if needed and make it the owner's alone (:data:`PRIVATE_DIR`).
+
+    An existing directory of the same owner is restricted too (one created before this rule, or by
+    another tool); one owned by someone else is left as it is (changing it is not ours to do).
+    """
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR)
+    info = path.stat()
+    if info.st_uid == os.getuid() and info.st_mode & 0o777 != PRIVATE_DIR:
+        os.chmod(path, PRIVATE_DIR)
+    return path
+
+
+def write_private(path: Path, text: str) -> bool:
+    """Create ``path`` holding ``text`` with mode :data:`PRIVATE_FILE`, unless it exists.
+
+    Created exclusively, so two processes writing at once keep the first one's content.
+
+    Returns:
+        Whether this call created the file.
+    """
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE)
+    except FileExistsError:
+        return False
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except BaseException:
+        Path(path).unlink(missing_ok=True)
+        raise
+    return True

@@ -23,6 +23,7 @@ class Label(StrEnum):
     DiscourseRelation = "DiscourseRelation"
     Document = "Document"
     Illocution = "Illocution"
+    IngestJournal = "IngestJournal"
     Judgement = "Judgement"
     Locution = "Locution"
     Node = "Node"
@@ -38,6 +39,7 @@ class Label(StrEnum):
     Speaker = "Speaker"
     Support = "Support"
     Transition = "Transition"
+    WriteLease = "WriteLease"
 
 
 class RelType(StrEnum):
@@ -78,7 +80,17 @@ class Prop(StrEnum):
     INGEST_OWNER = "ingest_owner"
     INGEST_RUN = "ingest_run"
     IS_REFERRING = "is_referring"
+    JOURNAL_CORPUS = "journal_corpus"
+    JOURNAL_KEY = "journal_key"
+    JOURNAL_KIND = "journal_kind"
+    JOURNAL_LABELS = "journal_labels"
+    JOURNAL_OF = "journal_of"
+    JOURNAL_RUN = "journal_run"
+    JOURNAL_SOURCE = "journal_source"
+    JOURNAL_TARGET = "journal_target"
+    JOURNAL_TYPE = "journal_type"
     LABEL = "label"
+    LAST_WRITE = "last_write"
     LAYOUT_X = "layout_x"
     LAYOUT_Y = "layout_y"
     LOCAL_ID = "local_id"
@@ -115,6 +127,7 @@ class Prop(StrEnum):
     TRUST = "trust"
     VOTE_SHARE = "vote_share"
     VOTES = "votes"
+    WRITE_TURNS = "write_turns"
 
 
 class Sense(StrEnum):
@@ -148,6 +161,7 @@ LABEL_IRI: dict[Label, str] = {
     Label.DiscourseRelation: "https://w3id.org/argweb/ontology#DiscourseRelation",
     Label.Document: "https://w3id.org/argweb/ontology#Document",
     Label.Illocution: "https://w3id.org/argweb/ontology#Illocution",
+    Label.IngestJournal: "https://w3id.org/argweb/ontology#IngestJournal",
     Label.Judgement: "https://w3id.org/argweb/ontology#Judgement",
     Label.Locution: "https://w3id.org/argweb/ontology#Locution",
     Label.Node: "https://w3id.org/argweb/ontology#Node",
@@ -163,6 +177,7 @@ LABEL_IRI: dict[Label, str] = {
     Label.Speaker: "https://w3id.org/argweb/ontology#Speaker",
     Label.Support: "https://w3id.org/argweb/ontology#Support",
     Label.Transition: "https://w3id.org/argweb/ontology#Transition",
+    Label.WriteLease: "https://w3id.org/argweb/ontology#WriteLease",
 }
 
 REL_TYPE_IRI: dict[RelType, str] = {
@@ -199,7 +214,17 @@ PROP_IRI: dict[Prop, str] = {
     Prop.INGEST_OWNER: "https://w3id.org/argweb/ontology#ingestOwner",
     Prop.INGEST_RUN: "https://w3id.org/argweb/ontology#ingestRun",
     Prop.IS_REFERRING: "https://w3id.org/argweb/ontology#isReferring",
+    Prop.JOURNAL_CORPUS: "https://w3id.org/argweb/ontology#journalCorpus",
+    Prop.JOURNAL_KEY: "https://w3id.org/argweb/ontology#journalKey",
+    Prop.JOURNAL_KIND: "https://w3id.org/argweb/ontology#journalKind",
+    Prop.JOURNAL_LABELS: "https://w3id.org/argweb/ontology#journalLabels",
+    Prop.JOURNAL_OF: "https://w3id.org/argweb/ontology#journalOf",
+    Prop.JOURNAL_RUN: "https://w3id.org/argweb/ontology#journalRun",
+    Prop.JOURNAL_SOURCE: "https://w3id.org/argweb/ontology#journalSource",
+    Prop.JOURNAL_TARGET: "https://w3id.org/argweb/ontology#journalTarget",
+    Prop.JOURNAL_TYPE: "https://w3id.org/argweb/ontology#journalType",
     Prop.LABEL: "https://w3id.org/argweb/ontology#label",
+    Prop.LAST_WRITE: "https://w3id.org/argweb/ontology#lastWrite",
     Prop.LAYOUT_X: "https://w3id.org/argweb/ontology#layoutX",
     Prop.LAYOUT_Y: "https://w3id.org/argweb/ontology#layoutY",
     Prop.LOCAL_ID: "https://w3id.org/argweb/ontology#localId",
@@ -236,6 +261,7 @@ PROP_IRI: dict[Prop, str] = {
     Prop.TRUST: "https://w3id.org/argweb/ontology#trust",
     Prop.VOTE_SHARE: "https://w3id.org/argweb/ontology#voteShare",
     Prop.VOTES: "https://w3id.org/argweb/ontology#votes",
+    Prop.WRITE_TURNS: "https://w3id.org/argweb/ontology#writeTurns",
 }
 
 SENSE_IRI: dict[Sense, str] = {
@@ -268,6 +294,7 @@ LABEL_ANCESTORS: dict[Label, tuple[Label, ...]] = {
     Label.DiscourseRelation: (Label.Transition, Label.SchemeNode, Label.Relation, Label.Node),
     Label.Document: (Label.Discourse, Label.Node),
     Label.Illocution: (Label.SchemeNode, Label.Relation, Label.Node),
+    Label.IngestJournal: (),
     Label.Judgement: (Label.Node,),
     Label.Locution: (Label.Node,),
     Label.Node: (),
@@ -283,6 +310,7 @@ LABEL_ANCESTORS: dict[Label, tuple[Label, ...]] = {
     Label.Speaker: (Label.Node,),
     Label.Support: (Label.SchemeNode, Label.Relation, Label.Node),
     Label.Transition: (Label.SchemeNode, Label.Relation, Label.Node),
+    Label.WriteLease: (),
 }
 
 

@@ -110,7 +110,7 @@ def cli_env(neo4j_settings: Settings) -> dict[str, str]:
     return {
         "ARGWEB_NEO4J_URI": "",
         "ARGWEB_NEO4J_PORT": str(neo4j_settings.neo4j_port),
-        "ARGWEB_NEO4J_PASSWORD": neo4j_settings.neo4j_password.get_secret_value(),
+        "ARGWEB_NEO4J_PASSWORD": PASSWORD,
         "ARGWEB_DATA_DIR": str(neo4j_settings.data_dir),
         "COLUMNS": "2000",
     }

@@ -15,6 +15,7 @@ from neo4j import Driver
 from api.services.graph import Graph
 from graphstore.aif_export import export_corpus, export_discourse, validate_aif, write_aif
 from graphstore.loaders.aif import load_aif
+from graphstore.loaders.common import MAX_JSON_DEPTH, json_depth_exceeds, named_as
 from graphstore.loaders.registry import CORPORA
 from graphstore.loaders.xaif_write import FORMATS as MAP_FORMATS
 from graphstore.loaders.xaif_write import convert as convert_map
@@ -45,7 +46,14 @@ def map_format(fmt: str) -> str:
 
 
 def _exported(store: GraphStore, ref: str, include_predicted: bool, fmt: str) -> dict[str, Any]:
-    """The validated map of one discourse in ``fmt``."""
+    """The validated map of one discourse in ``fmt``.
+
+    Raises:
+        CorpusIncompleteError: Its corpus is still marked ``loading`` (an ingest running or killed):
+            a half-loaded corpus is never served as if whole (409 through the API).
+    """
+    for corpus in store.corpora_of(ref):
+        store.require_complete(corpus)
     aif = export_discourse(store, ref, include_predicted=include_predicted, with_layout=fmt != "aif")
     validate_aif(aif, ref)
     return convert_map(aif, fmt)
@@ -59,10 +67,7 @@ def discourse_aif(graph: Graph, ref: str, *, include_predicted: bool = False, fm
         CorpusIncompleteError: Its corpus is still marked ``loading``.
     """
     map_format(fmt)
-    store = graph.store()
-    for corpus in store.corpora_of(ref):
-        store.require_complete(corpus)  # a half-loaded corpus is not served as if whole
-    return _exported(store, ref, include_predicted, fmt)
+    return _exported(graph.store(), ref, include_predicted, fmt)
 
 
 def export_aif(
@@ -141,6 +146,7 @@ def export_map(
     Raises:
         NotFoundError: No such dialogue or document.
         ApiError: The id names several discourses, or an unknown format.
+        CorpusIncompleteError: Its corpus is still marked ``loading`` (an ingest running or killed).
     """
     map_format(fmt)
     return _exported(ReadOnlyStore(driver, database, timeout), ref, include_predicted, fmt)
@@ -156,13 +162,18 @@ def import_map(driver: Driver, database: str, aif: dict[str, Any], corpus: str, 
     refuse_gold(corpus, DEFAULT_IMPORT_CORPUS)
     check_name("corpus", corpus)
     check_name("name", name)
+    if json_depth_exceeds(aif):
+        raise LoaderError(f"AIF map {name}: arrays or objects nested more than {MAX_JSON_DEPTH} levels deep")
     try:
         validate_aif(aif, f"AIF map {name}")
     except (GraphStoreError, AttributeError, TypeError) as e:
         raise LoaderError(str(e)) from e
     with tempfile.TemporaryDirectory(prefix="argweb-aif-") as tmp:
         path = Path(tmp) / f"{name}.json"
-        path.write_text(json.dumps(aif, ensure_ascii=False), encoding="utf-8")
-        bundle = load_aif([path], corpus)
-    report = GraphStore(driver, database).ingest(bundle)
+        # ASCII escapes: a lone surrogate in the map stays an escape here, and the loader names it.
+        path.write_text(json.dumps(aif), encoding="utf-8")
+        with named_as({path: f"AIF map {name}"}):
+            bundle = load_aif([path], corpus)
+    # A request is refused at once while a bulk load holds the store, not held for its duration.
+    report = GraphStore(driver, database, bulk_wait=0).ingest(bundle)
     return make_id(corpus, name), report

@@ -43,6 +43,7 @@ from typing import Any
 from api.services.predict import Limits, running_slot
 from api.settings import Settings
 from graphstore.loaders.aif_write import add_relations, check_map, fresh_ids, strip_relations
+from graphstore.loaders.common import parse_json
 from graphstore.loaders.transcript import SEGMENTER, parse_turns, segment
 from ontology.aiftext import split_speaker
 from ontology.errors import ApiError, LoaderError
@@ -85,11 +86,12 @@ def parse_document(body: bytes, where: str = "xAIF document") -> dict[str, Any]:
         ApiError: Not UTF-8 JSON, or not an object.
     """
     try:
-        data = json.loads(body.decode("utf-8"))
+        data = parse_json(where, body.decode("utf-8"))
     except UnicodeDecodeError as e:
         raise ApiError(f"{where}: byte {e.start}: not UTF-8") from e
-    except json.JSONDecodeError as e:
-        raise ApiError(f"{where}: line {e.lineno}, column {e.colno}: invalid JSON ({e.msg})") from e
+    except LoaderError as e:
+        # Invalid JSON, nesting past 64 levels or a 4,300-digit number: the request's mistake (400).
+        raise ApiError(str(e)) from e
     if not isinstance(data, dict):
         raise ApiError(f"{where}: an xAIF document is a JSON object, not {type(data).__name__}")
     return data

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass, field
 from functools import partial
@@ -15,9 +16,32 @@ from api.settings import Settings
 from graphstore.bulk import BulkReport
 from graphstore.loaders.registry import CORPORA, SAMPLES
 from graphstore.store import IngestReport
+from ontology.errors import ArgwebError, StoreNotEmptyError
 
 # Where a checkout next to the shared data finds the corpora.
 SHARED_CORPORA = Path("../shared/corpora")
+log = logging.getLogger("argweb.recover")
+
+
+def recover_leftovers(graph: Graph, reporter: Reporter | None = None) -> list[str]:
+    """Undo the leftovers of every ingest whose process was killed mid-way; the corpora recovered.
+
+    Called when the API and the main job start: a corpus left ``loading`` is undone from its
+    journal (what the run created goes, what it changed is put back), so that it is never served
+    or exported as if it were whole. A run still going on elsewhere is left alone; a database that
+    cannot be reached is not an error here (nothing to recover from then).
+    """
+    try:
+        recovered = graph.store().recover_all()
+    except ArgwebError as e:
+        log.warning("recovery of interrupted ingests skipped: %s", e)
+        return []
+    for corpus in recovered:
+        message = f"{corpus}: the leftovers of an interrupted ingest were undone"
+        log.warning(message)
+        if reporter is not None:
+            reporter.warn(message)
+    return recovered
 
 
 def corpora_root(settings: Settings) -> Path:
@@ -57,7 +81,9 @@ def run_all(graph: Graph, root: Path, reporter: Reporter = SILENT, bulk: bool | 
 
     A first load into an empty embedded database goes through the offline importer (same graph,
     several times faster); ``bulk=False`` forces transactional ingest, ``bulk=True`` insists on the
-    importer (refused on a non-empty or external database).
+    importer (refused on a non-empty or external database). A first load whose database stopped
+    being empty before the importer's lease was taken (a concurrent ingest came first) loads
+    transactionally instead, merging with what the other write wrote.
 
     Raises:
         LoaderError: A corpus file is malformed (that corpus is not written; earlier ones stay).
@@ -65,6 +91,7 @@ def run_all(graph: Graph, root: Path, reporter: Reporter = SILENT, bulk: bool | 
     """
     started = time.perf_counter()
     report = RunReport(root=root)
+    recover_leftovers(graph, reporter)
     found = []
     for spec in CORPORA.values():
         files = spec.find(root)
@@ -73,11 +100,19 @@ def run_all(graph: Graph, root: Path, reporter: Reporter = SILENT, bulk: bool | 
             report.skipped.append(spec.name)
             continue
         found.append((spec, files))
+    chosen = bulk
     if bulk is None:
         bulk = bool(found) and not graph.settings.neo4j_uri and graph_empty(graph)
     if bulk:
-        report.bulk = bulk_load(graph, [partial(spec.load, files) for spec, files in found], reporter)
-    else:
+        try:
+            report.bulk = bulk_load(graph, [partial(spec.load, files) for spec, files in found], reporter)
+        except StoreNotEmptyError:
+            if chosen:
+                raise
+            # Another write came first (it took its turn before the bulk load's lease): merge into it.
+            reporter.log("the database is no longer empty (another write came first): loading transactionally")
+            bulk = False
+    if not bulk:
         store = graph.store()
         for spec, files in found:
             report.ingested.append(write_bundle(store, spec.load(files), reporter))

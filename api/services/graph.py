@@ -15,19 +15,44 @@ from neo4j import Driver
 from pydantic import SecretStr
 
 from api.settings import Settings, get_settings
-from graphstore.runtime import EmbeddedNeo4j, connect, free_port
+from graphstore.runtime import LEGACY_PASSWORD, EmbeddedNeo4j, connect, free_port, stored_password
 from graphstore.store import GraphStore
 from ontology.errors import DatabaseUnavailableError
+from ontology.system import private_dir
+
+
+def neo4j_password(settings: Settings) -> str:
+    """The Neo4j password: the configured one, else (embedded server) the one stored for its data directory.
+
+    An external server without a configured password is sent an empty one: a server without
+    authentication takes it, any other refuses the login (503 / exit 1, naming the setting).
+
+    Raises:
+        DatabaseUnavailableError: The stored password cannot be read or written.
+    """
+    if settings.neo4j_password is not None:
+        return settings.neo4j_password.get_secret_value()
+    if settings.neo4j_uri:
+        return ""
+    private_dir(settings.data_dir)
+    return stored_password(settings.neo4j_dir)
 
 
 def embedded_server(settings: Settings) -> EmbeddedNeo4j:
-    """The embedded Neo4j of ``settings.data_dir`` (not started)."""
+    """The embedded Neo4j of ``settings.data_dir`` (not started).
+
+    Without a configured password it gets the one generated for its data directory
+    (:func:`graphstore.runtime.stored_password`); a store from before that still has the old fixed
+    password is re-keyed at its next start.
+    """
+    configured = settings.neo4j_password is not None
     return EmbeddedNeo4j(
         settings.neo4j_dir,
-        password=settings.neo4j_password.get_secret_value(),
+        password=neo4j_password(settings),
         port=settings.neo4j_port,
         heap=settings.neo4j_heap,
         user=settings.neo4j_user,
+        rekey_from=None if configured else LEGACY_PASSWORD,
     )
 
 
@@ -89,7 +114,7 @@ def open_driver(settings: Settings, *, start: bool = True, timeout: float | None
         DatabaseUnavailableError: The server cannot be started, reached or logged into.
     """
     uri = bolt_uri(settings, start=start)
-    return connect(uri, settings.neo4j_user, settings.neo4j_password.get_secret_value(), timeout=timeout)
+    return connect(uri, settings.neo4j_user, neo4j_password(settings), timeout=timeout)
 
 
 class Graph:

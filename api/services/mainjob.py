@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,9 @@ from api.services.graph import Graph
 from api.services.predictions import runs
 from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
-from ontology.errors import ArgwebError, DatabaseUnavailableError
+from graphstore.store import DEFAULT_CLAIM_WAIT
+from ontology.errors import ArgwebError, CorpusIncompleteError, DatabaseUnavailableError
+from ontology.system import private_dir
 
 # Written next to the Oxigraph store: what the store was last loaded from.
 RDF_STAMP = "rdf-export.json"
@@ -276,34 +279,79 @@ def _holds_export(settings: Settings) -> bool:
         return False
 
 
+# Exports the main job starts before it gives up on a graph that other processes keep writing.
+EXPORT_ATTEMPTS = 3
+WAIT_POLL_S = 1.0
+
+
+def wait_for_loads(graph: Graph, reporter: Reporter = SILENT, timeout: float = DEFAULT_CLAIM_WAIT) -> None:
+    """Wait while another process loads a corpus, so that an export reads one state of the graph.
+
+    An ingest whose process is gone is undone at once (:func:`api.services.corpora.recover_leftovers`);
+    one still running is waited for, up to ``timeout`` seconds.
+
+    Raises:
+        CorpusIncompleteError: A corpus is still loading after ``timeout`` seconds (naming it).
+    """
+    from api.services.corpora import recover_leftovers
+
+    store = graph.store()
+    deadline = time.monotonic() + timeout
+    told = False
+    while store.incomplete():
+        recover_leftovers(graph, reporter)
+        loading = store.incomplete()
+        if not loading:
+            return
+        if time.monotonic() > deadline:
+            store.require_complete()
+        if not told:
+            reporter.log(f"waiting for the ingest of {', '.join(loading)} to finish before the RDF export")
+            told = True
+        time.sleep(WAIT_POLL_S)
+
+
 def sync_rdf(graph: Graph, reporter: Reporter = SILENT) -> RdfSync:
     """Export the graph to RDF and load it into the SPARQL store, unless nothing changed since the last time.
 
     The stamp (digest and store path) is written next to the store after a successful load only, so
     an interrupted export is redone by the next run.
 
+    A corpus that another process is loading is waited for (:func:`wait_for_loads`), and an export
+    that a concurrent write made inconsistent is started again (:data:`EXPORT_ATTEMPTS` in all).
+
     Raises:
-        CorpusIncompleteError: A corpus is still marked ``loading``. GraphStoreError: Neo4j failed.
+        CorpusIncompleteError: A corpus stayed ``loading``, or writes kept overlapping the export.
+        GraphStoreError: Neo4j failed.
     """
     from api.services.rdf import export_rdf, store_name
 
     settings = graph.settings
     store_dir = settings.rdf_store_dir
     stamp = store_dir.parent / RDF_STAMP
-    digest = graph_digest(graph)
     remote = settings.sparql_endpoint or settings.sparql_store_endpoint
     where = store_name(settings) if remote else str(store_dir.resolve())
-    try:
-        previous = json.loads(stamp.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        previous = {}
-    if previous == {"digest": digest, "store": where} and _holds_export(settings):
-        reporter.log(f"SPARQL store {store_name(settings)}: up to date")
-        return RdfSync(store_dir, exported=False)
-    stamp.unlink(missing_ok=True)
-    out = store_dir.parent / RDF_EXPORT
-    out.parent.mkdir(parents=True, exist_ok=True)
-    done = export_rdf(graph, out, fmt="nt", reporter=reporter)
+    for attempt in range(EXPORT_ATTEMPTS):
+        wait_for_loads(graph, reporter)
+        digest = graph_digest(graph)
+        try:
+            previous = json.loads(stamp.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            previous = {}
+        if previous == {"digest": digest, "store": where} and _holds_export(settings):
+            reporter.log(f"SPARQL store {store_name(settings)}: up to date")
+            return RdfSync(store_dir, exported=False)
+        stamp.unlink(missing_ok=True)
+        out = store_dir.parent / RDF_EXPORT
+        private_dir(out.parent)
+        try:
+            done = export_rdf(graph, out, fmt="nt", reporter=reporter)
+            break
+        except CorpusIncompleteError as e:
+            # Another process wrote while the export read (the export was not kept): once more.
+            if attempt == EXPORT_ATTEMPTS - 1:
+                raise
+            reporter.log(f"exporting again: {e}")
     stamp.write_text(json.dumps({"digest": digest, "store": where}), encoding="utf-8")
     seconds = done.export.seconds + (done.loaded.seconds if done.loaded else 0.0)
     return RdfSync(store_dir, exported=True, triples=done.export.triples, seconds=seconds)

@@ -33,7 +33,14 @@ from api.services.graph import Graph
 from api.services.mine_summary import Analysis, DialogueUnits, summarise
 from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
-from graphstore.loaders.transcript import SEGMENTER, Utterance, read_utterances, segment, transcript_bundle
+from graphstore.loaders.transcript import (
+    SEGMENTER,
+    TranscriptLimits,
+    Utterance,
+    read_utterances,
+    segment,
+    transcript_bundle,
+)
 from ontology.errors import ApiError, NotFoundError
 from ontology.labels import RelationLabel
 from ontology.records import (
@@ -312,15 +319,19 @@ def mine_file(
 ) -> dict[str, Any]:
     """``argweb mine TRANSCRIPT``: read and segment a transcript (or AIF locutions), then mine it.
 
-    The file is read and validated before the database is touched.
+    The file is read and validated before the database is touched, within the ``mine_max_*``
+    settings: its size before it is read, its turns before they are segmented.
 
     Raises:
         NotFoundError: No such file.
-        LoaderError: The file is not UTF-8 or malformed (named with its line); nothing written.
+        LoaderError: The file is over a limit, not UTF-8 or malformed (named with its line); nothing
+            written.
     """
     if not path.is_file():
         raise NotFoundError(f"{path}: no such file")
-    utterances = read_utterances(path)
+    cfg = graph.settings
+    limits = TranscriptLimits(cfg.mine_max_bytes, cfg.mine_max_turns, cfg.mine_max_turn_chars, cfg.mine_max_utterances)
+    utterances = read_utterances(path, limits)
     return mine_utterances(
         graph, utterances, corpus=corpus, name=path.stem, source=path.name, write=write, k=k, reporter=reporter
     )

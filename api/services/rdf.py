@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from graphstore.export import GraphReader
 from ontology.errors import ApiError
 from ontology.rdf import ExportReport, RdfMapper, write_export
 from ontology.sparql import LoadReport, load_store
+from ontology.views import EdgeView
 
 RDF_FORMATS = ("nt", "ttl", "nq")
 
@@ -66,21 +68,32 @@ def export_rdf(
 
     Raises:
         ApiError: Bad format. OntologyError: Bad base IRI. CorpusIncompleteError: The corpus (or, for
-        the whole graph, any corpus) is still marked ``loading``. GraphStoreError: Neo4j failed.
+        the whole graph, any corpus) is still marked ``loading``, or a write run started while the
+        export read the graph (nothing written). GraphStoreError: Neo4j failed.
     """
     settings = graph.settings
     chosen = rdf_format(out, fmt)
     mapper = RdfMapper(base or settings.rdf_base)
-    # A half-loaded corpus would be exported as if it were whole.
-    graph.store().require_complete(corpus)
+    store = graph.store()
+    # One state of the graph: no corpus half-loaded when the export starts (it would be exported
+    # as if whole), and no write run started before it ends (pages are read in transactions of
+    # their own, so a write in between would be exported half-done): checked through the write
+    # turns, before the file is renamed into place.
+    before = store.write_state()
+    store.require_complete(corpus)
     reader = GraphReader(
         graph.driver(), settings.neo4j_database, page_size=page_size or settings.page_size, corpus=corpus
     )
     size = reader.size()
     if corpus is not None and size.nodes == 0:
         reporter.warn(f"warning: corpus {corpus!r} has no nodes in the graph")
+
+    def relationships() -> Iterator[EdgeView]:
+        yield from reader.relationships()
+        store.require_unchanged(before, "the RDF export")
+
     with reporter.progress("export", size.nodes + size.relationships) as advance:
-        report = write_export(out, reader.nodes(), reader.relationships(), fmt=chosen, mapper=mapper, progress=advance)
+        report = write_export(out, reader.nodes(), relationships(), fmt=chosen, mapper=mapper, progress=advance)
     reporter.log(
         f"{out}: {report.triples:,} triples ({report.nodes:,} nodes, {report.relationships:,} relationships, "
         f"{report.ontology_triples:,} ontology triples) in {report.seconds:.1f}s "

@@ -20,7 +20,7 @@ from api.settings import Settings
 from graphstore.loaders.aif import load_aif
 from graphstore.loaders.aif_write import add_relations, read_map, strip_relations, write_json_atomic
 from graphstore.loaders.brat_write import write_paper
-from graphstore.loaders.common import FileRelation, expand
+from graphstore.loaders.common import FileRelation, expand, named_as
 from graphstore.loaders.marg import load_marg
 from graphstore.loaders.sciarg import load_sciarg
 from graphstore.perturb import AIF_VARIANTS
@@ -293,14 +293,9 @@ def map_relations(
             p = Path(tmp) / f"{k:06d}_{name}.json"
             p.write_text(json.dumps(data), encoding="utf-8")
             tmp_paths.append(p)
-        try:
+        # The message names the map by its name, not by the scratch file it was read from.
+        with named_as({p: name for p, (name, _) in zip(tmp_paths, maps, strict=True)}):
             bundle = load_aif(tmp_paths)
-        except LoaderError as e:
-            # The message names the map by its name, not by the scratch file it was read from.
-            message = str(e)
-            for p, (name, _) in zip(tmp_paths, maps, strict=True):
-                message = message.replace(str(p), name)
-            raise LoaderError(message) from e
     by_stem = {m.name: m for m in maps_from_records(bundle.nodes, bundle.edges)}
     # A map without propositions (empty, or locutions only) has nothing to relate: written back as it is.
     found_maps = [by_stem[p.stem] for p in tmp_paths if p.stem in by_stem]

@@ -33,6 +33,7 @@ from ontology.records import (
     PropositionRecord,
     SpeakerRecord,
     build,
+    check_fields,
     make_id,
     relation_from_scheme,
     scheme_term,
@@ -66,6 +67,8 @@ def _with_ids(path: Path, entries: list[Any], key: str, kind: str) -> Iterator[t
     seen: dict[str, int] = {}
     for pos, entry in enumerate(entries):
         local = str(require(entry, key, (str, int), f"{path}: {kind} #{pos}"))
+        # Checked before the id names the record in any message (it may hold NUL or a lone surrogate).
+        check_fields([(key, local)], f"{path}: {kind} #{pos}")
         where = f"{path}: {kind} {local}"
         if local in seen:
             raise LoaderError(f"{where}: duplicate {key} ({kind}s #{seen[local]} and #{pos})")
@@ -165,6 +168,7 @@ def read_map(
     for k, loc in enumerate(raw_locs):
         lwhere = f"{path}: locution #{k}"
         node_id = str(require(loc, "nodeID", (str, int), lwhere))
+        check_fields([("nodeID", node_id)], lwhere)
         locs.setdefault(node_id, []).append({key: value for key, value in loc.items() if key != "nodeID"})
 
     # Speakers from the L-node texts of the whole map, however the colon is spaced; an annotator's
@@ -235,6 +239,7 @@ def read_map(
 
     ins: Counter[str] = Counter()
     outs: Counter[str] = Counter()
+    ends: dict[tuple[str, str], str] = {}
     for _k, edge, eid, ewhere in _with_ids(path, raw_edges, "edgeID", "edge"):
         src = str(require(edge, "fromID", (str, int), ewhere))
         dst = str(require(edge, "toID", (str, int), ewhere))
@@ -243,6 +248,10 @@ def read_map(
                 raise LoaderError(f"{ewhere}: refers to missing node {end!r}")
         outs[src] += 1
         ins[dst] += 1
+        if (src, dst) in ends:
+            # The graph holds one edge per pair of nodes: the second id would be lost.
+            raise LoaderError(f"{ewhere}: links {src} -> {dst} like edge {ends[(src, dst)]}; an edge is given once")
+        ends[(src, dst)] = eid
         edges.append(
             EdgeRecord(
                 type=RelType.AIF_EDGE,
@@ -296,6 +305,15 @@ def load_maps(paths: list[Path], corpus: str, read: MapReader, name: str, what: 
     edges: list[EdgeRecord] = []
     speakers: dict[str, MapSpeaker] = {}
     notes: list[str] = []
+    maps: dict[str, Path] = {}
+    for path in paths:
+        # A map is the dialogue named by its file name: two files of one name would be one dialogue.
+        if path.stem in maps:
+            raise LoaderError(
+                f"{path}: a map named {path.stem!r} is also given as {maps[path.stem]}; "
+                "map names (file names) must differ within one load"
+            )
+        maps[path.stem] = path
     for path in paths:
         notes += read(path, corpus, nodes, edges, speakers)
     nodes.extend(speaker.record(sid, corpus) for sid, speaker in speakers.items())

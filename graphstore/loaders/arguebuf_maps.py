@@ -26,14 +26,13 @@ first, and such input is refused naming the file and the record, before arguebuf
 from __future__ import annotations
 
 import io
-import json
 import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from graphstore.loaders.aif_write import DEFAULT_TEXT
-from graphstore.loaders.common import corpus_bundle, decode_utf8, read_bytes, require
+from graphstore.loaders.common import corpus_bundle, decode_utf8, parse_json, read_bytes, require
 from ontology.errors import LoaderError
 from ontology.records import (
     CorpusBundle,
@@ -84,10 +83,7 @@ def detect(path: Path, text: str) -> str:
 
 
 def _json(path: Path, text: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise LoaderError(f"{path}: line {e.lineno}, column {e.colno}: invalid JSON ({e.msg})") from e
+    return parse_json(path, text)
 
 
 # -- checks: what arguebuf would skip or misread is refused here, naming the record -----------------

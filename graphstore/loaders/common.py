@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import fnmatch
+import hashlib
 import io
 import json
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,34 +27,185 @@ from ontology.records import (
     make_id,
 )
 
+#: Deepest nesting of arrays and objects a JSON input may have. Every supported format needs
+#: fewer than ten levels; far deeper input exhausts Python's recursion (in the parser, or later in
+#: whatever walks the data) and is refused with a message instead.
+MAX_JSON_DEPTH = 64
+_LONG_NUMBER = re.compile(r"\d{4300,}")
 
-def read_json(path: Path) -> Any:
-    """Parse a JSON file; errors name the file, line and column."""
+
+def json_depth_exceeds(data: Any, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether arrays and objects in ``data`` nest deeper than ``limit`` (walked without recursion)."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        children = value.values() if isinstance(value, dict) else value
+        for child in children:
+            if isinstance(child, dict | list):
+                if depth + 1 > limit:
+                    return True
+                stack.append((child, depth + 1))
+    return False
+
+
+def parse_json(path: Path | str, text: str) -> Any:
+    """Parse JSON text read from ``path`` (or what ``path`` names: a request body); every failure is a
+    :class:`LoaderError` naming it.
+
+    Besides invalid JSON: nesting deeper than :data:`MAX_JSON_DEPTH` (Python's parser would run out
+    of recursion first on very deep input) and integers longer than Python converts (4,300 digits).
+
+    Raises:
+        LoaderError: Naming the file, and the line and column where the parser can tell.
+    """
     try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
+        data = json.loads(text)
     except json.JSONDecodeError as e:
         raise LoaderError(f"{path}: line {e.lineno}, column {e.colno}: invalid JSON ({e.msg})") from e
-    except UnicodeDecodeError as e:
-        raise LoaderError(f"{path}: byte {e.start}: not UTF-8 ({e.reason})") from e
-    except OSError as e:
-        raise LoaderError(f"{path}: cannot read ({e.strerror})") from e
+    except RecursionError:
+        raise LoaderError(
+            f"{path}: arrays or objects nested too deeply to read (at most {MAX_JSON_DEPTH} levels)"
+        ) from None
+    except ValueError as e:
+        # Python refuses to convert an integer of more than 4,300 digits (int_max_str_digits).
+        found = _LONG_NUMBER.search(text)
+        at = ""
+        if found is not None:
+            line = text.count("\n", 0, found.start()) + 1
+            at = f" line {line}, column {found.start() - text.rfind(chr(10), 0, found.start())}:"
+        raise LoaderError(f"{path}:{at} a number of more than 4,300 digits, which Python does not read") from e
+    if isinstance(data, dict | list) and json_depth_exceeds(data):
+        raise LoaderError(f"{path}: arrays or objects nested more than {MAX_JSON_DEPTH} levels deep")
+    return data
+
+
+@contextlib.contextmanager
+def named_as(names: Mapping[Path, str]) -> Iterator[None]:
+    """Within the block, a :class:`LoaderError` names each scratch file of ``names`` by its name instead.
+
+    For inputs a client sent (an API body) that are read through a temporary file: the message must
+    name what the client knows, never the server's scratch path.
+    """
+    try:
+        yield
+    except LoaderError as e:
+        message = str(e)
+        for path, name in names.items():
+            message = message.replace(str(path), name)
+        raise LoaderError(message) from e
+
+
+def read_json(path: Path) -> Any:
+    """Parse a JSON file (a UTF-8 byte order mark is dropped, as in CSV and TSV files); errors name the
+    file, line and column (:func:`parse_json`)."""
+    return parse_json(path, decode_utf8(path, read_bytes(path)))
+
+
+def _dangling(path: Path) -> LoaderError:
+    return LoaderError(f"{path}: a symbolic link to {os.readlink(path)}, which does not exist")
+
+
+def find_files(folder: Path, pattern: str) -> list[Path]:
+    """The files under ``folder`` matching ``pattern`` (``*.json``, ``DP/*.json``, ``**/*.csv``), sorted.
+
+    Symbolic links are followed, to files and to directories alike (a directory reached twice, or a
+    link back to an ancestor, is walked once); a link whose target does not exist is an error, not a
+    file silently left out.
+
+    Raises:
+        LoaderError: A dangling link matches the pattern or lies in a walked directory.
+    """
+    folder = Path(folder)
+    head, _, name = pattern.rpartition("/")
+    if not head.startswith("**"):
+        out = []
+        for path in sorted(folder.glob(pattern)):
+            if path.is_symlink() and not path.exists():
+                raise _dangling(path)
+            if path.is_file():
+                out.append(path)
+        return out
+    # "**/<rest>": every directory at any depth, symbolic links included.
+    rest = head[2:].strip("/")
+    found: list[Path] = []
+    seen: set[tuple[int, int]] = set()
+    for root, dirs, files in os.walk(folder, followlinks=True):
+        here = Path(root)
+        info = here.stat()
+        if (info.st_dev, info.st_ino) in seen:
+            dirs[:] = []
+            continue
+        seen.add((info.st_dev, info.st_ino))
+        for entry in dirs + files:
+            path = here / entry
+            if path.is_symlink() and not path.exists():
+                raise _dangling(path)
+        base = here / rest if rest else here
+        if rest and not base.is_dir():
+            continue
+        for path in sorted(base.glob(name)) if rest else (here / f for f in files if fnmatch.fnmatch(f, name)):
+            if path.is_file():
+                found.append(path)
+    return sorted(set(found))
+
+
+def unique_files(paths: Sequence[Path]) -> list[Path]:
+    """``paths`` unchanged, once it is certain that no file is among them twice.
+
+    The same file given twice (twice the same path, a path and a link to it, or two copies with the
+    same content) would be loaded twice, its records doubled or numbered apart: refused, naming
+    both.
+
+    Raises:
+        LoaderError: Naming the two paths.
+    """
+    real: dict[str, Path] = {}
+    by_size: dict[int, list[Path]] = {}
+    for path in paths:
+        key = os.path.realpath(path)
+        if key in real:
+            same = "the same path" if str(real[key]) == str(path) else f"the same file as {real[key]}"
+            raise LoaderError(f"{path}: given twice ({same}); each file may be loaded once")
+        real[key] = path
+        with contextlib.suppress(OSError):
+            by_size.setdefault(path.stat().st_size, []).append(path)
+    for group in by_size.values():
+        if len(group) < 2:
+            continue
+        digests: dict[str, Path] = {}
+        for path in group:
+            digest = hashlib.sha256(read_bytes(path)).hexdigest()
+            if digest in digests:
+                raise LoaderError(
+                    f"{path}: the same content as {digests[digest]}; a copy of a file would be loaded twice "
+                    "(give each file once)"
+                )
+            digests[digest] = path
+    return list(paths)
 
 
 def expand(paths: Iterable[Path | str], pattern: str) -> list[Path]:
-    """Files given directly plus files matching ``pattern`` under given directories, sorted."""
+    """Files given directly plus files matching ``pattern`` under given directories (links followed,
+    :func:`find_files`), in order, each file once (:func:`unique_files`).
+
+    Raises:
+        LoaderError: A path that does not exist, a dangling link, no file at all, or a file given twice.
+    """
+    given = list(paths)
     out: list[Path] = []
-    for raw in paths:
+    for raw in given:
         path = Path(raw)
         if path.is_dir():
-            out.extend(sorted(p for p in path.rglob(pattern) if p.is_file()))
+            out.extend(find_files(path, f"**/{pattern}"))
         elif path.is_file():
             out.append(path)
+        elif path.is_symlink():
+            raise _dangling(path)
         else:
             raise LoaderError(f"{path}: no such file or directory")
     if not out:
-        raise LoaderError(f"no {pattern} files found in {', '.join(str(p) for p in paths)}")
-    return out
+        raise LoaderError(f"no {pattern} files found in {', '.join(str(p) for p in given)}")
+    return unique_files(out)
 
 
 def require(obj: Any, key: str, kind: type | tuple[type, ...], where: str) -> Any:

@@ -25,6 +25,7 @@ from ontology.records import (
     NodeRecord,
     SpeakerRecord,
     build,
+    check_fields,
     link,
     make_id,
     relation_from_scheme,
@@ -64,6 +65,9 @@ def load_dialogue_json(
     edges: list[EdgeRecord] = []
     speakers: dict[str, SpeakerRecord] = {}
     seen: Counter[str] = Counter()
+    # Where each dialogue id was first read: a repeat inside one file is numbered (STAC repeats game
+    # ids), one in another file is the same dialogue loaded twice and refused.
+    first: dict[str, tuple[Path, int]] = {}
     for path in paths:
         data = read_json(path)
         if not isinstance(data, list):
@@ -76,6 +80,14 @@ def load_dialogue_json(
                 raise LoaderError(f"{where}: field 'id' has type bool")
             # "1056" and 1056 name the same dialogue; the file itself keeps its form (write_dialogue_json).
             local = str(local)
+            check_fields([("id", local)], where)
+            if local in first and first[local][0] != path:
+                other, index = first[local]
+                raise LoaderError(
+                    f"{where}: dialogue id {local!r} is also dialogue #{index} of {other}; a dialogue id may "
+                    "repeat within one file (numbered ~2, ~3...), not across the files of one load"
+                )
+            first.setdefault(local, (path, k))
             where = f"{path}: dialogue #{k} (id {local})"
             edus = require(dlg, "edus", list, where)
             # A dialogue without "relations" is an unannotated one: what a user parses.

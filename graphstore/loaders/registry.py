@@ -12,7 +12,7 @@ from pathlib import Path
 
 from graphstore.loaders.aif import load_aif
 from graphstore.loaders.arguebuf_maps import ARGUEBUF_FORMATS, load_arguebuf
-from graphstore.loaders.common import expand
+from graphstore.loaders.common import expand, find_files, unique_files
 from graphstore.loaders.contextdep import load_contextdep
 from graphstore.loaders.dialogue_json import load_dialogue_json
 from graphstore.loaders.marg import load_marg
@@ -51,11 +51,15 @@ class CorpusSpec:
         return self.command or self.name
 
     def find(self, root: Path) -> list[Path]:
-        """The corpus files under ``root`` (empty if the folder is absent)."""
+        """The corpus files under ``root`` (empty if the folder is absent), symbolic links followed.
+
+        Raises:
+            LoaderError: A dangling link, or the same file found twice (:func:`unique_files`).
+        """
         folder = root / self.folder
         if not folder.is_dir():
             return []
-        return sorted(p for p in folder.glob(self.pattern) if p.is_file())
+        return unique_files(find_files(folder, self.pattern))
 
 
 CORPORA: dict[str, CorpusSpec] = {

@@ -52,7 +52,9 @@ _ABBREVIATIONS = frozenset(
     {"al", "e.g", "i.e", "fig", "figs", "eq", "eqs", "vs", "cf", "sec", "resp", "approx", "ref", "refs", "no", "dr"}
 )
 _TITLE = re.compile(r"<Title>(.*?)</Title>", re.DOTALL)
-_SPAN = re.compile(r"^(\d+) (\d+)$")
+# Offsets of at most 15 digits: a longer number is no offset into any text (and past 4,300 digits
+# Python refuses to convert it).
+_SPAN = re.compile(r"^(\d{1,15}) (\d{1,15})$")
 # brat lines that qualify another annotation: attributes (A, and the older M) and normalisations (N).
 METADATA_LINES = ("A", "M", "N")
 
@@ -121,7 +123,14 @@ def _pairs(paths: list[Path]) -> list[tuple[str, Path, Path]]:
     for path in paths:
         if path.suffix not in (".ann", ".txt"):
             raise LoaderError(f"{path}: not a brat .ann or .txt file")
-        stems.setdefault(path.stem, path.with_suffix(".ann"))
+        ann = path.with_suffix(".ann")
+        if path.stem in stems and stems[path.stem].resolve() != ann.resolve():
+            # Papers are named by their file name: a second A01 would be the same document.
+            raise LoaderError(
+                f"{ann}: a paper named {path.stem!r} is also given as {stems[path.stem]}; "
+                "paper names (file names) must differ within one load"
+            )
+        stems.setdefault(path.stem, ann)
     out = []
     for stem in sorted(stems):
         ann = stems[stem]
@@ -138,7 +147,8 @@ def _parse_spans(raw: str, where: str, size: int) -> list[tuple[int, int]]:
     for fragment in raw.split(";"):
         m = _SPAN.match(fragment.strip())
         if m is None:
-            raise LoaderError(f"{where}: malformed span {fragment!r}; expected 'start end'")
+            shown = fragment if len(fragment) <= 80 else f"{fragment[:40]}…({len(fragment)} characters)"
+            raise LoaderError(f"{where}: malformed span {shown!r}; expected 'start end' (offsets of at most 15 digits)")
         s, e = int(m.group(1)), int(m.group(2))
         if not 0 <= s <= e <= size:
             raise LoaderError(f"{where}: span {s}-{e} lies outside the text ({size} characters)")

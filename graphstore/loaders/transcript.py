@@ -28,14 +28,13 @@ and an edited transcript to a new dialogue.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from graphstore.loaders.common import decode_utf8, read_bytes, require
+from graphstore.loaders.common import decode_utf8, parse_json, read_bytes, require
 from ontology import records as rec
 from ontology.errors import LoaderError
 
@@ -43,6 +42,29 @@ AIF_SCHEME = "qt30"
 ILLOCUTION = "Default Illocuting"
 SEGMENTER = "pysbd"
 MAX_SPEAKER_WORDS = 4
+
+# Line breaks of a transcript: LF, CRLF, CR. Not the other characters str.splitlines() breaks at
+# (U+2028, U+2029, U+0085, form feeds...): inside a turn they are text, and splitting there would
+# make a second turn of whatever follows.
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True)
+class TranscriptLimits:
+    """What one transcript may hold, checked before anything expensive (parsing, segmenting, models).
+
+    Attributes:
+        bytes: Size of the file, checked before it is read.
+        turns: Speaker turns (AIF: L-nodes), checked before any is segmented.
+        turn_chars: Characters of one turn (sentence splitting grows faster than a turn's length).
+        utterances: Utterances after segmentation (each is a unit the models read).
+    """
+
+    bytes: int = 1_000_000
+    turns: int = 2_000
+    turn_chars: int = 20_000
+    utterances: int = 2_000
+
 
 _STAMP = r"\d{1,2}(?::\d{2}){1,2}(?:[.,]\d+)?"
 _STAMP_PREFIX = re.compile(rf"^(?:\[(?P<a>{_STAMP})\]|\((?P<b>{_STAMP})\)|(?P<c>{_STAMP})(?=\s|$))\s*")
@@ -85,7 +107,7 @@ def parse_turns(path: Path, text: str) -> list[_Turn]:
     """
     turns: list[_Turn] = []
     pending_stamp: str | None = None
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(_LINE_BREAK.split(text), start=1):
         line = raw.rstrip()
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
@@ -138,30 +160,56 @@ def segment(text: str) -> list[str]:
     return [s.strip() for s in parts if s.strip()]
 
 
-def read_utterances(path: Path) -> list[Utterance]:
+def read_utterances(path: Path, limits: TranscriptLimits | None = None) -> list[Utterance]:
     """The utterances of a transcript file or an AIF map, in order.
 
+    ``limits`` are checked as early as each can be: the file's size before it is read, the number
+    and length of turns before any is segmented, the utterances after.
+
     Raises:
-        LoaderError: Not UTF-8, malformed, or empty; the message names the file and the line
-            (AIF: the node).
+        LoaderError: Over a limit, not UTF-8, malformed, or empty; the message names the file and the
+            line (AIF: the node).
     """
+    limits = limits or TranscriptLimits()
+    try:
+        size = path.stat().st_size
+    except OSError as e:
+        raise LoaderError(f"{path}: cannot read ({e.strerror})") from e
+    if size > limits.bytes:
+        raise LoaderError(f"{path}: {size:,} bytes; a transcript may have at most {limits.bytes:,}")
     data = read_bytes(path)
     text = decode_utf8(path, data)
     if path.suffix.lower() == ".json" or text.lstrip().startswith("{"):
-        return _aif_utterances(path, text)
-    out: list[Utterance] = []
-    for k, turn in enumerate(parse_turns(path, text)):
-        for sentence in segment(" ".join(turn.parts)):
-            out.append(Utterance(turn.speaker, sentence, turn.line, k, turn.timestamp))
+        out = _aif_utterances(path, text, limits)
+    else:
+        turns = parse_turns(path, text)
+        _check_turns(path, [(t.line, " ".join(t.parts)) for t in turns], limits, "line")
+        out = []
+        for k, turn in enumerate(turns):
+            for sentence in segment(" ".join(turn.parts)):
+                out.append(Utterance(turn.speaker, sentence, turn.line, k, turn.timestamp))
+    if len(out) > limits.utterances:
+        raise LoaderError(f"{path}: {len(out):,} utterances; a transcript may have at most {limits.utterances:,}")
     return out
 
 
-def _aif_utterances(path: Path, text: str) -> list[Utterance]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise LoaderError(f"{path}: line {e.lineno}, column {e.colno}: invalid JSON ({e.msg})") from e
+def _check_turns(path: Path, turns: list[tuple[int | str, str]], limits: TranscriptLimits, unit: str) -> None:
+    """Refuse too many turns, or one too long, before any is segmented."""
+    if len(turns) > limits.turns:
+        raise LoaderError(f"{path}: {len(turns):,} turns; a transcript may have at most {limits.turns:,}")
+    for where, said in turns:
+        if len(said) > limits.turn_chars:
+            raise LoaderError(
+                f"{path}: {unit} {where}: a turn of {len(said):,} characters; one turn may have at most "
+                f"{limits.turn_chars:,}"
+            )
+
+
+def _aif_utterances(path: Path, text: str, limits: TranscriptLimits) -> list[Utterance]:
+    data = parse_json(path, text)
     nodes = require(data, "nodes", list, str(path))
+    l_nodes = [(pos, node) for pos, node in enumerate(nodes) if isinstance(node, dict) and node.get("type") == "L"]
+    _check_turns(path, [(f"#{pos}", str(node.get("text") or "")) for pos, node in l_nodes], limits, "node")
     persons: dict[str, str] = {}
     for k, loc in enumerate(data.get("locutions") or []):
         where = f"{path}: locution #{k}"
@@ -174,6 +222,7 @@ def _aif_utterances(path: Path, text: str) -> list[Utterance]:
         if require(node, "type", str, where) != "L":
             continue
         local = str(require(node, "nodeID", (str, int), where))
+        rec.check_fields([("nodeID", local)], where)
         said = str(require(node, "text", str, f"{path}: node {local}"))
         speaker, _, rest = said.partition(" : ")
         if not rest:

@@ -72,8 +72,8 @@ def _bundle() -> CorpusBundle:
     ]
     edges = [
         EdgeRecord(type=RelType.AIF_EDGE, source="t:l1", target="t:l2", corpus="t", id="t:e1"),
-        # A second AIF edge between the same ends is a relationship of its own (a repeated id is refused).
-        EdgeRecord(type=RelType.AIF_EDGE, source="t:l1", target="t:l2", corpus="t", id="t:e2"),
+        # An AIF edge is one per type and ends (what the store MERGEs on); the way back is another.
+        EdgeRecord(type=RelType.AIF_EDGE, source="t:l2", target="t:l1", corpus="t", id="t:e2"),
     ]
     return CorpusBundle(corpus, nodes, edges, origin="test")
 

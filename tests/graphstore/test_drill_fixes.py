@@ -51,6 +51,10 @@ def test_bundle_refuses_duplicate_edge_ids_and_folds_repeated_structural_edges()
     twice = [EdgeRecord(type=RelType.AIF_EDGE, source=s, target="t:b", corpus="t", id="t:e1") for s in ("t:a", "t:b")]
     with pytest.raises(LoaderError, match=r"hand-made: duplicate edge id\(s\) \['t:e1'\]"):
         CorpusBundle(corpus, [a, b], twice, origin="hand-made").validate()
+    # Two ids for one edge (same type and ends): the store keeps one relationship, so it is refused.
+    renamed = [EdgeRecord(type=RelType.AIF_EDGE, source="t:a", target="t:b", corpus="t", id=i) for i in ("e1", "e2")]
+    with pytest.raises(LoaderError, match=r"hand-made: edges 'e1' and 'e2' both link t:a -> t:b"):
+        CorpusBundle(corpus, [a, b], renamed, origin="hand-made").validate()
 
 
 def test_claim_owner_of_a_dead_or_reused_pid_is_gone() -> None:

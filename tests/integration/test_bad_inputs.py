@@ -48,6 +48,25 @@ def generate(kind: str, folder: Path) -> Path:
             fh.write("y" * (20 * 1024 * 1024))
             fh.write('" .\n')
         return path
+    if kind == "huge_transcript":
+        path = folder / "huge_transcript.txt"
+        line = b"Anna: We should act now, before the costs rise any further for everyone.\n"
+        with open(path, "wb") as fh:
+            fh.write(line * (50 * 1024 * 1024 // len(line)))
+            fh.write(b"x" * (50 * 1024 * 1024 % len(line)))
+        return path
+    if kind == "single_turn_transcript":
+        path = folder / "single_turn_transcript.txt"
+        path.write_text("Anna: " + "We act now. " * ((5_000_000 - 6) // 12) + "x" * ((5_000_000 - 6) % 12), "utf-8")
+        return path
+    if kind == "long_turn_transcript":
+        path = folder / "long_turn_transcript.txt"
+        path.write_text("Anna: Fine.\nBen: " + "We act now. " * 8333 + "xxxxxx\nAnna: No.\n", encoding="utf-8")
+        return path
+    if kind == "many_turns_transcript":
+        path = folder / "many_turns_transcript.txt"
+        path.write_text("".join(f"S{i % 7}: Point number {i}.\n" for i in range(20_000)), encoding="utf-8")
+        return path
     raise AssertionError(f"unknown generator {kind!r}")
 
 

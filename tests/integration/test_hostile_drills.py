@@ -444,3 +444,92 @@ def test_hostile_load_leaves_nothing_behind(hostile: Hostile) -> None:
         peak_sparql_workers=peak_workers,
         **left,
     )
+
+
+# -- Findings 13 and 15 through the API: malformed maps, a chunked body, a key in the address --------
+
+
+def _map(**changes: Any) -> dict[str, Any]:
+    aif: dict[str, Any] = {
+        "nodes": [
+            {"nodeID": "1", "text": "Lisa Nandy : Labour must win back trust", "type": "L"},
+            {"nodeID": "2", "text": "Asserting", "type": "YA", "scheme": "Asserting"},
+            {"nodeID": "3", "text": "Labour must win back trust", "type": "I"},
+        ],
+        "edges": [{"edgeID": "11", "fromID": "1", "toID": "2"}, {"edgeID": "12", "fromID": "2", "toID": "3"}],
+        "locutions": [{"nodeID": "1", "personID": "Lisa Nandy"}],
+    }
+    for path, value in changes.items():
+        kind, index, key = path.split(".")
+        aif[kind][int(index)][key] = value
+    return aif
+
+
+MALFORMED_MAPS = [
+    (json.dumps(_map(**{"nodes.1.scheme": "Asserting " + "x" * 40_000})), 422, "'scheme_label' holds 40,010 bytes"),
+    (
+        json.dumps(
+            _map(
+                **{
+                    "nodes.0.nodeID": "L" + "9" * 9000,
+                    "edges.0.fromID": "L" + "9" * 9000,
+                    "locutions.0.nodeID": "L" + "9" * 9000,
+                }
+            )
+        ),
+        422,
+        "'nodeID' holds 9,001 bytes",
+    ),
+    (json.dumps(_map(**{"nodes.2.text": "Labour \ud800 trust"})), 422, "lone surrogate U+D800"),
+    (json.dumps(_map(**{"edges.1.edgeID": "1\u00002"})), 422, "'edgeID' holds a NUL character"),
+    ('{"nodes": ' + "[" * 5000 + "]" * 5000 + ', "edges": []}', 400, "nests arrays or objects too deeply"),
+    ('{"nodes": [' + "[" * 100 + "]" * 100 + '], "edges": []}', 422, "nested more than 64 levels deep"),
+    ('{"nodes": [{"nodeID": ' + "7" * 5000 + "}], " + '"edges": []}', 400, "more than 4,300 digits"),
+]
+
+
+@pytest.mark.parametrize(("body", "status", "named"), MALFORMED_MAPS, ids=range(len(MALFORMED_MAPS)))
+def test_a_malformed_map_is_a_4xx_naming_the_record_and_writes_nothing(
+    hostile: Hostile, body: str, status: int, named: str
+) -> None:
+    """Issue 35, finding 13, through ``POST /aif``: these were 500s (internal database errors, encoder
+    errors); each is now a 4xx whose detail names the node or edge, and nothing is written."""
+    before = hostile.driver.execute_query("MATCH (n) RETURN count(n) AS n")[0][0]["n"]
+    with httpx.Client(base_url=hostile.url, timeout=60, headers={"X-API-Key": API_KEY}) as client:
+        response = client.post(
+            "/aif", params={"name": "malformed"}, content=body, headers={"content-type": "application/json"}
+        )
+    assert named in _problem(response, status)["detail"]
+    assert hostile.driver.execute_query("MATCH (n) RETURN count(n) AS n")[0][0]["n"] == before
+
+
+def test_a_chunked_body_over_the_limit_is_413(hostile: Hostile) -> None:
+    """Issue 35, finding 15: a chunked body over ``request_size_limit`` answered 400; it is 413 now."""
+    limit = hostile.settings.request_size_limit
+
+    def chunks() -> Iterator[bytes]:
+        for _ in range(limit // (1 << 20) + 2):
+            yield b" " * (1 << 20)
+
+    with httpx.Client(base_url=hostile.url, timeout=60, headers={"X-API-Key": API_KEY}) as client:
+        response = client.post("/aif", content=chunks(), headers={"content-type": "application/json"})
+        assert response.request.headers["transfer-encoding"] == "chunked"
+        detail = _problem(response, 413)["detail"]
+        assert detail == f"request body larger than {limit} bytes"
+        small = client.post(
+            "/aif",
+            params={"name": "chunked"},
+            content=iter([json.dumps(_map()).encode()]),
+            headers={"content-type": "application/json"},
+        )
+    assert small.status_code == 201, small.text
+
+
+def test_an_api_key_in_the_address_is_refused(hostile: Hostile) -> None:
+    """Issue 35, finding 14: a key sent as ``?api_key=`` was written to the access log in clear; such a
+    request is refused before any route, whatever it asks (the log test is in test_integrity_drills)."""
+    with httpx.Client(base_url=hostile.url, timeout=30) as client:
+        for path, name in (("/stats", "api_key"), ("/aif", "key"), ("/health", "access_token")):
+            response = client.get(path, params={name: API_KEY})
+            assert f"query parameter {name}" in _problem(response, 400)["detail"]
+        assert client.get("/stats", params={"keyword": "x"}).status_code == 200
