@@ -22,9 +22,9 @@ from gnn.agreement import (
     marg_table,
     nominal_alpha,
 )
+from graphstore.loaders.registry import SAMPLES
 from ontology.terms import Prop
 from ontology.views import JudgementView
-from tests.conftest import SAMPLES
 
 MARG_FULL = SAMPLES / "m-arg" / "full_dataset.csv"
 CDEP = SAMPLES / "contextdep"
