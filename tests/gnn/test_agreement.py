@@ -26,6 +26,8 @@ from graphstore.loaders.registry import SAMPLES
 from ontology.terms import Prop
 from ontology.views import JudgementView
 
+pytestmark = pytest.mark.unit  # synthetic data, no model loaded: in the unit tier
+
 MARG_FULL = SAMPLES / "m-arg" / "full_dataset.csv"
 CDEP = SAMPLES / "contextdep"
 

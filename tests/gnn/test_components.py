@@ -25,6 +25,8 @@ from gnn.components import (
 )
 from gnn.components import _Sentence as Sentence
 
+pytestmark = pytest.mark.unit  # synthetic data, no model loaded: in the unit tier
+
 DATA = Path(__file__).resolve().parent.parent / "data" / "bam"
 
 
