@@ -7,7 +7,7 @@ PY := .venv/bin/python
 # The unit tier: every test that carries none of these markers (tests/conftest.py applies them).
 UNIT := not (slow or model or integration or drill or corpora)
 
-.PHONY: setup run test check unit lint typecheck bench stop clean
+.PHONY: setup run test check unit lint bench stop clean
 
 setup:
 	@bash scripts/setup.sh
@@ -18,12 +18,12 @@ run: setup
 test: setup
 	$(PY) -m pytest -q --durations=15
 
-check: setup lint unit
+check: lint unit
 
-unit:
+unit: setup
 	$(PY) -m pytest -q -m "$(UNIT)" --durations=5
 
-lint:
+lint: setup
 	.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/mypy && .venv/bin/lint-imports
 
 bench: setup

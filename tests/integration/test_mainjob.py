@@ -161,3 +161,12 @@ def test_the_command_prints_a_line_per_step_and_a_summary_and_logs_the_rest(
     # The details: each corpus written, the export, and the full tables.
     assert "molweni:" in logged and "triples" in logged and "relations by type" in logged
     assert "relations: gold vs predicted" in logged
+
+    # The shipped competency questions, answered on what the job loaded: Cypher and SPARQL agree.
+    asked = run_argweb(env, "questions", "--json")
+    assert asked.returncode == 0, asked.stdout + asked.stderr
+    answers = json.loads(asked.stdout)
+    assert len(answers) >= 8 and all(a["agree"] for a in answers), answers
+    assert sum(bool(a["rows"]) for a in answers) >= 8
+    unknown = run_argweb(env, "questions", "99-no-such-question")
+    assert unknown.returncode == 2 and "no competency question 99-no-such-question" in unknown.stderr
