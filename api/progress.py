@@ -2,9 +2,10 @@
 
 One mechanism for progress (rich). On a terminal every unit of work is a transient bar of one
 shared live display (bars nest: a stage of model work inside a service's step). Anywhere else (a
-pipe, CI, a log file) a unit prints one line every ``interval`` seconds and a closing line when it
-printed any, so that a log never fills with the carriage-return frames of redrawn bars. A log
-file, when given, receives every line with its time, and the progress lines at the same pace.
+pipe, CI, a log file) a unit prints one line every ``interval`` seconds (or at growing gaps, for
+the main job) and a closing line when it printed any, so that a log never fills with the
+carriage-return frames of redrawn bars. A log file, when given, receives every line with its time,
+and a progress line of each unit every ``interval`` seconds.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -28,13 +29,15 @@ LINE_INTERVAL = 10.0
 
 @dataclass
 class _Unit:
-    """One unit of work while it runs."""
+    """One unit of work while it runs, and when its next progress lines are due."""
 
     title: str
     total: int
-    started: float = field(default_factory=time.monotonic)
+    started: float
     done: int = 0
-    last_line: float = field(default_factory=time.monotonic)
+    console_due: float = 0.0
+    console_gap: float = 0.0
+    file_due: float = 0.0
     lines: int = 0
 
     def line(self) -> str:
@@ -50,7 +53,12 @@ class ConsoleReporter:
         details: Whether :meth:`log` lines reach the console (the main job keeps them in its log
             file and shows one line per step instead); warnings always do.
         log_file: A file that receives every line, with its time (appended to).
-        interval: Seconds between two progress lines of one unit of work off a terminal.
+        interval: Seconds before the first progress line of a unit off a terminal, and between two
+            lines of the log file.
+        slowdown: Factor by which the gap between two console progress lines grows off a terminal
+            (1: a line every ``interval``; 2: lines after 10, 30, 70 ... seconds, so that an hour of
+            work is a dozen lines), up to ``max_gap`` seconds.
+        max_gap: The longest gap between two console progress lines.
     """
 
     def __init__(
@@ -60,11 +68,15 @@ class ConsoleReporter:
         details: bool = True,
         log_file: Path | None = None,
         interval: float = LINE_INTERVAL,
+        slowdown: float = 1.0,
+        max_gap: float = 300.0,
     ) -> None:
         self.console = console or Console(stderr=True)
         self.details = details
         self.log_file = log_file
         self.interval = interval
+        self.slowdown = slowdown
+        self.max_gap = max_gap
         self._file: TextIO | None = None
         self._bars: Progress | None = None
         self._open = 0
@@ -100,7 +112,9 @@ class ConsoleReporter:
     @contextmanager
     def progress(self, title: str, total: int) -> Iterator[Advance]:
         """A unit of ``total`` steps; the context yields the function that advances it by ``n``."""
-        unit = _Unit(title, total)
+        unit = _Unit(title, total, started=time.monotonic())
+        unit.console_gap = self.interval
+        unit.console_due = unit.file_due = unit.started + self.interval
         task = self._start_bar(title, total)
 
         def advance(n: int) -> None:
@@ -108,11 +122,15 @@ class ConsoleReporter:
             if task is not None and self._bars is not None:
                 self._bars.advance(task, n)
             now = time.monotonic()
-            if now - unit.last_line >= self.interval:
-                unit.last_line, unit.lines = now, unit.lines + 1
+            if self.log_file is not None and now >= unit.file_due:
+                unit.file_due = now + self.interval
+                unit.lines += 1
                 self._write(unit.line())
-                if task is None:
-                    self.console.print(escape(unit.line()), highlight=False, soft_wrap=True)
+            if task is None and now >= unit.console_due:
+                unit.console_gap = min(unit.console_gap * self.slowdown, self.max_gap)
+                unit.console_due = now + unit.console_gap
+                unit.lines += 1
+                self.console.print(escape(unit.line()), highlight=False, soft_wrap=True)
 
         try:
             yield advance

@@ -204,7 +204,8 @@ def run(
     cfg = settings()
     log = cfg.data_dir / mainjob.RUN_LOG
     log.unlink(missing_ok=True)
-    reporter = ConsoleReporter(console, details=False, log_file=log)
+    # Off a terminal, progress lines come at growing gaps: an hour-long step stays a dozen lines.
+    reporter = ConsoleReporter(console, details=False, log_file=log, slowdown=2.0)
     root = corpora.corpora_root(cfg)
     console.print(escape(f"argweb run: corpora {root}; every detail in {log}"), highlight=False, soft_wrap=True)
 

@@ -151,10 +151,9 @@ def predict_defaults(
         DatabaseUnavailableError: Neo4j is unreachable.
     """
     outcomes: list[PredictionOutcome] = []
-    for spec in models:
-        for corpus in spec.corpora:
-            if corpus not in corpora:
-                continue
+    pairs = [(spec, corpus) for spec in models for corpus in spec.corpora if corpus in corpora]
+    with reporter.progress("predictions (model and corpus)", len(pairs)) as advance:
+        for spec, corpus in pairs:
             outcome = PredictionOutcome(task=spec.task, corpus=corpus, status="failed")
             try:
                 outcome.model, outcome.version = spec.identity()
@@ -172,6 +171,7 @@ def predict_defaults(
                 outcome.message = f"{type(e).__name__}: {e}"
                 reporter.warn(f"{corpus}: {spec.task} prediction FAILED: {outcome.message}")
             outcomes.append(outcome)
+            advance(1)
     return outcomes
 
 

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from api.progress import ConsoleReporter
@@ -118,3 +119,29 @@ def test_model_code_that_takes_progress_true_reports_to_the_stages_of_its_caller
         assert resolve(True) is progress
         assert resolve(None) is None
     assert resolve(True) is None
+
+
+def test_the_main_jobs_console_lines_come_at_growing_gaps_and_the_log_every_interval(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = [1000.0]
+    monkeypatch.setattr("api.progress.time.monotonic", lambda: clock[0])
+    console, out = _console(terminal=False)
+    reporter = ConsoleReporter(console, log_file=tmp_path / "run.log", interval=10.0, slowdown=2.0, max_gap=40.0)
+    with reporter.progress("export", 200) as advance:
+        for _ in range(200):
+            clock[0] += 1.0
+            advance(1)
+    reporter.close()
+    # Console: after 10 s, then gaps of 20, 40 and (capped) 40 s; and the closing line.
+    assert [line.split(", ")[-1] for line in out.getvalue().splitlines()] == [
+        "10s",
+        "30s",
+        "70s",
+        "110s",
+        "150s",
+        "190s",
+        "200s",
+    ]
+    logged = (tmp_path / "run.log").read_text(encoding="utf-8").splitlines()
+    assert [line.split(", ")[-1] for line in logged] == [f"{k}s" for k in range(10, 201, 10)] + ["200s"]
