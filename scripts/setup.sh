@@ -4,8 +4,9 @@
 #
 # The third-party dependencies (torch and friends, several GB) live once per machine in a base
 # environment, ARGWEB_BASE_ENV (default ~/.cache/argweb/base-<hash of the dependency spec and the
-# Python version>). It is built from scratch when missing or when the spec changes, and nothing
-# installs into it afterwards. `.venv` is a small environment of this checkout that sees the base's
+# Python version>). It is built from scratch when missing or when the spec changes, from the wheels
+# of ARGWEB_WHEELS (default ~/.cache/argweb/wheels; only what is missing there is downloaded), and
+# nothing installs into it afterwards. `.venv` is a small environment of this checkout that sees the base's
 # packages through a .pth file and holds this checkout's editable install only: two clones on one
 # machine share the dependencies (no second download) but never each other's `argweb`.
 #
@@ -49,6 +50,7 @@ PY
 )
 spec_hash=$(printf '%s\n' "$requirements" | sha256sum | cut -c1-16)
 BASE=${ARGWEB_BASE_ENV:-"${XDG_CACHE_HOME:-$HOME/.cache}/argweb/base-$spec_hash"}
+WHEELS=${ARGWEB_WHEELS:-"${XDG_CACHE_HOME:-$HOME/.cache}/argweb/wheels"}
 stamp="$BASE/.argweb-spec"
 
 step "dependencies in $BASE"
@@ -62,12 +64,18 @@ else
     if [ -x "$BASE/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$spec_hash" ]; then
         done_step "present"
     else
-        printf '(first time on this machine: downloads torch and friends, several minutes) ... '
+        printf '(new dependency spec: several minutes) ... '
         rm -rf "$BASE"
         logged "$PY" -m venv "$BASE" || fail_step "could not create $BASE"
         printf '%s\n' "$requirements" | grep -v '^#' >"$BASE/requirements.txt"
         logged "$BASE/bin/pip" install --progress-bar off --upgrade pip || fail_step "pip could not upgrade itself"
-        logged "$BASE/bin/pip" install --progress-bar off -r "$BASE/requirements.txt" \
+        # Every wheel goes through the machine's wheel cache first: a later spec (one dependency more)
+        # installs torch and the rest from there instead of downloading them again (the package
+        # registry's answers are not kept by pip's own HTTP cache here).
+        mkdir -p "$WHEELS"
+        logged "$BASE/bin/pip" wheel --progress-bar off --find-links "$WHEELS" -w "$WHEELS" -r "$BASE/requirements.txt" \
+            || fail_step "pip could not fetch the dependencies"
+        logged "$BASE/bin/pip" install --progress-bar off --no-index --find-links "$WHEELS" -r "$BASE/requirements.txt" \
             || fail_step "pip could not install the dependencies"
         echo "$spec_hash" >"$stamp"
         done_step "installed"
