@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from typer.core import TyperGroup
 
 from api.errors import no_space, outcome
-from api.services.reporting import Advance
+from api.progress import ConsoleReporter
 from api.settings import Settings, get_settings
 from ontology.errors import ArgwebError
 
@@ -30,38 +27,7 @@ def group(app: typer.Typer, name: str, help_text: str) -> typer.Typer:
     return sub
 
 
-def progress_bar(title: str) -> Progress:
-    """A transient progress bar on stderr with a count and the elapsed time."""
-    return Progress(
-        TextColumn(f"[bold]{title}[/]"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    )
-
-
-class ConsoleReporter:
-    """Service reporter of the CLI: log lines and progress bars on stderr."""
-
-    def log(self, message: str) -> None:
-        """Print one line."""
-        console.print(escape(message), highlight=False)
-
-    def warn(self, message: str) -> None:
-        """Print one line in yellow."""
-        console.print(f"[yellow]{escape(message)}[/]", highlight=False)
-
-    @contextmanager
-    def progress(self, title: str, total: int) -> Iterator[Advance]:
-        """A progress bar for ``total`` steps."""
-        with progress_bar(title) as bar:
-            task = bar.add_task(title, total=total)
-            yield lambda n: bar.advance(task, n)
-
-
-REPORTER = ConsoleReporter()
+REPORTER = ConsoleReporter(console)
 
 
 def settings(**overrides: Any) -> Settings:

@@ -9,7 +9,7 @@ then:
    tracemalloc in a second run) against the number of triples: memory stays flat as the graph grows;
 2. loads the whole export into an in-memory Oxigraph store and into an rdflib ``Graph`` (in a
    child process, which is killed when ``--rdflib-timeout`` runs out);
-3. runs every competency question (``docs/cq``) in SPARQL on both, and in Cypher on Neo4j, checks
+3. runs every competency question (``ontology/cq``) in SPARQL on both, and in Cypher on Neo4j, checks
    the three answers agree, and prints per-query times and the rdflib/Oxigraph ratio;
 4. starts Apache Jena Fuseki and the Oxigraph server on loopback (:mod:`bench.sparql_servers`),
    pushes the export to each, and prints the latency of every competency question on the three

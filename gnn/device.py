@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import random
+from typing import Any
 
 
 def pick_device(prefer: str | None = None) -> str:
@@ -18,11 +19,23 @@ def pick_device(prefer: str | None = None) -> str:
     Returns:
         A device string usable with ``torch.device``.
     """
+    torch = configured_torch()
     if prefer:
         return prefer
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def configured_torch() -> Any:
+    """The ``torch`` module with the process-wide settings every model of ``gnn`` expects.
+
+    Sparse-tensor invariant checks stay off (torch's default: the relation model builds its
+    sparse adjacency from indices it has just computed), but are now stated explicitly: left
+    implicit, torch warns at the first sparse tensor of every process.
+    """
     import torch
 
-    return "cuda" if torch.cuda.is_available() else "cpu"
+    torch.sparse.check_sparse_tensor_invariants.disable()
+    return torch
 
 
 def seed_everything(seed: int) -> None:
@@ -32,8 +45,8 @@ def seed_everything(seed: int) -> None:
         seed: The seed.
     """
     import numpy as np
-    import torch
 
+    torch = configured_torch()
     random.seed(seed)
     os.environ["PYTHONHASHSEED"] = str(seed)
     np.random.seed(seed)

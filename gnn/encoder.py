@@ -22,7 +22,8 @@ import io
 import json
 import re
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,10 +31,13 @@ import numpy as np
 
 from gnn.device import pick_device
 from gnn.modelcard import atomic_write_bytes
+from gnn.progress import resolve
 from ontology.errors import ModelError
 
 if TYPE_CHECKING:
     import torch
+
+    from gnn.trainer import Progress
 
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 SHARD_TEXTS = 2048  # texts per cache shard file
@@ -58,6 +62,11 @@ def default_model_dir() -> Path:
 def text_key(text: str) -> str:
     """The cache key of a text: sha1 of its UTF-8 bytes."""
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+def _advance(report: Progress, stage: str, before: int, total: int, done: int) -> None:
+    """Report ``done`` texts of the current shard, after ``before`` texts of earlier shards."""
+    report(stage, before + done, total)
 
 
 def mean_pool(hidden: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -167,12 +176,20 @@ class TextEncoder:
         """
         if self._model is None:
             from transformers import AutoModel, AutoTokenizer
+            from transformers.utils import logging as hf_logging
 
+            # transformers draws a "Loading weights" tqdm bar per load; a local load takes well under a
+            # second, and the bar only adds carriage-return frames to every log.
+            bars = hf_logging.is_progress_bar_enabled()
+            hf_logging.disable_progress_bar()
             try:
                 self._tokenizer = AutoTokenizer.from_pretrained(str(self.model_dir), local_files_only=True)
                 self._model = AutoModel.from_pretrained(str(self.model_dir), local_files_only=True)
             except (OSError, ValueError) as e:
                 raise ModelError(f"{self.model_dir}: cannot load the model offline: {e}") from e
+            finally:
+                if bars:
+                    hf_logging.enable_progress_bar()
             self._model.to(pick_device(self.device_name))
             self._model.eval()
         return self._tokenizer, self._model
@@ -226,12 +243,13 @@ class TextEncoder:
         self._shards_read.add(name)
 
     # -- encoding -----------------------------------------------------------------------------
-    def encode(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
+    def encode(self, texts: Sequence[str], progress: Progress | bool | None = None) -> np.ndarray:
         """Embeddings of ``texts``, from the cache where possible.
 
         Args:
             texts: The texts (duplicates are encoded once).
-            progress: Show a progress bar over the texts that must be computed.
+            progress: Receives ``("encoding with NAME", done, total)`` over the texts that must be
+                computed; ``True``: the callback of :func:`gnn.progress.reporting_to`.
 
         Returns:
             ``float32`` array of shape ``(len(texts), dim)``.
@@ -246,26 +264,20 @@ class TextEncoder:
             # Longest texts last (cheap ones first), one shard per chunk: an interrupted run keeps
             # what it computed.
             pending = sorted(todo, key=lambda k: len(todo[k]))
-            bar = None
-            if progress:
-                from tqdm.auto import tqdm
-
-                bar = tqdm(total=len(pending), desc=f"encoding with {self.name}", unit="text")
-            try:
-                for s in range(0, len(pending), SHARD_TEXTS):
-                    chunk = pending[s : s + SHARD_TEXTS]
-                    vecs = self._compute([todo[k] for k in chunk], bar)
-                    for k, v in zip(chunk, vecs, strict=True):
-                        self._cache[k] = v
-                    self._write_shard(chunk, vecs)
-            finally:
-                if bar is not None:
-                    bar.close()
+            report = resolve(progress)
+            stage = f"encoding with {self.name}"
+            for s in range(0, len(pending), SHARD_TEXTS):
+                chunk = pending[s : s + SHARD_TEXTS]
+                advance = None if report is None else partial(_advance, report, stage, s, len(pending))
+                vecs = self._compute([todo[k] for k in chunk], advance)
+                for k, v in zip(chunk, vecs, strict=True):
+                    self._cache[k] = v
+                self._write_shard(chunk, vecs)
         if not keys:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([self._cache[k] for k in keys]).astype(np.float32, copy=False)
 
-    def _compute(self, texts: list[str], bar: Any = None) -> np.ndarray:
+    def _compute(self, texts: list[str], advance: Callable[[int], None] | None = None) -> np.ndarray:
         import torch
 
         _tokenizer, model = self.load_transformer()
@@ -279,8 +291,8 @@ class TextEncoder:
                 for s in range(0, len(order), self.batch_size):
                     idx = order[s : s + self.batch_size]
                     out[idx] = self.embed([texts[i] for i in idx]).float().cpu().numpy()
-                    if bar is not None:
-                        bar.update(len(idx))
+                    if advance is not None:
+                        advance(s + len(idx))
         finally:
             if was_training:
                 model.train()

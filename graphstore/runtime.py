@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Generic, Protocol, TypeVar
@@ -233,12 +233,13 @@ def launcher_stale(java_dir: Path = JAVA_DIR) -> bool:
     return any(src.stat().st_mtime > built_at for src in sources if src.exists())
 
 
-def build_launcher(java_dir: Path = JAVA_DIR, quiet: bool = True) -> None:
+def build_launcher(java_dir: Path = JAVA_DIR, quiet: bool = True, log: Callable[[str], None] | None = None) -> None:
     """Compile the launcher with Maven (jars come from Maven Central, cached in ``~/.m2``).
 
     The build runs in :func:`launcher_dir` (the sources themselves in a checkout, a cache
     directory for an installed package). The class archive of the previous build is replaced
     (:func:`build_class_archive`); a build without one still works, only starts more slowly.
+    ``log`` receives Maven's output (set-up writes it to its log file).
 
     Raises:
         DatabaseUnavailableError: Maven is missing or the build failed.
@@ -250,6 +251,8 @@ def build_launcher(java_dir: Path = JAVA_DIR, quiet: bool = True) -> None:
     class_archive(java_dir).unlink(missing_ok=True)
     cmd = [mvn, "-B", "package", "-DskipTests"] + (["-q"] if quiet else [])
     proc = subprocess.run(cmd, cwd=java_dir, capture_output=True, text=True, check=False)
+    if log is not None:
+        log(proc.stdout + proc.stderr)
     if proc.returncode != 0 or not launcher_built(java_dir):
         raise DatabaseUnavailableError(
             f"Maven build of {java_dir} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"

@@ -1,6 +1,6 @@
 """The competency questions: documented example queries, each in Cypher and in SPARQL.
 
-They live in ``docs/cq/NN-name.cypher`` and ``docs/cq/NN-name.rq`` (see
+They ship with the package in ``ontology/cq/NN-name.cypher`` and ``ontology/cq/NN-name.rq`` (see
 ``docs/competency-questions.md``); each file starts with comment lines ``title:`` and
 ``requires:`` (the corpora whose loaders the question is about). The tests run both versions and
 compare the answers; ``bench/sparql.py`` times the SPARQL versions. This module only reads the
@@ -18,7 +18,7 @@ from typing import Any
 
 from ontology.errors import OntologyError
 
-CQ_DIR = Path(__file__).resolve().parent.parent / "docs" / "cq"
+CQ_DIR = Path(__file__).resolve().with_name("cq")
 _HEADER = re.compile(r"^\s*(?://|#)\s*(title|requires):(.*)$")
 
 

@@ -1,8 +1,11 @@
 """Test session: one real embedded Neo4j on a free port with a temporary data directory.
 
 The server is found and started through :mod:`api.services.graph`, the same resolution the CLI
-and the API use. If it cannot start, every test that needs it errors (no skipping). Tests under
-``tests/integration/`` are marked ``integration`` here.
+and the API use. If it cannot start, every test that needs it errors (no skipping).
+
+The tiers' markers are applied here by directory, so a new test file gets them by where it lives:
+``tests/integration/`` is ``integration``, ``tests/packaging/`` is ``slow``, ``tests/gnn/`` is
+``model`` unless its module is marked ``unit`` (synthetic data, no model loaded).
 """
 
 from __future__ import annotations
@@ -29,14 +32,22 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
 BAD = DATA / "bad"
 PASSWORD = "argweb-test-password"
-INTEGRATION = Path(__file__).resolve().parent / "integration"
+TESTS = Path(__file__).resolve().parent
+# The marker every test under a directory of tests/ carries.
+DIRECTORY_MARKERS = {"integration": "integration", "packaging": "slow", "gnn": "model"}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark every test under ``tests/integration/`` as ``integration``."""
+    """Apply :data:`DIRECTORY_MARKERS` (a ``unit`` test under ``tests/gnn/`` is not ``model``)."""
     for item in items:
-        if INTEGRATION in Path(str(item.fspath)).resolve().parents:
-            item.add_marker(pytest.mark.integration)
+        path = Path(str(item.fspath)).resolve()
+        if TESTS not in path.parents:
+            continue
+        marker = DIRECTORY_MARKERS.get(path.relative_to(TESTS).parts[0])
+        if marker == "model" and item.get_closest_marker("unit") is not None:
+            continue
+        if marker is not None:
+            item.add_marker(marker)
 
 
 def sample_bundle(corpus: str) -> CorpusBundle:

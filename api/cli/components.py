@@ -8,9 +8,9 @@ from typing import Annotated
 import typer
 
 from api.cli.options import ModelDir, Profile, Seed, TrainedModelDir
-from api.cli.paraphrase import stages
 from api.cli_common import REPORTER, console, group, settings
 from api.services import components as service
+from api.services.reporting import stages
 from ontology.errors import ApiError
 
 

@@ -1,17 +1,20 @@
-"""``argweb stats|delete|run``: the corpora in the graph as a whole."""
+"""``argweb stats|delete|run``: the corpora in the graph as a whole (the main job's steps: api.services.mainjob)."""
 
 from __future__ import annotations
 
-import time
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from api.cli.options import JsonFlag, show
 from api.cli.predictions import PREDICTIONS, delete_predictions
-from api.cli_common import REPORTER, console, settings
+from api.cli_common import console, settings
+from api.progress import ConsoleReporter
 from api.services import corpora, mainjob
 from api.services.graph import Graph
 from ontology.errors import ApiError
@@ -24,8 +27,9 @@ def register(app: typer.Typer) -> None:
     app.command("run")(run)
 
 
-def print_stats(result: dict[str, Any]) -> None:
-    """The per-corpus summary and the relations-by-type tables."""
+def print_stats(result: dict[str, Any], out: Console | None = None) -> None:
+    """The per-corpus summary and the relations-by-type tables (on stdout unless ``out``)."""
+    out = out or Console()
     table = Table(title="argweb graph")
     for col in ("corpus", "status", "dialogues", "documents", "locutions", "propositions", "relations"):
         table.add_column(col, justify="right" if col not in ("corpus", "status") else "left")
@@ -36,7 +40,7 @@ def print_stats(result: dict[str, Any]) -> None:
             str(entry.get("status")),
             *(str(s[key]) for key in ("dialogues", "documents", "locutions", "propositions", "relations")),
         )
-    Console().print(table)
+    out.print(table)
     rel = Table(title="relations by type")
     rel.add_column("corpus")
     rel.add_column("type")
@@ -44,7 +48,7 @@ def print_stats(result: dict[str, Any]) -> None:
     for name, entry in result["corpora"].items():
         for key, n in entry["relations"].items():
             rel.add_row(name, key, str(n))
-    Console().print(rel)
+    out.print(rel)
 
 
 def stats(
@@ -84,7 +88,7 @@ def delete(
     typer.echo(f"deleted corpus {corpus}")
 
 
-def print_relation_counts(rows: list[dict[str, Any]]) -> None:
+def print_relation_counts(rows: list[dict[str, Any]], out: Console | None = None) -> None:
     """Gold and predicted relations per corpus and type, side by side (other runs' predictions apart)."""
     table = Table(title="relations: gold vs predicted")
     cols = ["corpus", "type", "gold", "predicted"]
@@ -95,7 +99,7 @@ def print_relation_counts(rows: list[dict[str, Any]]) -> None:
     for row in rows:
         # Gold counts are always shown; predicted ones only where there are some.
         table.add_row(row["corpus"], row["type"], str(row["gold"]), *(str(row[c] or "") for c in cols[3:]))
-    Console().print(table)
+    (out or Console()).print(table)
 
 
 def print_other_runs(others: list[mainjob.OtherRuns]) -> None:
@@ -111,16 +115,58 @@ def print_other_runs(others: list[mainjob.OtherRuns]) -> None:
             console.print(f"  argweb delete predictions --model {o.model} --version {o.version} --run {run_id}")
 
 
-def print_predictions(outcomes: list[mainjob.PredictionOutcome]) -> None:
-    """One line per (model, corpus): written, skipped or FAILED with the reason."""
-    for o in outcomes:
-        model = f"{o.model} {o.version}" if o.model else o.task
-        if o.status == "written":
-            console.print(f"predictions {o.corpus}: {model}: {o.predicted} relations written (run {o.run_id})")
-        elif o.status == "skipped":
-            console.print(f"predictions {o.corpus}: {model}: already written (run {o.run_id})")
-        else:
-            console.print(f"[bold red]predictions {o.corpus}: {model} FAILED[/]: {o.message}")
+def print_summary(report: mainjob.MainJobReport) -> None:
+    """Per corpus: its units, gold relations and the predictions the job wrote or found (one table)."""
+    predicted: dict[str, int] = {}
+    for row in report.counts:
+        predicted[row["corpus"]] = predicted.get(row["corpus"], 0) + int(row.get("predicted") or 0)
+    corpora = report.load.stats.get("corpora", {}) if report.load else {}
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        collapse_padding=True,
+        title="per corpus (gold and predicted: relations)",
+    )
+    columns = ("dialogues", "documents", "locutions", "propositions", "relations")
+    table.add_column("corpus", no_wrap=True)
+    for col in columns:
+        table.add_column("gold" if col == "relations" else col, justify="right", no_wrap=True)
+    table.add_column("predicted", justify="right", no_wrap=True)
+    for name, entry in corpora.items():
+        counts = entry["summary"]
+        status = "" if entry.get("status") == "complete" else f" ({entry.get('status')})"
+        table.add_row(name + status, *(f"{counts[c]:,}" for c in columns), f"{predicted.get(name, 0):,}")
+    console.print(table)
+    models: dict[str, list[str]] = {}
+    for o in report.outcomes:
+        if o.status != "failed" and o.model:
+            models.setdefault(f"{o.model} {o.version}", []).append(o.corpus)
+    if models:
+        text = "; ".join(f"{m} ({', '.join(cs)})" for m, cs in models.items())
+        console.print(f"models: {escape(text)}", highlight=False, soft_wrap=True)
+    for o in report.failed:
+        console.print(
+            f"[bold red]{o.task} on {o.corpus} FAILED[/]: {escape(o.message)}", highlight=False, soft_wrap=True
+        )
+
+
+def print_next(report: mainjob.MainJobReport, log: Path) -> None:
+    """What to open and what to run next, one line each."""
+    rows: list[tuple[str, str, str]] = []
+    if report.api is not None:
+        url = report.api.url
+        rows += [("open", url, "graph page"), ("", f"{url}docs", "REST API reference"), ("", f"{url}sparql", "SPARQL")]
+    else:
+        rows.append(("open", "argweb serve", "graph page, REST API and SPARQL endpoint"))
+    rows += [
+        ("then", "argweb stats --predicted", "relations per type, gold and predicted"),
+        ("", "argweb questions", "the competency questions, in Cypher and SPARQL"),
+        ("", "make stop", "stop the API and Neo4j"),
+        ("log", str(log), ""),
+    ]
+    width = max(len(target) for _, target, _ in rows)
+    for head, target, what in rows:
+        console.print(escape(f"{head:<5} {target:<{width}}  {what}".rstrip()), highlight=False, soft_wrap=True)
 
 
 def run(
@@ -143,44 +189,50 @@ def run(
             "cache costs longer than the rest of the job; `argweb embed` does it later).",
         ),
     ] = False,
+    keep_export: Annotated[
+        bool,
+        typer.Option(
+            "--keep-export", help="Keep the RDF export file (export.nt) after the SPARQL store was loaded from it."
+        ),
+    ] = False,
 ) -> None:
     """Main job: start Neo4j, load every corpus found, predict, embed, export to the SPARQL store, start the API.
 
-    Every step is idempotent: a second run loads, predicts and exports only what changed.
+    Every step is idempotent: a second run loads, predicts and exports only what changed. The
+    console shows one line per step and a summary; every detail goes to ``<data dir>/run.log``.
     """
-    from api.services.apiserver import api_server
-
-    started = time.perf_counter()
     cfg = settings()
+    log = cfg.data_dir / mainjob.RUN_LOG
+    log.unlink(missing_ok=True)
+    # Off a terminal, progress lines come at growing gaps: an hour-long step stays a dozen lines.
+    reporter = ConsoleReporter(console, details=False, log_file=log, slowdown=2.0)
     root = corpora.corpora_root(cfg)
-    console.print(f"corpora: {root}")
-    with Graph(cfg) as graph:
-        report = corpora.run_all(graph, root, REPORTER, bulk=bulk)
-        print_stats(report.stats)
-        outcomes: list[mainjob.PredictionOutcome] = []
-        if predict:
-            loaded = [name for name, e in report.stats["corpora"].items() if e.get("status") == "complete"]
-            outcomes = mainjob.predict_defaults(graph, loaded, REPORTER)
-            print_predictions(outcomes)
-        print_relation_counts(mainjob.relation_counts(graph, outcomes if predict else None))
-        if predict:
-            print_other_runs(mainjob.other_runs(graph, outcomes))
-        if embed:
-            embedded = mainjob.embed_units(graph, REPORTER)
-            if embedded is None:
-                outcomes.append(mainjob.PredictionOutcome("embedding", "(all)", "failed"))
-        rdf = mainjob.sync_rdf(graph, REPORTER)
-    console.print(
-        f"SPARQL store {rdf.store_dir}: "
-        + (f"{rdf.triples:,} triples loaded in {rdf.seconds:.1f}s" if rdf.exported else "unchanged")
-    )
-    if serve:
-        server = api_server(cfg)
-        info = server.start()
-        console.print(f"argweb API: {info.url} (pid {info.pid}; stop with `make stop`)")
-    failed = [o for o in outcomes if o.status == "failed"]
-    if failed:
-        console.print(
-            f"[bold red]{len(failed)} prediction or embedding step(s) failed[/] (see above); the graph is loaded"
+    console.print(escape(f"argweb run: corpora {root}; every detail in {log}"), highlight=False, soft_wrap=True)
+
+    def show_step(step: mainjob.Step) -> None:
+        line = f"{step.name:<8} {escape(step.summary)}  [dim]{step.seconds:.1f}s[/]"
+        console.print(line, highlight=False, soft_wrap=True)
+
+    try:
+        report = mainjob.run(
+            cfg,
+            bulk=bulk,
+            predict=predict,
+            embed=embed,
+            serve=serve,
+            keep_export=keep_export,
+            reporter=reporter,
+            on_step=show_step,
         )
-    console.print(f"done in {time.perf_counter() - started:.1f}s")
+        # The full tables stay in the log; the console gets one table per corpus.
+        with log.open("a", encoding="utf-8") as fh:
+            detail = Console(file=fh, width=160)
+            print_stats(report.load.stats if report.load else {"corpora": {}}, detail)
+            print_relation_counts(report.counts, detail)
+    finally:
+        reporter.close()
+    print_summary(report)
+    print_other_runs(report.others)
+    print_next(report, log)
+    failed = f"; [bold red]{len(report.failed)} step(s) failed[/] (above)" if report.failed else ""
+    console.print(f"done in {report.seconds:.1f}s{failed}", highlight=False, soft_wrap=True)

@@ -130,7 +130,7 @@ def parse(
     scheme: SchemeOpt = None,
 ) -> None:
     """Write the dialogues of a file again with their relations predicted (labels as the file spells them)."""
-    result = discourse.parse(settings(), source, out, model, scheme)
+    result = discourse.parse(settings(), source, out, model, scheme, reporter=REPORTER)
     REPORTER.log(f"{result['relations']} relations predicted for {result['dialogues']} dialogues ({result['scheme']})")
     typer.echo(result["file"])
 

@@ -7,6 +7,7 @@ import typer
 from api.cli import (
     analysis,
     bam,
+    competency,
     components,
     corpora,
     db,
@@ -30,6 +31,7 @@ for _module in (
     corpora,
     predictions,
     rdf,
+    competency,
     analysis,
     fetch,
     serve,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import AbstractContextManager, ExitStack, contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -15,7 +13,7 @@ from api.cli.options import Folds, JsonFlag, ModelDir, WriteFlag, print_cv, show
 from api.cli_common import REPORTER, console, group, settings
 from api.services import paraphrase as service
 from api.services.graph import Graph
-from api.services.reporting import Advance, Reporter
+from api.services.reporting import stages
 from ontology.errors import ApiError
 
 
@@ -27,24 +25,6 @@ def register(app: typer.Typer) -> None:
     predict = group(app, "predict", "Predict with a trained model.")
     predict.command("contextdep")(predict_contextdep)
     predict.command("paraphrase")(predict_paraphrase)
-
-
-@contextmanager
-def stages(reporter: Reporter) -> Iterator[Any]:
-    """A ``progress(stage, done, total)`` callback that opens one progress bar per stage."""
-    stack = ExitStack()
-    state: dict[str, Any] = {"stage": None, "done": 0, "advance": None}
-
-    def progress(stage: str, done: int, total: int) -> None:
-        if stage != state["stage"]:
-            stack.close()
-            bar: AbstractContextManager[Advance] = reporter.progress(stage, total)
-            state.update(stage=stage, done=0, advance=stack.enter_context(bar))
-        state["advance"](done - state["done"])
-        state["done"] = done
-
-    with stack:
-        yield progress
 
 
 def _pairs_cache() -> Path:

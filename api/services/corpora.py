@@ -20,6 +20,9 @@ from ontology.errors import ArgwebError, StoreNotEmptyError
 
 # Where a checkout next to the shared data finds the corpora.
 SHARED_CORPORA = Path("../shared/corpora")
+# Where `argweb fetch` puts corpora when neither --dest nor ARGWEB_CORPORA says otherwise.
+FETCHED_CORPORA = Path("corpora")
+
 log = logging.getLogger("argweb.recover")
 
 
@@ -45,11 +48,12 @@ def recover_leftovers(graph: Graph, reporter: Reporter | None = None) -> list[st
 
 
 def corpora_root(settings: Settings) -> Path:
-    """The corpora directory: ``settings.corpora``, else ``../shared/corpora``, else the samples.
+    """The corpora directory: ``settings.corpora``, else what ``argweb fetch`` fetched (``./corpora``),
+    else ``../shared/corpora``, else the samples.
 
     A candidate counts only when it exists and holds files of at least one known corpus.
     """
-    for candidate in (settings.corpora, SHARED_CORPORA):
+    for candidate in (settings.corpora, FETCHED_CORPORA, SHARED_CORPORA):
         if candidate is not None and candidate.is_dir() and any(spec.find(candidate) for spec in CORPORA.values()):
             return candidate
     return SAMPLES

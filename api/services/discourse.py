@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from api.services.corpora import corpora_root
 from api.services.graph import Graph
-from api.services.reporting import SILENT, Reporter
+from api.services.reporting import SILENT, Reporter, stages
 from api.settings import Settings
 from graphstore.loaders.common import read_json
 from graphstore.loaders.dialogue_json import detect_scheme, load_dialogue_json, scheme_label, write_dialogue_json
@@ -264,6 +264,7 @@ def parse(
     out: Path,
     model_dir: Path | None = None,
     scheme: str | None = None,
+    reporter: Reporter = SILENT,
 ) -> dict[str, Any]:
     """Predict the relations of every dialogue of ``source`` and write them to ``out`` in its format.
 
@@ -272,10 +273,21 @@ def parse(
     """
     model = load(settings, model_dir)
     dialogues, scheme = read_dialogues(source, scheme)
-    predicted = model.predict(dialogues, progress=True)
+    predicted = _predict(model, dialogues, reporter)
     rows = [[(p.x, p.y, scheme_label(scheme, p.sense)) for p in ps] for ps in predicted]
     write_dialogue_json(source, out, rows)
     return {"file": str(out), "scheme": scheme, "dialogues": len(rows), "relations": sum(len(r) for r in rows)}
+
+
+def _predict(model: Any, dialogues: list[Dialogue], reporter: Reporter) -> list[Any]:
+    """The parser's links per dialogue; the encoding of their texts is reported to ``reporter``.
+
+    The parser's own pass is not asked for progress: it would draw a tqdm bar of its own (one
+    mechanism draws progress, the reporter's), and it is short beside the encoding.
+    """
+    with stages(reporter):
+        graphs = model.graphs(dialogues, progress=True)
+    return list(model.predict(dialogues, graphs=graphs))
 
 
 def _graph_dialogues(graph: Graph, corpus: str | None, dialogue: str | None, scheme: str | None) -> list[Dialogue]:
@@ -352,7 +364,7 @@ def predict(
     path, card = resolved.path, resolved.card
     model = load(settings, path)
     dialogues = _graph_dialogues(graph, corpus, dialogue, scheme)
-    predicted = model.predict(dialogues, progress=True)
+    predicted = _predict(model, dialogues, reporter)
     rows = []
     for d, links in zip(dialogues, predicted, strict=True):
         assert d.unit_ids is not None

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from api.services.corpora import FETCHED_CORPORA, corpora_root
 from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
 from graphstore.fetch import SOURCES, FetchReport, fetch_corpus
 from ontology.errors import ApiError
-
-# Where fetched corpora go when neither --dest nor ARGWEB_CORPORA says.
-DEFAULT_DEST = Path("corpora")
 
 
 def fetch(
@@ -24,7 +22,8 @@ def fetch(
     timeout: float = 30.0,
     reporter: Reporter = SILENT,
 ) -> tuple[Path, list[tuple[str, FetchReport]]]:
-    """Fetch one corpus or all of them into ``dest`` (default: ``settings.corpora``, else ``./corpora``).
+    """Fetch one corpus or all of them into ``dest`` (default: ``settings.corpora``, else ``./corpora``),
+    where ``argweb run`` looks for corpora (:func:`api.services.corpora.corpora_root`).
 
     Returns:
         The corpora directory and one report per corpus.
@@ -36,7 +35,7 @@ def fetch(
     if all_corpora == (corpus is not None):
         raise ApiError(f"give a corpus or --all; corpora: {', '.join(SOURCES)}")
     names = list(SOURCES) if all_corpora else [str(corpus)]
-    target = dest or settings.corpora or DEFAULT_DEST
+    target = dest or settings.corpora or FETCHED_CORPORA
     reports = []
     for name in names:
         report = fetch_corpus(
@@ -48,4 +47,7 @@ def fetch(
             f"-> {target / report.folder}"
         )
         reports.append((name, report))
+    found = corpora_root(settings)
+    if found.resolve() != target.resolve():
+        reporter.warn(f"argweb run loads the corpora of {found}; ARGWEB_CORPORA={target} makes it load these")
     return target, reports

@@ -1,8 +1,10 @@
-"""The main job after loading: the default models' predictions, gold-vs-predicted counts, the SPARQL store.
+"""The main job (``argweb run``): load every corpus found, predict, embed, fill the SPARQL store, serve.
 
-Each step is idempotent so that a second ``argweb run`` is fast: a corpus that already has a
-complete prediction run of the same model and version is skipped, and the RDF export is redone
-only when the graph's counts or its prediction runs changed since the last export.
+:func:`run` does the steps and returns what each did and how long it took; the command line only
+prints. Each step is idempotent so that a second run is fast: ingest merges on stable ids, a
+corpus that already has a complete prediction run of the same model and version is skipped, and
+the RDF export is redone only when the graph's counts or its prediction runs changed since the
+last export (the export file itself is removed once the store holds it, unless kept).
 """
 
 from __future__ import annotations
@@ -11,10 +13,11 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from api.services.corpora import RunReport, corpora_root, run_all
 from api.services.graph import Graph
 from api.services.predictions import runs
 from api.services.reporting import SILENT, Reporter
@@ -23,9 +26,16 @@ from graphstore.store import DEFAULT_CLAIM_WAIT
 from ontology.errors import ArgwebError, CorpusIncompleteError, DatabaseUnavailableError
 from ontology.system import private_dir
 
+if TYPE_CHECKING:
+    from api.services.apiserver import ApiInfo
+
+T = TypeVar("T")
+
 # Written next to the Oxigraph store: what the store was last loaded from.
 RDF_STAMP = "rdf-export.json"
 RDF_EXPORT = "export.nt"
+# In the data directory: every line of the last ``argweb run`` (its console shows one line per step).
+RUN_LOG = "run.log"
 
 
 @dataclass(frozen=True)
@@ -143,10 +153,9 @@ def predict_defaults(
         DatabaseUnavailableError: Neo4j is unreachable.
     """
     outcomes: list[PredictionOutcome] = []
-    for spec in models:
-        for corpus in spec.corpora:
-            if corpus not in corpora:
-                continue
+    pairs = [(spec, corpus) for spec in models for corpus in spec.corpora if corpus in corpora]
+    with reporter.progress("predictions (model and corpus)", len(pairs)) as advance:
+        for spec, corpus in pairs:
             outcome = PredictionOutcome(task=spec.task, corpus=corpus, status="failed")
             try:
                 outcome.model, outcome.version = spec.identity()
@@ -164,6 +173,7 @@ def predict_defaults(
                 outcome.message = f"{type(e).__name__}: {e}"
                 reporter.warn(f"{corpus}: {spec.task} prediction FAILED: {outcome.message}")
             outcomes.append(outcome)
+            advance(1)
     return outcomes
 
 
@@ -311,11 +321,12 @@ def wait_for_loads(graph: Graph, reporter: Reporter = SILENT, timeout: float = D
         time.sleep(WAIT_POLL_S)
 
 
-def sync_rdf(graph: Graph, reporter: Reporter = SILENT) -> RdfSync:
+def sync_rdf(graph: Graph, reporter: Reporter = SILENT, keep_export: bool = False) -> RdfSync:
     """Export the graph to RDF and load it into the SPARQL store, unless nothing changed since the last time.
 
     The stamp (digest and store path) is written next to the store after a successful load only, so
-    an interrupted export is redone by the next run.
+    an interrupted export is redone by the next run. The export file (``export.nt`` next to the
+    store, the size of the store again) is removed after the load unless ``keep_export``.
 
     A corpus that another process is loading is waited for (:func:`wait_for_loads`), and an export
     that a concurrent write made inconsistent is started again (:data:`EXPORT_ATTEMPTS` in all).
@@ -353,5 +364,148 @@ def sync_rdf(graph: Graph, reporter: Reporter = SILENT) -> RdfSync:
                 raise
             reporter.log(f"exporting again: {e}")
     stamp.write_text(json.dumps({"digest": digest, "store": where}), encoding="utf-8")
+    if keep_export:
+        reporter.log(f"{out}: kept")
+    else:
+        out.unlink(missing_ok=True)
+        reporter.log(f"{out}: removed (the SPARQL store holds it; --keep-export keeps it)")
     seconds = done.export.seconds + (done.loaded.seconds if done.loaded else 0.0)
     return RdfSync(store_dir, exported=True, triples=done.export.triples, seconds=seconds)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of the main job.
+
+    Attributes:
+        name: ``load``, ``predict``, ``embed``, ``rdf`` or ``api``.
+        seconds: Wall time.
+        summary: What it did, in one line.
+    """
+
+    name: str
+    seconds: float
+    summary: str
+
+
+@dataclass
+class MainJobReport:
+    """What :func:`run` did.
+
+    Attributes:
+        root: The corpora directory loaded from.
+        load: The load step's report.
+        outcomes: One per (default model, loaded corpus); empty without predictions.
+        counts: Gold and predicted relations per corpus and type (:func:`relation_counts`).
+        others: Prediction runs in the graph besides the job's.
+        embedded: The embedding step's report (None: not asked for, or failed).
+        rdf: The SPARQL store.
+        api: The background API (None: not asked for).
+        steps: Each step with its time, in order.
+        seconds: Wall time of the job.
+    """
+
+    root: Path
+    load: RunReport | None = None
+    outcomes: list[PredictionOutcome] = field(default_factory=list)
+    counts: list[dict[str, Any]] = field(default_factory=list)
+    others: list[OtherRuns] = field(default_factory=list)
+    embedded: dict[str, Any] | None = None
+    rdf: RdfSync | None = None
+    api: ApiInfo | None = None
+    steps: list[Step] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def failed(self) -> list[PredictionOutcome]:
+        """The predictions (and the embedding) that failed; the rest of the job went on."""
+        return [o for o in self.outcomes if o.status == "failed"]
+
+
+def _load_summary(report: RunReport) -> str:
+    loaded = [name for name, e in report.stats.get("corpora", {}).items() if e.get("status") == "complete"]
+    how = "bulk import" if report.bulk is not None else "merged into the graph"
+    skipped = f"; no files for {', '.join(report.skipped)}" if report.skipped else ""
+    return f"{len(loaded)} corpora ({how}){skipped}"
+
+
+def _predict_summary(outcomes: Sequence[PredictionOutcome]) -> str:
+    written = [o for o in outcomes if o.status == "written"]
+    present = sum(o.status == "skipped" for o in outcomes)
+    failed = sum(o.status == "failed" for o in outcomes)
+    parts = [f"{sum(o.predicted for o in written):,} relations written by {len(written)} run(s)"]
+    if present:
+        parts.append(f"{present} already present")
+    if failed:
+        parts.append(f"{failed} FAILED")
+    return ", ".join(parts)
+
+
+def _rdf_summary(rdf: RdfSync) -> str:
+    return f"{rdf.triples:,} triples loaded" if rdf.exported else "unchanged since the last run"
+
+
+def run(
+    settings: Settings,
+    *,
+    bulk: bool | None = None,
+    predict: bool = True,
+    embed: bool = False,
+    serve: bool = True,
+    keep_export: bool = False,
+    reporter: Reporter = SILENT,
+    on_step: Callable[[Step], None] | None = None,
+) -> MainJobReport:
+    """The main job: load every corpus found, write the default models' predictions, embed (when
+    asked), export to the SPARQL store and start the API in the background.
+
+    Args:
+        settings: Which graph, data directory, corpora and API port.
+        bulk: Offline importer for the first load (None: when the embedded database is empty).
+        predict: Write the default models' predictions.
+        embed: Embed new locutions and propositions for semantic search.
+        serve: Start the API in the background (a running one is kept).
+        keep_export: Keep the RDF export file after the SPARQL store was loaded from it.
+        reporter: Receives every detail and the progress.
+        on_step: Called after each step (the command line prints it at once).
+
+    Raises:
+        LoaderError: A corpus file is malformed. DatabaseUnavailableError: Neo4j cannot be started
+        or reached. GraphStoreError: Neo4j failed.
+    """
+    from api.services.apiserver import api_server
+
+    started = time.perf_counter()
+    report = MainJobReport(root=corpora_root(settings))
+    reporter.log(f"corpora: {report.root}")
+
+    def step(name: str, work: Callable[[], T], summary: Callable[[T], str]) -> T:
+        begun = time.perf_counter()
+        result = work()
+        done = Step(name, time.perf_counter() - begun, summary(result))
+        reporter.log(f"step {name}: {done.summary} ({done.seconds:.1f}s)")
+        report.steps.append(done)
+        if on_step is not None:
+            on_step(done)
+        return result
+
+    with Graph(settings) as graph:
+        report.load = step("load", lambda: run_all(graph, report.root, reporter, bulk=bulk), _load_summary)
+        if predict:
+            loaded = [n for n, e in report.load.stats["corpora"].items() if e.get("status") == "complete"]
+            report.outcomes = step("predict", lambda: predict_defaults(graph, loaded, reporter), _predict_summary)
+            report.others = other_runs(graph, report.outcomes)
+        report.counts = relation_counts(graph, report.outcomes if predict else None)
+        if embed:
+            report.embedded = step(
+                "embed",
+                lambda: embed_units(graph, reporter),
+                lambda done: "FAILED" if done is None else "new and changed texts embedded",
+            )
+            if report.embedded is None:
+                report.outcomes.append(PredictionOutcome("embedding", "(all)", "failed"))
+        report.rdf = step("rdf", lambda: sync_rdf(graph, reporter, keep_export=keep_export), _rdf_summary)
+    if serve:
+        report.api = step("api", lambda: api_server(settings).start(), lambda info: f"{info.url} (pid {info.pid})")
+    report.seconds = time.perf_counter() - started
+    return report

@@ -21,6 +21,7 @@ from api.services.graph import Graph
 from api.services.predictions import PredictionJob
 from api.services.reporting import SILENT
 from api.services.training import profile_config, write_trained_card
+from gnn.contextdep import pairs_from_records
 from gnn.modelcard import ModelCard, atomic_write_bytes, read_card
 from gnn.paraphrase_eval import ParaphrasePair, score_predictions, split_by_interview
 from graphstore.loaders.contextdep import load_contextdep, read_token_pairs, split_of
@@ -28,9 +29,7 @@ from graphstore.pairs import utterance_pairs
 from ontology.errors import LoaderError, ModelError, NotFoundError
 from ontology.labels import RelationLabel
 from ontology.records import (
-    LocutionRecord,
     PredictedRelation,
-    RelationRecord,
     prediction_score,
 )
 from ontology.terms import Prop
@@ -53,25 +52,7 @@ def pairs_from_file(path: Path) -> list[ParaphrasePair]:
     """
     if not path.is_file():
         raise LoaderError(f"{path}: no such file")
-    bundle = load_contextdep([path])
-    locutions = {n.id: n for n in bundle.nodes if isinstance(n, LocutionRecord)}
-    out = []
-    for node in bundle.nodes:
-        if isinstance(node, RelationRecord) and node.local_id:
-            stem = node.id.rsplit(":", 1)[0]
-            guest, host = locutions[f"{stem}:guest"], locutions[f"{stem}:host"]
-            out.append(
-                ParaphrasePair(
-                    node.local_id,
-                    list(guest.tokens or []),
-                    list(host.tokens or []),
-                    guest.highlights,
-                    host.highlights,
-                    node.votes,
-                    node.annotator_count,
-                )
-            )
-    return out
+    return pairs_from_records(load_contextdep([path]).nodes)
 
 
 def default_data(corpora: Path) -> list[Path]:

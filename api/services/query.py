@@ -371,7 +371,7 @@ def _start(
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARGWEB_")}
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "api.services.sparql_worker", str(store_dir), chosen, str(memory_mb)],
+            [sys.executable, "-m", "api.services.sparql_worker", str(store_dir.resolve()), chosen, str(memory_mb)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

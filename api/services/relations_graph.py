@@ -384,15 +384,16 @@ def predict(
     inputs: list[Any] = []
     raw: list[Any] = []
     gold = 0
-    for start in range(0, len(scope.ids), DISCOURSE_BATCH):
-        chunk = scope.ids[start : start + DISCOURSE_BATCH]
-        nodes, edges = _read_chunk(graph, scope.family, chunk)
-        got, items, preds, n_gold = _predict_chunk(loaded, scope.family, nodes, edges, objective)
-        rows += got
-        inputs += items
-        raw += preds
-        gold += n_gold
-        reporter.log(f"{scope.corpus}: {min(start + len(chunk), len(scope.ids))}/{len(scope.ids)} discourses predicted")
+    with reporter.progress(f"{scope.corpus}: discourses predicted", len(scope.ids)) as advance:
+        for start in range(0, len(scope.ids), DISCOURSE_BATCH):
+            chunk = scope.ids[start : start + DISCOURSE_BATCH]
+            nodes, edges = _read_chunk(graph, scope.family, chunk)
+            got, items, preds, n_gold = _predict_chunk(loaded, scope.family, nodes, edges, objective)
+            rows += got
+            inputs += items
+            raw += preds
+            gold += n_gold
+            advance(len(chunk))
     if not inputs:
         what = {AIF: "propositions (I-nodes)", SCIARG: "argument components", MARG: "sentences"}[scope.family]
         raise ApiError(f"nothing to predict: no {what} in {scope.dialogue or 'corpus ' + scope.corpus}")

@@ -1,7 +1,8 @@
 """How a long-running service tells its caller what it does (log lines and progress counts).
 
-The CLI passes a reporter that prints and draws progress bars; the HTTP API and tests pass
-:data:`SILENT` (or collect the lines).
+The CLI passes :class:`api.progress.ConsoleReporter` (bars on a terminal, a line every few seconds
+elsewhere); the HTTP API and tests pass :data:`SILENT` (or collect the lines). Model work reports
+``(stage, done, total)`` to a callback, which :func:`stages` turns into the reporter's units.
 """
 
 from __future__ import annotations
@@ -43,3 +44,39 @@ class Silent:
 
 
 SILENT = Silent()
+
+
+@contextmanager
+def stages(reporter: Reporter) -> Iterator[Callable[[str, int, int], None]]:
+    """The ``(stage, done, total)`` callback of model work, shown as one unit of ``reporter`` per stage.
+
+    A stage's unit opens at its first call and closes when it reaches its total (or when the
+    block ends); stages may interleave (the encoder's inside a training stage). Within the block,
+    model code that only takes ``progress=True`` reports here too (:func:`gnn.progress.reporting_to`).
+    """
+    from gnn.progress import reporting_to
+
+    units: dict[str, tuple[AbstractContextManager[Advance], Advance, list[int]]] = {}
+
+    def close(stage: str) -> None:
+        unit, _, _ = units.pop(stage)
+        unit.__exit__(None, None, None)
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if stage in units and units[stage][2][1] != total:
+            close(stage)
+        if stage not in units:
+            unit = reporter.progress(stage, total)
+            units[stage] = (unit, unit.__enter__(), [0, total])
+        _, advance, state = units[stage]
+        advance(done - state[0])
+        state[0] = done
+        if done >= total:
+            close(stage)
+
+    try:
+        with reporting_to(progress):
+            yield progress
+    finally:
+        for stage in list(units):
+            close(stage)

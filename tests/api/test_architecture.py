@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -23,3 +24,23 @@ def test_cli_import_pulls_in_no_model_stack() -> None:
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == ""
+
+
+def test_model_tests_do_not_import_the_application_layer() -> None:
+    # tests/gnn tests the models as a library: like gnn itself, it never reaches into api (nor into
+    # tests.conftest, which does); tests of the services that wrap the models live in tests/api.
+    offenders = []
+    for path in sorted((ROOT / "tests" / "gnn").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            else:
+                continue
+            offenders += [
+                f"{path.relative_to(ROOT)}:{node.lineno}: {name}"
+                for name in names
+                if name.split(".")[0] == "api" or name == "tests.conftest"
+            ]
+    assert offenders == []

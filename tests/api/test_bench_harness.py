@@ -10,6 +10,8 @@ import pytest
 from bench import all as bench_all
 from bench import harness
 
+pytestmark = pytest.mark.model  # runs the benchmarks, models included
+
 
 @pytest.fixture
 def records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

@@ -15,6 +15,8 @@ from api.services.paraphrase import pairs_from_file
 from gnn.discourse.cv import dialogue_groups
 from graphstore.loaders.registry import SAMPLES
 
+pytestmark = pytest.mark.model  # cross-validates real models
+
 MOLWENI = SAMPLES / "molweni" / "DP" / "dev.json"
 STAC = SAMPLES / "stac" / "train.json"
 CONTEXTDEP = sorted((SAMPLES / "contextdep").glob("*_TOKEN-annotations.tsv"))

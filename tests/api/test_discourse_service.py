@@ -13,6 +13,8 @@ from gnn.modelcard import read_card
 from graphstore.loaders.registry import SAMPLES
 from ontology.errors import LoaderError, NotFoundError
 
+pytestmark = pytest.mark.model  # trains and runs the discourse parser
+
 CORPORA = SAMPLES
 MOLWENI = CORPORA / "molweni" / "DP" / "dev.json"
 STAC = CORPORA / "stac" / "train.json"

@@ -16,6 +16,8 @@ from typer.testing import CliRunner
 from api.cli.main import app
 from graphstore.loaders.registry import SAMPLES
 
+pytestmark = pytest.mark.model  # trains on a local encoder
+
 AIF_DIR = SAMPLES / "dialam-2024" / "my_train"
 MOLWENI = SAMPLES / "molweni" / "DP" / "dev.json"
 

@@ -15,6 +15,8 @@ from gnn.modelcard import read_card
 from ontology.errors import ApiError, LoaderError
 from tests.conftest import BAD, SAMPLES
 
+pytestmark = pytest.mark.model  # trains and runs the paraphrase highlighter
+
 SAMPLE = SAMPLES / "contextdep"
 TRAIN, DEV = SAMPLE / "ANON_TRAIN_TOKEN-annotations.tsv", SAMPLE / "ANON_DEV_TOKEN-annotations.tsv"
 

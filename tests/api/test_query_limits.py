@@ -18,6 +18,8 @@ from api.settings import get_settings
 from ontology.errors import ApiError, QueryLimitError, QueryRefusedError
 from ontology.sparql import load_store
 
+pytestmark = pytest.mark.slow  # SPARQL worker processes stopped at their time and memory limits
+
 HEAVY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }"
 
 

@@ -17,6 +17,8 @@ from gnn.relations.qt30_run import load_qt30
 from graphstore.loaders.aif import load_aif
 from graphstore.loaders.registry import SAMPLES
 
+pytestmark = pytest.mark.model  # trains and runs the relation model
+
 DATA = SAMPLES
 AIF_DIR = DATA / "dialam-2024" / "my_train"
 SCIARG_DIR = DATA / "sciarg" / "compiled_corpus"

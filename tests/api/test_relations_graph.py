@@ -32,6 +32,8 @@ from ontology.records import (
 from ontology.terms import RelType
 from ontology.views import EdgeView, NodeView, UnitView
 
+pytestmark = pytest.mark.model  # runs the relation model
+
 AIF_DIR = SAMPLES / "dialam-2024" / "my_train"
 SCIARG_DIR = SAMPLES / "sciarg" / "compiled_corpus"
 

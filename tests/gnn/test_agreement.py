@@ -22,9 +22,11 @@ from gnn.agreement import (
     marg_table,
     nominal_alpha,
 )
+from graphstore.loaders.registry import SAMPLES
 from ontology.terms import Prop
 from ontology.views import JudgementView
-from tests.conftest import SAMPLES
+
+pytestmark = pytest.mark.unit  # synthetic data, no model loaded: in the unit tier
 
 MARG_FULL = SAMPLES / "m-arg" / "full_dataset.csv"
 CDEP = SAMPLES / "contextdep"

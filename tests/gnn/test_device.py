@@ -5,9 +5,12 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import pytest
 import torch
 
 from gnn.device import pick_device, seed_everything
+
+pytestmark = pytest.mark.unit  # synthetic data, no model loaded: in the unit tier
 
 
 def test_pick_device() -> None:

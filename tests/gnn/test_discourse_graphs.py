@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 from torch_geometric.data import Batch
 
@@ -11,6 +12,8 @@ from gnn.discourse.graphs import SENSE_INDEX, candidate_slots, dialogue_graph, p
 from gnn.discourse.model import DiscourseParser
 from gnn.discourse.train import decode
 from ontology.terms import Sense
+
+pytestmark = pytest.mark.unit  # synthetic data, no model loaded: in the unit tier
 
 K = 3
 

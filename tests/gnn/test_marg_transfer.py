@@ -17,6 +17,8 @@ from gnn.relations.marg_task import (
 )
 from graphstore.loaders.registry import CORPORA, SAMPLES
 
+pytestmark = pytest.mark.unit  # synthetic data, no model loaded: in the unit tier
+
 
 def test_windows_by_hand() -> None:
     assert window_starts(1) == [0]

@@ -7,6 +7,8 @@ import pytest
 from gnn.metrics import PRF, discourse_scores
 from ontology.errors import ModelError
 
+pytestmark = pytest.mark.unit  # synthetic data, no model loaded: in the unit tier
+
 
 def test_single_parent_dialogue() -> None:
     gold = [{(0, 1, "QAP"), (1, 2, "Comment"), (0, 3, "Comment")}]

@@ -10,6 +10,8 @@ import pytest
 from gnn.modelcard import CARD_FILE, ModelCard, read_card, write_card
 from ontology.errors import ModelError
 
+pytestmark = pytest.mark.unit  # synthetic data, no model loaded: in the unit tier
+
 
 def _card(**over: object) -> ModelCard:
     fields: dict = {"task": "discourse", "model": "m", "version": "1", "weights": ["w.pt"]}

@@ -6,6 +6,8 @@ import pytest
 
 from gnn.paraphrase_eval import REPORTED, PairPrediction, ParaphrasePair, jaccard, score_predictions, split_by_interview
 
+pytestmark = pytest.mark.unit  # synthetic data, no model loaded: in the unit tier
+
 # A: paraphrase (3 of 4 votes), gold highlights guest {1, 2}, host {0}.
 A = ParaphrasePair("I1-1", ["a", "b", "c"], ["d", "e"], [0, 1, 0.5], [1, 0], 3, 4)
 # B: not a paraphrase (1 of 4); its paraphrase voter's highlights (share 0.5) are still gold

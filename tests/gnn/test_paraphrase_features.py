@@ -7,6 +7,8 @@ import pytest
 
 from gnn.paraphrase import N_EXTRA, _window_mean, alignment_features, fit_pca
 
+pytestmark = pytest.mark.unit  # synthetic data, no model loaded: in the unit tier
+
 
 def test_window_mean() -> None:
     values = np.array([0.0, 3.0, 0.0, 0.0, 6.0])

@@ -1,4 +1,4 @@
-"""The fine-tuned paraphrase highlighter on the ContextDeP sample: training, saving, loading, the service."""
+"""The fine-tuned paraphrase highlighter on the ContextDeP sample: training, saving, loading."""
 
 from __future__ import annotations
 
@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 import torch
 
-from api.services import paraphrase as service
+from gnn.contextdep import pairs_from_records
 from gnn.encoder import TextEncoder
-from gnn.modelcard import read_card
 from gnn.paraphrase import PROFILES, HighlighterConfig, ParaphraseHighlighter
-from gnn.paraphrase_eval import ParaphrasePair
+from gnn.paraphrase_eval import ParaphrasePair, split_by_interview
 from gnn.paraphrase_finetune import WEIGHTS, FineTunedHighlighter, load_highlighter, train_finetuned
 from gnn.registry import shipped_model
-from tests.conftest import SAMPLES
+from graphstore.loaders.contextdep import load_contextdep
+from graphstore.loaders.registry import SAMPLES
 
 SAMPLE = SAMPLES / "contextdep"
 TRAIN, DEV = SAMPLE / "ANON_TRAIN_TOKEN-annotations.tsv", SAMPLE / "ANON_DEV_TOKEN-annotations.tsv"
@@ -25,7 +25,9 @@ TRAIN, DEV = SAMPLE / "ANON_TRAIN_TOKEN-annotations.tsv", SAMPLE / "ANON_DEV_TOK
 
 @pytest.fixture(scope="module")
 def parts() -> dict[str, list[ParaphrasePair]]:
-    return service.split_data([TRAIN, DEV])
+    # The train file trains; the dev file is split by interview into tuning and held-out pairs.
+    tune, heldout = split_by_interview(pairs_from_records(load_contextdep([DEV]).nodes))
+    return {"train": pairs_from_records(load_contextdep([TRAIN]).nodes), "tune": tune, "heldout": heldout}
 
 
 @pytest.fixture(scope="module")
@@ -87,20 +89,6 @@ def test_load_refuses_a_directory_without_weights(tmp_path: Path) -> None:
     )
     with pytest.raises(FileNotFoundError, match=re.escape(WEIGHTS)):
         load_highlighter(tmp_path)
-
-
-def test_service_trains_the_finetune_profile_and_serves_it(tmp_path: Path) -> None:
-    card = service.train([TRAIN, DEV], tmp_path / "model", profile="finetune", seed=2)
-    stored = read_card(tmp_path / "model", task="paraphrase")
-    assert stored.weights == [WEIGHTS, "paraphrase_config.json"] == card.weights
-    assert stored.hyperparameters["finetune_layers"] == 6 and stored.hyperparameters["profile"] == "finetune"
-    assert "fine-tuned" in (stored.encoder or "")
-    assert set(stored.metrics) >= {"tune", "heldout", "best_epoch", "history", "bytes"}
-    result = service.evaluate(tmp_path / "model", DEV)
-    assert result["pairs"] == 7 and 0.0 <= result["f1"] <= 1.0
-    summary = service.predict_file(DEV, tmp_path / "pred.tsv", tmp_path / "model")
-    lines = (tmp_path / "pred.tsv").read_text(encoding="utf-8").splitlines()
-    assert summary["pairs"] == 7 and len(lines) == 8 and lines[0].startswith("QID\tparaphrase")
 
 
 def test_lora_trains_only_adapters_and_stores_only_them(parts: dict[str, list[ParaphrasePair]], tmp_path: Path) -> None:

@@ -9,6 +9,8 @@ import pytest
 from gnn.protocol import Fold, FoldOutcome, Pooled, cross_validate, grouped_folds, spread
 from gnn.relations.qt30_task import episodes
 
+pytestmark = pytest.mark.unit  # synthetic data, no model loaded: in the unit tier
+
 
 def test_no_group_is_split_across_folds_and_folds_are_balanced() -> None:
     groups = [f"g{k % 13}" for k in range(200)]

@@ -11,6 +11,8 @@ from gnn.modelcard import read_card
 from gnn.registry import TASKS, resolve_model, shipped_model
 from ontology.errors import ApiError, ClientError, ModelError, NotFoundError
 
+pytestmark = pytest.mark.unit  # synthetic data, no model loaded: in the unit tier
+
 
 @pytest.mark.parametrize("task", sorted(TASKS))
 def test_nothing_named_is_the_shipped_model_of_the_task(task: str) -> None:

@@ -11,6 +11,8 @@ import pytest
 from gnn.relations.qt30 import LABELS
 from gnn.relations.qt30_task import GENERAL_TOLERANCE, decode, evaluate_maps, tune_bias, tune_decodings
 
+pytestmark = pytest.mark.unit  # synthetic data, no model loaded: in the unit tier
+
 NONE, RA, CA, MA = range(4)
 
 

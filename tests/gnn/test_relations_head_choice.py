@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import math
 
+import pytest
 import torch
 
 from gnn.relations.heads import HeadChoice
 from gnn.relations.train import head_choice_loss
+
+pytestmark = pytest.mark.unit  # synthetic data, no model loaded: in the unit tier
 
 # Labels: 0 none, 1 supports, 2 contradicts, 3 parts_of_same.
 LOGITS = torch.tensor(

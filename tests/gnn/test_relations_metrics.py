@@ -6,6 +6,8 @@ import pytest
 
 from gnn.relations.metrics import dialam_map_scores, dialam_scores, macro_f1, macro_prf, relation_macro, triple_scores
 
+pytestmark = pytest.mark.unit  # synthetic data, no model loaded: in the unit tier
+
 
 def test_macro_prf_uses_labels_of_gold_and_prediction() -> None:
     # a: tp 1, fp 1, fn 0 -> p .5 r 1 f .6667; b: tp 0, fn 1 -> 0; c: predicted only -> 0 (sklearn's default)

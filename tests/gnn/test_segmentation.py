@@ -6,6 +6,8 @@ import pytest
 
 from gnn.segmentation import boundaries, boundary_counts, boundary_similarity, masses_from_labels
 
+pytestmark = pytest.mark.unit  # synthetic data, no model loaded: in the unit tier
+
 
 def test_boundaries_and_masses() -> None:
     assert boundaries([2, 3, 6]) == {2, 5}

@@ -11,6 +11,8 @@ import torch
 
 from gnn.trainer import Schedule, Selection, Trainer
 
+pytestmark = pytest.mark.unit  # synthetic data, no model loaded: in the unit tier
+
 
 class Line:
     """y = 2x + 1 fitted by one linear layer; the tuning score is chosen by the test."""

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 import torch
 
 from gnn.weights import float_state, half_state, round_to_half
+
+pytestmark = pytest.mark.unit  # synthetic data, no model loaded: in the unit tier
 
 
 def test_half_state_round_trip_keeps_integers_and_rounds_floats() -> None:

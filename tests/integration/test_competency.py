@@ -14,12 +14,13 @@ from rdflib.query import ResultRow
 
 from graphstore.export import GraphReader
 from graphstore.store import GraphStore
-from ontology.competency import CQ_DIR, CompetencyQuestion, load_questions, normalise
+from ontology.competency import CompetencyQuestion, load_questions, normalise
 from ontology.errors import OntologyError
 from ontology.rdf import write_export
 from ontology.sparql import SparqlStore, python_value
 from tests.rdf_support import ingest_samples, loader_exists
 
+ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = load_questions()
 # Questions whose answer on the samples must not be empty, given the corpora the samples hold.
 NON_EMPTY_WHEN = {
@@ -49,7 +50,7 @@ def graph(driver: Driver, tmp_path_factory: pytest.TempPathFactory) -> tuple[dic
 
 def test_there_are_at_least_eight_documented_questions() -> None:
     assert len(QUESTIONS) >= 8
-    doc = (CQ_DIR.parent / "competency-questions.md").read_text(encoding="utf-8")
+    doc = (ROOT / "docs" / "competency-questions.md").read_text(encoding="utf-8")
     for q in QUESTIONS:
         assert q.title and q.cypher.strip() and q.sparql.strip()
         assert f"cq/{q.name}.rq" in doc and f"cq/{q.name}.cypher" in doc, q.name

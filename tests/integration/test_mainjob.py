@@ -4,6 +4,7 @@ second run that writes nothing, the SPARQL store and the API in the background."
 from __future__ import annotations
 
 import json
+import os
 import urllib.request
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from api.settings import Settings
 from graphstore.runtime import free_port
 from graphstore.store import GraphStore
 from tests.conftest import SAMPLES
+from tests.integration.cli_support import run_argweb
 
 pytestmark = pytest.mark.integration
 
@@ -116,3 +118,55 @@ def test_a_failing_model_is_reported_not_fatal(store: GraphStore, driver: Driver
     assert [(o.corpus, o.status, o.message) for o in outcomes] == [
         ("stac", "failed", "RuntimeError: weights unreadable")
     ]
+
+
+def test_the_main_job_service_times_each_step_and_removes_the_export(
+    store: GraphStore, neo4j_settings: Settings, tmp_path: Path
+) -> None:
+    settings = neo4j_settings.with_overrides(corpora=SAMPLES, oxigraph_store=tmp_path / "first" / "oxigraph")
+    seen: list[mainjob.Step] = []
+    report = mainjob.run(settings, bulk=False, predict=False, serve=False, on_step=seen.append)
+    assert [s.name for s in report.steps] == ["load", "rdf"] and seen == report.steps
+    assert report.steps[0].summary == "6 corpora (merged into the graph)"
+    assert report.root == SAMPLES and report.load is not None and not report.load.skipped
+    assert report.rdf is not None and report.rdf.exported and report.rdf.triples > 0
+    assert report.steps[1].summary == f"{report.rdf.triples:,} triples loaded"
+    assert report.outcomes == [] and report.api is None and report.failed == []
+    assert {row["corpus"] for row in report.counts} == set(report.load.stats["corpora"])
+    # The export is the size of the store again: it goes once the store holds it, unless kept.
+    assert (tmp_path / "first" / "oxigraph").is_dir() and not (tmp_path / "first" / mainjob.RDF_EXPORT).exists()
+    kept = settings.with_overrides(oxigraph_store=tmp_path / "kept" / "oxigraph")
+    mainjob.run(kept, bulk=False, predict=False, serve=False, keep_export=True)
+    assert (tmp_path / "kept" / mainjob.RDF_EXPORT).stat().st_size > 0
+    again = mainjob.run(settings, bulk=False, predict=False, serve=False)
+    assert again.steps[1].summary == "unchanged since the last run"
+
+
+def test_the_command_prints_a_line_per_step_and_a_summary_and_logs_the_rest(
+    store: GraphStore, cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    env = {**os.environ, **cli_env, "ARGWEB_CORPORA": str(SAMPLES), "ARGWEB_OXIGRAPH_STORE": str(tmp_path / "ox")}
+    env.pop("PYTHONWARNINGS", None)
+    done = run_argweb(env, "run", "--no-bulk", "--no-predict", "--no-serve")
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = (done.stdout + done.stderr).splitlines()
+    log = Path(cli_env["ARGWEB_DATA_DIR"]) / mainjob.RUN_LOG
+    assert lines[0] == f"argweb run: corpora {SAMPLES}; every detail in {log}"
+    assert lines[1].startswith("load     6 corpora (merged into the graph)") and lines[2].startswith("rdf      ")
+    assert len(lines) <= 30 and not any("warning" in line.lower() for line in lines), lines
+    assert any(line.split()[:1] == ["molweni"] for line in lines)  # the summary table
+    assert any(line.startswith("log") and str(log) in line for line in lines)
+    assert lines[-1].startswith("done in ")
+    logged = log.read_text(encoding="utf-8")
+    # The details: each corpus written, the export, and the full tables.
+    assert "molweni:" in logged and "triples" in logged and "relations by type" in logged
+    assert "relations: gold vs predicted" in logged
+
+    # The shipped competency questions, answered on what the job loaded: Cypher and SPARQL agree.
+    asked = run_argweb(env, "questions", "--json")
+    assert asked.returncode == 0, asked.stdout + asked.stderr
+    answers = json.loads(asked.stdout)
+    assert len(answers) >= 8 and all(a["agree"] for a in answers), answers
+    assert sum(bool(a["rows"]) for a in answers) >= 8
+    unknown = run_argweb(env, "questions", "99-no-such-question")
+    assert unknown.returncode == 2 and "no competency question 99-no-such-question" in unknown.stderr

@@ -195,7 +195,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     neo4j.start()
     api = ApiServer(data, port=port, env=env)
     try:
-        loaded = run_argweb(env, "run", "--no-bulk", "--no-predict", "--no-serve", timeout=1800)
+        loaded = run_argweb(env, "run", "--no-bulk", "--no-predict", "--no-serve", "--keep-export", timeout=1800)
         assert loaded.returncode == 0, loaded.stdout + loaded.stderr
         info = api.start(timeout=120)
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=CLIENT_TIMEOUT) as client:

@@ -122,6 +122,7 @@ def _relations_by_text(out_dir: Path) -> dict[str, set[tuple[str, str, str]]]:
 
 
 @pytest.mark.parametrize("variant", ["all at once", "integer ids", "shuffled"])
+@pytest.mark.model
 def test_predict_aif_gives_the_same_relations_for_every_writing(
     variant: str, originals: list[tuple[str, dict[str, Any]]], tmp_path: Path
 ) -> None:

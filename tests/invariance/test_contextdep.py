@@ -109,6 +109,7 @@ def plain_prediction(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Pa
 
 
 @pytest.mark.parametrize("variant", ["rows shuffled", "lists as JSON", "all"])
+@pytest.mark.model
 def test_predict_contextdep_gives_the_same_rows(
     plain_prediction: tuple[Path, Path], variant: str, tmp_path: Path
 ) -> None:

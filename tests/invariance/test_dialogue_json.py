@@ -127,6 +127,7 @@ def plain_parse(settings: Settings, tmp_path_factory: pytest.TempPathFactory) ->
 
 @pytest.mark.parametrize("variant", ["all", "no relations"])
 @pytest.mark.parametrize("scheme", sorted(FILES))
+@pytest.mark.model
 def test_parse_discourse_gives_the_same_relations(
     settings: Settings, plain_parse: dict[str, Dialogues], scheme: str, variant: str, tmp_path: Path
 ) -> None:

@@ -88,6 +88,7 @@ def network(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return qt30_model(Settings(cache_dir=root / "cache", data_dir=root / "data"))[1]
 
 
+@pytest.mark.model
 def test_the_qt30_network_gives_the_same_relations(network: Any, tmp_path: Path) -> None:
     plain = [d for d in debates_from_records(load_marg(TABLES + TIMESTAMPS).nodes) if d.sentences]
     written = _write(tmp_path, lambda t: VARIANTS["all"](t, 7))

@@ -117,6 +117,7 @@ def plain_prediction(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings
 
 
 @pytest.mark.parametrize("variant", ["renumbered", "reordered", "all"])
+@pytest.mark.model
 def test_predict_sciarg_gives_the_same_relations(
     plain_prediction: tuple[Settings, Path], variant: str, tmp_path: Path
 ) -> None:

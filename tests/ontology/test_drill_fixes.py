@@ -23,6 +23,7 @@ EDGES = [EdgeView(source="t:1", type="PART_OF", target="t:c", corpus="t:c")]
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow  # exports and loads in child processes: seconds each
 def test_rdf_export_is_byte_reproducible(tmp_path: Path) -> None:
     # Two processes: blank-node labels from the parser differ between runs unless they are renamed.
     outs = []
@@ -68,6 +69,7 @@ def test_oversized_text_is_refused_by_loaders_and_by_the_export() -> None:
     assert list(mapper.node_triples(NodeView(id="t:1", labels=("Node",), props={"text": ok})))
 
 
+@pytest.mark.slow  # exports and loads in child processes: seconds each
 def test_a_literal_over_oxigraphs_buffer_fails_the_load_cleanly(tmp_path: Path) -> None:
     store = tmp_path / "oxigraph"
     good = tmp_path / "good.nt"
@@ -82,6 +84,7 @@ def test_a_literal_over_oxigraphs_buffer_fails_the_load_cleanly(tmp_path: Path) 
         assert len(s) == 1
 
 
+@pytest.mark.slow  # exports and loads in child processes: seconds each
 def test_a_swap_killed_between_its_renames_keeps_the_previous_store(tmp_path: Path) -> None:
     store = tmp_path / "oxigraph"
     good = tmp_path / "good.nt"

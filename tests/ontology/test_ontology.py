@@ -28,12 +28,14 @@ def _declared(g: Graph, annotation: str) -> dict[str, str]:
 # -- reasoning -------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # the OWL reasoner (HermiT) runs in a JVM: half a minute or more
 def test_hermit_says_consistent_and_coherent(hermit: ReasonerReport) -> None:
     assert hermit.consistent
     assert hermit.unsatisfiable == ()
     assert hermit.classes >= 90
 
 
+@pytest.mark.slow  # the OWL reasoner (HermiT) runs in a JVM: half a minute or more
 def test_hermit_catches_an_inconsistent_instance() -> None:
     # Support and Attack are disjoint; sciarg:contradicts is Attack, qt30:RA is Support.
     data = Graph()
@@ -46,6 +48,7 @@ def test_hermit_catches_an_inconsistent_instance() -> None:
         check_consistency(data=[data])
 
 
+@pytest.mark.slow  # the OWL reasoner (HermiT) runs in a JVM: half a minute or more
 def test_materialised_closure_equals_what_hermit_infers(hermit: ReasonerReport) -> None:
     vocab = load_vocabulary()
     ours = {c: closure - {c} for c, closure in vocab.classes.items() if c.startswith(OURS)}

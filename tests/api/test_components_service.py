@@ -1,0 +1,64 @@
+"""The component tagger's service: training on brat papers, prediction written as brat, fragments."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from api.services.components import ann_text, predicted_document, read_papers
+from gnn.bam import BratDocument, Component, evaluate
+from gnn.components import ComponentTagger, TaggerConfig, TokenVectors, nearest_claim_relations, train_tagger
+
+pytestmark = pytest.mark.model  # trains a model
+DATA = Path(__file__).resolve().parent.parent / "data" / "bam"
+
+
+def test_train_predict_and_write_brat(tmp_path: Path) -> None:
+    papers = read_papers(DATA / "gold")
+    vectors = TokenVectors(cache_dir=tmp_path / "cache")
+    tagger, result = train_tagger(papers, papers, TaggerConfig(epochs=25, lr=1e-2, dropout=0.0), vectors=vectors)
+    assert result.best_epoch >= 1 and len(result.history) == 25
+    assert len(list((tmp_path / "cache").glob("*.npz"))) == len(papers)  # one cached file per paper
+    tagger.save(tmp_path / "m")
+    loaded = ComponentTagger.load(tmp_path / "m", cache_dir=tmp_path / "cache")
+    doc, text = papers["P1"]
+    pred = predicted_document(loaded, doc, text, nearest_claim_relations)
+    # Trained and tested on the same three sentences, the tagger recovers components there.
+    scores = evaluate({"P1": pred}, {"P1": doc}).as_dict()
+    assert scores["S"] > 0.6 and scores["components"]["predicted"] > 0
+    for name, value in tagger.network.state_dict().items():  # float16 on disk
+        assert np.allclose(loaded.network.state_dict()[name].numpy(), value.numpy(), rtol=2e-3, atol=2e-3)
+    lines = ann_text(pred, text).splitlines()
+    for line in lines:
+        if line.startswith("T"):
+            _, info, span_text = line.split("\t")
+            _, start, end = info.split()
+            assert text[int(start) : int(end)] == span_text
+    assert all(line.split("\t")[0].startswith(("T", "R")) for line in lines)
+
+
+def test_predict_dir_with_the_shipped_model(tmp_path: Path) -> None:
+    from api.services.bam import evaluate_dirs
+    from api.services.components import predict_dir
+
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "P1.txt").write_bytes((DATA / "gold" / "P1.txt").read_bytes())
+    summary = predict_dir(src, tmp_path / "out")
+    assert summary["papers"] == 1
+    assert (tmp_path / "out" / "P1.txt").read_bytes() == (DATA / "gold" / "P1.txt").read_bytes()
+    # The written .ann passes the Sci-Arg loader's checks (offsets slice the quoted text) and scores.
+    result = evaluate_dirs(tmp_path / "out", DATA / "gold")
+    assert result["system"]["components"]["predicted"] == summary["components"]
+
+
+def test_components_across_line_breaks_become_fragments() -> None:
+    from api.services.components import fragments
+
+    text = "ab cd\r\nef gh\n\nij"
+    assert fragments(text, [(0, 10)]) == [(0, 5), (7, 10)]
+    assert fragments(text, [(3, 16)]) == [(3, 5), (7, 12), (14, 16)]
+    doc = BratDocument("x", components={"T1": Component("T1", "data", ((0, 10),))})
+    assert ann_text(doc, text).split("\n")[0] == "T1\tdata 0 5;7 10\tab cd ef "
