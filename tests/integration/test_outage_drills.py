@@ -105,6 +105,12 @@ def _calls(ids: dict[str, str]) -> dict[tuple[str, str], Call]:
         "locutions": [],
         "participants": [],
     }
+    xaif = {
+        "AIF": {"nodes": [], "edges": [], "locutions": [], "participants": []},
+        "text": {"txt": "Ann: We should drill outages.\nBob: They cost too much."},
+        "dialog": True,
+        "ova": [],
+    }
     node, dialogue, document = ids["node"], ids["dialogue"], ids["document"]
     turtle = {"headers": {"Accept": "text/turtle"}}
     calls = [
@@ -154,6 +160,12 @@ def _calls(ids: dict[str, str]) -> dict[tuple[str, str], Call]:
         Call("GET", "/static/page.css", False),
         Call("GET", "/dashboard/molweni", True),
         Call("GET", "/dashboard/molweni/relation-types.svg", True),
+        # The explorer's pages, the question list and the oAMF modules need no graph.
+        Call("GET", "/workbench", False),
+        Call("GET", "/competency-questions", False),
+        Call("GET", "/amf/turns", False),
+        Call("GET", "/amf/turns/metadata.yaml", False),
+        Call("POST", "/amf/turns", False, kwargs={"json": xaif}),
     ]
     return {(c.method, _template(c.url)): c for c in calls}
 
@@ -170,6 +182,8 @@ def _template(url: str) -> str:
         "/data/": "/data/{resource}",
         "/static/": "/static/{name}",
     }
+    if url.startswith("/amf/"):
+        return "/amf/{task}/metadata.yaml" if url.endswith("/metadata.yaml") else "/amf/{task}"
     if url.startswith("/nodes/"):
         return "/nodes/{node_id}/neighbors" if url.endswith("/neighbors") else "/nodes/{node_id}"
     if url.startswith("/dashboard/"):
