@@ -43,6 +43,11 @@ class ArgwebGroup(TyperGroup):
     the caller's mistake, 1: failure).
     """
 
+    def list_commands(self, ctx: Any) -> list[str]:
+        """The groups (the nouns) first, then the commands that stand alone, each in registration order."""
+        names = super().list_commands(ctx)
+        return sorted(names, key=lambda name: not hasattr(self.commands[name], "list_commands"))
+
     # ``Any``: the context class is typer's vendored click, which has no public name.
     def invoke(self, ctx: Any) -> Any:
         """Run the command chain, turning argweb errors into a message and an exit code."""

@@ -99,3 +99,32 @@ def resolve_model(task: str, name_or_path: str | Path | None = None, models_dir:
     except ModelError as e:
         raise ApiError(str(e)) from e
     return ResolvedModel(given, card, given.resolve() == shipped.resolve())
+
+
+def registered_models(models_dir: Path | None = None) -> list[ResolvedModel]:
+    """Every task's shipped model, then the trained models under ``models_dir`` (by task and name).
+
+    A shipped model whose card is missing or broken is left out of the list (:func:`resolve_model`
+    reports it when the task runs); a folder under ``models_dir`` without a readable card is not a
+    model and is skipped.
+    """
+    found: list[ResolvedModel] = []
+    for task, path in TASKS.items():
+        if (path / CARD_FILE).is_file():
+            try:
+                found.append(ResolvedModel(path, read_card(path, task=task), True))
+            except ModelError:
+                continue
+    trained = (
+        sorted(d for d in models_dir.iterdir() if (d / CARD_FILE).is_file())
+        if models_dir and models_dir.is_dir()
+        else []
+    )
+    for path in trained:
+        try:
+            card = read_card(path)
+        except ModelError:
+            continue
+        if card.task in TASKS:
+            found.append(ResolvedModel(path, card, False))
+    return sorted(found, key=lambda m: (list(TASKS).index(m.card.task), not m.shipped, str(m.path)))

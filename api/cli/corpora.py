@@ -73,8 +73,9 @@ def delete(
 ) -> None:
     """Remove a corpus and everything in it (ingest merges, so use this before loading a smaller set).
 
-    ``argweb delete predictions --model NAME [--version V] [--run ID]`` removes a model's predicted
-    relations and prediction runs instead; gold relations are never touched.
+    ``argweb runs delete --model NAME [--version V] [--run ID]`` removes a model's predicted relations
+    and prediction runs (also spelt ``argweb delete predictions --model NAME``); gold relations are
+    never touched.
     """
     if corpus == PREDICTIONS:
         if model is None:
@@ -107,12 +108,12 @@ def print_other_runs(others: list[mainjob.OtherRuns]) -> None:
     for o in others:
         head = f"also in the graph: {o.model} {o.version}: {len(o.run_ids)} run(s), {o.relations} predicted relations"
         if not o.job_version:
-            console.print(f"{head} (argweb delete predictions --model {o.model} --version {o.version} removes them)")
+            console.print(f"{head} (argweb runs delete --model {o.model} --version {o.version} removes them)")
             continue
         # The job writes this version too: name each run, since deleting the version would take the job's.
         console.print(f"{head}; each is removed by:")
         for run_id in o.run_ids:
-            console.print(f"  argweb delete predictions --model {o.model} --version {o.version} --run {run_id}")
+            console.print(f"  argweb runs delete --model {o.model} --version {o.version} --run {run_id}")
 
 
 def print_summary(report: mainjob.MainJobReport) -> None:

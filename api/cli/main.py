@@ -22,9 +22,10 @@ from api.cli import (
     semantic,
     serve,
 )
-from api.cli_common import ArgwebGroup
+from api.cli.grammar import build
 
-app = typer.Typer(cls=ArgwebGroup, help="argweb: the Argument Web knowledge backend.", no_args_is_help=True)
+# Each module registers its commands under their old names; the grammar places them (api.cli.grammar).
+_staging = typer.Typer()
 for _module in (
     db,
     ingest,
@@ -43,7 +44,8 @@ for _module in (
     semantic,
     mine,
 ):
-    _module.register(app)
+    _module.register(_staging)
+app, ALIASES = build(_staging)
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""``argweb predictions runs`` and ``argweb delete predictions --model NAME [--version V]``."""
+"""``argweb runs list|delete``: prediction runs (aliases ``predictions runs``, ``delete predictions --model NAME``)."""
 
 from __future__ import annotations
 
@@ -46,8 +46,17 @@ def list_runs(
     console.print(table)
 
 
+def delete_runs(
+    model: Annotated[str, typer.Option(help="The model whose predicted relations and runs go.")],
+    version: Annotated[str | None, typer.Option(help="Only this model version.")] = None,
+    run: Annotated[str | None, typer.Option(help="Only this prediction run (its id).")] = None,
+) -> None:
+    """Remove a model's predicted relations and prediction runs; gold relations are never touched."""
+    delete_predictions(model, version, run)
+
+
 def delete_predictions(model: str, version: str | None, run: str | None = None) -> None:
-    """Delete a model's predictions (called by ``argweb delete predictions``)."""
+    """Delete a model's predictions (``argweb runs delete``, and ``argweb delete predictions``)."""
     with Graph(settings()) as graph:
         n = predictions.delete_predictions(graph, model, version, run)
     what = f"{model} {version}" if version else model

@@ -33,14 +33,14 @@ def test_other_runs_are_named_with_the_command_that_removes_them(capsys: pytest.
     # Progress and notes go to stderr, like the job's other lines; stdout keeps the tables.
     assert _out(capsys, "err") == (
         "also in the graph: relation-gnn 0.5.0: 2 run(s), 22934 predicted relations "
-        "(argweb delete predictions --model relation-gnn --version 0.5.0 removes them)"
+        "(argweb runs delete --model relation-gnn --version 0.5.0 removes them)"
     )
     # The job's own model version: deleting by version would take the job's runs, so each run is named.
     print_other_runs([OtherRuns("relation-gnn", "0.6.0", ("relations-ab", "relations-cd"), 900, job_version=True)])
     assert _out(capsys, "err") == (
         "also in the graph: relation-gnn 0.6.0: 2 run(s), 900 predicted relations; each is removed by: "
-        "argweb delete predictions --model relation-gnn --version 0.6.0 --run relations-ab "
-        "argweb delete predictions --model relation-gnn --version 0.6.0 --run relations-cd"
+        "argweb runs delete --model relation-gnn --version 0.6.0 --run relations-ab "
+        "argweb runs delete --model relation-gnn --version 0.6.0 --run relations-cd"
     )
     print_other_runs([])
     assert _out(capsys, "err") == ""
