@@ -1,0 +1,164 @@
+"""The Python API for notebooks: ``from api import Argweb``.
+
+A thin facade over the services the CLI and the HTTP routes use: nothing here decides anything
+they do not. docs/python.md shows it at work (and runs as a test).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from api.services.graph import Graph
+from api.settings import Settings, get_settings
+from graphstore.store import IngestReport
+from ontology.errors import ApiError
+from ontology.views import DiscourseView
+
+# Result bytes a SPARQL query may return to a notebook (the API's limit is per request, this is per call).
+SPARQL_RESULT_BYTES = 256 * 1024 * 1024
+
+
+class Argweb:
+    """One connection to the argweb graph (embedded Neo4j started on demand, or the configured server).
+
+    Args:
+        settings: The settings to use (default: from the environment, as the CLI reads them).
+        **overrides: Settings fields to change, e.g. ``data_dir=Path("/tmp/aw")``.
+    """
+
+    def __init__(self, settings: Settings | None = None, **overrides: Any) -> None:
+        self.settings = (settings or get_settings()).with_overrides(**overrides)
+        self.graph = Graph(self.settings)
+
+    def close(self) -> None:
+        """Close the driver (an embedded Neo4j keeps running; ``argweb db stop`` stops it)."""
+        self.graph.close()
+
+    def __enter__(self) -> Argweb:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def load(self, corpus: str, paths: Sequence[Path | str] | None = None) -> IngestReport:
+        """Load corpus files into the graph (as ``argweb corpus ingest CORPUS PATH...``).
+
+        Args:
+            corpus: Corpus id (molweni, stac, qt30, m-arg, sciarg, contextdep).
+            paths: Its files or directories (default: the sample shipped with argweb).
+
+        Returns:
+            What was written (nodes, edges, counts per label).
+        """
+        from api.services.ingest import ingest_files
+        from graphstore.loaders.registry import CORPORA, SAMPLES
+
+        if paths is None:
+            if corpus not in CORPORA:
+                raise ApiError(f"unknown corpus {corpus!r}; expected one of {sorted(CORPORA)}")
+            paths = CORPORA[corpus].find(SAMPLES)
+        return ingest_files(self.graph, corpus, [Path(p) for p in paths])
+
+    def stats(self, predicted: bool = False) -> dict[str, Any]:
+        """Counts per corpus, label and relation type (as ``argweb corpus stats --json``)."""
+        from api.services import corpora
+
+        return corpora.stats(self.graph, include_predicted=predicted)
+
+    def cypher(self, query: str, **parameters: Any) -> list[dict[str, Any]]:
+        """Rows of a read-only Cypher query (as ``POST /cypher``; writes are refused).
+
+        Returns:
+            One dict per row, keyed by column.
+        """
+        from api.services.query import cypher_stream
+
+        cfg = self.settings
+        stream = cypher_stream(
+            self.graph.driver(), cfg.neo4j_database, query, parameters, cfg.cypher_timeout, cfg.cypher_row_limit
+        )
+        columns: list[str] = []
+        rows: list[dict[str, Any]] = []
+        for kind, value in stream:
+            if kind == "columns":
+                columns = list(value)
+            elif kind == "row":
+                rows.append(dict(zip(columns, value, strict=True)))
+        return rows
+
+    def sparql(self, query: str) -> list[dict[str, str]]:
+        """Rows of a SELECT query on the SPARQL store (as ``argweb rdf query``), values as strings.
+
+        The store holds what ``argweb rdf export`` (or :meth:`export_rdf`) last loaded into it.
+        """
+        from api.services.query import run_sparql
+        from api.services.sparql_remote import sparql_store
+
+        cfg = self.settings
+        run = run_sparql(
+            sparql_store(cfg),
+            query,
+            fmt="json",
+            timeout=cfg.sparql_timeout,
+            memory_mb=cfg.sparql_memory_mb,
+            allow_service=cfg.allow_sparql_service,
+        )
+        result = json.loads(run.collect(SPARQL_RESULT_BYTES))
+        if "boolean" in result:
+            return [{"boolean": str(result["boolean"]).lower()}]
+        return [{name: cell["value"] for name, cell in row.items()} for row in result["results"]["bindings"]]
+
+    def export_rdf(self, out: Path | str, corpus: str | None = None) -> None:
+        """Export the graph as RDF and load it into the SPARQL store (as ``argweb rdf export OUT``)."""
+        from api.services import rdf
+
+        rdf.export_rdf(self.graph, Path(out), corpus=corpus, load=True)
+
+    def dialogue(self, ref: str) -> DiscourseView:
+        """A dialogue or document, its units and relations, as an ontology read view (``GET /dialogues/{ref}``)."""
+        from api.services.browse import BrowseService
+
+        cfg = self.settings
+        return BrowseService(self.graph.driver(), cfg.neo4j_database, cfg.cypher_timeout).discourse(ref)
+
+    def predict(self, task: str, corpus: str, *, model: Path | None = None, write: bool = False) -> dict[str, Any]:
+        """Run a registered model of ``task`` on a corpus of the graph (as ``argweb predict TASK --corpus``).
+
+        Args:
+            task: ``discourse``, ``relations`` or ``paraphrase``.
+            corpus: A corpus in the graph.
+            model: A model directory or a trained model's name (default: the task's shipped model).
+            write: Store the predictions as predicted relations (gold is never changed); else a dry run.
+
+        Returns:
+            The service's summary (counts, run id, scores against gold where the corpus has them).
+        """
+        if task == "discourse":
+            from api.services import discourse
+
+            return discourse.predict(self.graph, corpus=corpus, model_dir=model, write=write)
+        if task == "relations":
+            from api.services import relations_graph
+
+            return relations_graph.predict(self.graph, corpus=corpus, model_dir=model, write=write)
+        if task == "paraphrase":
+            from api.services import paraphrase
+
+            cache = self.settings.embeddings_dir / "contextdep-pairs"
+            return paraphrase.predict_graph(self.graph, corpus, model, write=write, cache_dir=cache)
+        raise ApiError(f"no graph prediction for task {task!r}; expected discourse, relations or paraphrase")
+
+    def plot(self, corpus: str, plot: str) -> Any:
+        """One dashboard plot of a corpus as a matplotlib figure (as ``argweb corpus report``)."""
+        from api.services import report
+        from api.services.browse import BrowseService
+
+        cfg = self.settings
+        data = report.corpus_data(BrowseService(self.graph.driver(), cfg.neo4j_database, cfg.cypher_timeout), corpus)
+        return report.figure(plot, data)
