@@ -13,7 +13,7 @@ shipped model is scored, in the same run:
   the mean of the two highlight Jaccards) for the epoch and the offset;
 - the frozen shipped model's figures on the same halves, printed beside.
 
-The model is :mod:`gnn.paraphrase_finetune` (``argweb train paraphrase --profile finetune``); this
+The model is :class:`gnn.paraphrase.FineTunedHighlighter` (``argweb train paraphrase --profile finetune``); this
 script trains it without saving it. With six layers an epoch over the 420 training pairs took
 about 30 s on the idle 2-core machine.
 
@@ -62,9 +62,9 @@ def figures(m: ParaphraseMetrics) -> dict[str, float]:
 
 def frozen_figures(tune: list[ParaphrasePair], held: list[ParaphrasePair]) -> dict[str, Any]:
     """The shipped frozen highlighter on both halves (its own trained offset)."""
-    from gnn.paraphrase import ParaphraseHighlighter
+    from gnn.paraphrase import load_highlighter
 
-    model = ParaphraseHighlighter.load(shipped_model("paraphrase"))
+    model = load_highlighter(shipped_model("paraphrase"))
     return {
         "tune": figures(score_predictions(tune, model.predict(tune))),
         "held_out": figures(score_predictions(held, model.predict(held))),
@@ -75,8 +75,7 @@ def main() -> None:
     """Fine-tune, select on the tuning half, print both models' figures; record the fine-tuned ones."""
     from dataclasses import replace
 
-    from gnn.paraphrase import PROFILES, HighlighterConfig
-    from gnn.paraphrase_finetune import train_finetuned
+    from gnn.paraphrase import PROFILES, HighlighterConfig, train_highlighter
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, help="folder with the TRAIN and DEV *_TOKEN-annotations.tsv files")
@@ -107,14 +106,14 @@ def main() -> None:
         seed=args.seed,
     )
     print(f"{len(train)} training pairs, tuning half {len(tune)}, held-out half {len(held)}")
-    model, result = train_finetuned(train, tune, config)
+    model, result, tuned = train_highlighter(train, tune, config)
     for row in result.history:
         print(json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in row.items()}))
     fine = figures(score_predictions(held, model.predict(held)))
     frozen = frozen_figures(tune, held)
     print(
         f"{result.seconds:.0f} s; selected on the tuning half: epoch {result.best_epoch} of {config.epochs}, "
-        f"offset {config.bias}; {len(model.layers)} layers fine-tuned"
+        f"offset {config.bias}; {config.finetune_layers} layers fine-tuned"
     )
     print(f"{'held-out half':28} {'F1':>6} {'J guest':>8} {'J host':>8}")
     for name, fig in (("fine-tuned encoder", fine), ("frozen (shipped model)", frozen["held_out"])):
@@ -124,11 +123,11 @@ def main() -> None:
         record(f"fine-tuned encoder, held-out {key}", fine[key], "", goal, "higher", note)
     if args.json:
         out = {
-            "train_layers": len(model.layers),
+            "train_layers": config.finetune_layers,
             "threads": torch.get_num_threads(),
             "seconds": round(result.seconds, 1),
             "history": result.history,
-            "selected": {"epoch": result.best_epoch, "bias": config.bias, "tune": result.tune, "held_out": fine},
+            "selected": {"epoch": result.best_epoch, "bias": config.bias, "tune": tuned, "held_out": fine},
             "frozen": frozen,
         }
         args.json.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")

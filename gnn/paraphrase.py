@@ -1,12 +1,12 @@
 """Paraphrase highlighter for ContextDeP: a token classifier over a (guest, host) utterance pair.
 
-Both utterances go through the offline MiniLM encoder as one input (``[CLS] guest [SEP] host
-[SEP]``) so that every token's vector is conditioned on the other side; a word's vector is the mean
-of its sub-words in two layers (the middle and the last). The encoder stays frozen here: a model
-with a fine-tuned encoder (gnn.paraphrase_finetune, the ``finetune`` profile) scores somewhat
-better, but its weights (43 MB) are too large to ship. Each word
-then gets a small feature vector, and a token-level MLP gives the probability that annotators
-highlight it:
+Both utterances go through a text encoder (the offline MiniLM, or any local Hugging Face encoder)
+as one input (``[CLS] guest [SEP] host [SEP]``) so that every token's vector is conditioned on the
+other side; a word's vector is the mean of its sub-words in two layers (the middle and the last).
+The shipped model keeps the encoder frozen (:class:`ParaphraseHighlighter`): a model with a
+fine-tuned encoder (:class:`FineTunedHighlighter`, the ``finetune`` and ``lora`` profiles) scores
+somewhat better, but its weights (43 MB) are too large to ship. Each word then gets a small
+feature vector, and a token-level MLP gives the probability that annotators highlight it:
 
 * the word's encoder vector reduced by PCA (fitted on the training words) to 64 dimensions;
 * alignment with the other side: the best and the mean top-3 cosine similarity of the word's
@@ -19,33 +19,49 @@ highlight it:
 
 A pair is a paraphrase when both sides have a word with probability >= 0.5 (Wegmann et al.
 2024). The head (PCA + MLP) weighs about 150 kB. The ``gru`` profile replaces the token MLP by a
-GRU over each side's words (gnn.paraphrase_heads). torch and transformers are imported lazily.
+GRU over each side's words (gnn.paraphrase_heads).
+
+The fine-tuned kind trains the encoder's top ``finetune_layers`` layers (all six of MiniLM-L6 in
+``finetune``), or low-rank adapters on them (``lora``), with a linear token head: a word's logit is
+the mean of its sub-words' logits (words cut off by the 512-token limit keep logit 0), and the
+frozen lower layers' outputs are computed once per pair, so an epoch costs only the trained layers
+(about 30 s for all six over the 420 ContextDeP training pairs on the 2-core machine). It needs a
+BERT-like encoder (``encoder.layer``).
+
+Both kinds (:class:`Highlighter`) are trained by :class:`gnn.trainer.Trainer` on the same per-word
+targets (``ParaphrasePair.targets``) with binary cross-entropy; after each epoch a logit offset is
+chosen on the tuning pairs, and the epoch and offset that score best there are kept. They predict
+and store themselves (``paraphrase_config.json`` beside one safetensors file, the encoder named by
+the model card) the same way. torch and transformers are imported lazily.
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
-import random
 import re
-import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from gnn.paraphrase_eval import PairPrediction, ParaphraseMetrics, ParaphrasePair, score_predictions
+from gnn.paraphrase_eval import PairPrediction, ParaphrasePair, score_predictions
+from gnn.trainer import FitResult, Progress, Schedule, Selection, Trainer
 from gnn.weights import float_state, half_state
+from ontology.errors import ModelError
 
 if TYPE_CHECKING:
+    import torch
     from torch import nn
 
-WEIGHTS = "paraphrase_head.safetensors"
+    from gnn.encoder import TextEncoder
+    from gnn.modelcard import ModelCard
+
 CONFIG = "paraphrase_config.json"
-TASK = "contextdep-paraphrase-highlighting"
 _WORD = re.compile(r"[^\w]+")
 
 
@@ -61,12 +77,13 @@ class HighlighterConfig:
     dropout: float = 0.1
     pca: int = 64
     bias: float = 0.0
-    layers: tuple[int, ...] = (3, 6)
+    # Encoder layers whose vectors a word gets; empty: the encoder's middle and last (3 and 6 of MiniLM).
+    layers: tuple[int, ...] = ()
     max_length: int = 512
     target: str = "share"
     seed: int = 13
     base_model: str = ""
-    # Fine-tuning (gnn.paraphrase_finetune): trained top encoder layers (0 = frozen encoder with
+    # Fine-tuning (FineTunedHighlighter): trained top encoder layers (0 = frozen encoder with
     # the PCA + MLP head), their learning rate (``lr`` is the head's) and pairs per step.
     finetune_layers: int = 0
     encoder_lr: float = 5e-5
@@ -119,6 +136,20 @@ def pair_encoding(tokenizer: Any, guest: list[str], host: list[str], max_length:
     return enc, index
 
 
+def middle_and_last(encoder: TextEncoder) -> tuple[int, int]:
+    """The hidden-state indices of ``encoder``'s middle and last layer (``(3, 6)`` for MiniLM-L6).
+
+    Raises:
+        ModelError: The encoder's ``config.json`` names no layer count.
+    """
+    path = encoder.model_dir / "config.json"
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    depth = next((raw[k] for k in ("num_hidden_layers", "n_layers", "num_layers") if isinstance(raw.get(k), int)), None)
+    if depth is None:
+        raise ModelError(f"{path}: no num_hidden_layers, so no layers to read word vectors from")
+    return depth // 2, depth
+
+
 class PairEmbedder:
     """Frozen encoder that turns a (guest, host) pair into one vector per word of each side.
 
@@ -127,23 +158,12 @@ class PairEmbedder:
     """
 
     def __init__(
-        self,
-        model_dir: Path | None = None,
-        layers: Sequence[int] = (3, 6),
-        max_length: int = 512,
-        cache_dir: Path | None = None,
+        self, encoder: TextEncoder, layers: Sequence[int], max_length: int = 512, cache_dir: Path | None = None
     ) -> None:
-        from gnn.encoder import TextEncoder
-
-        self.encoder = TextEncoder(model_dir)
+        self.encoder = encoder
         self.layers = tuple(layers)
         self.max_length = max_length
         self.cache_dir = cache_dir
-
-    @property
-    def name(self) -> str:
-        """Encoder name (``all-MiniLM-L6-v2`` for the packaged model)."""
-        return self.encoder.name
 
     def _key(self, guest: list[str], host: list[str]) -> str:
         raw = json.dumps([self.encoder.cache_key(), self.layers, self.max_length, guest, host], ensure_ascii=False)
@@ -238,14 +258,6 @@ def alignment_features(
     return np.stack(cols, axis=1).astype(np.float32)
 
 
-@dataclass
-class _Example:
-    guest: np.ndarray  # words x features
-    host: np.ndarray
-    target_guest: np.ndarray | None = None
-    target_host: np.ndarray | None = None
-
-
 HEADS = ("mlp", "gru")
 
 
@@ -268,53 +280,184 @@ def _build_head(dim_in: int, hidden: int, dropout: float, kind: str = "mlp") -> 
     )
 
 
-@dataclass(eq=False)
-class ParaphraseHighlighter:
-    """Frozen encoder + PCA + token MLP. Build one with :func:`train_highlighter` or :meth:`load`."""
+def fit_pca(vectors: Sequence[np.ndarray], k: int, seed: int, sample: int = 4000) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and top-``k`` principal directions (rows) of the rows of ``vectors`` (a seeded sample)."""
+    rows = np.concatenate(list(vectors))
+    rng = np.random.default_rng(seed)
+    if len(rows) > sample:
+        rows = rows[rng.choice(len(rows), sample, replace=False)]
+    mean = rows.mean(axis=0)
+    _, _, vt = np.linalg.svd(rows - mean, full_matrices=False)
+    return mean.astype(np.float32), vt[:k].astype(np.float32)
 
-    embedder: PairEmbedder
-    mean: np.ndarray
-    components: np.ndarray
-    head: nn.Module
+
+def _each(
+    pairs: Sequence[ParaphrasePair], read: Callable[[ParaphrasePair], Any], progress: Progress | None
+) -> list[Any]:
+    """``read`` of every pair, reported as the ``encode`` stage."""
+    out = []
+    for done, pair in enumerate(pairs, start=1):
+        out.append(read(pair))
+        if progress:
+            progress("encode", done, len(pairs))
+    return out
+
+
+class Highlighter(ABC):
+    """What both highlighter kinds share: prediction, the offset choice and storage.
+
+    A kind reads each pair into inputs once (:meth:`read`), gives one logit per guest-then-host
+    word of each pair (:meth:`word_logits`), and for :class:`gnn.trainer.Trainer` its network
+    (``module``), parameter groups, schedule, batches and loss. A word's probability is the sigmoid
+    of its logit plus the offset ``config.bias`` chosen on the tuning pairs.
+
+    Attributes:
+        WEIGHTS: The kind's weights file, beside :data:`CONFIG` in the model directory.
+        config: Hyper-parameters and the chosen offset.
+        encoder: The text encoder the pairs are read with.
+        module: The trained network.
+    """
+
+    WEIGHTS: ClassVar[str]
     config: HighlighterConfig
+    encoder: TextEncoder
+    module: nn.Module
 
     @classmethod
-    def load(
-        cls, model_dir: Path, base_dir: Path | None = None, cache_dir: Path | None = None
-    ) -> ParaphraseHighlighter:
-        """Rebuild a saved highlighter from ``model_dir`` and the (offline) base encoder.
+    @abstractmethod
+    def restore(
+        cls, state: dict[str, Any], config: HighlighterConfig, encoder: TextEncoder, cache_dir: Path | None
+    ) -> Highlighter:
+        """The highlighter whose stored tensors (:meth:`state`) are ``state``."""
 
-        Raises:
-            FileNotFoundError: ``model_dir`` lacks the head weights or its configuration.
-        """
-        from safetensors.torch import load_file
+    @abstractmethod
+    def read(self, pair: ParaphrasePair) -> Any:
+        """What the network reads of a pair (computed once per pair)."""
 
-        weights, config_path = model_dir / WEIGHTS, model_dir / CONFIG
-        for needed in (weights, config_path):
-            if not needed.is_file():
-                raise FileNotFoundError(f"{needed}: not a paraphrase model directory (no {needed.name})")
-        raw = json.loads(config_path.read_text(encoding="utf-8"))
-        raw["layers"] = tuple(raw["layers"])
-        config = HighlighterConfig(**raw)
-        state = float_state(load_file(str(weights)))
-        mean, components = state.pop("pca.mean").numpy(), state.pop("pca.components").numpy()
-        head = _build_head(components.shape[0] + N_EXTRA, config.hidden, config.dropout, config.head)
-        head.load_state_dict(state)
-        head.eval()
-        return cls(PairEmbedder(base_dir, config.layers, config.max_length, cache_dir), mean, components, head, config)
+    @abstractmethod
+    def word_logits(self, inputs: Sequence[Any]) -> list[torch.Tensor]:
+        """Per pair, one logit per guest-then-host word, before the offset (in the network's mode)."""
+
+    @abstractmethod
+    def batches(self, inputs: Sequence[Any], targets: Sequence[np.ndarray], rng: np.random.Generator) -> list[Any]:
+        """One epoch's training batches of the pairs' inputs and per-word targets."""
+
+    @abstractmethod
+    def loss(self, batch: Any) -> torch.Tensor:
+        """Binary cross-entropy of a batch's word logits against its targets."""
+
+    @abstractmethod
+    def param_groups(self) -> Any:
+        """The trained parameters (groups may name their own learning rate)."""
+
+    @abstractmethod
+    def schedule(self) -> Schedule:
+        """How the kind is optimised."""
+
+    @abstractmethod
+    def state(self) -> dict[str, Any]:
+        """The tensors :meth:`save` stores (on the CPU, contiguous)."""
+
+    @property
+    @abstractmethod
+    def notes(self) -> str:
+        """What the model is, for its card."""
+
+    def logits(self, inputs: Sequence[Any]) -> list[np.ndarray]:
+        """:meth:`word_logits` without dropout or gradients, ``pair_batch`` pairs at a time."""
+        import torch
+
+        self.module.eval()
+        step = self.config.pair_batch
+        with torch.inference_mode():
+            chunks = [self.word_logits(inputs[s : s + step]) for s in range(0, len(inputs), step)]
+        return [v.cpu().numpy() for chunk in chunks for v in chunk]
+
+    def from_logits(
+        self, pairs: Sequence[ParaphrasePair], logits: Sequence[np.ndarray], bias: float | None = None
+    ) -> list[PairPrediction]:
+        """Predictions from :meth:`logits` with the offset ``bias`` (default: the trained one)."""
+        shift = self.config.bias if bias is None else bias
+        out = []
+        for pair, raw in zip(pairs, logits, strict=True):
+            values = (1.0 / (1.0 + np.exp(-(raw.astype(np.float64) + shift)))).tolist()
+            out.append(PairPrediction(pair.qid, values[: len(pair.guest)], values[len(pair.guest) :]))
+        return out
+
+    def inputs(self, pairs: Sequence[ParaphrasePair], progress: Progress | None = None) -> list[Any]:
+        """:meth:`read` of every pair (``progress`` hears the ``encode`` stage)."""
+        return _each(pairs, self.read, progress)
+
+    def predict(self, pairs: Sequence[ParaphrasePair], progress: Progress | None = None) -> list[PairPrediction]:
+        """Highlight probabilities for every token of every pair, in input order."""
+        return self.from_logits(pairs, self.logits(self.inputs(pairs, progress)))
 
     def save(self, model_dir: Path) -> int:
-        """Write PCA + head (float16) and the configuration; returns the bytes written."""
-        import torch
+        """Write the weights and the configuration; returns the bytes written."""
         from safetensors.torch import save_file
 
         model_dir.mkdir(parents=True, exist_ok=True)
-        state = half_state(self.head.state_dict())
-        state["pca.mean"] = torch.from_numpy(self.mean).half()
-        state["pca.components"] = torch.from_numpy(self.components).half()
-        save_file(state, str(model_dir / WEIGHTS))
+        save_file(self.state(), str(model_dir / self.WEIGHTS))
         (model_dir / CONFIG).write_text(json.dumps(asdict(self.config), indent=2) + "\n", encoding="utf-8")
-        return (model_dir / WEIGHTS).stat().st_size + (model_dir / CONFIG).stat().st_size
+        return (model_dir / self.WEIGHTS).stat().st_size + (model_dir / CONFIG).stat().st_size
+
+
+class ParaphraseHighlighter(Highlighter):
+    """Frozen encoder + PCA + token head (an MLP, or a GRU over each side).
+
+    Build one with :func:`train_highlighter` or :func:`load_highlighter`. Its inputs are each pair's
+    (guest, host) feature matrices.
+    """
+
+    WEIGHTS = "paraphrase_head.safetensors"
+
+    def __init__(
+        self, embedder: PairEmbedder, mean: np.ndarray, components: np.ndarray, config: HighlighterConfig
+    ) -> None:
+        self.embedder, self.encoder, self.config = embedder, embedder.encoder, config
+        self.mean, self.components = mean, components
+        self.module = _build_head(components.shape[0] + N_EXTRA, config.hidden, config.dropout, config.head)
+
+    @classmethod
+    def restore(
+        cls, state: dict[str, Any], config: HighlighterConfig, encoder: TextEncoder, cache_dir: Path | None
+    ) -> ParaphraseHighlighter:
+        """The highlighter of a stored head and PCA."""
+        state = float_state(state)
+        mean, components = state.pop("pca.mean").numpy(), state.pop("pca.components").numpy()
+        model = cls(PairEmbedder(encoder, config.layers, config.max_length, cache_dir), mean, components, config)
+        model.module.load_state_dict(state)
+        model.module.eval()
+        return model
+
+    @classmethod
+    def fitted(
+        cls,
+        pairs: Sequence[ParaphrasePair],
+        n_train: int,
+        config: HighlighterConfig,
+        encoder: TextEncoder,
+        cache_dir: Path | None,
+        progress: Progress | None,
+    ) -> tuple[ParaphraseHighlighter, list[Any]]:
+        """An untrained highlighter whose PCA is fitted on the words of the first ``n_train`` pairs, and the
+        inputs of all ``pairs`` (each encoded once)."""
+        config.layers = config.layers or middle_and_last(encoder)
+        embedder = PairEmbedder(encoder, config.layers, config.max_length, cache_dir)
+        vectors = _each(pairs, lambda p: embedder.embed(p.guest, p.host), progress)
+        mean, components = fit_pca([v for g, h in vectors[:n_train] for v in (g, h)], config.pca, config.seed)
+        model = cls(embedder, mean, components, config)
+        return model, [model.features(p, g, h) for p, (g, h) in zip(pairs, vectors, strict=True)]
+
+    @property
+    def notes(self) -> str:
+        """What the model is, for its card."""
+        head = "a GRU over each side" if self.config.head == "gru" else "MLP"
+        layers = list(self.config.layers)
+        return (
+            f"Frozen {self.encoder.name} pair encoding (guest and host in one input; layers {layers}) "
+            f"+ PCA and alignment features + {head}"
+        )
 
     def features(self, pair: ParaphrasePair, g: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per-word feature matrices of both sides from their encoder vectors."""
@@ -329,237 +472,383 @@ class ParaphraseHighlighter:
             out.append(np.concatenate([reduced.astype(np.float32), extra], axis=1))
         return out[0], out[1]
 
-    def examples(
-        self, pairs: Sequence[ParaphrasePair], progress: Callable[[int], None] | None = None
-    ) -> list[_Example]:
-        """Features of ``pairs`` (targets attached when the pairs carry annotations)."""
-        out = []
-        for pair in pairs:
-            ex = _Example(*self.features(pair, *self.embedder.embed(pair.guest, pair.host)))
-            if pair.guest_hl is not None and pair.host_hl is not None and pair.share is not None:
-                tg, th = pair.targets(self.config.target)
-                ex.target_guest, ex.target_host = np.asarray(tg, np.float32), np.asarray(th, np.float32)
-            out.append(ex)
-            if progress:
-                progress(1)
-        return out
+    def read(self, pair: ParaphrasePair) -> Any:
+        """The pair's (guest, host) feature matrices."""
+        return self.features(pair, *self.embedder.embed(pair.guest, pair.host))
 
-    def logits(self, examples: Sequence[_Example]) -> list[np.ndarray]:
-        """Raw head outputs per pair (guest words, then host words), before the calibration offset."""
+    def word_logits(self, inputs: Sequence[Any]) -> list[torch.Tensor]:
+        """The GRU reads each side in order, the MLP scores each word alone."""
         import torch
 
-        self.head.eval()
+        device = next(self.module.parameters()).device
+        if self.config.head == "gru":
+            sides = self.module([torch.from_numpy(side).to(device) for pair in inputs for side in pair])
+            return [torch.cat(sides[k : k + 2]) for k in range(0, len(sides), 2)]
+        return [self.module(torch.from_numpy(np.concatenate(pair)).to(device)).squeeze(-1) for pair in inputs]
+
+    def batches(self, inputs: Sequence[Any], targets: Sequence[np.ndarray], rng: np.random.Generator) -> list[Any]:
+        """The MLP: shuffled batches of ``batch_size`` words of all pairs; the GRU: of ``pair_batch`` pairs."""
+        import torch
+
+        if self.config.head == "gru":
+            order = rng.permutation(len(inputs)).tolist()
+            chunks = [order[k : k + self.config.pair_batch] for k in range(0, len(order), self.config.pair_batch)]
+            return [([inputs[i] for i in chunk], [targets[i] for i in chunk]) for chunk in chunks]
+        x = torch.from_numpy(np.concatenate([np.concatenate(pair) for pair in inputs]))
+        y = torch.from_numpy(np.concatenate(targets))
+        return [(x[idx], y[idx]) for idx in torch.from_numpy(rng.permutation(len(x))).split(self.config.batch_size)]
+
+    def loss(self, batch: Any) -> torch.Tensor:
+        """The MLP: the mean word loss; the GRU: the mean of each pair's mean word loss (a long turn weighs
+        as much as a short one)."""
+        import torch
+
+        bce = torch.nn.functional.binary_cross_entropy_with_logits
+        if self.config.head == "gru":
+            pairs, targets = batch
+            logits = self.word_logits(pairs)
+            return torch.stack(
+                [bce(v, torch.from_numpy(t).to(v.device)) for v, t in zip(logits, targets, strict=True)]
+            ).mean()
+        x, y = batch
+        device = next(self.module.parameters()).device
+        return bce(self.module(x.to(device)).squeeze(-1), y.to(device))
+
+    def param_groups(self) -> Any:
+        """The head's parameters."""
+        return self.module.parameters()
+
+    def schedule(self) -> Schedule:
+        """AdamW with cosine decay per epoch, no clipping."""
+        c = self.config
+        return Schedule(epochs=c.epochs, lr=c.lr, weight_decay=c.weight_decay, decay="cosine", clip=None, seed=c.seed)
+
+    def state(self) -> dict[str, Any]:
+        """The head and the PCA in float16."""
+        import torch
+
+        state = half_state(self.module.state_dict())
+        state["pca.mean"] = torch.from_numpy(self.mean).half()
+        state["pca.components"] = torch.from_numpy(self.components).half()
+        return state
+
+
+# The linear maps of a BERT layer that get adapters: attention query, key, value and output, and
+# the feed-forward block's two projections.
+LORA_TARGETS = (
+    ("attention", "self", "query"),
+    ("attention", "self", "key"),
+    ("attention", "self", "value"),
+    ("attention", "output", "dense"),
+    ("intermediate", "dense"),
+    ("output", "dense"),
+)
+
+
+def add_lora(layers: Any, rank: int, alpha: float | None = None) -> None:
+    """Freeze ``layers`` and give each of their :data:`LORA_TARGETS` a trainable low-rank update.
+
+    ``W x`` becomes ``W x + (alpha / rank) * B A x`` (Hu et al. 2022) with ``A`` (rank x in) drawn
+    like a linear layer's weight and ``B`` (out x rank) zero, so training starts from the encoder
+    as it is. The layer norms stay trainable (a few thousand parameters).
+    """
+    import math
+
+    import torch
+
+    class LoraLinear(torch.nn.Module):
+        def __init__(self, base: torch.nn.Linear) -> None:
+            super().__init__()
+            self.base = base
+            self.lora_a = torch.nn.Parameter(torch.empty(rank, base.in_features))
+            self.lora_b = torch.nn.Parameter(torch.zeros(base.out_features, rank))
+            torch.nn.init.kaiming_uniform_(self.lora_a, a=math.sqrt(5))
+            self.scale = (alpha if alpha is not None else 2.0 * rank) / rank
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.base(x) + (x @ self.lora_a.T @ self.lora_b.T) * self.scale
+
+    for layer in layers:
+        for p in layer.parameters():
+            p.requires_grad_(False)
+        for path in LORA_TARGETS:
+            parent = layer
+            for name in path[:-1]:
+                parent = getattr(parent, name)
+            setattr(parent, path[-1], LoraLinear(getattr(parent, path[-1])))
+        for module in layer.modules():
+            if isinstance(module, torch.nn.LayerNorm):
+                for p in module.parameters():
+                    p.requires_grad_(True)
+
+
+def _through(layers: Any, x: Any, attention_mask: Any) -> Any:
+    """``x`` (batch x sub-words x width) through BERT ``layers`` in turn (``attention_mask``: additive or ``None``)."""
+    for layer in layers:
+        out = layer(x, attention_mask=attention_mask)
+        x = out[0] if isinstance(out, tuple) else out
+    return x
+
+
+class FineTunedHighlighter(Highlighter):
+    """Frozen lower encoder layers, fine-tuned upper layers (or adapters on them) and a token head.
+
+    Build one with :func:`train_highlighter` or :func:`load_highlighter`.
+    Its inputs are each pair's frozen-layer states, their sub-words' word indices and its word count.
+
+    Args:
+        config: Hyper-parameters; ``finetune_layers`` is the number of trained top layers.
+        encoder: The encoder whose layers are copied and trained.
+
+    Raises:
+        ModelError: The encoder has no BERT-like layer stack.
+    """
+
+    WEIGHTS = "paraphrase_encoder.safetensors"
+
+    def __init__(self, config: HighlighterConfig, encoder: TextEncoder) -> None:
+        import torch
+
+        self.config, self.encoder = config, encoder
+        self.tokenizer, self.base = encoder.load_transformer()
+        stack = getattr(getattr(self.base, "encoder", None), "layer", None)
+        if not isinstance(stack, torch.nn.ModuleList):
+            raise ModelError(f"{encoder.model_dir}: no BERT-like layer stack (encoder.layer) to fine-tune")
+        n_layers = len(stack)
+        self.frozen = n_layers - max(1, min(config.finetune_layers, n_layers))
+        self.layers = torch.nn.ModuleList(copy.deepcopy(stack[k]) for k in range(self.frozen, n_layers))
+        if config.lora_rank > 0:
+            add_lora(self.layers, config.lora_rank)
+        self.width = int(self.base.config.hidden_size)
+        self.head = torch.nn.Sequential(torch.nn.Dropout(config.dropout), torch.nn.Linear(self.width, 1))
+        # Its state dict's keys ("layers.", "head.") are those of the weights file.
+        self.module = torch.nn.ModuleDict({"layers": self.layers, "head": self.head})
+        self.module.to(next(self.base.parameters()).device)
+
+    @classmethod
+    def restore(
+        cls, state: dict[str, Any], config: HighlighterConfig, encoder: TextEncoder, cache_dir: Path | None = None
+    ) -> FineTunedHighlighter:
+        """The highlighter of stored layers (or adapters) and head; the rest is the encoder's own.
+
+        Raises:
+            FileNotFoundError: The stored layers do not match the configuration.
+        """
+        model = cls(config, encoder)
+        layers = {k[len("layers.") :] for k in state if k.startswith("layers.")}
+        if layers != set(model.stored_layer_state()):
+            raise FileNotFoundError(f"{cls.WEIGHTS}: its layer weights do not match the configuration")
+        model.module.load_state_dict(state, strict=config.lora_rank == 0)
+        model.module.eval()
+        return model
+
+    @property
+    def notes(self) -> str:
+        """What the model is, for its card."""
+        tuned = f"rank-{self.config.lora_rank} adapters on" if self.config.lora_rank else "fine-tuned"
+        return (
+            f"{self.encoder.name} pair encoding (guest and host in one input), top {len(self.layers)} layers {tuned} "
+            "(stored), the rest frozen + linear token head"
+        )
+
+    # -- inputs -------------------------------------------------------------------------------
+    def read(self, pair: ParaphrasePair) -> tuple[Any, Any, int]:
+        """Output of the frozen layers for one pair (float16, sub-words x width), its word index and word count.
+
+        Only the embeddings and the frozen layers run: the encoder's own upper layers, which the
+        trained copies replace, are skipped.
+        """
+        import torch
+
+        enc, index = pair_encoding(self.tokenizer, pair.guest, pair.host, self.config.max_length)
+        enc = enc.to(next(self.base.parameters()).device)
         with torch.inference_mode():
-            if self.config.head == "gru":
-                out = []
-                for start in range(0, len(examples), 32):
-                    chunk = examples[start : start + 32]
-                    sides = self.head([torch.from_numpy(x) for ex in chunk for x in (ex.guest, ex.host)])
-                    out += [torch.cat(sides[2 * k : 2 * k + 2]).numpy() for k in range(len(chunk))]
-                return out
-            return [
-                self.head(torch.from_numpy(np.concatenate([ex.guest, ex.host]))).squeeze(-1).numpy() for ex in examples
-            ]
+            x = self.base.embeddings(input_ids=enc["input_ids"], token_type_ids=enc.get("token_type_ids"))
+            # One unpadded sequence: no attention mask is needed.
+            states = _through(self.base.encoder.layer[: self.frozen], x, None)[0]
+        return states.half().cpu(), torch.tensor(index), len(pair.guest) + len(pair.host)
 
-    def from_logits(
-        self, pairs: Sequence[ParaphrasePair], logits: Sequence[np.ndarray], bias: float | None = None
-    ) -> list[PairPrediction]:
-        """Predictions from :meth:`logits` with the offset ``bias`` (default: the trained one)."""
-        shift = self.config.bias if bias is None else bias
-        out = []
-        for pair, raw in zip(pairs, logits, strict=True):
-            values = (1.0 / (1.0 + np.exp(-(raw.astype(np.float64) + shift)))).tolist()
-            out.append(PairPrediction(pair.qid, values[: len(pair.guest)], values[len(pair.guest) :]))
-        return out
+    def word_logits(self, inputs: Sequence[Any]) -> list[torch.Tensor]:
+        """One logit per guest-then-host word of each pair, from its :meth:`read` (in the module's mode)."""
+        import torch
 
-    def predict_examples(self, pairs: Sequence[ParaphrasePair], examples: Sequence[_Example]) -> list[PairPrediction]:
-        """Predictions for pairs whose features are computed, in input order."""
-        return self.from_logits(pairs, self.logits(examples))
+        device = next(self.head.parameters()).device
+        length = max(s.shape[0] for s, _, _ in inputs)
+        x = torch.zeros(len(inputs), length, self.width, device=device)
+        mask = torch.zeros(len(inputs), length, device=device)
+        for row, (s, _, _) in enumerate(inputs):
+            x[row, : len(s)] = s.float().to(device)
+            mask[row, : len(s)] = 1.0
+        # Padding is masked out of every sub-word's attention (an additive mask the layers broadcast).
+        additive = (1.0 - mask)[:, None, None, :] * -1e9
+        # float32 words whatever the autocast precision of the layers (index_add keeps one dtype)
+        logits = self.head(_through(self.layers, x, additive)).squeeze(-1).float()
+        words = []
+        for row, (_, index, n) in enumerate(inputs):
+            index = index.to(device)
+            keep = index >= 0
+            total = torch.zeros(n, device=device).index_add(0, index[keep], logits[row, : len(index)][keep])
+            count = torch.zeros(n, device=device).index_add(0, index[keep], torch.ones(int(keep.sum()), device=device))
+            words.append(total / count.clamp_min(1.0))
+        return words
 
-    def predict(
-        self, pairs: Sequence[ParaphrasePair], progress: Callable[[int], None] | None = None
-    ) -> list[PairPrediction]:
-        """Highlight probabilities for every token of every pair, in input order."""
-        return self.predict_examples(pairs, self.examples(pairs, progress))
+    # -- prediction and training --------------------------------------------------------------
+    def batches(self, inputs: Sequence[Any], targets: Sequence[np.ndarray], rng: np.random.Generator) -> list[Any]:
+        """Batches of ``pair_batch`` pairs of about the same length (little padding), in a random order."""
+        order = sorted(range(len(inputs)), key=lambda i: inputs[i][0].shape[0])
+        chunks = [order[k : k + self.config.pair_batch] for k in range(0, len(order), self.config.pair_batch)]
+        return [([inputs[i] for i in chunks[j]], [targets[i] for i in chunks[j]]) for j in rng.permutation(len(chunks))]
 
+    def loss(self, batch: Any) -> torch.Tensor:
+        """The mean word loss of the batch."""
+        import torch
 
-def selection_criterion(metrics: ParaphraseMetrics) -> float:
-    """What epoch and offset selection maximise on the tuning pairs: F1 plus the mean highlight Jaccard.
+        inputs, targets = batch
+        logits = torch.cat(self.word_logits(inputs))
+        target = torch.from_numpy(np.concatenate(targets)).to(logits.device)
+        return torch.nn.functional.binary_cross_entropy_with_logits(logits, target)
 
-    Neither the pair decision nor the highlights are sacrificed for the other.
-    """
-    return metrics.f1 + (metrics.jaccard_guest + metrics.jaccard_host) / 2
+    def trainable(self) -> list[Any]:
+        """The encoder-side parameters training updates (all of the copied layers, or their adapters)."""
+        return [p for p in self.layers.parameters() if p.requires_grad]
 
+    def param_groups(self) -> Any:
+        """The layers at ``encoder_lr``, the head at ``lr``."""
+        return [{"params": self.trainable(), "lr": self.config.encoder_lr}, {"params": self.head.parameters()}]
 
-def best_offset(
-    tune: Sequence[ParaphrasePair], predictions_at: Callable[[float], list[PairPrediction]]
-) -> tuple[float, float, ParaphraseMetrics] | None:
-    """The logit offset of :data:`BIASES` whose predictions on ``tune`` score best.
+    def schedule(self) -> Schedule:
+        """AdamW at constant learning rates, gradients clipped to norm 1."""
+        c = self.config
+        return Schedule(epochs=c.epochs, lr=c.lr, weight_decay=c.weight_decay, decay="none", clip=1.0, seed=c.seed)
 
-    Returns:
-        (criterion, offset, metrics) of the best offset (the first of equals); ``None`` without tuning pairs.
-    """
-    best: tuple[float, float, ParaphraseMetrics] | None = None
-    for candidate in BIASES if tune else ():
-        scored = score_predictions(tune, predictions_at(candidate))
-        value = selection_criterion(scored)
-        if best is None or value > best[0]:
-            best = (value, candidate, scored)
-    return best
+    # -- storage ------------------------------------------------------------------------------
+    def stored_layer_state(self) -> dict[str, Any]:
+        """What is stored of the layers: everything, or with adapters only the trained tensors."""
+        if self.config.lora_rank == 0:
+            return dict(self.layers.state_dict())
+        return {name: p for name, p in self.layers.named_parameters() if p.requires_grad}
 
-
-def score_epoch(
-    epoch: int, loss: float, tune: Sequence[ParaphrasePair], predictions_at: Callable[[float], list[PairPrediction]]
-) -> tuple[dict[str, float], float, float, ParaphraseMetrics | None]:
-    """An epoch's history row and what selection compares: (row, criterion, offset, tune metrics).
-
-    The offset is :func:`best_offset`'s. Without tuning pairs the criterion is the epoch number
-    (so the last epoch is kept), the offset 0 and the metrics ``None``.
-    """
-    record: dict[str, float] = {"epoch": epoch, "loss": loss}
-    chosen = best_offset(tune, predictions_at)
-    if chosen is None:
-        return record, float(epoch), 0.0, None
-    criterion, bias, metrics = chosen
-    record.update(f1=metrics.f1, jaccard_guest=metrics.jaccard_guest, jaccard_host=metrics.jaccard_host, bias=bias)
-    return record, criterion, bias, metrics
+    def state(self) -> dict[str, Any]:
+        """The stored layers and the head (float32)."""
+        state = {f"layers.{k}": v for k, v in self.stored_layer_state().items()}
+        state |= {f"head.{k}": v for k, v in self.head.state_dict().items()}
+        return {k: v.detach().cpu().contiguous() for k, v in state.items()}
 
 
 @dataclass
-class TrainResult:
-    """What :func:`train_highlighter` returns besides the model."""
+class _Fit:
+    """A highlighter as :class:`gnn.trainer.Fittable`: its network on the training pairs; after each
+    epoch, the offset chosen on the tuning pairs (``chosen["bias"]``)."""
 
-    best_epoch: int
-    tune: dict[str, float | int]
-    history: list[dict[str, float]]
-    seconds: float
+    model: Highlighter
+    train: list[Any]
+    targets: list[np.ndarray]
+    tune: Sequence[ParaphrasePair]
+    tune_inputs: list[Any]
 
+    @property
+    def module(self) -> nn.Module:
+        return self.model.module
 
-def fit_pca(vectors: Sequence[np.ndarray], k: int, seed: int, sample: int = 4000) -> tuple[np.ndarray, np.ndarray]:
-    """Mean and top-``k`` principal directions (rows) of the rows of ``vectors`` (a seeded sample)."""
-    rows = np.concatenate(list(vectors))
-    rng = np.random.default_rng(seed)
-    if len(rows) > sample:
-        rows = rows[rng.choice(len(rows), sample, replace=False)]
-    mean = rows.mean(axis=0)
-    _, _, vt = np.linalg.svd(rows - mean, full_matrices=False)
-    return mean.astype(np.float32), vt[:k].astype(np.float32)
+    def param_groups(self) -> Any:
+        return self.model.param_groups()
 
+    def batches(self, rng: np.random.Generator) -> list[Any]:
+        return self.model.batches(self.train, self.targets, rng)
 
-def _word_tensors(examples: Sequence[_Example]) -> tuple[Any, Any]:
-    """Every word's features and target, all pairs' words in one tensor each (what the token MLP trains on)."""
-    import torch
+    def loss(self, batch: Any) -> torch.Tensor:
+        return self.model.loss(batch)
 
-    x = torch.from_numpy(np.concatenate([np.concatenate([e.guest, e.host]) for e in examples]))
-    y = torch.from_numpy(np.concatenate([np.concatenate([e.target_guest, e.target_host]) for e in examples]))
-    return x, y
-
-
-def _token_epoch(head: Any, optimizer: Any, words: tuple[Any, Any], config: HighlighterConfig) -> float:
-    """One epoch of the token MLP over shuffled batches of ``words`` (:func:`_word_tensors`); returns the
-    mean word loss."""
-    import torch
-
-    x, y = words
-    loss_fn = torch.nn.BCEWithLogitsLoss()
-    perm = torch.randperm(len(x))
-    running = 0.0
-    for start in range(0, len(x), config.batch_size):
-        idx = perm[start : start + config.batch_size]
-        loss = loss_fn(head(x[idx]).squeeze(-1), y[idx])
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        running += float(loss.detach()) * len(idx)
-    return running / len(x)
-
-
-def _pair_epoch(head: Any, optimizer: Any, examples: Sequence[_Example], config: HighlighterConfig) -> float:
-    """One epoch of the sequence head over shuffled batches of ``config.pair_batch`` pairs.
-
-    Each pair weighs the same (the mean loss of its words): a long guest turn does not outweigh
-    the short turns. Returns the mean pair loss.
-    """
-    import torch
-
-    bce = torch.nn.functional.binary_cross_entropy_with_logits
-    perm = torch.randperm(len(examples)).tolist()
-    running = 0.0
-    for start in range(0, len(perm), config.pair_batch):
-        chunk = [examples[i] for i in perm[start : start + config.pair_batch]]
-        sides = head([torch.from_numpy(x) for ex in chunk for x in (ex.guest, ex.host)])
-        losses = []
-        for k, ex in enumerate(chunk):
-            target = torch.from_numpy(np.concatenate([ex.target_guest, ex.target_host]))
-            losses.append(bce(torch.cat(sides[2 * k : 2 * k + 2]), target))
-        loss = torch.stack(losses).mean()
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        running += float(loss.detach()) * len(chunk)
-    return running / len(examples)
+    def select(self) -> Selection | None:
+        """The offset of :data:`BIASES` best on the tuning pairs (the first of equals), scored by F1 plus the
+        mean highlight Jaccard: neither the pair decision nor the highlights are sacrificed for the other."""
+        logits = self.model.logits(self.tune_inputs) if self.tune else []
+        best: Selection | None = None
+        for bias in BIASES if self.tune else ():
+            m = score_predictions(self.tune, self.model.from_logits(self.tune, logits, bias))
+            score = m.f1 + (m.jaccard_guest + m.jaccard_host) / 2
+            if best is None or score > best.score:
+                row = {"f1": m.f1, "jaccard_guest": m.jaccard_guest, "jaccard_host": m.jaccard_host, "bias": bias}
+                best = Selection(score, {"bias": bias}, row)
+        return best
 
 
 def train_highlighter(
     train: Sequence[ParaphrasePair],
     tune: Sequence[ParaphrasePair],
     config: HighlighterConfig,
-    base_dir: Path | None = None,
+    encoder_dir: Path | None = None,
     cache_dir: Path | None = None,
-    progress: Callable[[str, int, int], None] | None = None,
-) -> tuple[ParaphraseHighlighter, TrainResult]:
-    """Encode the pairs once, fit PCA and the head on ``train``, keep the epoch best on ``tune``.
+    progress: Progress | None = None,
+    log: Callable[[str], None] | None = None,
+) -> tuple[Highlighter, FitResult, dict[str, float | int]]:
+    """Read the pairs once, fit the highlighter ``config`` names on ``train``, keep the epoch best on ``tune``.
 
-    The selection criterion is :func:`selection_criterion` (tune F1 plus the mean of the two
-    highlight Jaccards); with each epoch a logit offset
-    (``config.bias``, from :data:`BIASES`) is chosen on ``tune`` the same way. ``progress(stage, done, total)``
-    reports encoding (per pair) and training (per epoch).
+    A frozen-encoder highlighter when ``config.finetune_layers`` is 0, else a fine-tuned one
+    (:class:`FineTunedHighlighter`). With each epoch the logit offset (``config.bias``, from
+    :data:`BIASES`) is chosen on ``tune``; epoch and offset maximise F1 plus the mean highlight Jaccard.
+    Without tuning pairs the last epoch is kept with offset 0.
+
+    Args:
+        train: Annotated training pairs.
+        tune: Annotated tuning pairs.
+        config: The recipe; its ``bias`` (and, when empty, ``layers``) are set here.
+        encoder_dir: A local Hugging Face encoder instead of the packaged MiniLM.
+        cache_dir: The frozen encoder's pair-vector cache.
+        progress: ``(stage, done, total)``: the ``encode`` stage per pair, then ``train`` per epoch.
+        log: A line per epoch (loss and tuning figures).
+
+    Returns:
+        The model, the trainer's result (kept epoch, per-epoch history, time) and the tuning metrics.
     """
-    import torch
+    from gnn.device import seed_everything
+    from gnn.encoder import TextEncoder
 
-    started = time.perf_counter()
-    random.seed(config.seed)
-    torch.manual_seed(config.seed)
-    embedder = PairEmbedder(base_dir, config.layers, config.max_length, cache_dir)
-    config.base_model = config.base_model or embedder.name
-    vectors = []
-    for i, pair in enumerate([*train, *tune], start=1):
-        vectors.append(embedder.embed(pair.guest, pair.host))
-        if progress:
-            progress("encode", i, len(train) + len(tune))
-    mean, components = fit_pca([v for g, h in vectors[: len(train)] for v in (g, h)], config.pca, config.seed)
-    head = _build_head(config.pca + N_EXTRA, config.hidden, config.dropout, config.head)
-    model = ParaphraseHighlighter(embedder, mean, components, head, config)
-    examples = []
-    for pair, (g, h) in zip([*train, *tune], vectors, strict=True):
-        ex = _Example(*model.features(pair, g, h))
-        if pair.share is not None and pair.guest_hl is not None:
-            tg, th = pair.targets(config.target)
-            ex.target_guest, ex.target_host = np.asarray(tg, np.float32), np.asarray(th, np.float32)
-        examples.append(ex)
-    train_ex, tune_ex = examples[: len(train)], examples[len(train) :]
-    optimizer = torch.optim.AdamW(head.parameters(), lr=config.lr, weight_decay=config.weight_decay)
-    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=config.epochs)
-    words = None if config.head == "gru" else _word_tensors(train_ex)
-    best: tuple[float, int, dict[str, Any], ParaphraseMetrics | None] = (-1.0, 0, {}, None)
-    history: list[dict[str, float]] = []
-    for epoch in range(1, config.epochs + 1):
-        head.train()
-        if words is None:
-            loss = _pair_epoch(head, optimizer, train_ex, config)
-        else:
-            loss = _token_epoch(head, optimizer, words, config)
-        scheduler.step()
-        tune_logits = model.logits(tune_ex)
-        record, criterion, bias, metrics = score_epoch(epoch, loss, tune, partial(model.from_logits, tune, tune_logits))
-        history.append(record)
-        if criterion > best[0]:
-            state = {k: v.detach().clone() for k, v in head.state_dict().items()}
-            best = (criterion, epoch, state | {"bias": torch.tensor(bias)}, metrics)
-        if progress:
-            progress("train", epoch, config.epochs)
-    config.bias = float(best[2].pop("bias")) if "bias" in best[2] else 0.0
-    head.load_state_dict(best[2])
-    head.eval()
-    tune_metrics = best[3].as_dict() if best[3] is not None else {}
-    return model, TrainResult(best[1], tune_metrics, history, time.perf_counter() - started)
+    seed_everything(config.seed)  # the network's initial weights
+    encoder = TextEncoder(encoder_dir)
+    config.base_model = config.base_model or encoder.name
+    model: Highlighter
+    if config.finetune_layers > 0:
+        model = FineTunedHighlighter(config, encoder)
+        inputs = model.inputs([*train, *tune], progress)
+    else:
+        model, inputs = ParaphraseHighlighter.fitted([*train, *tune], len(train), config, encoder, cache_dir, progress)
+    targets = [np.concatenate(pair.targets(config.target)).astype(np.float32) for pair in train]
+    job = _Fit(model, inputs[: len(train)], targets, tune, inputs[len(train) :])
+    fit = Trainer(model.schedule(), progress=progress, log=log).fit(job)
+    config.bias = float(fit.chosen.get("bias", 0.0))
+    tuned = score_predictions(tune, model.from_logits(tune, model.logits(job.tune_inputs))).as_dict() if tune else {}
+    return model, fit, tuned
+
+
+def load_highlighter(model_dir: Path, card: ModelCard | None = None, cache_dir: Path | None = None) -> Highlighter:
+    """The highlighter saved in ``model_dir``, of either kind.
+
+    Args:
+        model_dir: A directory :meth:`Highlighter.save` wrote.
+        card: Its model card: the encoder is then the card's (``encoder_dir``, else the packaged
+            MiniLM) and must have the card's fingerprint. ``None``: the packaged MiniLM, unchecked.
+        cache_dir: The frozen encoder's pair-vector cache.
+
+    Raises:
+        FileNotFoundError: ``model_dir`` lacks the configuration or the weights it names.
+        ModelError: The encoder is not the one the card records (:func:`gnn.modelcard.check_encoder`).
+    """
+    from safetensors.torch import load_file
+
+    from gnn.encoder import TextEncoder
+    from gnn.modelcard import check_encoder
+
+    config_path = model_dir / CONFIG
+    if not config_path.is_file():
+        raise FileNotFoundError(f"{config_path}: not a paraphrase model directory (no {CONFIG})")
+    raw = json.loads(config_path.read_text(encoding="utf-8"))
+    config = HighlighterConfig(**raw | {"layers": tuple(raw.get("layers", ()))})
+    kind: type[Highlighter] = FineTunedHighlighter if config.finetune_layers > 0 else ParaphraseHighlighter
+    weights = model_dir / kind.WEIGHTS
+    if not weights.is_file():
+        raise FileNotFoundError(f"{weights}: not a paraphrase model directory (no {kind.WEIGHTS})")
+    encoder = TextEncoder(Path(card.encoder_dir) if card is not None and card.encoder_dir else None)
+    if card is not None:
+        check_encoder(model_dir, card, encoder.fingerprint(), encoder.name)
+    return kind.restore(load_file(str(weights)), config, encoder, cache_dir)

@@ -31,7 +31,7 @@ def run_fold(
     fold: Fold,
     config: HighlighterConfig,
     cache_dir: Path | None = None,
-    base_dir: Path | None = None,
+    encoder_dir: Path | None = None,
 ) -> tuple[dict[str, Any], list[PairPrediction]]:
     """Train on ``fold.train``, choose on ``fold.tune``, then predict ``fold.test``.
 
@@ -39,25 +39,11 @@ def run_fold(
         The fold's row (``chosen``: the epoch and offset; ``scores``: the held-out figures) and its
         held-out predictions.
     """
-    train = [pairs[i] for i in fold.train]
-    tune = [pairs[i] for i in fold.tune]
-    test = [pairs[i] for i in fold.test]
-    own = replace(config)
-    model: Any
-    if own.finetune_layers > 0:
-        from gnn.paraphrase_finetune import train_finetuned
-
-        model, result = train_finetuned(train, tune, own)
-    else:
-        model, result = train_highlighter(train, tune, own, base_dir=base_dir, cache_dir=cache_dir)
+    train, tune, test = ([pairs[i] for i in part] for part in (fold.train, fold.tune, fold.test))
+    model, fit, _ = train_highlighter(train, tune, replace(config), encoder_dir=encoder_dir, cache_dir=cache_dir)
     predictions = model.predict(test)
-    scores = score_predictions(test, predictions).as_dict()
-    row = {
-        "fold": fold.index,
-        "chosen": {"epoch": result.best_epoch, "bias": own.bias},
-        "scores": scores,
-    }
-    return row, predictions
+    chosen = {"epoch": fit.best_epoch, "bias": model.config.bias}
+    return {"fold": fold.index, "chosen": chosen, "scores": score_predictions(test, predictions).as_dict()}, predictions
 
 
 def cross_validate_paraphrase(
@@ -67,7 +53,7 @@ def cross_validate_paraphrase(
     seed: int = 13,
     *,
     cache_dir: Path | None = None,
-    base_dir: Path | None = None,
+    encoder_dir: Path | None = None,
     log: Callable[[str], None] = lambda _msg: None,
 ) -> dict[str, Any]:
     """Out-of-fold figures of the highlighter recipe ``config`` on ``pairs``, folds by interview.
@@ -78,7 +64,7 @@ def cross_validate_paraphrase(
         folds: Number of folds.
         seed: Seed of the folds (the models use ``config.seed``).
         cache_dir: Pair-encoding cache.
-        base_dir: A local encoder directory instead of the packaged MiniLM.
+        encoder_dir: A local encoder directory instead of the packaged MiniLM.
         log: Receives a line per fold.
 
     Returns:
@@ -95,7 +81,7 @@ def cross_validate_paraphrase(
     predictions: list[PairPrediction] = []
     for fold, sizes in zip(plan, group_summary(groups, plan), strict=True):
         log(f"ContextDeP cross-validation: fold {fold.index + 1}/{folds}")
-        row, preds = run_fold(pairs, fold, config, cache_dir, base_dir)
+        row, preds = run_fold(pairs, fold, config, cache_dir, encoder_dir)
         rows.append({**row, **sizes})
         predictions += preds
         for name in FIGURES:

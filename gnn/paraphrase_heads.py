@@ -32,7 +32,7 @@ class SequenceHead(nn.Module):
         """One logit per word of each side (``sides``: words x features each; empty sides allowed)."""
         lengths = [len(s) for s in sides]
         kept = [i for i, n in enumerate(lengths) if n > 0]
-        out = [torch.zeros(0) for _ in sides]
+        out = [s.new_zeros(0) for s in sides]
         if not kept:
             return out
         padded = nn.utils.rnn.pad_sequence([sides[i] for i in kept], batch_first=True)

@@ -49,18 +49,18 @@ def train_paraphrase(data: list[Path] | None, out: Path | None, profile: str, se
     Profiles: quick and full keep the encoder frozen (a PCA + MLP head; full is the shipped
     model), gru too, with a GRU over each side's words instead of the MLP (about 1 minute);
     finetune also fine-tunes the encoder's six layers (about 6 minutes, 43 MB of weights); lora
-    trains rank-8 adapters on them instead (1.4 MB).
+    trains rank-8 adapters on them instead (1.4 MB). --encoder reads the pairs with another local
+    encoder (fine-tuning needs a BERT-like one).
     Default data: the train and dev token files of <corpora>/contextdep. Dev pairs are split by
     interview into a tuning half and a held-out half; the card reports both.
     """
-    if encoder is not None:
-        # Its pair features, PCA and adapters are built around the packaged MiniLM's tokens and layers.
-        raise ApiError("train paraphrase reads the texts with the packaged MiniLM only; --encoder is not supported")
     cfg = settings()
     paths = data or service.default_data(cfg.corpora or Path("../shared/corpora"))
     target = out or cfg.models_dir / "paraphrase"
     with stages(REPORTER) as progress:
-        card = service.train(paths, target, profile=profile, seed=seed, cache_dir=_pairs_cache(), progress=progress)
+        card = service.train(
+            paths, target, profile, seed, _pairs_cache(), encoder_dir=encoder, progress=progress, log=REPORTER.log
+        )
     held = card.metrics.get("heldout", {})
     console.print(
         f"paraphrase model -> {target} in {card.training_seconds}s; best epoch {card.metrics['best_epoch']}; "

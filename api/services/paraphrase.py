@@ -15,7 +15,7 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from api.services.graph import Graph
 from api.services.predictions import PredictionJob
@@ -34,14 +34,16 @@ from ontology.records import (
 )
 from ontology.terms import Prop
 
+if TYPE_CHECKING:
+    from gnn.paraphrase import Highlighter
+    from gnn.trainer import Progress
+
 TASK = "paraphrase"
 MODEL_NAME = "contextdep-highlighter"
 # Bumped whenever the shipped weights change: `argweb run` skips a corpus that holds a complete
 # run of the same model and version, so an unchanged version would keep the old predictions.
 VERSION = "2"
 HEADER = ("QID", "paraphrase", "score", "guest_probs", "host_probs")
-
-Progress = Callable[[str, int, int], None]
 
 
 def pairs_from_file(path: Path) -> list[ParaphrasePair]:
@@ -87,52 +89,53 @@ def train(
     profile: str = "full",
     seed: int = 13,
     cache_dir: Path | None = None,
+    encoder_dir: Path | None = None,
     progress: Progress | None = None,
+    log: Callable[[str], None] | None = None,
 ) -> ModelCard:
     """Train the highlighter and write a model directory with its card.
 
+    Args:
+        paths: ``*_TOKEN-annotations.tsv`` files (see :func:`split_data`).
+        out: The model directory.
+        profile: A profile of :data:`gnn.paraphrase.PROFILES`.
+        seed: Seed of the model.
+        cache_dir: Pair-encoding cache.
+        encoder_dir: A local Hugging Face encoder instead of the packaged MiniLM (recorded in the card
+            by name, directory and fingerprint; the model then runs on that encoder only).
+        progress: ``(stage, done, total)`` of the encoding and of the epochs.
+        log: A line per epoch.
+
     Raises:
-        ModelError: Unknown profile.
+        ModelError: Unknown profile, or an encoder that cannot be read.
         LoaderError: Unreadable data.
     """
-    from gnn.paraphrase import CONFIG, PROFILES, WEIGHTS, HighlighterConfig, train_highlighter
-    from gnn.paraphrase_finetune import WEIGHTS as FINETUNED_WEIGHTS
-    from gnn.paraphrase_finetune import train_finetuned
+    from gnn.paraphrase import CONFIG, PROFILES, HighlighterConfig, train_highlighter
 
     config = profile_config(PROFILES, profile, seed, HighlighterConfig)
     parts = split_data(paths)
-    model: Any
-    if config.finetune_layers > 0:
-        model, result = train_finetuned(parts["train"], parts["tune"], config, progress=progress)
-        weights = [FINETUNED_WEIGHTS, CONFIG]
-        tuned = f"rank-{config.lora_rank} adapters on" if config.lora_rank else "fine-tuned"
-        encoder = f"{model.name}, top {len(model.layers)} layers {tuned} (stored), the rest frozen"
-        notes = "Fine-tuned MiniLM pair encoding (guest and host in one input) + linear token head; "
-    else:
-        model, result = train_highlighter(parts["train"], parts["tune"], config, cache_dir=cache_dir, progress=progress)
-        weights = [WEIGHTS, CONFIG]
-        encoder = f"{model.embedder.name} ({model.embedder.encoder.cache_key()}), frozen; layers {list(config.layers)}"
-        head = "a GRU over each side" if config.head == "gru" else "MLP"
-        notes = f"Frozen MiniLM pair encoding (guest and host in one input) + PCA and alignment features + {head}; "
-    metrics: dict[str, Any] = {"tune": result.tune, "best_epoch": result.best_epoch}
+    model, fit, tuned = train_highlighter(parts["train"], parts["tune"], config, encoder_dir, cache_dir, progress, log)
+    metrics: dict[str, Any] = {"tune": tuned, "best_epoch": fit.best_epoch}
     if parts["heldout"]:
         metrics["heldout"] = score_predictions(parts["heldout"], model.predict(parts["heldout"])).as_dict()
     card = ModelCard(
         task=TASK,
         model=MODEL_NAME,
         version=VERSION,
-        weights=weights,
-        encoder=encoder,
+        weights=[model.WEIGHTS, CONFIG],
+        encoder=model.encoder.name,
+        encoder_fingerprint=model.encoder.fingerprint(),
+        encoder_dir=str(model.encoder.model_dir.resolve()) if encoder_dir is not None else None,
         data={
             "files": [str(p) for p in paths],
             "split": "train files -> train; dev files split by interview (sha1 of the MediaSum id, "
-            "salt argweb-contextdep, half) -> tune (epoch selection) / heldout (scored only)",
+            "salt argweb-contextdep, half) -> tune (epoch and offset selection) / heldout (scored only)",
             "pairs": {k: len(v) for k, v in parts.items()},
             "heldout_qids": [p.qid for p in parts["heldout"]],
         },
-        notes=notes + "a pair is a paraphrase when both sides have a token with probability >= 0.5.",
+        notes=model.notes + "; a pair is a paraphrase when both sides have a token with probability >= 0.5.",
     )
-    return write_trained_card(out, card, config, profile, result, metrics, model.save(out))
+    return write_trained_card(out, card, config, profile, fit, metrics, model.save(out))
 
 
 def resolve_model(model: Path | None) -> Path:
@@ -148,12 +151,19 @@ def resolve_model(model: Path | None) -> Path:
     return resolve(TASK, model, get_settings().models_dir if model is not None else None).path
 
 
-def _load(model: Path | None, cache_dir: Path | None) -> Any:
-    from gnn.paraphrase_finetune import load_highlighter
+def _load(model: Path | None, cache_dir: Path | None) -> Highlighter:
+    """The highlighter :func:`resolve_model` names, on the encoder its card records.
 
-    path = resolve_model(model)
+    Raises:
+        ModelError: Its files are missing, or the encoder is not the one it was trained with.
+    """
+    from api.settings import get_settings
+    from gnn.paraphrase import load_highlighter
+    from gnn.registry import resolve_model as resolve
+
+    resolved = resolve(TASK, model, get_settings().models_dir if model is not None else None)
     try:
-        return load_highlighter(path, cache_dir=cache_dir)
+        return load_highlighter(resolved.path, resolved.card, cache_dir)
     except FileNotFoundError as e:
         raise ModelError(str(e)) from e
 

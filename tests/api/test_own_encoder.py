@@ -1,8 +1,8 @@
 """``train … --encoder PATH``: any local Hugging Face encoder, recorded by fingerprint and enforced.
 
 A tiny randomly initialised BERT is written from a config into a temporary directory (no weights
-are downloaded); the relation and discourse models train on it, predict through it, and refuse
-to run once the encoder in that directory is no longer the one they were trained with.
+are downloaded); the relation, discourse and paraphrase models train on it, predict through it, and
+refuse to run once the encoder in that directory is no longer the one they were trained with.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+from click.testing import Result
 from typer.testing import CliRunner
 
 from api.cli.main import app
@@ -20,6 +21,7 @@ pytestmark = pytest.mark.model  # trains on a local encoder
 
 AIF_DIR = SAMPLES / "dialam-2024" / "my_train"
 MOLWENI = SAMPLES / "molweni" / "DP" / "dev.json"
+CONTEXTDEP = sorted((SAMPLES / "contextdep").glob("*_TOKEN-annotations.tsv"))
 
 
 def _tiny_bert(where: Path, seed: int) -> Path:
@@ -90,3 +92,39 @@ def test_discourse_trains_and_parses_on_a_local_encoder(encoder: Path, tmp_path:
     assert parsed.exit_code == 0, parsed.output
     dialogues = json.loads((tmp_path / "p.json").read_text(encoding="utf-8"))
     assert dialogues and all("relations" in d for d in dialogues)
+
+
+@pytest.mark.parametrize("profile", ["quick", "lora"])  # the frozen-encoder and the fine-tuned highlighter
+def test_paraphrase_trains_and_predicts_on_a_local_encoder_and_refuses_another(
+    encoder: Path, profile: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ARGWEB_CACHE_DIR", str(tmp_path / "cache"))  # this encoder's pair vectors are throwaway
+    out, dev = tmp_path / "highlighter", next(p for p in CONTEXTDEP if "_DEV_" in p.name)
+    data = [arg for path in CONTEXTDEP for arg in ("--data", str(path))]
+    args = ["train", "paraphrase", "--profile", profile, "--encoder", str(encoder), *data, "--out", str(out)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    card = json.loads((out / "model_card.json").read_text(encoding="utf-8"))
+    assert card["encoder"] == encoder.name and card["encoder_dir"] == str(encoder.resolve())
+    assert len(card["encoder_fingerprint"]) == 16
+
+    def predict(target: Path) -> Result:
+        return CliRunner().invoke(
+            app, ["predict", "contextdep", "--in", str(dev), "--out", str(target), "--model", str(out)]
+        )
+
+    predicted = predict(tmp_path / "pred.tsv")
+    assert predicted.exit_code == 0, predicted.output
+    rows = (tmp_path / "pred.tsv").read_text(encoding="utf-8").splitlines()
+    assert (
+        rows[0].startswith("QID\tparaphrase")
+        and len(rows) == 1 + card["data"]["pairs"]["tune"] + card["data"]["pairs"]["heldout"]
+    )
+    _tiny_bert(encoder, seed=1)
+    try:
+        refused = predict(tmp_path / "again.tsv")
+    finally:
+        _tiny_bert(encoder, seed=0)
+    assert refused.exit_code != 0
+    assert "fingerprint" in " ".join(refused.output.split())
+    assert not (tmp_path / "again.tsv").exists()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from typer.testing import CliRunner
 from api.cli.main import app
 from api.services import paraphrase as service
 from gnn.modelcard import read_card
-from ontology.errors import ApiError, LoaderError
+from ontology.errors import ApiError, LoaderError, ModelError
 from tests.conftest import BAD, SAMPLES
 
 pytestmark = pytest.mark.model  # trains and runs the paraphrase highlighter
@@ -127,13 +128,13 @@ def test_predict_unannotated_pairs_under_any_name(trained: tuple[Path, Path], tm
 
 
 def test_gru_head_trains_saves_and_predicts_the_same_after_loading(tmp_path: Path) -> None:
-    from gnn.paraphrase import ParaphraseHighlighter
+    from gnn.paraphrase import load_highlighter
 
     cache = tmp_path / "cache"
     card = service.train([TRAIN, DEV], tmp_path / "gru", profile="gru", seed=3, cache_dir=cache)
     assert card.hyperparameters["head"] == "gru" and "GRU" in card.notes
     pairs = service.pairs_from_file(DEV)
-    model = ParaphraseHighlighter.load(tmp_path / "gru", cache_dir=cache)
+    model = load_highlighter(tmp_path / "gru", card, cache_dir=cache)
     assert model.config.head == "gru"
     first = model.predict(pairs)
     assert [len(p.guest_probs) for p in first] == [len(p.guest) for p in pairs]
@@ -160,3 +161,19 @@ def test_sequence_head_reads_sides_in_order_and_allows_empty_sides() -> None:
     changed[-1] += 1.0
     assert not torch.allclose(head([changed])[0][0], out[0][0])
     assert torch.allclose(head([a])[0], out[0], atol=1e-6)
+
+
+def test_the_shipped_model_records_its_encoder_and_refuses_another(tmp_path: Path) -> None:
+    from gnn.encoder import TextEncoder
+    from gnn.registry import shipped_model
+
+    card = read_card(shipped_model("paraphrase"), task="paraphrase")
+    assert (card.encoder, card.encoder_fingerprint) == ("all-MiniLM-L6-v2", TextEncoder(None).fingerprint())
+    # The same model, its card claiming another encoder: refused before anything is predicted.
+    copy = tmp_path / "model"
+    shutil.copytree(shipped_model("paraphrase"), copy)
+    raw = json.loads((copy / "model_card.json").read_text(encoding="utf-8"))
+    (copy / "model_card.json").write_text(json.dumps(raw | {"encoder_fingerprint": "0" * 16}), encoding="utf-8")
+    with pytest.raises(ModelError, match="fingerprint 0000000000000000"):
+        service.predict_file(DEV, tmp_path / "p.tsv", copy, cache_dir=tmp_path / "cache")
+    assert not (tmp_path / "p.tsv").exists()

@@ -8,7 +8,7 @@ import pytest
 
 from api.services import paraphrase as service
 from gnn.modelcard import read_card
-from gnn.paraphrase_finetune import WEIGHTS
+from gnn.paraphrase import FineTunedHighlighter
 from graphstore.loaders.registry import SAMPLES
 
 pytestmark = pytest.mark.model  # trains a model
@@ -19,9 +19,10 @@ TRAIN, DEV = SAMPLE / "ANON_TRAIN_TOKEN-annotations.tsv", SAMPLE / "ANON_DEV_TOK
 def test_service_trains_the_finetune_profile_and_serves_it(tmp_path: Path) -> None:
     card = service.train([TRAIN, DEV], tmp_path / "model", profile="finetune", seed=2)
     stored = read_card(tmp_path / "model", task="paraphrase")
-    assert stored.weights == [WEIGHTS, "paraphrase_config.json"] == card.weights
+    assert stored.weights == [FineTunedHighlighter.WEIGHTS, "paraphrase_config.json"] == card.weights
     assert stored.hyperparameters["finetune_layers"] == 6 and stored.hyperparameters["profile"] == "finetune"
-    assert "fine-tuned" in (stored.encoder or "")
+    assert stored.encoder == "all-MiniLM-L6-v2" and stored.encoder_fingerprint and stored.encoder_dir is None
+    assert "fine-tuned" in stored.notes
     assert set(stored.metrics) >= {"tune", "heldout", "best_epoch", "history", "bytes"}
     result = service.evaluate(tmp_path / "model", DEV)
     assert result["pairs"] == 7 and 0.0 <= result["f1"] <= 1.0

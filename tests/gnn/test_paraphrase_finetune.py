@@ -12,9 +12,15 @@ import torch
 
 from gnn.contextdep import pairs_from_records
 from gnn.encoder import TextEncoder
-from gnn.paraphrase import PROFILES, HighlighterConfig, ParaphraseHighlighter
+from gnn.paraphrase import (
+    PROFILES,
+    FineTunedHighlighter,
+    HighlighterConfig,
+    ParaphraseHighlighter,
+    load_highlighter,
+    train_highlighter,
+)
 from gnn.paraphrase_eval import ParaphrasePair, split_by_interview
-from gnn.paraphrase_finetune import WEIGHTS, FineTunedHighlighter, load_highlighter, train_finetuned
 from gnn.registry import shipped_model
 from graphstore.loaders.contextdep import load_contextdep
 from graphstore.loaders.registry import SAMPLES
@@ -33,7 +39,8 @@ def parts() -> dict[str, list[ParaphrasePair]]:
 @pytest.fixture(scope="module")
 def trained(parts: dict[str, list[ParaphrasePair]]) -> tuple[FineTunedHighlighter, list[float]]:
     config = replace(HighlighterConfig(**PROFILES["finetune"]), finetune_layers=2, epochs=4, seed=5)
-    model, result = train_finetuned(parts["train"], parts["tune"], config)
+    model, result, _ = train_highlighter(parts["train"], parts["tune"], config)
+    assert isinstance(model, FineTunedHighlighter)
     return model, [row["loss"] for row in result.history]
 
 
@@ -69,7 +76,8 @@ def test_save_and_load_give_the_same_predictions(
 ) -> None:
     model, _ = trained
     size = model.save(tmp_path)
-    assert size == (tmp_path / WEIGHTS).stat().st_size + (tmp_path / "paraphrase_config.json").stat().st_size
+    weights = tmp_path / FineTunedHighlighter.WEIGHTS
+    assert size == weights.stat().st_size + (tmp_path / "paraphrase_config.json").stat().st_size
     loaded = load_highlighter(tmp_path)
     assert isinstance(loaded, FineTunedHighlighter) and loaded.config.bias == model.config.bias
     pairs = parts["heldout"]
@@ -87,14 +95,14 @@ def test_load_refuses_a_directory_without_weights(tmp_path: Path) -> None:
     (tmp_path / "paraphrase_config.json").write_text(
         '{"finetune_layers": 1, "layers": [3, 6], "bias": 0.0}', encoding="utf-8"
     )
-    with pytest.raises(FileNotFoundError, match=re.escape(WEIGHTS)):
+    with pytest.raises(FileNotFoundError, match=re.escape(FineTunedHighlighter.WEIGHTS)):
         load_highlighter(tmp_path)
 
 
 def test_lora_trains_only_adapters_and_stores_only_them(parts: dict[str, list[ParaphrasePair]], tmp_path: Path) -> None:
     config = replace(HighlighterConfig(**PROFILES["finetune"]), lora_rank=4, epochs=2, seed=7, encoder_lr=1e-3)
-    model, result = train_finetuned(parts["train"], parts["tune"], config)
-    assert len(result.history) == 2
+    model, result, _ = train_highlighter(parts["train"], parts["tune"], config)
+    assert isinstance(model, FineTunedHighlighter) and len(result.history) == 2
     _, fresh = TextEncoder(None).load_transformer()
     query = model.layers[0].attention.self.query
     packaged = fresh.encoder.layer[model.frozen].attention.self.query
