@@ -20,7 +20,9 @@ SAMPLE = SAMPLES / "contextdep"
 @pytest.fixture(scope="module")
 def parts() -> dict[str, list[ParaphrasePair]]:
     # The train file trains; the dev file is split by interview into tuning and held-out pairs.
-    tune, heldout = split_by_interview(pairs_from_records(load_contextdep([SAMPLE / "ANON_DEV_TOKEN-annotations.tsv"]).nodes))
+    tune, heldout = split_by_interview(
+        pairs_from_records(load_contextdep([SAMPLE / "ANON_DEV_TOKEN-annotations.tsv"]).nodes)
+    )
     train = pairs_from_records(load_contextdep([SAMPLE / "ANON_TRAIN_TOKEN-annotations.tsv"]).nodes)
     return {"train": train, "tune": tune, "heldout": heldout}
 
