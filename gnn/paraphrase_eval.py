@@ -22,6 +22,8 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from gnn.protocol import Pooled
+
 THRESHOLD = 0.5
 
 
@@ -199,6 +201,15 @@ class ParaphraseMetrics:
     def jaccard_host_pairs(self) -> int:
         """How many pairs the host-side Jaccard averages over."""
         return len(self.host_jaccards)
+
+    def labels(self) -> Pooled:
+        """Predicted against gold pairs per label (``paraphrase`` / ``not_paraphrase``): a model that calls
+        every pair a paraphrase shows as no ``not_paraphrase`` predicted and a recall of 0 there."""
+        tally = Pooled()
+        tally.add("paraphrase", self.positives, self.predicted_positives, self.true_positives)
+        negatives, predicted = self.pairs - self.positives, self.pairs - self.predicted_positives
+        tally.add("not_paraphrase", negatives, predicted, self.correct - self.true_positives)
+        return tally
 
     def as_dict(self) -> dict[str, float | int]:
         """Flat dictionary for JSON output and model cards."""

@@ -70,6 +70,9 @@ def test_paraphrase_cross_validation_predicts_each_pair_once(tmp_path: Path, mon
     assert sum(c["gold"] for c in out["labels"].values()) == len(pairs)
     assert sum(c["predicted"] for c in out["labels"].values()) == len(pairs)
     assert len(out["figures"]["f1"]["folds"]) == 2
+    assert out["items"] == len(pairs) and "grouped by interview" in out["protocol"]
+    # Each fold chose its epoch and offset inside its training folds.
+    assert all({"epoch", "bias"} <= set(fold["chosen"]) and fold["tune"] > 0 for fold in out["folds"])
 
 
 def test_one_file_to_score_or_folds_to_train(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
