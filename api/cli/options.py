@@ -104,10 +104,19 @@ def print_cv(title: str, section: dict[str, Any]) -> None:
     for name, v in section["figures"].items():
         figures.add_row(name, f"{v['mean']:.4f}", f"{v['std']:.4f}", " ".join(f"{x:.3f}" for x in v["folds"]))
     console.print(figures)
-    labels = section.get("labels") or {}
+    print_labels(section.get("labels") or {}, "predicted against gold, pooled over the held-out folds")
+    console.print(section["protocol"])
+
+
+def print_labels(labels: dict[str, Any], title: str) -> None:
+    """Print predicted against gold counts per label (label -> gold, predicted, recall; or one such
+    mapping per decoding), as :class:`gnn.protocol.Pooled` gives them; nothing when there are none."""
+    from rich.console import Console
+    from rich.table import Table
+
     nested = all(isinstance(v, dict) and "gold" not in v for v in labels.values())
     per_decoding = labels if nested else {"": labels}
-    counts = Table(title="predicted against gold, pooled over the held-out folds")
+    counts = Table(title=title)
     for col in ("decoding", "label", "gold", "predicted", "recall"):
         counts.add_column(col, justify="left" if col in ("decoding", "label") else "right")
     for decoding, per in per_decoding.items():
@@ -115,5 +124,4 @@ def print_cv(title: str, section: dict[str, Any]) -> None:
             recall = "—" if c["recall"] is None else f"{c['recall']:.3f}"
             counts.add_row(decoding or "—", label, str(c["gold"]), str(c["predicted"]), recall)
     if labels:
-        console.print(counts)
-    console.print(section["protocol"])
+        Console().print(counts)

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from api.cli.options import Folds, JsonFlag, ModelDir, WriteFlag, print_cv, show, train_command
+from api.cli.options import Folds, JsonFlag, ModelDir, WriteFlag, print_cv, print_labels, show, train_command
 from api.cli_common import REPORTER, console, group, settings
 from api.services import paraphrase as service
 from api.services.graph import Graph
@@ -41,6 +41,7 @@ def print_metrics(result: dict[str, Any], title: str) -> None:
         value = result[key]
         table.add_row(key, f"{value:.4f}" if isinstance(value, float) else str(value))
     Console().print(table)
+    print_labels(result.get("labels") or {}, "predicted against gold pairs")
 
 
 def train_paraphrase(data: list[Path] | None, out: Path | None, profile: str, seed: int, encoder: Path | None) -> None:

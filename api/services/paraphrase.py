@@ -169,11 +169,19 @@ def _load(model: Path | None, cache_dir: Path | None) -> Highlighter:
 
 
 def evaluate(model: Path | None, data: Path, cache_dir: Path | None = None) -> dict[str, Any]:
-    """Classification F1/P/R against the majority vote and highlight Jaccard of a model on ``data``."""
+    """Classification F1/P/R against the majority vote and highlight Jaccard of a model on ``data``.
+
+    Beside the figures, ``labels``: predicted against gold pairs per label (``paraphrase`` /
+    ``not_paraphrase``), which shows a model that calls every pair a paraphrase at a glance.
+    """
     pairs = pairs_from_file(data)
     highlighter = _load(model, cache_dir)
-    metrics = score_predictions(pairs, highlighter.predict(pairs)).as_dict()
-    return {"model": str(resolve_model(model)), "data": str(data)} | metrics
+    metrics = score_predictions(pairs, highlighter.predict(pairs))
+    return (
+        {"model": str(resolve_model(model)), "data": str(data)}
+        | metrics.as_dict()
+        | {"labels": metrics.labels().as_dict()}
+    )
 
 
 def predictions_tsv(rows: Sequence[Any]) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -57,6 +58,14 @@ def test_evaluate_and_predict_round_trip(trained: tuple[Path, Path], tmp_path: P
     model, cache = trained
     result = service.evaluate(model, DEV, cache_dir=cache)
     assert result["pairs"] == 7 and 0.0 <= result["f1"] <= 1.0
+    # Predicted against gold pairs per label, from the same predictions as the figures.
+    labels = result["labels"]
+    assert set(labels) == {"paraphrase", "not_paraphrase"}
+    assert labels["paraphrase"]["gold"] == result["positives"]
+    assert labels["paraphrase"]["predicted"] == result["predicted_positives"]
+    assert labels["paraphrase"]["right"] == result["true_positives"]
+    assert sum(c["gold"] for c in labels.values()) == sum(c["predicted"] for c in labels.values()) == 7
+    assert sum(c["right"] for c in labels.values()) == round(result["accuracy"] * 7)
     out = tmp_path / "pred.tsv"
     summary = service.predict_file(DEV, out, model, cache_dir=cache)
     assert summary["pairs"] == 7
@@ -86,7 +95,17 @@ def test_cli_predict_and_evaluate(trained: tuple[Path, Path], tmp_path: Path, mo
     assert out.read_text(encoding="utf-8").startswith("QID\tparaphrase\tscore\tguest_probs\thost_probs\n")
     result = runner.invoke(app, ["evaluate", "paraphrase", "--model", str(model), "--data", str(DEV), "--json"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["pairs"] == 7
+    scored = json.loads(result.stdout)
+    assert scored["pairs"] == 7
+    # The table shows the predicted against gold counts beside the scores.
+    result = runner.invoke(
+        app, ["evaluate", "paraphrase", "--model", str(model), "--data", str(DEV)], env={"COLUMNS": "200"}
+    )
+    assert result.exit_code == 0, result.output
+    assert "predicted against gold" in result.output
+    rows = [re.findall(r"[\w.]+", line) for line in result.output.splitlines()]
+    for label, c in scored["labels"].items():
+        assert [label, str(c["gold"]), str(c["predicted"])] in [row[:3] for row in rows]
 
 
 def test_bad_input_and_missing_model(tmp_path: Path) -> None:
