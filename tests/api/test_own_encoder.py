@@ -15,6 +15,7 @@ from click.testing import Result
 from typer.testing import CliRunner
 
 from api.cli.main import app
+from gnn.encoder import TextEncoder
 from graphstore.loaders.registry import SAMPLES
 
 pytestmark = pytest.mark.model  # trains on a local encoder
@@ -122,9 +123,11 @@ def test_paraphrase_trains_and_predicts_on_a_local_encoder_and_refuses_another(
     )
     _tiny_bert(encoder, seed=1)
     try:
+        other = TextEncoder(encoder).fingerprint()
         refused = predict(tmp_path / "again.tsv")
     finally:
         _tiny_bert(encoder, seed=0)
-    assert refused.exit_code != 0
-    assert "fingerprint" in " ".join(refused.output.split())
+    message = " ".join(refused.output.split())
+    assert refused.exit_code == 1 and other != card["encoder_fingerprint"]  # a ModelError
+    assert f"fingerprint {card['encoder_fingerprint']}" in message and f"fingerprint {other}" in message
     assert not (tmp_path / "again.tsv").exists()

@@ -193,6 +193,7 @@ def test_the_shipped_model_records_its_encoder_and_refuses_another(tmp_path: Pat
     shutil.copytree(shipped_model("paraphrase"), copy)
     raw = json.loads((copy / "model_card.json").read_text(encoding="utf-8"))
     (copy / "model_card.json").write_text(json.dumps(raw | {"encoder_fingerprint": "0" * 16}), encoding="utf-8")
-    with pytest.raises(ModelError, match="fingerprint 0000000000000000"):
+    with pytest.raises(ModelError, match="fingerprint 0000000000000000") as refused:
         service.predict_file(DEV, tmp_path / "p.tsv", copy, cache_dir=tmp_path / "cache")
+    assert f"fingerprint {card.encoder_fingerprint}" in str(refused.value)  # both encoders named
     assert not (tmp_path / "p.tsv").exists()
