@@ -257,7 +257,8 @@ class Trainer:
             row["seconds"] = round(time.perf_counter() - t0, 2)
             history.append(row)
             if self.log is not None:
-                tuned = "".join(f", {k} {v}" for k, v in row.items() if k not in ("epoch", "loss", "seconds"))
+                shown = {k: f"{v:.4f}" if isinstance(v, float) else v for k, v in row.items()}
+                tuned = "".join(f", {k} {v}" for k, v in shown.items() if k not in ("epoch", "loss", "seconds"))
                 took = f"({row['seconds']:.0f} s)"
                 self.log(f"{self.label}epoch {epoch}/{s.epochs}: loss {row['loss']:.4f}{tuned} {took}")
             if self.progress is not None:
