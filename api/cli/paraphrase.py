@@ -81,7 +81,8 @@ def evaluate_paraphrase(
     profile: Annotated[str, typer.Option("--profile", help="Recipe of the fold models (with --cv).")] = "full",
     seed: Annotated[int, typer.Option("--seed", help="Seed of the folds and the fold models (with --cv).")] = 13,
 ) -> None:
-    """F1/P/R against the majority vote and highlight Jaccard (guest/host) against most annotators' tokens.
+    """F1/P/R against the majority vote and highlight Jaccard (guest/host) against most annotators' tokens,
+    with the predicted against gold pairs per label (paraphrase / not_paraphrase).
 
     With --cv K no model is read: the pairs of the files (default: the train and dev files, what
     the shipped model trains on) are cut into K folds by interview, and K models are trained, each
