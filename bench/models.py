@@ -12,6 +12,10 @@ with a cold embedding cache (a new, temporary one: the encoder runs) and once wa
   Sci-Arg component pairs/s, M-Arg debate sentences/s), on ``../shared/corpora`` or the samples.
 - ``paraphrase``: ContextDeP guest/host pairs/s on the dev token file (88 pairs) or the sample.
 - ``components``: Sci-Arg sentences/s of the component tagger on papers A25-A32 or the sample.
+- ``pairs``: the out-of-context pair model asked through ``POST /predict``'s service (task
+  ``pair``): prints "challenge set: N of 36 right" (and per gold label) on
+  ``tests/data/challenge/relations.jsonl`` (goal 80 %), and M-Arg's support/attack macro-F1 on its
+  gold pairs when the corpus is there (goal 0.25).
 
 Usage: ``python bench/models.py [--task NAME ...] [--model DIR] [--data FILE] [--train quick|full]
 [--json OUT]``
@@ -36,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from api.services import discourse  # noqa: E402
 from api.settings import get_settings  # noqa: E402
+from bench.harness import record  # noqa: E402
 from bench.models_relations import timed_twice  # noqa: E402
 from gnn.encoder import TextEncoder  # noqa: E402
 from gnn.modelcard import read_card  # noqa: E402
@@ -188,11 +193,66 @@ def bench_components(args: argparse.Namespace) -> list[dict[str, Any]]:
     ]
 
 
+CHALLENGE_GOAL = 0.8
+MARG_SUPPORT_ATTACK_GOAL = 0.25
+
+
+def bench_pairs(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The challenge set through the ``POST /predict`` service, pairs/s, and the M-Arg figure."""
+    from api.services import pairs, predict, predictors
+    from api.services.graph import Graph
+    from gnn.pairs import challenge_score, read_challenge
+
+    settings = get_settings()
+    predictors.install()
+    rows = read_challenge(pairs.CHALLENGE)
+    graph = Graph(settings, start=False)
+    answers: list[str] = []
+
+    def ask() -> None:
+        answers.clear()
+        for r in rows:
+            body = predict.predict(predict.PredictionRequest("pair", texts=(r.source, r.target)), graph)
+            answers.append(body["edges"][0]["label"])
+
+    cold, warm = timed_twice(ask)
+    result = challenge_score(rows, answers)
+    console = Console()
+    console.print(f"challenge set: {result['right']} of {result['pairs']} right")
+    for label, row in sorted(result["per_label"].items()):
+        console.print(f"  {label}: {row['right']} of {row['pairs']} right")
+    card, model = pairs.load(settings)
+    record("pairs: challenge set", result["share"], "share right", CHALLENGE_GOAL, "higher", f"{len(rows)} pairs")
+    marg = [] if args.samples else pairs.marg_pairs(settings)
+    if marg:
+        scored = pairs.score_marg(model, marg)
+        console.print(
+            f"M-Arg gold pairs ({scored['pairs']}), out of domain: support/attack macro-F1 "
+            f"{scored['support_attack_f1']:.4f}, predicted {scored['predicted']}"
+        )
+        record("pairs: M-Arg support/attack macro-F1", scored["support_attack_f1"], "F1", MARG_SUPPORT_ATTACK_GOAL)
+    return [
+        {
+            "task": "pairs",
+            "training_seconds": card.training_seconds,
+            "training_profile": card.version,
+            "data": str(pairs.CHALLENGE),
+            "items": len(rows),
+            "unit": "pair",
+            "cold_items_per_s": round(len(rows) / cold, 1),
+            "warm_items_per_s": round(len(rows) / warm, 1),
+            "goals": {},
+            "challenge": {k: v for k, v in result.items() if k != "answers"},
+        }
+    ]
+
+
 SECTIONS: dict[str, Callable[[argparse.Namespace], list[dict[str, Any]]]] = {
     "discourse": bench_discourse,
     "relations": bench_relations,
     "paraphrase": bench_paraphrase,
     "components": bench_components,
+    "pairs": bench_pairs,
 }
 
 
@@ -220,8 +280,6 @@ def main() -> None:
             str(r["warm_items_per_s"]),
         )
     Console(width=max(120, Console().width)).print(table)
-    from bench.harness import record
-
     for r in rows:
         note = f"{r['training_profile']}, {r['items']} {r['unit']}s"
         if r["training_seconds"] is not None:

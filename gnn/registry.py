@@ -33,6 +33,7 @@ TASKS: dict[str, Path] = {
     "relations": SHIPPED_DIR / "relations",
     "paraphrase": SHIPPED_DIR / "paraphrase",
     "components": SHIPPED_DIR / "components",
+    "pairs": SHIPPED_DIR / "pairs",
 }
 """Task name -> the directory of its shipped model."""
 
@@ -67,7 +68,7 @@ def resolve_model(task: str, name_or_path: str | Path | None = None, models_dir:
     """The model directory ``task`` runs for what the caller wrote (the module docstring gives the rule).
 
     Args:
-        task: ``discourse``, ``relations``, ``paraphrase`` or ``components``.
+        task: ``discourse``, ``relations``, ``paraphrase``, ``components`` or ``pairs``.
         name_or_path: ``None`` (the shipped model), a directory, or a model name.
         models_dir: Where trained models live by name (the settings' ``models_dir``).
 

@@ -1,8 +1,8 @@
 """The predictors of ``POST /predict``: real models behind :func:`api.services.predict.register`.
 
-* ``pair``: two texts -> the QT30 relation model's label (support / attack / rephrase / none) of
-  the first towards the second, out of context, and its probabilities; nothing is stored (the
-  texts are not graph nodes).
+* ``pair``: two texts -> the out-of-context pair model's label (support / attack / rephrase /
+  none) of the first towards the second (:mod:`api.services.pairs`), and its probabilities;
+  nothing is stored (the texts are not graph nodes).
 * ``dialogue``: a stored dialogue -> the discourse parser's links between its locutions and the
   relation model's links between its propositions (anchored by YA edges; a dialogue without
   propositions, such as Molweni's, is argued over its locutions); ``write`` stores both as
@@ -53,7 +53,7 @@ def predict_pair(request: hook.PredictionRequest, graph: Graph) -> dict[str, Any
     Raises:
         ApiError: An empty or oversized text, or ``write`` (a pair is not stored).
     """
-    from api.services.relations import classify_pairs
+    from api.services import pairs
 
     assert request.texts is not None
     first, second = (t.strip() for t in request.texts)
@@ -61,12 +61,12 @@ def predict_pair(request: hook.PredictionRequest, graph: Graph) -> dict[str, Any
         raise ApiError(f"a pair needs two non-empty texts of at most {MAX_PAIR_CHARS} characters")
     if request.write:
         raise ApiError("pair predictions are not stored: the texts are not graph nodes (use task transcript)")
-    model = mine.relation_model(graph.settings)
-    ((label, score, probabilities),) = classify_pairs(graph.settings, [(first, second)])
+    card, _ = pairs.load(graph.settings)
+    ((label, score, probabilities),) = pairs.classify(graph.settings, [(first, second)])
     return {
         "task": "pair",
-        "model": model.name,
-        "model_version": model.version,
+        "model": card.model,
+        "model_version": card.version,
         "run_id": None,
         "runs": [],
         "written": False,
@@ -77,8 +77,8 @@ def predict_pair(request: hook.PredictionRequest, graph: Graph) -> dict[str, Any
                 "label": label.value,
                 "score": prediction_score(score),
                 "kind": "argument",
-                "model": model.name,
-                "model_version": model.version,
+                "model": card.model,
+                "model_version": card.version,
             }
         ],
         "probabilities": {k: prediction_score(v) for k, v in probabilities.items()},

@@ -35,7 +35,7 @@ def test_pair(client: TestClient) -> None:
     r = client.post("/predict", json={"task": "pair", "texts": ["We should act now.", "Because it is urgent."]})
     assert r.status_code == 200, r.text
     body = r.json()
-    assert body["model"] == "relation-gnn" and body["written"] is False and body["run_id"] is None
+    assert body["model"] == "pair-mlp" and body["written"] is False and body["run_id"] is None
     (edge,) = body["edges"]
     assert (edge["source"], edge["target"]) == ("text:0", "text:1")
     assert edge["label"] in ("support", "attack", "rephrase", "none")

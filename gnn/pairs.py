@@ -1,0 +1,604 @@
+"""Out-of-context pairs: how one thing said relates to another (support, attack, rephrase or none).
+
+The task behind ``POST /predict`` with ``task: pair``: two texts, no map around them. The QT30
+relation network reads a proposition through its place in a map (turns, speakers, anchoring), so
+out of context it answers ``none`` to nearly everything; this model reads the two texts alone.
+
+Data: the QT30 / DialAM-2024 maps (:class:`gnn.relations.argmap.ArgMap`, read by the AIF loader).
+Every gold RA (support), CA (attack) and MA (rephrase) between I-nodes is a pair; ``none`` pairs
+are sampled between unrelated I-nodes of the same map (:func:`examples_from_maps`: at random,
+among the most word-sharing ones, and with a question on one side). A proposition is read as what
+was said: its anchored locution's wording without the speaker, unless both propositions of the
+pair are anchored in the same locution (then the locution does not tell them apart and the
+I-node texts are used).
+
+Model: the frozen sentence encoder (:class:`gnn.encoder.TextEncoder`, vectors cached) gives
+``u``, ``v``; the head is an MLP over ``[u, v, u*v, |u-v|, u.v]`` and a few cue-word flags of each
+side (negations, contrast, reasons, questions: what a reply that disagrees or gives a reason
+starts with). With ``symmetric`` the label is of the pair, not of its direction: training sees
+both orders and prediction averages them. Decision: per-label log-biases added to the
+log-probabilities, chosen with the epoch on the tuning part of the training data (macro-F1).
+
+torch is imported inside the functions: the CLI imports this module eagerly.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from gnn.protocol import Fold, FoldOutcome, Pooled, cross_validate
+from gnn.relations.argmap import ArgMap, anchor_propositions, words
+from gnn.relations.metrics import macro_f1
+from gnn.relations.qt30_task import episodes
+from ontology.aiftext import split_speaker
+from ontology.errors import ModelError
+from ontology.labels import RelationLabel, scheme_label
+
+if TYPE_CHECKING:
+    import torch
+
+    from gnn.encoder import TextEncoder
+    from gnn.trainer import FitResult, Selection
+
+LABELS: tuple[str, ...] = (
+    RelationLabel.NONE.value,
+    *(scheme_label("qt30", t).value for t in ("RA", "CA", "MA")),
+)
+"""The labels in the head's output order: none, support, attack, rephrase."""
+WEIGHTS = "pairs_head.safetensors"
+CONFIG = "pairs_config.json"
+# Words whose presence says how a reply stands to what it answers: denial, contrast, reasons,
+# consequence, agreement. Flags of the whole text, and of its first three words (where a reply
+# that disagrees says so: "No, ...", "But ...").
+CUES = ("no", "not", "n't", "never", "but", "however", "disagree", "wrong", "nonsense", "rubbish", "untrue",
+        "true", "because", "since", "so", "therefore", "why", "means", "evidence", "fact", "actually", "yes",
+        "agree", "?")  # fmt: skip
+OPENERS = ("no", "but", "yes", "well", "because", "so")
+N_CUES = len(CUES) + len(OPENERS)
+BIAS_GRID = (-2.0, -1.5, -1.0, -0.5, -0.25, 0.0, 0.25, 0.5, 1.0, 1.5, 2.0)
+_TOKEN = re.compile(r"[a-z']+|\?")
+
+
+@dataclass(frozen=True)
+class PairExample:
+    """A labelled pair: what was said first (``source``), what it relates to (``target``), the label
+    (:data:`LABELS`), and the group that keeps it on one side of a fold (the QT30 episode)."""
+
+    source: str
+    target: str
+    label: str
+    group: str
+    map_name: str = ""
+
+
+@dataclass
+class PairConfig:
+    """The recipe of the pair model.
+
+    Attributes:
+        hidden: Width of the MLP's hidden layer.
+        dropout: Dropout after it.
+        epochs: Training epochs (the length of the cosine schedule; the epoch is chosen on tune).
+        lr: Learning rate (AdamW).
+        weight_decay: AdamW weight decay.
+        batch: Pairs per batch.
+        class_power: Class weights of the loss are ``(n / n_c) ** class_power`` (0: unweighted).
+        symmetric: Label the pair whatever its order (both orders train, predictions average them).
+        cues: Add the cue-word flags of each side.
+        none_share: Sampled ``none`` pairs per gold relation of a map.
+        seed: Seed of the network, the batches and the ``none`` sampling.
+    """
+
+    hidden: int = 256
+    dropout: float = 0.2
+    epochs: int = 8
+    lr: float = 1e-3
+    weight_decay: float = 1e-4
+    batch: int = 256
+    class_power: float = 0.5
+    symmetric: bool = False
+    cues: bool = True
+    none_share: float = 1.0
+    seed: int = 13
+
+
+PROFILES: dict[str, dict[str, Any]] = {
+    "quick": {"hidden": 64, "epochs": 3},
+    "full": {},
+}
+"""Training profiles: ``full`` is the shipped recipe; ``quick`` a small, fast one for tests."""
+
+
+# -- data --------------------------------------------------------------------------------------
+
+
+def said_texts(amap: ArgMap) -> tuple[list[str], list[int]]:
+    """Each I-node's locution wording (speaker removed; the I-node text when it has no locution) and
+    the locution's index (-1: none).
+
+    The gold anchoring (YA) is used where the map has it, else :func:`anchor_propositions`.
+    """
+    recovered = anchor_propositions(amap)
+    texts, anchors = [], []
+    for i, prop in enumerate(amap.props):
+        gold = amap.gold_anchor.get(i)
+        k = min(gold) if gold else recovered[i]
+        wording = split_speaker(amap.locutions[k].text)[1] if k >= 0 else ""
+        texts.append(wording or prop.text)
+        anchors.append(k if wording else -1)
+    return texts, anchors
+
+
+def _question(text: str) -> bool:
+    return "?" in text
+
+
+def examples_from_maps(maps: Sequence[ArgMap], none_share: float = 1.0, seed: int = 13) -> list[PairExample]:
+    """Every gold relation of ``maps`` and sampled ``none`` pairs, grouped by QT30 episode.
+
+    Per map, ``round(none_share * relations)`` (at least 2) unrelated ordered pairs of I-nodes
+    (neither direction related in gold) become ``none``: a third among those sharing the most
+    words (the same topic), a third with a question on one side, the rest at random. The
+    sampling depends on the seed and the map's content only.
+    """
+    groups = dict(zip([m.name for m in maps], episodes([m.name for m in maps]), strict=True))
+    out: list[PairExample] = []
+    for amap in maps:
+        said, anchors = said_texts(amap)
+        props = [p.text for p in amap.props]
+
+        def texts(
+            i: int, j: int, said: list[str] = said, anchors: list[int] = anchors, props: list[str] = props
+        ) -> tuple[str, str]:
+            if anchors[i] >= 0 and anchors[i] == anchors[j]:
+                return props[i], props[j]
+            return said[i], said[j]
+
+        related = set(amap.gold) | {(t, s) for s, t in amap.gold}
+        for (s, t), raw in sorted(amap.gold.items()):
+            out.append(PairExample(*texts(s, t), scheme_label("qt30", raw).value, groups[amap.name], amap.name))
+        n = len(amap.props)
+        free = [(i, j) for i in range(n) for j in range(n) if i != j and (i, j) not in related]
+        if not free:
+            continue
+        rng = random.Random(f"{seed}:{amap.name}")
+        want = min(len(free), max(2, round(none_share * len(amap.gold))))
+        bags = [set(words(t)) for t in props]
+
+        def overlap(p: tuple[int, int], bags: list[set[str]] = bags) -> float:
+            a, b = bags[p[0]], bags[p[1]]
+            return len(a & b) / max(len(a | b), 1)
+
+        rng.shuffle(free)
+        chosen: list[tuple[int, int]] = sorted(free, key=lambda p: -overlap(p))[: want // 3]
+        asks = [p for p in free if (_question(said[p[0]]) or _question(said[p[1]])) and p not in chosen]
+        chosen += asks[: want // 3]
+        taken = set(chosen)
+        chosen += [p for p in free if p not in taken][: want - len(chosen)]
+        for i, j in chosen:
+            out.append(PairExample(*texts(i, j), RelationLabel.NONE.value, groups[amap.name], amap.name))
+    return out
+
+
+# -- features ----------------------------------------------------------------------------------
+
+
+def cue_flags(text: str) -> list[float]:
+    """The cue-word flags of a text (:data:`CUES` anywhere, :data:`OPENERS` in its first three words)."""
+    low = text.lower()
+    toks = _TOKEN.findall(low)
+    present = set(toks)
+    flags = [float(c in present or (c == "n't" and "n't" in low)) for c in CUES]
+    first = toks[:3]
+    return flags + [float(c in first) for c in OPENERS]
+
+
+def pair_features(u: np.ndarray, v: np.ndarray, cu: np.ndarray | None, cv: np.ndarray | None) -> np.ndarray:
+    """``(n, d)`` rows ``[u, v, u*v, |u-v|, u.v, cues(u), cues(v)]`` (cues only when given)."""
+    cols = [u, v, u * v, np.abs(u - v), np.sum(u * v, axis=1, keepdims=True)]
+    if cu is not None and cv is not None:
+        cols += [cu, cv]
+    return np.concatenate(cols, axis=1).astype(np.float32)
+
+
+def feature_width(dim: int, cues: bool) -> int:
+    """Width of :func:`pair_features` rows for vectors of width ``dim``."""
+    return 4 * dim + 1 + (2 * N_CUES if cues else 0)
+
+
+class PairVectors:
+    """Texts -> cached encoder vectors and cue flags, for building features of many pairs."""
+
+    def __init__(self, encoder: TextEncoder, progress: bool = False) -> None:
+        self.encoder = encoder
+        self.progress = progress
+        self._vec: dict[str, np.ndarray] = {}
+
+    def add(self, texts: Sequence[str]) -> None:
+        """Encode the texts not yet seen (the encoder's disk cache answers those encoded before)."""
+        new = sorted({t for t in texts if t not in self._vec})
+        if new:
+            self._vec.update(zip(new, self.encoder.encode(new, progress=self.progress), strict=True))
+
+    def features(self, pairs: Sequence[tuple[str, str]], cues: bool, reverse: bool = False) -> np.ndarray:
+        """:func:`pair_features` of ``(source, target)`` pairs (of ``(target, source)`` with ``reverse``)."""
+        if not pairs:
+            return np.zeros((0, 0), dtype=np.float32)
+        self.add([t for p in pairs for t in p])
+        firsts = [p[1] if reverse else p[0] for p in pairs]
+        seconds = [p[0] if reverse else p[1] for p in pairs]
+        u = np.stack([self._vec[t] for t in firsts]).astype(np.float32)
+        v = np.stack([self._vec[t] for t in seconds]).astype(np.float32)
+        cu = np.array([cue_flags(t) for t in firsts], dtype=np.float32) if cues else None
+        cv = np.array([cue_flags(t) for t in seconds], dtype=np.float32) if cues else None
+        return pair_features(u, v, cu, cv)
+
+
+# -- decision ----------------------------------------------------------------------------------
+
+
+def decide(probs: np.ndarray, bias: Sequence[float]) -> np.ndarray:
+    """Label index per row: the largest log-probability plus the label's bias."""
+    return np.asarray((np.log(np.clip(probs, 1e-9, 1.0)) + np.asarray(bias)).argmax(axis=1))
+
+
+def tune_bias(probs: np.ndarray, gold: np.ndarray, rounds: int = 2) -> tuple[list[float], float]:
+    """Per-label log-biases maximising macro-F1 on ``(probs, gold)`` (coordinate search, none fixed at 0).
+
+    Returns:
+        The biases and their macro-F1.
+    """
+    labels = range(len(LABELS))
+    bias = [0.0] * len(LABELS)
+
+    def value(b: Sequence[float]) -> float:
+        return macro_f1(gold.tolist(), decide(probs, b).tolist(), labels)
+
+    best = value(bias)
+    for _ in range(rounds):
+        for c in range(1, len(LABELS)):
+            for g in BIAS_GRID:
+                trial = list(bias)
+                trial[c] = g
+                v = value(trial)
+                if v > best + 1e-6:
+                    best, bias = v, trial
+    return bias, best
+
+
+# -- the model ---------------------------------------------------------------------------------
+
+
+def _head(width: int, config: PairConfig) -> torch.nn.Module:
+    from torch import nn
+
+    return nn.Sequential(
+        nn.Linear(width, config.hidden), nn.ReLU(), nn.Dropout(config.dropout), nn.Linear(config.hidden, len(LABELS))
+    )
+
+
+@dataclass
+class PairModel:
+    """A trained pair head with its recipe, decision biases and the encoder it reads vectors of.
+
+    Attributes:
+        head: The MLP (float32, evaluation mode).
+        config: Its recipe.
+        bias: Log-bias per label of :data:`LABELS`, chosen on tuning pairs.
+        vectors: Text vectors (the frozen encoder with its cache).
+        dim: Width of the encoder's vectors.
+    """
+
+    head: Any
+    config: PairConfig
+    bias: list[float]
+    vectors: PairVectors
+    dim: int
+
+    def probabilities(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """``(len(pairs), 4)`` probabilities over :data:`LABELS` (both orders averaged when symmetric)."""
+        import torch
+
+        if not pairs:
+            return np.zeros((0, len(LABELS)), dtype=np.float32)
+        self.head.eval()
+        orders = (False, True) if self.config.symmetric else (False,)
+        out = np.zeros((len(pairs), len(LABELS)), dtype=np.float64)
+        with torch.inference_mode():
+            for reverse in orders:
+                x = torch.from_numpy(self.vectors.features(pairs, self.config.cues, reverse))
+                out += torch.softmax(self.head(x), dim=1).double().numpy()
+        return out / len(orders)
+
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[str, float, dict[str, float]]]:
+        """Per pair: the decided label, its probability, and the probability of every label."""
+        probs = self.probabilities(pairs)
+        picked = decide(probs, self.bias) if len(probs) else np.zeros(0, dtype=np.int64)
+        return [
+            (LABELS[int(k)], float(p[int(k)]), {lab: float(x) for lab, x in zip(LABELS, p, strict=True)})
+            for k, p in zip(picked, probs, strict=True)
+        ]
+
+    def save(self, model_dir: Path) -> int:
+        """Write the head (float16 safetensors) and its config; returns the bytes written."""
+        from safetensors.torch import save_file
+
+        from gnn.modelcard import atomic_write_bytes
+        from gnn.weights import half_state
+
+        model_dir.mkdir(parents=True, exist_ok=True)
+        save_file(half_state(self.head.state_dict()), str(model_dir / WEIGHTS))
+        meta = {"config": asdict(self.config), "bias": self.bias, "dim": self.dim, "labels": list(LABELS)}
+        atomic_write_bytes(model_dir / CONFIG, (json.dumps(meta, indent=2, sort_keys=True) + "\n").encode())
+        return sum((model_dir / f).stat().st_size for f in (WEIGHTS, CONFIG))
+
+    @classmethod
+    def load(cls, model_dir: Path, encoder: TextEncoder) -> PairModel:
+        """Read a model directory written by :meth:`save`, reading texts with ``encoder``.
+
+        Raises:
+            ModelError: Missing or malformed files, or labels other than :data:`LABELS`.
+        """
+        from safetensors.torch import load_file
+
+        from gnn.weights import float_state
+
+        try:
+            meta = json.loads((model_dir / CONFIG).read_text(encoding="utf-8"))
+            config = PairConfig(**meta["config"])
+            if tuple(meta["labels"]) != LABELS:
+                raise ModelError(f"{model_dir / CONFIG}: labels {meta['labels']}, expected {list(LABELS)}")
+            head = _head(feature_width(int(meta["dim"]), config.cues), config)
+            head.load_state_dict(float_state(load_file(str(model_dir / WEIGHTS))))
+        except (OSError, KeyError, TypeError, ValueError, RuntimeError) as e:
+            raise ModelError(f"{model_dir}: not a pair model ({e})") from e
+        head.eval()
+        return cls(head, config, [float(b) for b in meta["bias"]], PairVectors(encoder), int(meta["dim"]))
+
+
+@dataclass
+class _Matrix:
+    """Features and label indices of a set of pairs (both orders stacked when symmetric)."""
+
+    x: Any
+    y: Any
+
+
+class PairFit:
+    """The :class:`gnn.trainer.Fittable` of the pair head: weighted cross-entropy, tuning macro-F1."""
+
+    def __init__(self, width: int, config: PairConfig, train: _Matrix, tune: _Matrix | None, n_tune: int) -> None:
+        import torch
+
+        self.config = config
+        self.net = _head(width, config)
+        self.train = train
+        self.tune = tune
+        self.n_tune = n_tune
+        counts = torch.bincount(train.y, minlength=len(LABELS)).float().clamp(min=1)
+        weight = (counts.sum() / counts) ** config.class_power
+        self.criterion = torch.nn.CrossEntropyLoss(weight=weight / weight.mean())
+
+    @property
+    def module(self) -> torch.nn.Module:
+        """The head."""
+        return self.net
+
+    def param_groups(self) -> Any:
+        """Every parameter of the head."""
+        return self.net.parameters()
+
+    def batches(self, rng: np.random.Generator) -> list[Any]:
+        """Shuffled index batches of the training pairs."""
+        order = rng.permutation(len(self.train.y))
+        return [order[k : k + self.config.batch] for k in range(0, len(order), self.config.batch)]
+
+    def loss(self, batch: Any) -> torch.Tensor:
+        """Weighted cross-entropy of one batch."""
+        device = next(self.net.parameters()).device
+        idx = np.asarray(batch)
+        return self.criterion.to(device)(self.net(self.train.x[idx].to(device)), self.train.y[idx].to(device))
+
+    def tune_probs(self) -> np.ndarray:
+        """Probabilities of the tuning pairs (orders averaged when symmetric)."""
+        import torch
+
+        assert self.tune is not None
+        device = next(self.net.parameters()).device
+        p = torch.softmax(self.net(self.tune.x.to(device)).float(), dim=1).cpu().double().numpy()
+        if self.config.symmetric:
+            p = (p[: self.n_tune] + p[self.n_tune :]) / 2
+        return np.asarray(p)
+
+    def select(self) -> Selection | None:
+        """Macro-F1 on the tuning pairs with biases chosen there (they go with the epoch)."""
+        from gnn.trainer import Selection
+
+        if self.tune is None or self.n_tune == 0:
+            return None
+        gold = self.tune.y[: self.n_tune].numpy()
+        bias, score = tune_bias(self.tune_probs(), gold)
+        plain = macro_f1(gold.tolist(), decide(self.tune_probs(), [0.0] * len(LABELS)).tolist(), range(len(LABELS)))
+        return Selection(score, {"bias": bias}, {"tune_f1": round(score, 4), "tune_f1_unbiased": round(plain, 4)})
+
+
+def _matrix(vectors: PairVectors, examples: Sequence[PairExample], config: PairConfig) -> _Matrix:
+    import torch
+
+    pairs = [(e.source, e.target) for e in examples]
+    y = np.array([LABELS.index(e.label) for e in examples], dtype=np.int64)
+    x = vectors.features(pairs, config.cues)
+    if config.symmetric:
+        x = np.concatenate([x, vectors.features(pairs, config.cues, reverse=True)])
+        y = np.concatenate([y, y])
+    return _Matrix(torch.from_numpy(x), torch.from_numpy(y))
+
+
+@dataclass
+class PairTraining:
+    """What :func:`train_pairs` did: the trainer's result, the chosen epoch and biases, and its time."""
+
+    fit: FitResult
+    refit_epoch: int | None
+    seconds: float
+    history: list[dict[str, Any]] = field(default_factory=list)
+
+
+def train_pairs(
+    train: Sequence[PairExample],
+    tune: Sequence[PairExample],
+    config: PairConfig,
+    vectors: PairVectors,
+    *,
+    refit: bool = False,
+    device: str | None = "cpu",
+    log: Callable[[str], None] | None = None,
+) -> tuple[PairModel, PairTraining]:
+    """Train the head on ``train``, choosing the epoch and the biases on ``tune``.
+
+    With ``refit`` a second head is trained from the same seed on ``train`` and ``tune`` together,
+    stopping at the chosen epoch; it keeps the biases chosen on ``tune`` by the first.
+
+    Raises:
+        ModelError: No training pairs.
+    """
+    from gnn.trainer import Schedule, Trainer
+
+    if not train:
+        raise ModelError("no training pairs")
+    started = time.perf_counter()
+    vectors.add([t for e in [*train, *tune] for t in (e.source, e.target)])
+    dim = int(vectors.encoder.dim)
+    width = feature_width(dim, config.cues)
+    schedule = Schedule(
+        epochs=config.epochs, lr=config.lr, weight_decay=config.weight_decay, seed=config.seed, autocast=False
+    )
+    trainer = Trainer(schedule, device, log=log, label="pairs: ")
+    job = PairFit(width, config, _matrix(vectors, train, config), _matrix(vectors, tune, config) if tune else None,
+                  len(tune))  # fmt: skip
+    result = trainer.fit(job)
+    bias = list(result.chosen.get("bias", [0.0] * len(LABELS)))
+    net = job.net
+    refit_epoch = None
+    if refit and tune:
+        refit_epoch = result.best_epoch
+        again = PairFit(width, config, _matrix(vectors, [*train, *tune], config), None, 0)
+        Trainer(schedule, device, log=log, label="pairs refit: ").fit(again, stop_after=refit_epoch)
+        net = again.net
+    from gnn.weights import round_to_half
+
+    net = net.cpu().eval()
+    round_to_half(net)
+    model = PairModel(net, config, bias, vectors, dim)
+    return model, PairTraining(result, refit_epoch, time.perf_counter() - started, result.history)
+
+
+# -- evaluation --------------------------------------------------------------------------------
+
+
+def scores(gold: Sequence[str], predicted: Sequence[str]) -> dict[str, float]:
+    """Macro-F1 over :data:`LABELS`, macro-F1 over support and attack, and the F1 of each label."""
+    out = {
+        "macro_f1": macro_f1(gold, predicted, LABELS),
+        "support_attack_f1": macro_f1(gold, predicted, LABELS[1:3]),
+    }
+    for lab in LABELS:
+        out[f"f1_{lab}"] = macro_f1(gold, predicted, (lab,))
+    return out
+
+
+def cross_validate_pairs(
+    examples: Sequence[PairExample],
+    config: PairConfig,
+    vectors: PairVectors,
+    folds: int = 5,
+    seed: int = 13,
+    *,
+    log: Callable[[str], None] = lambda _msg: None,
+) -> dict[str, Any]:
+    """Out-of-fold figures of the recipe ``config`` on ``examples``, folds by QT30 episode.
+
+    In each fold the training folds' episodes are split into a training and a tuning part
+    (:func:`gnn.protocol.fold_plan`); the epoch and the biases are chosen on the tuning part, and
+    the held-out fold is scored once.
+    """
+
+    def run_fold(fold: Fold) -> FoldOutcome:
+        model, training = train_pairs(
+            [examples[i] for i in fold.train], [examples[i] for i in fold.tune], replace(config), vectors
+        )
+        test = [examples[i] for i in fold.test]
+        predicted = [lab for lab, _, _ in model.predict([(e.source, e.target) for e in test])]
+        gold = [e.label for e in test]
+        tally = Pooled()
+        tally.add_pairs(list(enumerate(gold)), list(enumerate(predicted)))
+        chosen = {"epoch": training.fit.best_epoch, "bias": [round(b, 2) for b in model.bias]}
+        return FoldOutcome(scores(gold, predicted), {"": tally}, chosen)
+
+    protocol = (
+        f"{len(examples)} QT30 pairs (gold RA/CA/MA and sampled none) grouped by episode; in each fold about "
+        "1/10 of the training pairs (whole episodes) choose the epoch and the per-label biases"
+    )
+    return cross_validate([e.group for e in examples], run_fold, folds, seed, protocol, log=log,
+                          what="pairs cross-validation")  # fmt: skip
+
+
+# -- the challenge set and M-Arg ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChallengePair:
+    """A hand-written clear case: two texts, the gold label (of :data:`LABELS`), and why."""
+
+    id: str
+    source: str
+    target: str
+    label: str
+    reason: str
+
+
+def read_challenge(path: Path) -> list[ChallengePair]:
+    """The pairs of a challenge file (JSON lines: ``id``, ``source``, ``target``, ``label``, ``reason``).
+
+    Raises:
+        ModelError: A line that is not such an object (file and line named).
+    """
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            pair = ChallengePair(row["id"], row["source"], row["target"], row["label"], row["reason"])
+        except (json.JSONDecodeError, KeyError, TypeError) as e:
+            raise ModelError(f"{path}:{n}: not a challenge pair ({e})") from e
+        if pair.label not in LABELS:
+            raise ModelError(f"{path}:{n}: label {pair.label!r} is not one of {list(LABELS)}")
+        out.append(pair)
+    return out
+
+
+def challenge_score(pairs: Sequence[ChallengePair], predicted: Sequence[str]) -> dict[str, Any]:
+    """How many ``predicted`` labels are right, in all and per gold label, and what each pair got."""
+    per: dict[str, dict[str, int]] = {}
+    for p, lab in zip(pairs, predicted, strict=True):
+        row = per.setdefault(p.label, {"pairs": 0, "right": 0})
+        row["pairs"] += 1
+        row["right"] += lab == p.label
+    right = sum(r["right"] for r in per.values())
+    return {
+        "pairs": len(pairs),
+        "right": right,
+        "share": round(right / len(pairs), 4) if pairs else 0.0,
+        "per_label": per,
+        "answers": [{"id": p.id, "gold": p.label, "predicted": lab} for p, lab in zip(pairs, predicted, strict=True)],
+    }
