@@ -13,11 +13,13 @@ pair are anchored in the same locution (then the locution does not tell them apa
 I-node texts are used).
 
 Model: the frozen sentence encoder (:class:`gnn.encoder.TextEncoder`, vectors cached) gives
-``u``, ``v``; the head is an MLP over ``[u, v, u*v, |u-v|, u.v]`` and a few cue-word flags of each
+``u``, ``v``; the head is an MLP over ``[u, v, u*v, |u-v|, u.v]``, a few cue-word flags of each
 side (negations, contrast, reasons, questions: what a reply that disagrees or gives a reason
-starts with). With ``symmetric`` the label is of the pair, not of its direction: training sees
-both orders and prediction averages them. Decision: per-label log-biases added to the
-log-probabilities, chosen with the epoch on the tuning part of the training data (macro-F1).
+starts with) and the pair's word overlap (a restatement repeats the words, a denial negates
+them). With ``symmetric`` the label is of the pair, not of its direction: training sees both
+orders and prediction averages them (measured worse by cross-validation; off in the profiles).
+Decision: per-label log-biases added to the log-probabilities, chosen with the epoch on the
+tuning part of the training data (macro-F1).
 
 torch is imported inside the functions: the CLI imports this module eagerly.
 """
@@ -64,6 +66,8 @@ CUES = ("no", "not", "n't", "never", "but", "however", "disagree", "wrong", "non
         "agree", "?")  # fmt: skip
 OPENERS = ("no", "but", "yes", "well", "because", "so")
 N_CUES = len(CUES) + len(OPENERS)
+NEGATIONS = frozenset(("no", "not", "never", "nothing", "none", "nobody", "neither", "nor"))
+N_OVERLAP = 5
 BIAS_GRID = (-2.0, -1.5, -1.0, -0.5, -0.25, 0.0, 0.25, 0.5, 1.0, 1.5, 2.0)
 _TOKEN = re.compile(r"[a-z']+|\?")
 
@@ -94,6 +98,7 @@ class PairConfig:
         class_power: Class weights of the loss are ``(n / n_c) ** class_power`` (0: unweighted).
         symmetric: Label the pair whatever its order (both orders train, predictions average them).
         cues: Add the cue-word flags of each side.
+        overlap: Add the word-overlap features of the pair (:func:`overlap_features`).
         none_share: Sampled ``none`` pairs per gold relation of a map.
         seed: Seed of the network, the batches and the ``none`` sampling.
     """
@@ -107,6 +112,7 @@ class PairConfig:
     class_power: float = 0.5
     symmetric: bool = False
     cues: bool = True
+    overlap: bool = True
     none_share: float = 1.0
     seed: int = 13
 
@@ -202,17 +208,40 @@ def cue_flags(text: str) -> list[float]:
     return flags + [float(c in first) for c in OPENERS]
 
 
-def pair_features(u: np.ndarray, v: np.ndarray, cu: np.ndarray | None, cv: np.ndarray | None) -> np.ndarray:
-    """``(n, d)`` rows ``[u, v, u*v, |u-v|, u.v, cues(u), cues(v)]`` (cues only when given)."""
+def overlap_features(source: str, target: str) -> list[float]:
+    """What the two texts share in words: Jaccard of their longer words, the share of each side's
+    longer words the other says, whether one side negates and the other not, and the log ratio of
+    their lengths (a restatement says the same words; a denial or a reason says new ones)."""
+    a, b = words(source), words(target)
+    ca, cb = {w for w in a if len(w) > 3}, {w for w in b if len(w) > 3}
+    inter = len(ca & cb)
+    neg_a = bool(NEGATIONS & set(a)) or any(w.endswith("n't") for w in a)
+    neg_b = bool(NEGATIONS & set(b)) or any(w.endswith("n't") for w in b)
+    ratio = float(np.clip(np.log((len(a) + 1) / (len(b) + 1)), -3, 3)) / 3
+    return [
+        inter / max(len(ca | cb), 1),
+        inter / max(len(ca), 1),
+        inter / max(len(cb), 1),
+        float(neg_a != neg_b),
+        ratio,
+    ]
+
+
+def pair_features(
+    u: np.ndarray, v: np.ndarray, cu: np.ndarray | None, cv: np.ndarray | None, lex: np.ndarray | None = None
+) -> np.ndarray:
+    """``(n, d)`` rows ``[u, v, u*v, |u-v|, u.v, cues(u), cues(v), overlap]`` (cues and overlap only when given)."""
     cols = [u, v, u * v, np.abs(u - v), np.sum(u * v, axis=1, keepdims=True)]
     if cu is not None and cv is not None:
         cols += [cu, cv]
+    if lex is not None:
+        cols.append(lex)
     return np.concatenate(cols, axis=1).astype(np.float32)
 
 
-def feature_width(dim: int, cues: bool) -> int:
+def feature_width(dim: int, cues: bool, overlap: bool = False) -> int:
     """Width of :func:`pair_features` rows for vectors of width ``dim``."""
-    return 4 * dim + 1 + (2 * N_CUES if cues else 0)
+    return 4 * dim + 1 + (2 * N_CUES if cues else 0) + (N_OVERLAP if overlap else 0)
 
 
 class PairVectors:
@@ -229,7 +258,9 @@ class PairVectors:
         if new:
             self._vec.update(zip(new, self.encoder.encode(new, progress=self.progress), strict=True))
 
-    def features(self, pairs: Sequence[tuple[str, str]], cues: bool, reverse: bool = False) -> np.ndarray:
+    def features(
+        self, pairs: Sequence[tuple[str, str]], cues: bool, reverse: bool = False, overlap: bool = False
+    ) -> np.ndarray:
         """:func:`pair_features` of ``(source, target)`` pairs (of ``(target, source)`` with ``reverse``)."""
         if not pairs:
             return np.zeros((0, 0), dtype=np.float32)
@@ -240,7 +271,10 @@ class PairVectors:
         v = np.stack([self._vec[t] for t in seconds]).astype(np.float32)
         cu = np.array([cue_flags(t) for t in firsts], dtype=np.float32) if cues else None
         cv = np.array([cue_flags(t) for t in seconds], dtype=np.float32) if cues else None
-        return pair_features(u, v, cu, cv)
+        lex = None
+        if overlap:
+            lex = np.array([overlap_features(a, b) for a, b in zip(firsts, seconds, strict=True)], dtype=np.float32)
+        return pair_features(u, v, cu, cv, lex)
 
 
 # -- decision ----------------------------------------------------------------------------------
@@ -315,7 +349,7 @@ class PairModel:
         out = np.zeros((len(pairs), len(LABELS)), dtype=np.float64)
         with torch.inference_mode():
             for reverse in orders:
-                x = torch.from_numpy(self.vectors.features(pairs, self.config.cues, reverse))
+                x = torch.from_numpy(self.vectors.features(pairs, self.config.cues, reverse, self.config.overlap))
                 out += torch.softmax(self.head(x), dim=1).double().numpy()
         return out / len(orders)
 
@@ -357,7 +391,7 @@ class PairModel:
             config = PairConfig(**meta["config"])
             if tuple(meta["labels"]) != LABELS:
                 raise ModelError(f"{model_dir / CONFIG}: labels {meta['labels']}, expected {list(LABELS)}")
-            head = _head(feature_width(int(meta["dim"]), config.cues), config)
+            head = _head(feature_width(int(meta["dim"]), config.cues, config.overlap), config)
             head.load_state_dict(float_state(load_file(str(model_dir / WEIGHTS))))
         except (OSError, KeyError, TypeError, ValueError, RuntimeError) as e:
             raise ModelError(f"{model_dir}: not a pair model ({e})") from e
@@ -436,9 +470,9 @@ def _matrix(vectors: PairVectors, examples: Sequence[PairExample], config: PairC
 
     pairs = [(e.source, e.target) for e in examples]
     y = np.array([LABELS.index(e.label) for e in examples], dtype=np.int64)
-    x = vectors.features(pairs, config.cues)
+    x = vectors.features(pairs, config.cues, overlap=config.overlap)
     if config.symmetric:
-        x = np.concatenate([x, vectors.features(pairs, config.cues, reverse=True)])
+        x = np.concatenate([x, vectors.features(pairs, config.cues, reverse=True, overlap=config.overlap)])
         y = np.concatenate([y, y])
     return _Matrix(torch.from_numpy(x), torch.from_numpy(y))
 
@@ -478,7 +512,7 @@ def train_pairs(
     started = time.perf_counter()
     vectors.add([t for e in [*train, *tune] for t in (e.source, e.target)])
     dim = int(vectors.encoder.dim)
-    width = feature_width(dim, config.cues)
+    width = feature_width(dim, config.cues, config.overlap)
     schedule = Schedule(
         epochs=config.epochs, lr=config.lr, weight_decay=config.weight_decay, seed=config.seed, autocast=False
     )

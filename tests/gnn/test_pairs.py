@@ -21,6 +21,7 @@ from gnn.pairs import (
     decide,
     examples_from_maps,
     feature_width,
+    overlap_features,
     read_challenge,
     said_texts,
     train_pairs,
@@ -72,6 +73,15 @@ def test_cue_flags_read_replies_that_disagree() -> None:
     assert len(flags) == feature_width(0, True) // 2
     assert flags[0] == 1.0 and flags[2] == 1.0  # "no", "n't"
     assert sum(cue_flags("The weather is lovely today.")) == 0.0
+
+
+def test_overlap_features_tell_a_restatement_from_a_denial() -> None:
+    same = overlap_features("Taxes on petrol should rise.", "Petrol taxes should rise.")
+    denial = overlap_features("Petrol taxes should not rise at all.", "Petrol taxes should rise.")
+    other = overlap_features("The train was late again.", "Petrol taxes should rise.")
+    assert same[0] == 1.0 and same[3] == 0.0
+    assert denial[3] == 1.0 and denial[4] > 0
+    assert other[:3] == [0.0, 0.0, 0.0]
 
 
 def test_tuned_biases_never_lower_the_macro_f1() -> None:
