@@ -75,13 +75,16 @@ _TOKEN = re.compile(r"[a-z']+|\?")
 @dataclass(frozen=True)
 class PairExample:
     """A labelled pair: what was said first (``source``), what it relates to (``target``), the label
-    (:data:`LABELS`), and the group that keeps it on one side of a fold (the QT30 episode)."""
+    (:data:`LABELS`), the group that keeps it on one side of a fold (the QT30 episode), and the two
+    propositions as the annotators wrote them (``written``: their I-node texts, when those differ
+    from what was said)."""
 
     source: str
     target: str
     label: str
     group: str
     map_name: str = ""
+    written: tuple[str, str] | None = None
 
 
 @dataclass
@@ -100,6 +103,8 @@ class PairConfig:
         cues: Add the cue-word flags of each side.
         overlap: Add the word-overlap features of the pair (:func:`overlap_features`).
         none_share: Sampled ``none`` pairs per gold relation of a map.
+        written_copies: Also train on each training pair as the annotators wrote it (its I-node
+            texts; tuning and scoring read what was said only).
         seed: Seed of the network, the batches and the ``none`` sampling.
     """
 
@@ -114,6 +119,7 @@ class PairConfig:
     cues: bool = True
     overlap: bool = True
     none_share: float = 1.0
+    written_copies: bool = False
     seed: int = 13
 
 
@@ -162,16 +168,25 @@ def examples_from_maps(maps: Sequence[ArgMap], none_share: float = 1.0, seed: in
         said, anchors = said_texts(amap)
         props = [p.text for p in amap.props]
 
-        def texts(
-            i: int, j: int, said: list[str] = said, anchors: list[int] = anchors, props: list[str] = props
-        ) -> tuple[str, str]:
-            if anchors[i] >= 0 and anchors[i] == anchors[j]:
-                return props[i], props[j]
-            return said[i], said[j]
+        name, group = amap.name, groups[amap.name]
+
+        def pair(
+            i: int,
+            j: int,
+            label: str,
+            said: list[str] = said,
+            anchors: list[int] = anchors,
+            props: list[str] = props,
+            name: str = name,
+            group: str = group,
+        ) -> PairExample:
+            written = (props[i], props[j])
+            spoken = written if anchors[i] >= 0 and anchors[i] == anchors[j] else (said[i], said[j])
+            return PairExample(*spoken, label, group, name, written if written != spoken else None)
 
         related = set(amap.gold) | {(t, s) for s, t in amap.gold}
         for (s, t), raw in sorted(amap.gold.items()):
-            out.append(PairExample(*texts(s, t), scheme_label("qt30", raw).value, groups[amap.name], amap.name))
+            out.append(pair(s, t, scheme_label("qt30", raw).value))
         n = len(amap.props)
         free = [(i, j) for i in range(n) for j in range(n) if i != j and (i, j) not in related]
         if not free:
@@ -191,7 +206,7 @@ def examples_from_maps(maps: Sequence[ArgMap], none_share: float = 1.0, seed: in
         taken = set(chosen)
         chosen += [p for p in free if p not in taken][: want - len(chosen)]
         for i, j in chosen:
-            out.append(PairExample(*texts(i, j), RelationLabel.NONE.value, groups[amap.name], amap.name))
+            out.append(pair(i, j, RelationLabel.NONE.value))
     return out
 
 
@@ -465,11 +480,17 @@ class PairFit:
         return Selection(score, {"bias": bias}, {"tune_f1": round(score, 4), "tune_f1_unbiased": round(plain, 4)})
 
 
-def _matrix(vectors: PairVectors, examples: Sequence[PairExample], config: PairConfig) -> _Matrix:
+def _matrix(
+    vectors: PairVectors, examples: Sequence[PairExample], config: PairConfig, training: bool = False
+) -> _Matrix:
     import torch
 
     pairs = [(e.source, e.target) for e in examples]
     y = np.array([LABELS.index(e.label) for e in examples], dtype=np.int64)
+    if training and config.written_copies:
+        copies = [e for e in examples if e.written is not None]
+        pairs += [e.written for e in copies if e.written is not None]
+        y = np.concatenate([y, np.array([LABELS.index(e.label) for e in copies], dtype=np.int64)])
     x = vectors.features(pairs, config.cues, overlap=config.overlap)
     if config.symmetric:
         x = np.concatenate([x, vectors.features(pairs, config.cues, reverse=True, overlap=config.overlap)])
@@ -511,21 +532,23 @@ def train_pairs(
         raise ModelError("no training pairs")
     started = time.perf_counter()
     vectors.add([t for e in [*train, *tune] for t in (e.source, e.target)])
+    if config.written_copies:
+        vectors.add([t for e in [*train, *tune] if e.written is not None for t in e.written])
     dim = int(vectors.encoder.dim)
     width = feature_width(dim, config.cues, config.overlap)
     schedule = Schedule(
         epochs=config.epochs, lr=config.lr, weight_decay=config.weight_decay, seed=config.seed, autocast=False
     )
     trainer = Trainer(schedule, device, log=log, label="pairs: ")
-    job = PairFit(width, config, _matrix(vectors, train, config), _matrix(vectors, tune, config) if tune else None,
-                  len(tune))  # fmt: skip
+    tuning = _matrix(vectors, tune, config) if tune else None
+    job = PairFit(width, config, _matrix(vectors, train, config, training=True), tuning, len(tune))
     result = trainer.fit(job)
     bias = list(result.chosen.get("bias", [0.0] * len(LABELS)))
     net = job.net
     refit_epoch = None
     if refit and tune:
         refit_epoch = result.best_epoch
-        again = PairFit(width, config, _matrix(vectors, [*train, *tune], config), None, 0)
+        again = PairFit(width, config, _matrix(vectors, [*train, *tune], config, training=True), None, 0)
         Trainer(schedule, device, log=log, label="pairs refit: ").fit(again, stop_after=refit_epoch)
         net = again.net
     from gnn.weights import round_to_half

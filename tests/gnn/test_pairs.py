@@ -15,6 +15,7 @@ from gnn.pairs import (
     PairConfig,
     PairModel,
     PairVectors,
+    _matrix,
     challenge_score,
     cross_validate_pairs,
     cue_flags,
@@ -55,6 +56,9 @@ def test_examples_are_every_gold_relation_and_unrelated_pairs_of_the_same_map(ma
     # The same seed draws the same pairs; texts are what was said, never empty.
     assert found == examples_from_maps(maps, none_share=1.0, seed=3)
     assert all(e.source and e.target for e in found)
+    # The annotators' wording is kept beside what was said when it differs.
+    written = [e for e in found if e.written is not None]
+    assert written and all(e.written != (e.source, e.target) for e in written)
     amap = maps[0]
     said, anchors = said_texts(amap)
     assert any(k >= 0 for k in anchors)
@@ -104,6 +108,11 @@ def test_a_trained_model_saves_loads_and_predicts_the_same(
     found = examples_from_maps(maps)
     config = PairConfig(hidden=16, epochs=2, seed=1)
     model, run = train_pairs(found[::2], found[1::2], config, vectors)
+    # Written copies add training rows only: tuning and scoring read what was said.
+    copies = PairConfig(written_copies=True)
+    extra = sum(e.written is not None for e in found)
+    assert len(_matrix(vectors, found, copies, training=True).y) == len(found) + extra
+    assert len(_matrix(vectors, found, copies).y) == len(found)
     assert 1 <= run.fit.best_epoch <= 2 and len(model.bias) == len(LABELS)
     size = model.save(tmp_path)
     assert 0 < size < 2_000_000
