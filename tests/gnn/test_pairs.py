@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from api.services.relations import load_data
 from gnn.encoder import TextEncoder
 from gnn.pairs import (
     LABELS,
@@ -28,7 +27,8 @@ from gnn.pairs import (
     train_pairs,
     tune_bias,
 )
-from gnn.relations.argmap import ArgMap
+from gnn.relations.argmap import ArgMap, maps_from_records
+from graphstore.loaders.aif import load_aif
 from graphstore.loaders.registry import SAMPLES
 from ontology.aiftext import split_speaker
 from ontology.errors import ModelError
@@ -38,7 +38,8 @@ CHALLENGE = Path(__file__).resolve().parents[1] / "data" / "challenge" / "relati
 
 @pytest.fixture(scope="module")
 def maps() -> list[ArgMap]:
-    return list(load_data([SAMPLES / "dialam-2024" / "my_train"]).qt30)
+    bundle = load_aif(sorted((SAMPLES / "dialam-2024" / "my_train").glob("*.json")))
+    return maps_from_records(bundle.nodes, bundle.edges)
 
 
 @pytest.fixture(scope="module")
