@@ -40,7 +40,7 @@ import numpy as np
 from gnn.protocol import Fold, FoldOutcome, Pooled, cross_validate
 from gnn.relations.argmap import ArgMap, anchor_propositions, words
 from gnn.relations.metrics import macro_f1
-from gnn.relations.qt30_task import episodes
+from gnn.relations.qt30_task import coordinate_biases, episodes
 from ontology.aiftext import split_speaker
 from ontology.errors import ModelError
 from ontology.labels import RelationLabel, scheme_label
@@ -102,6 +102,8 @@ class PairConfig:
         symmetric: Label the pair whatever its order (both orders train, predictions average them).
         cues: Add the cue-word flags of each side.
         overlap: Add the word-overlap features of the pair (:func:`overlap_features`).
+        joint: Add the encoder's vector of the two texts read together (:func:`joint_text`), where
+            its attention sees both sides at once.
         none_share: Sampled ``none`` pairs per gold relation of a map.
         written_copies: Also train on each training pair as the annotators wrote it (its I-node
             texts; tuning and scoring read what was said only).
@@ -118,6 +120,7 @@ class PairConfig:
     symmetric: bool = False
     cues: bool = True
     overlap: bool = True
+    joint: bool = False
     none_share: float = 1.0
     written_copies: bool = False
     seed: int = 13
@@ -242,21 +245,34 @@ def overlap_features(source: str, target: str) -> list[float]:
     ]
 
 
+def joint_text(source: str, target: str) -> str:
+    """The two texts as one input of the encoder, separated by its separator token."""
+    return f"{source} [SEP] {target}"
+
+
 def pair_features(
-    u: np.ndarray, v: np.ndarray, cu: np.ndarray | None, cv: np.ndarray | None, lex: np.ndarray | None = None
+    u: np.ndarray,
+    v: np.ndarray,
+    cu: np.ndarray | None,
+    cv: np.ndarray | None,
+    lex: np.ndarray | None = None,
+    joint: np.ndarray | None = None,
 ) -> np.ndarray:
-    """``(n, d)`` rows ``[u, v, u*v, |u-v|, u.v, cues(u), cues(v), overlap]`` (cues and overlap only when given)."""
+    """``(n, d)`` rows ``[u, v, u*v, |u-v|, u.v, cues(u), cues(v), overlap, joint]`` (the last three only
+    when given)."""
     cols = [u, v, u * v, np.abs(u - v), np.sum(u * v, axis=1, keepdims=True)]
     if cu is not None and cv is not None:
         cols += [cu, cv]
     if lex is not None:
         cols.append(lex)
+    if joint is not None:
+        cols.append(joint)
     return np.concatenate(cols, axis=1).astype(np.float32)
 
 
-def feature_width(dim: int, cues: bool, overlap: bool = False) -> int:
+def feature_width(dim: int, cues: bool, overlap: bool = False, joint: bool = False) -> int:
     """Width of :func:`pair_features` rows for vectors of width ``dim``."""
-    return 4 * dim + 1 + (2 * N_CUES if cues else 0) + (N_OVERLAP if overlap else 0)
+    return 4 * dim + 1 + (2 * N_CUES if cues else 0) + (N_OVERLAP if overlap else 0) + (dim if joint else 0)
 
 
 class PairVectors:
@@ -274,7 +290,12 @@ class PairVectors:
             self._vec.update(zip(new, self.encoder.encode(new, progress=self.progress), strict=True))
 
     def features(
-        self, pairs: Sequence[tuple[str, str]], cues: bool, reverse: bool = False, overlap: bool = False
+        self,
+        pairs: Sequence[tuple[str, str]],
+        cues: bool,
+        reverse: bool = False,
+        overlap: bool = False,
+        joint: bool = False,
     ) -> np.ndarray:
         """:func:`pair_features` of ``(source, target)`` pairs (of ``(target, source)`` with ``reverse``)."""
         if not pairs:
@@ -289,7 +310,12 @@ class PairVectors:
         lex = None
         if overlap:
             lex = np.array([overlap_features(a, b) for a, b in zip(firsts, seconds, strict=True)], dtype=np.float32)
-        return pair_features(u, v, cu, cv, lex)
+        both = None
+        if joint:
+            texts = [joint_text(a, b) for a, b in zip(firsts, seconds, strict=True)]
+            self.add(texts)
+            both = np.stack([self._vec[t] for t in texts]).astype(np.float32)
+        return pair_features(u, v, cu, cv, lex, both)
 
 
 # -- decision ----------------------------------------------------------------------------------
@@ -307,21 +333,11 @@ def tune_bias(probs: np.ndarray, gold: np.ndarray, rounds: int = 2) -> tuple[lis
         The biases and their macro-F1.
     """
     labels = range(len(LABELS))
-    bias = [0.0] * len(LABELS)
 
     def value(b: Sequence[float]) -> float:
         return macro_f1(gold.tolist(), decide(probs, b).tolist(), labels)
 
-    best = value(bias)
-    for _ in range(rounds):
-        for c in range(1, len(LABELS)):
-            for g in BIAS_GRID:
-                trial = list(bias)
-                trial[c] = g
-                v = value(trial)
-                if v > best + 1e-6:
-                    best, bias = v, trial
-    return bias, best
+    return coordinate_biases(value, len(LABELS), range(1, len(LABELS)), BIAS_GRID, rounds)
 
 
 # -- the model ---------------------------------------------------------------------------------
@@ -364,7 +380,9 @@ class PairModel:
         out = np.zeros((len(pairs), len(LABELS)), dtype=np.float64)
         with torch.inference_mode():
             for reverse in orders:
-                x = torch.from_numpy(self.vectors.features(pairs, self.config.cues, reverse, self.config.overlap))
+                x = torch.from_numpy(
+                    self.vectors.features(pairs, self.config.cues, reverse, self.config.overlap, self.config.joint)
+                )
                 out += torch.softmax(self.head(x), dim=1).double().numpy()
         return out / len(orders)
 
@@ -406,7 +424,7 @@ class PairModel:
             config = PairConfig(**meta["config"])
             if tuple(meta["labels"]) != LABELS:
                 raise ModelError(f"{model_dir / CONFIG}: labels {meta['labels']}, expected {list(LABELS)}")
-            head = _head(feature_width(int(meta["dim"]), config.cues, config.overlap), config)
+            head = _head(feature_width(int(meta["dim"]), config.cues, config.overlap, config.joint), config)
             head.load_state_dict(float_state(load_file(str(model_dir / WEIGHTS))))
         except (OSError, KeyError, TypeError, ValueError, RuntimeError) as e:
             raise ModelError(f"{model_dir}: not a pair model ({e})") from e
@@ -491,9 +509,11 @@ def _matrix(
         copies = [e for e in examples if e.written is not None]
         pairs += [e.written for e in copies if e.written is not None]
         y = np.concatenate([y, np.array([LABELS.index(e.label) for e in copies], dtype=np.int64)])
-    x = vectors.features(pairs, config.cues, overlap=config.overlap)
+    x = vectors.features(pairs, config.cues, overlap=config.overlap, joint=config.joint)
     if config.symmetric:
-        x = np.concatenate([x, vectors.features(pairs, config.cues, reverse=True, overlap=config.overlap)])
+        x = np.concatenate(
+            [x, vectors.features(pairs, config.cues, reverse=True, overlap=config.overlap, joint=config.joint)]
+        )
         y = np.concatenate([y, y])
     return _Matrix(torch.from_numpy(x), torch.from_numpy(y))
 
@@ -535,7 +555,7 @@ def train_pairs(
     if config.written_copies:
         vectors.add([t for e in [*train, *tune] if e.written is not None for t in e.written])
     dim = int(vectors.encoder.dim)
-    width = feature_width(dim, config.cues, config.overlap)
+    width = feature_width(dim, config.cues, config.overlap, config.joint)
     schedule = Schedule(
         epochs=config.epochs, lr=config.lr, weight_decay=config.weight_decay, seed=config.seed, autocast=False
     )

@@ -12,6 +12,8 @@ from rich.table import Table
 
 from api.cli.options import (
     CorpusOpt,
+    CvProfile,
+    CvSeed,
     DialogueOpt,
     Folds,
     JsonFlag,
@@ -82,8 +84,8 @@ def evaluate(
     scheme: SchemeOpt = None,
     as_json: JsonFlag = False,
     cv: Folds = None,
-    profile: Annotated[str, typer.Option("--profile", help="Recipe of the fold models (with --cv).")] = "full",
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the folds and the fold models (with --cv).")] = 13,
+    profile: CvProfile = "full",
+    seed: CvSeed = 13,
     members: Annotated[
         int | None, typer.Option("--members", min=1, help="Networks per fold model instead of the profile's (--cv).")
     ] = None,

@@ -87,6 +87,10 @@ Folds = Annotated[
 ]
 
 
+CvProfile = Annotated[str, typer.Option("--profile", help="Recipe of the fold models (with --cv).")]
+CvSeed = Annotated[int, typer.Option("--seed", help="Seed of the folds and the fold models (with --cv).")]
+
+
 def print_cv(title: str, section: dict[str, Any]) -> None:
     """Print one cross-validated section: its figures (mean, std, per fold) and predicted against gold labels.
 

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from api.cli.options import Folds, JsonFlag, ModelDir, print_cv, show, train_command
+from api.cli.options import CvProfile, CvSeed, Folds, JsonFlag, ModelDir, print_cv, show, train_command
 from api.cli_common import REPORTER, console, group, settings
 from api.services import pairs as service
 
@@ -66,8 +66,8 @@ def evaluate_pairs(
     model: ModelDir = None,
     as_json: JsonFlag = False,
     cv: Folds = None,
-    profile: Annotated[str, typer.Option("--profile", help="Recipe of the fold models (with --cv).")] = "full",
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the folds and the fold models (with --cv).")] = 13,
+    profile: CvProfile = "full",
+    seed: CvSeed = 13,
 ) -> None:
     """Score a pair model on the challenge set and M-Arg's gold pairs, or cross-validate the recipe.
 

@@ -9,7 +9,18 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from api.cli.options import Folds, JsonFlag, ModelDir, WriteFlag, print_cv, print_labels, show, train_command
+from api.cli.options import (
+    CvProfile,
+    CvSeed,
+    Folds,
+    JsonFlag,
+    ModelDir,
+    WriteFlag,
+    print_cv,
+    print_labels,
+    show,
+    train_command,
+)
 from api.cli_common import REPORTER, console, group, settings
 from api.services import paraphrase as service
 from api.services.graph import Graph
@@ -78,8 +89,8 @@ def evaluate_paraphrase(
     model: ModelDir = None,
     as_json: JsonFlag = False,
     cv: Folds = None,
-    profile: Annotated[str, typer.Option("--profile", help="Recipe of the fold models (with --cv).")] = "full",
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the folds and the fold models (with --cv).")] = 13,
+    profile: CvProfile = "full",
+    seed: CvSeed = 13,
 ) -> None:
     """F1/P/R against the majority vote and highlight Jaccard (guest/host) against most annotators' tokens,
     with the predicted against gold pairs per label (paraphrase / not_paraphrase).

@@ -179,11 +179,33 @@ def tune_bias(
             return s["general"]["f1"] - 1.0
         return v
 
-    bias = [0.0, 0.0, 0.0, 0.0]
+    return coordinate_biases(value, len(LABELS), (1, 3, 2), BIAS_GRID, rounds)
+
+
+def coordinate_biases(
+    value: Callable[[list[float]], float],
+    size: int,
+    order: Sequence[int],
+    grid: Sequence[float],
+    rounds: int = 2,
+) -> tuple[list[float], float]:
+    """Per-label log-biases maximising ``value`` by coordinate search from all zeros.
+
+    Args:
+        value: The score of a bias vector (higher is better).
+        size: Number of labels (``bias[0]``, no relation, stays 0).
+        order: The labels whose bias is searched, in the order visited each round.
+        grid: The values each bias may take.
+        rounds: Passes over ``order``.
+
+    Returns:
+        The biases and their value.
+    """
+    bias = [0.0] * size
     best = value(bias)
     for _ in range(rounds):
-        for c in (1, 3, 2):
-            for g in BIAS_GRID:
+        for c in order:
+            for g in grid:
                 trial = list(bias)
                 trial[c] = g
                 v = value(trial)
