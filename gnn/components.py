@@ -25,16 +25,20 @@ import json
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
+from torch_geometric.data import Batch, Data
+from torch_geometric.utils import to_dense_batch
 
 from gnn.bam import BratDocument, Component
 from gnn.encoder import TextEncoder
+from gnn.trainer import FitResult, Progress, Schedule, Selection, Trainer
 from gnn.weights import float_state, half_state
 
 LABELS = ("background_claim", "own_claim", "data")
@@ -58,7 +62,7 @@ class TaggerConfig:
         widths: Width of the inputs' projection and of each LSTM direction.
         layers: Encoder layers whose states, concatenated, make a word's vector.
         extra: Free-form notes.
-        average_from: Weights are averaged from this epoch on.
+        average_from: From this epoch on, the weights' running average competes with each epoch's own.
         min_tokens: Shorter components are dropped.
         context: Neighbouring sentences' mean vectors as extra inputs (0.447 exact F1 on A21-A24
             against 0.459 without, same seed, epochs and cached vectors, so off by default).
@@ -179,10 +183,11 @@ class BiLstmCrf(nn.Module):
         self.allowed = torch.from_numpy(allowed_transitions())
         self.may_start = torch.tensor([not t.startswith("I-") for t in TAGS])
 
-    def emissions(self, x: torch.Tensor) -> torch.Tensor:
-        """(batch, length, tags) emission scores of padded token vectors."""
+    def emissions(self, batch: Any) -> tuple[torch.Tensor, torch.Tensor]:
+        """Emission scores ``(sentences, length, tags)`` of a :func:`sentence_batch`; its mask (1.0: a token)."""
+        x, mask = to_dense_batch(batch.x, batch.batch)
         hidden, _ = self.lstm(self.drop(torch.relu(self.project(self.drop(x)))))
-        return self.emit(self.drop(hidden))
+        return self.emit(self.drop(hidden)), mask.float()
 
     def _scores(self) -> tuple[torch.Tensor, torch.Tensor]:
         return (
@@ -259,17 +264,12 @@ def input_width(vector_dim: int, context: bool) -> int:
     return vector_dim * (3 if context else 1) + N_POSITION
 
 
-def _batch(rows: Sequence[np.ndarray], tags: Sequence[np.ndarray] | None = None) -> tuple[torch.Tensor, ...]:
-    length = max(len(r) for r in rows)
-    x = torch.zeros(len(rows), length, rows[0].shape[1])
-    mask = torch.zeros(len(rows), length)
-    y = torch.zeros(len(rows), length, dtype=torch.long)
-    for j, r in enumerate(rows):
-        x[j, : len(r)] = torch.from_numpy(r)
-        mask[j, : len(r)] = 1
-        if tags is not None:
-            y[j, : len(r)] = torch.from_numpy(tags[j])
-    return x, y, mask
+def sentence_batch(rows: Sequence[np.ndarray], tags: Sequence[np.ndarray] | None = None, device: Any = "cpu") -> Any:
+    """Sentences as one PyG batch: a graph per sentence, its tokens the nodes (``x``: input rows, ``y``:
+    gold tag ids), no edges; the network pads them back into sequences with ``to_dense_batch``."""
+    ys = [None] * len(rows) if tags is None else [torch.from_numpy(t) for t in tags]
+    graphs = [Data(x=torch.from_numpy(r), y=y) for r, y in zip(rows, ys, strict=True)]
+    return Batch.from_data_list(graphs).to(device)
 
 
 @dataclass
@@ -319,9 +319,7 @@ class ComponentTagger:
     """Frozen encoder word vectors + BiLSTM-CRF. Build one with :func:`train_tagger` or :meth:`load`."""
 
     def __init__(self, network: BiLstmCrf, config: TaggerConfig, vectors: TokenVectors) -> None:
-        self.network = network.eval()
-        self.config = config
-        self.vectors = vectors
+        self.network, self.config, self.vectors = network.eval(), config, vectors
 
     @classmethod
     def load(
@@ -357,10 +355,11 @@ class ComponentTagger:
         """Tag ids per sentence, given the sentences' input rows (:func:`paper_rows`)."""
         out: list[list[int]] = []
         self.network.eval()
+        device = next(self.network.parameters()).device
         with torch.inference_mode():
             for start in range(0, len(rows), 64):
-                x, _, mask = _batch(rows[start : start + 64])
-                out.extend(self.network.viterbi(self.network.emissions(x), mask))
+                em, mask = self.network.emissions(sentence_batch(rows[start : start + 64], device=device))
+                out.extend(self.network.viterbi(em, mask))
         return out
 
     def components(self, sentences: Sequence[_Sentence], rows: Sequence[np.ndarray]) -> list[set[tuple[str, int, int]]]:
@@ -381,42 +380,85 @@ class ComponentTagger:
         return [Component(f"T{i}", label, ((s, e),)) for i, (label, s, e) in enumerate(ordered, 1)]
 
 
-@dataclass
-class TaggerResult:
-    """What :func:`train_tagger` returns besides the tagger."""
-
-    best_epoch: int
-    tune_f1: float
-    history: list[dict[str, float]]
-    seconds: float
-    averaged: bool = False  # the kept weights are the average of epochs average_from..best_epoch
+def schedule(c: TaggerConfig) -> Schedule:
+    """The tagger's recipe: Adam, gradients clipped at norm 5, averaged weights competing from ``average_from``."""
+    return Schedule(c.epochs, c.lr, optimizer="adam", decay="none", clip=5.0, average_from=c.average_from, seed=c.seed)
 
 
-def _exact_f1(pred: Sequence[set[tuple[str, int, int]]], gold: Sequence[set[tuple[str, int, int]]]) -> float:
-    tp = sum(len(p & g) for p, g in zip(pred, gold, strict=True))
-    n_pred, n_gold = sum(map(len, pred)), sum(map(len, gold))
-    return 2 * tp / (n_pred + n_gold) if n_pred + n_gold else 0.0
+@dataclass(eq=False)
+class TaggerFit:
+    """The tagger's network as :class:`gnn.trainer.Trainer` fits it (a :class:`~gnn.trainer.Fittable`).
+
+    Attributes:
+        config: Hyper-parameters.
+        vectors: The word vectors' encoder.
+        rows: Input rows of the training sentences (:func:`paper_rows`).
+        tags: Their gold tag ids.
+        tune_sentences: The tuning papers' sentences, with their ``tags``; none: no choice of epoch.
+        tune_rows: Their input rows.
+    """
+
+    config: TaggerConfig
+    vectors: TokenVectors
+    rows: Sequence[np.ndarray]
+    tags: Sequence[np.ndarray]
+    tune_sentences: Sequence[_Sentence] = ()
+    tune_rows: Sequence[np.ndarray] = ()
+
+    @cached_property
+    def module(self) -> BiLstmCrf:
+        """The network, built on first use: inside the trainer's seeded run, so the seed sets its initial weights."""
+        return BiLstmCrf(input_width(self.vectors.dim, self.config.context), self.config)
+
+    def param_groups(self) -> Any:
+        """Every parameter of the network."""
+        return self.module.parameters()
+
+    def batches(self, rng: np.random.Generator) -> list[list[int]]:
+        """Length buckets (positions of training sentences) in shuffled order: sentences of similar length
+        share a batch, so the CRF loops over little padding."""
+        order, size = sorted(range(len(self.rows)), key=lambda i: len(self.rows[i])), self.config.batch_size
+        buckets = [order[k : k + size] for k in range(0, len(order), size)]
+        return [buckets[b] for b in rng.permutation(len(buckets))]
+
+    def loss(self, batch: list[int]) -> torch.Tensor:
+        """CRF negative log-likelihood of one bucket's sentences."""
+        device = next(self.module.parameters()).device
+        data = sentence_batch([self.rows[i] for i in batch], [self.tags[i] for i in batch], device)
+        em, mask = self.module.emissions(data)
+        return self.module.loss(em, to_dense_batch(data.y, data.batch)[0], mask)
+
+    def select(self) -> Selection | None:
+        """Exact-span F1 on the tuning papers (``None`` without them)."""
+        if not self.tune_sentences:
+            return None
+        found = ComponentTagger(self.module, self.config, self.vectors).components(self.tune_sentences, self.tune_rows)
+        gold = [set(decode(s.spans, s.tags)) for s in self.tune_sentences if s.tags is not None]
+        tp, total = sum(len(f & g) for f, g in zip(found, gold, strict=True)), sum(map(len, [*found, *gold]))
+        f1 = 2 * tp / total if total else 0.0
+        return Selection(f1, row={"tune_exact_f1": f1})
 
 
 def train_tagger(
     train: Mapping[str, tuple[BratDocument, str]],
     tune: Mapping[str, tuple[BratDocument, str]],
     config: TaggerConfig,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: Progress | None = None,
     vectors: TokenVectors | None = None,
-) -> tuple[ComponentTagger, TaggerResult]:
+) -> tuple[ComponentTagger, FitResult]:
     """Train on ``train`` papers (document, text); keep the epoch with the best exact-span F1 on ``tune``.
 
     Args:
         train: Training papers by name.
         tune: Papers that choose the epoch (never trained on).
         config: Hyper-parameters.
-        progress: Called with (stage, done, total).
+        progress: Called with (stage, done, total): ``encode`` per paper, ``train`` per epoch.
         vectors: Word vectors of the encoder (default: packaged MiniLM, no cache).
+
+    Returns:
+        The tagger and what the fit did (``seconds`` with the encoding).
     """
     started = time.perf_counter()
-    torch.manual_seed(config.seed)
-    rng = np.random.default_rng(config.seed)
     vectors = vectors or TokenVectors(layers=config.layers, max_length=config.max_length)
 
     def prepared(papers: Mapping[str, tuple[BratDocument, str]]) -> tuple[list[_Sentence], list[np.ndarray]]:
@@ -433,53 +475,10 @@ def train_tagger(
         return sentences, encoded
 
     train_s, rows = prepared(train)
-    tune_s, tune_rows = prepared(tune)
     tags = [s.tags for s in train_s if s.tags is not None]
-    network = BiLstmCrf(input_width(vectors.dim, config.context), config)
-    optimiser = torch.optim.Adam(network.parameters(), lr=config.lr)
-    gold_tune = [set(decode(s.spans, s.tags)) for s in tune_s if s.tags is not None]
-    # Length buckets: sentences of similar length share a batch, so the CRF loops over little padding.
-    order = sorted(range(len(rows)), key=lambda i: len(rows[i]))
-    buckets = [order[k : k + config.batch_size] for k in range(0, len(order), config.batch_size)]
-    best: tuple[float, int, bool, dict[str, torch.Tensor]] = (-1.0, 0, False, {})
-    history: list[dict[str, float]] = []
-    # Weights averaged over the epochs from ``average_from`` on: exact-span F1 on the tune papers
-    # swings by several points from one epoch (and one seed) to the next, and an average of the
-    # later epochs is steadier. Each epoch, both the current and the averaged weights compete.
-    averaged: dict[str, torch.Tensor] = {}
-    shadow = BiLstmCrf(input_width(vectors.dim, config.context), config)
-    for epoch in range(1, config.epochs + 1):
-        network.train()
-        total = 0.0
-        for b in rng.permutation(len(buckets)):
-            x, y, mask = _batch([rows[i] for i in buckets[b]], [tags[i] for i in buckets[b]])
-            loss = network.loss(network.emissions(x), y, mask)
-            optimiser.zero_grad()
-            loss.backward()
-            nn.utils.clip_grad_norm_(network.parameters(), 5.0)
-            optimiser.step()
-            total += float(loss.detach())
-        current = {k: v.detach().clone() for k, v in network.state_dict().items()}
-        candidates = [(False, current)]
-        if epoch >= config.average_from:
-            n = epoch - config.average_from + 1
-            averaged = {k: v if n == 1 else averaged[k] + (v - averaged[k]) / n for k, v in current.items()}
-            candidates.append((True, averaged))
-        entry: dict[str, float] = {"epoch": epoch, "loss": round(total / max(len(buckets), 1), 4)}
-        for is_average, state in candidates:
-            shadow.load_state_dict(state)
-            pred_tune = ComponentTagger(shadow, config, vectors).components(tune_s, tune_rows)
-            f1 = _exact_f1(pred_tune, gold_tune) if tune_s else float(epoch)
-            entry["tune_exact_f1_averaged" if is_average else "tune_exact_f1"] = f1
-            if f1 > best[0]:
-                best = (f1, epoch, is_average, state)
-        history.append(entry)
-        if progress:
-            progress("train", epoch, config.epochs)
-    network.load_state_dict(best[3])
-    return ComponentTagger(network, config, vectors), TaggerResult(
-        best[1], best[0], history, time.perf_counter() - started, best[2]
-    )
+    job = TaggerFit(config, vectors, rows, tags, *prepared(tune))
+    result = Trainer(schedule(config), progress=progress).fit(job)
+    return ComponentTagger(job.module, config, vectors), replace(result, seconds=time.perf_counter() - started)
 
 
 def nearest_claim_relations(components: Sequence[Component], window: int = 600) -> list[tuple[str, str, str]]:

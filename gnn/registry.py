@@ -29,7 +29,7 @@ PACKAGE = Path(__file__).resolve().parent
 SHIPPED_DIR = PACKAGE / "models"
 
 TASKS: dict[str, Path] = {
-    "discourse": PACKAGE / "pretrained" / "discourse",
+    "discourse": SHIPPED_DIR / "discourse",
     "relations": SHIPPED_DIR / "relations",
     "paraphrase": SHIPPED_DIR / "paraphrase",
     "components": SHIPPED_DIR / "components",

@@ -88,7 +88,7 @@ def train(
     vectors = TokenVectors(layers=config.layers, max_length=config.max_length, cache_dir=cache_dir)
     tagger, result = train_tagger(train_papers, tune_papers, config, progress=progress, vectors=vectors)
     metrics: dict[str, Any] = {
-        "tune_exact_f1": result.tune_f1,
+        "tune_exact_f1": result.best_score,
         "best_epoch": result.best_epoch,
         "weights_averaged": result.averaged,
     }

@@ -173,13 +173,15 @@ def train(
         reporter.log(f"{path.name}: {len(parts[0])} train / {len(parts[1])} tune / {len(parts[2])} test dialogues")
     config = ParserConfig(seed=seed, **PROFILES[profile])
     encoder = _encoder(settings, encoder_dir)
-    model, history = train_parser(train_d, tune_d, encoder, config, progress=True, log=reporter.log)
+    # Encoded here, with a progress bar; training reads the vectors back from the encoder's cache.
+    encoder.encode([t for d in (*train_d, *tune_d) for t in d.texts], progress=True)
+    model, history = train_parser(train_d, tune_d, encoder, config, log=reporter.log)
     metrics: dict[str, Any] = {}
     if config.refit and tune_d:
         for name, dialogues in tests.items():
             metrics[f"{name}:held-out before refit"] = model.evaluate(dialogues).as_dict()
         reporter.log("training the selected networks again on the train and tune parts")
-        model, rows = refit_parser(model, history, train_d, tune_d, progress=True, log=reporter.log)
+        model, rows = refit_parser(model, history, train_d, tune_d, log=reporter.log)
         history += rows
     seconds = time.perf_counter() - started
     for name, dialogues in tests.items():

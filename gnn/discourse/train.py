@@ -12,35 +12,42 @@ Ensembles: the full profile trains several networks that differ only in their se
 and batch order) and averages their link and sense probabilities. On these small training sets a
 single network's held-out scores move by several points from seed to seed; the average is both
 higher and steadier, and each member trains in about a minute and a half on a 2-core CPU.
+
+Each network is fitted by the one training loop, :class:`gnn.trainer.Trainer`, as a
+:class:`ParserFit`; :func:`schedule` is the recipe (AdamW, a linear warm-up over 5% of the steps
+then linear decay to 5%, gradients clipped at norm 5, early stopping on the tuning link F1 plus
+link & relation F1).
 """
 
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 from torch import Tensor
+from tqdm.auto import tqdm
 
-from gnn.device import pick_device, seed_everything
+from gnn.device import pick_device
 from gnn.discourse.data import DOMAINS, Dialogue
 from gnn.discourse.graphs import SENSES, DialogueGraphs, build_vocab, slot_offsets
 from gnn.discourse.model import DiscourseParser, edge_type_names
 from gnn.encoder import TextEncoder
 from gnn.metrics import DiscourseScores, discourse_scores
 from gnn.modelcard import ModelCard, atomic_write_bytes, git_commit, read_card, write_card
+from gnn.trainer import Progress, Schedule, Selection, Trainer
 from gnn.weights import float_state, half_state
 from ontology.errors import ModelError
 from ontology.terms import Sense
 
 TASK = "discourse"
 MODEL_NAME = "argweb-discourse-rgcn"
-WEIGHTS = "parser.pt"
+WEIGHTS = "parser.safetensors"
 VOCAB = "vocab.json"
 THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 1.01)
 
@@ -216,7 +223,7 @@ class DiscourseModel:
         found: dict[int, list[LinkPrediction]] = {}
         batches = _batches(data, 32, False, np.random.default_rng(0))
         offsets = slot_offsets(self.config.k, self.config.lookahead)
-        bar = _bar(progress, len(dialogues), "parsing")
+        bar = tqdm(total=len(dialogues), desc="parsing", unit="dialogue", disable=not progress)
         with torch.inference_mode():
             for idx in batches:
                 batch = _collate(data, idx, self.device)
@@ -224,26 +231,18 @@ class DiscourseModel:
                 domains = [dialogues[i].domain for i in idx]
                 decoded = decode(link, sense, batch, self.config.thresholds, domains, offsets)
                 found.update(zip(idx, decoded, strict=True))
-                if bar is not None:
-                    bar.update(len(idx))
-        if bar is not None:
-            bar.close()
+                bar.update(len(idx))
+        bar.close()
         return [found.get(i, []) for i in range(len(dialogues))]
 
-    def evaluate(self, dialogues: Sequence[Dialogue], progress: bool = False) -> DiscourseScores:
+    def evaluate(
+        self, dialogues: Sequence[Dialogue], progress: bool = False, graphs: DialogueGraphs | None = None
+    ) -> DiscourseScores:
         """Micro link and link & relation F1 against the dialogues' own relations."""
-        pred = self.predict(dialogues, progress)
+        pred = self.predict(dialogues, progress, graphs)
         return discourse_scores(
             [d.links() for d in dialogues], [{(p.x, p.y, p.sense.value) for p in ps} for ps in pred]
         )
-
-
-def _bar(progress: bool, total: int, desc: str):
-    if not progress:
-        return None
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=desc, unit="dialogue")
 
 
 def graphs_for(
@@ -264,38 +263,117 @@ def graphs_for(
     return DialogueGraphs(dialogues, parts, vocab, k, lookahead)
 
 
+def schedule(c: ParserConfig, seed: int) -> Schedule:
+    """The recipe of the network of ``seed``: AdamW, warm-up over 5% of the steps, then linear decay to 5%."""
+    return Schedule(c.epochs, c.lr, c.weight_decay, decay="warmup-linear", clip=5.0, patience=c.patience, seed=seed)
+
+
+@dataclass(eq=False)
+class ParserFit:
+    """One network of the parser as :class:`gnn.trainer.Trainer` fits it (a :class:`~gnn.trainer.Fittable`).
+
+    Attributes:
+        graphs: The training dialogues' graphs.
+        config: Hyper-parameters (widths, batch size, pass-1 weight).
+        encoder: The encoder the graphs' embeddings come from.
+        vocab: Lexical-bag words.
+        tune: Dialogues that choose the epoch (link F1 + link & relation F1); none: no choice.
+        tune_graphs: Their graphs.
+    """
+
+    graphs: DialogueGraphs
+    config: ParserConfig
+    encoder: TextEncoder
+    vocab: list[str]
+    tune: Sequence[Dialogue] = ()
+    tune_graphs: DialogueGraphs | None = None
+
+    @cached_property
+    def module(self) -> DiscourseParser:
+        """The network, built on first use: inside the trainer's seeded run, so the seed sets its initial weights."""
+        c = self.config
+        return DiscourseParser(self.encoder.dim, len(self.vocab), c.k, c.dim, c.word_dim, c.dropout, c.lookahead)
+
+    def param_groups(self) -> Any:
+        """Every parameter of the network."""
+        return self.module.parameters()
+
+    def batches(self, rng: np.random.Generator) -> list[Any]:
+        """The training dialogues in shuffled PyG batches of ``config.batch_size``, on the network's device."""
+        device = str(next(self.module.parameters()).device)
+        return [_collate(self.graphs, idx, device) for idx in _batches(self.graphs, self.config.batch_size, True, rng)]
+
+    def loss(self, batch: Any) -> Tensor:
+        """Link and sense loss of both passes."""
+        return _loss(self.module(batch), batch, self.config.pass1_weight)
+
+    def select(self) -> Selection | None:
+        """Link F1 + link & relation F1 on the tuning dialogues (``None`` without them)."""
+        if self.tune_graphs is None:
+            return None
+        single = DiscourseModel([self.module], self.vocab, self.config, self.encoder)
+        s = single.evaluate(self.tune, graphs=self.tune_graphs).as_dict()
+        row = {"tune_link_f1": s["link_f1"], "tune_link_rel_f1": s["link_rel_f1"]}
+        return Selection(s["link_f1"] + s["link_rel_f1"], row=row)
+
+
+def _fit(
+    jobs: Sequence[ParserFit],
+    config: ParserConfig,
+    device: str | None,
+    progress: Progress | None,
+    log: Callable[[str], None] | None,
+    stop_after: Sequence[int] | None = None,
+    **mark: Any,
+) -> list[dict[str, Any]]:
+    """Fit member ``i``'s job with seed ``config.seed + i`` (up to ``stop_after[i]``); the history rows,
+    which name the member and its seed in an ensemble or when ``mark`` adds to them."""
+    rows: list[dict[str, Any]] = []
+    for member, job in enumerate(jobs):
+        seed = config.seed + member
+        label = f"seed {seed}, " if config.members > 1 else ""
+        trainer = Trainer(schedule(config, seed), device, progress, log, label)
+        result = trainer.fit(job, None if stop_after is None else stop_after[member])
+        named = config.members > 1 or bool(mark)
+        rows += [{"member": member, "seed": seed, **mark, **row} if named else row for row in result.history]
+    return rows
+
+
 def train_parser(
     train: Sequence[Dialogue],
     tune: Sequence[Dialogue],
     encoder: TextEncoder,
     config: ParserConfig,
     device: str | None = None,
-    progress: bool = False,
+    progress: Progress | None = None,
     log: Callable[[str], None] | None = None,
 ) -> tuple[DiscourseModel, list[dict[str, Any]]]:
-    """Train ``config.members`` networks on ``train``, each kept at its epoch best on ``tune`` (link &
-    relation F1), then tune the thresholds of their average.
+    """Train ``config.members`` networks on ``train``, each kept at its epoch best on ``tune`` (link F1
+    + link & relation F1), then tune the thresholds of their average.
+
+    Args:
+        train: Training dialogues.
+        tune: Dialogues that choose each network's epoch and the thresholds (may be empty).
+        encoder: The text encoder (cached embeddings).
+        config: Hyper-parameters.
+        device: Torch device (default: CUDA when present).
+        progress: Receives ``("train", epoch, epochs)`` after each epoch of each network.
+        log: Receives one line per epoch of each network.
 
     Returns:
-        The model and one history row per member and epoch.
+        The model and one history row per member and epoch (the kept epoch marked ``selected``).
 
     Raises:
         ModelError: No training dialogue.
     """
     if not train:
         raise ModelError("no training dialogues")
-    dev = pick_device(device)
     vocab = build_vocab(train, config.vocab_size)
-    train_g = graphs_for(train, encoder, vocab, config.k, progress, config.lookahead)
-    tune_g = graphs_for(tune, encoder, vocab, config.k, progress, config.lookahead) if tune else None
-    nets: list[DiscourseParser] = []
-    history: list[dict[str, Any]] = []
-    for member in range(max(1, config.members)):
-        seed = config.seed + member
-        net, rows = _train_network(train_g, tune, tune_g, encoder, vocab, config, seed, dev, progress, log)
-        nets.append(net)
-        history += [{"member": member, "seed": seed, **row} for row in rows] if config.members > 1 else rows
-    model = DiscourseModel(nets, vocab, config, encoder)
+    train_g = graphs_for(train, encoder, vocab, config.k, lookahead=config.lookahead)
+    tune_g = graphs_for(tune, encoder, vocab, config.k, lookahead=config.lookahead) if tune else None
+    jobs = [ParserFit(train_g, config, encoder, vocab, tune, tune_g) for _ in range(max(1, config.members))]
+    history = _fit(jobs, config, device, progress, log)
+    model = DiscourseModel([job.module for job in jobs], vocab, config, encoder)
     if tune:
         config.thresholds = tune_thresholds(model, tune, tune_g)
     return model, history
@@ -307,7 +385,7 @@ def refit_parser(
     train: Sequence[Dialogue],
     tune: Sequence[Dialogue],
     device: str | None = None,
-    progress: bool = False,
+    progress: Progress | None = None,
     log: Callable[[str], None] | None = None,
 ) -> tuple[DiscourseModel, list[dict[str, Any]]]:
     """Train every network of ``selected`` again, from its seed, on ``train`` and ``tune`` together.
@@ -319,116 +397,21 @@ def refit_parser(
 
     Returns:
         The refit model and its history rows (``refit: True``).
+
+    Raises:
+        ModelError: ``history`` has no tuning scores (nothing chose the epochs).
     """
-    dev = pick_device(device)
     config = selected.config
-    graphs = graphs_for([*train, *tune], selected.encoder, selected.vocab, config.k, progress, config.lookahead)
-    nets: list[DiscourseParser] = []
-    rows: list[dict[str, Any]] = []
+    epochs = []
     for member in range(len(selected.nets)):
-        seed = config.seed + member
-        own = [r["epoch"] for r in history if r.get("member", 0) == member and r.get("selected")]
+        own = [r for r in history if r.get("member", 0) == member and r.get("selected") and "tune_link_f1" in r]
         if not own:
             raise ModelError("refit: the history marks no selected epoch (no tuning scores) to train up to")
-        best = own[0]
-        net, member_rows = _train_network(
-            graphs, [], None, selected.encoder, selected.vocab, config, seed, dev, progress, log, stop_after=best
-        )
-        nets.append(net)
-        rows += [{"member": member, "seed": seed, "refit": True, **row} for row in member_rows]
-    return DiscourseModel(nets, selected.vocab, config, selected.encoder), rows
-
-
-def _train_network(
-    train_g: DialogueGraphs,
-    tune: Sequence[Dialogue],
-    tune_g: DialogueGraphs | None,
-    encoder: TextEncoder,
-    vocab: list[str],
-    config: ParserConfig,
-    seed: int,
-    dev: str,
-    progress: bool,
-    log: Callable[[str], None] | None,
-    stop_after: int | None = None,
-) -> tuple[DiscourseParser, list[dict[str, Any]]]:
-    """One network of the ensemble, early-stopped on the tuning dialogues; its history rows.
-
-    With ``stop_after`` (a refit), training ends after that epoch (1-based), under the schedule of
-    ``config.epochs`` epochs, and keeps the last weights.
-    """
-    seed_everything(seed)
-    net = DiscourseParser(
-        encoder.dim, len(vocab), config.k, config.dim, config.word_dim, config.dropout, config.lookahead
-    ).to(dev)
-    single = DiscourseModel([net], vocab, config, encoder)
-    opt = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
-    rng = np.random.default_rng(seed)
-    steps = config.epochs * len(_batches(train_g, config.batch_size, False, rng))
-    warm = max(1, steps // 20)
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda step: min((step + 1) / warm, max(0.05, 1 - step / max(steps, 1)))
-    )
-    label = f"seed {seed}, " if config.members > 1 else ""
-    history: list[dict[str, Any]] = []
-    best_state, best_score, best_row, stale = None, -1.0, None, 0
-    last = config.epochs if stop_after is None else min(stop_after, config.epochs)
-    for epoch in range(1, last + 1):
-        net.train()
-        t0, total = time.perf_counter(), 0.0
-        batches = _batches(train_g, config.batch_size, True, rng)
-        bar = None
-        if progress:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(total=len(batches), desc=f"{label}epoch {epoch}/{config.epochs}", unit="batch", leave=False)
-        for idx in batches:
-            batch = _collate(train_g, idx, dev)
-            loss = _loss(net(batch), batch, config.pass1_weight)
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), 5.0)
-            opt.step()
-            sched.step()
-            total += float(loss.detach())
-            if bar is not None:
-                bar.update(1)
-        if bar is not None:
-            bar.close()
-        row: dict[str, Any] = {"epoch": epoch, "loss": round(total / len(batches), 4), "seconds": 0.0}
-        if tune_g is not None:
-            scores = _score(single, tune, tune_g)
-            row.update(tune_link_f1=scores["link_f1"], tune_link_rel_f1=scores["link_rel_f1"])
-            score = scores["link_rel_f1"] + scores["link_f1"]
-            if score > best_score:
-                best_score, best_row, stale = score, row, 0
-                best_state = {k: v.detach().clone() for k, v in net.state_dict().items()}
-            else:
-                stale += 1
-        row["seconds"] = round(time.perf_counter() - t0, 2)
-        history.append(row)
-        if log is not None:
-            tuned = (
-                f", tune link F1 {row['tune_link_f1']:.2f}, link&rel F1 {row['tune_link_rel_f1']:.2f}"
-                if "tune_link_f1" in row
-                else ""
-            )
-            log(f"{label}epoch {epoch}: loss {row['loss']:.4f}{tuned} ({row['seconds']:.0f} s)")
-        if tune_g is not None and stale >= config.patience:
-            break
-    if best_state is not None:
-        net.load_state_dict(best_state)
-    if best_row is not None:
-        best_row["selected"] = True  # the epoch whose weights are kept (refit_parser trains up to it)
-    net.eval()
-    return net, history
-
-
-def _score(model: DiscourseModel, dialogues: Sequence[Dialogue], graphs: DialogueGraphs | None) -> dict[str, Any]:
-    pred = model.predict(dialogues, graphs=graphs)
-    return discourse_scores(
-        [d.links() for d in dialogues], [{(p.x, p.y, p.sense.value) for p in ps} for ps in pred]
-    ).as_dict()
+        epochs.append(int(own[0]["epoch"]))
+    graphs = graphs_for([*train, *tune], selected.encoder, selected.vocab, config.k, lookahead=config.lookahead)
+    jobs = [ParserFit(graphs, config, selected.encoder, selected.vocab) for _ in selected.nets]
+    rows = _fit(jobs, config, device, progress, log, epochs, refit=True)
+    return DiscourseModel([job.module for job in jobs], selected.vocab, config, selected.encoder), rows
 
 
 def tune_thresholds(
@@ -445,7 +428,7 @@ def tune_thresholds(
         best, best_tau = -1.0, 1.01
         for tau in THRESHOLDS:
             model.config.thresholds[domain] = tau
-            s = _score(model, sub, sub_g)
+            s = model.evaluate(sub, graphs=sub_g).as_dict()
             if s["link_f1"] + s["link_rel_f1"] > best:
                 best, best_tau = s["link_f1"] + s["link_rel_f1"], tau
         chosen[domain] = best_tau
@@ -455,16 +438,13 @@ def tune_thresholds(
 
 def save_model(model: DiscourseModel, out: Path, card: ModelCard) -> Path:
     """Write weights, vocabulary and model card into ``out``."""
-    out.mkdir(parents=True, exist_ok=True)
-    import io
+    from safetensors.torch import save
 
-    buf = io.BytesIO()
+    out.mkdir(parents=True, exist_ok=True)
     # Half precision halves the shipped size; the scores do not move at this precision.
-    # One network keeps its own parameter names (model directories from before ensembles load as
-    # they are); an ensemble's are prefixed by the member's index.
+    # One network keeps its own parameter names; an ensemble's are prefixed by the member's index.
     whole = model.nets[0] if len(model.nets) == 1 else torch.nn.ModuleList(model.nets)
-    torch.save(half_state(whole.state_dict()), buf)
-    atomic_write_bytes(out / WEIGHTS, buf.getvalue())
+    atomic_write_bytes(out / WEIGHTS, save(half_state(whole.state_dict())))
     atomic_write_bytes(out / VOCAB, json.dumps(model.vocab).encode())
     card.weights = [WEIGHTS, VOCAB]
     card.hyperparameters = {**asdict(model.config), "edge_types": list(edge_type_names())}
@@ -483,9 +463,17 @@ def load_model(model_dir: Path, encoder: TextEncoder | None = None, device: str 
         device: torch device.
 
     Raises:
-        ModelError: Not a discourse model directory, or weights that do not fit.
+        ModelError: Not a discourse model directory, weights in another format than safetensors
+            (a directory written before they were), or weights that do not fit.
     """
+    from safetensors.torch import load_file
+
     card = read_card(model_dir, task=TASK)
+    if WEIGHTS not in card.weights:
+        raise ModelError(
+            f"{model_dir}: its model card names weights {card.weights}, not {WEIGHTS}: a discourse model "
+            "written before its weights were stored as safetensors; train it again with `argweb train discourse`"
+        )
     params = {k: v for k, v in card.hyperparameters.items() if k in ParserConfig.__dataclass_fields__}
     config = ParserConfig(**params)
     vocab = json.loads((model_dir / VOCAB).read_text(encoding="utf-8"))
@@ -496,9 +484,8 @@ def load_model(model_dir: Path, encoder: TextEncoder | None = None, device: str 
         for _ in range(max(1, config.members))
     ]
     whole = nets[0] if len(nets) == 1 else torch.nn.ModuleList(nets)
-    state = torch.load(model_dir / WEIGHTS, map_location="cpu", weights_only=True)
     try:
-        whole.load_state_dict(float_state(state))
+        whole.load_state_dict(float_state(load_file(str(model_dir / WEIGHTS))))
     except RuntimeError as e:
         raise ModelError(f"{model_dir / WEIGHTS}: weights do not fit the model card: {e}") from e
     whole.to(dev).eval()

@@ -22,8 +22,12 @@ from gnn.components import (
     input_width,
     nearest_claim_relations,
     paper_rows,
+    schedule,
+    sentence_batch,
+    train_tagger,
 )
 from gnn.components import _Sentence as Sentence
+from gnn.trainer import Schedule
 
 pytestmark = pytest.mark.unit  # synthetic data, no model loaded: in the unit tier
 
@@ -96,6 +100,39 @@ def test_crf_likelihood_and_viterbi_match_enumeration() -> None:
         best.append(list(max(scores, key=lambda p: scores[p])))
     assert float(crf.loss(em, gold, mask).detach()) == pytest.approx(sum(expected) / 2, rel=1e-4)
     assert crf.viterbi(em, mask) == best
+
+
+def test_a_sentence_batch_is_padded_back_into_sequences() -> None:
+    rows = [np.arange(6, dtype=np.float32).reshape(3, 2), np.array([[7.0, 8.0]], np.float32)]
+    batch = sentence_batch(rows, [np.array([1, 2, 2]), np.array([5])])
+    assert batch.num_graphs == 2 and batch.x.shape == (4, 2) and batch.num_edges == 0
+    crf = BiLstmCrf(2, TaggerConfig(widths=(4, 4), dropout=0.0)).eval()
+    em, mask = crf.emissions(batch)
+    assert em.shape == (2, 3, len(TAGS)) and mask.tolist() == [[1.0, 1.0, 1.0], [1.0, 0.0, 0.0]]
+    # Padding is zero vectors after the real tokens: the same emissions as the sentences padded by hand.
+    padded = torch.zeros(2, 3, 2)
+    padded[0], padded[1, 0] = torch.from_numpy(rows[0]), torch.from_numpy(rows[1][0])
+    with torch.no_grad():
+        by_hand = crf.emit(crf.lstm(torch.relu(crf.project(padded)))[0])
+    assert torch.allclose(em, by_hand)
+    assert crf.viterbi(em, mask)[1] == crf.viterbi(em[1:, :1], mask[1:, :1])[0]
+
+
+def test_the_tagger_is_fitted_by_the_trainer_from_its_seed(tmp_path: Path) -> None:
+    config = TaggerConfig(epochs=3, lr=1e-2, average_from=2, seed=5)
+    # The recipe: Adam, no decay, clipping at 5, averaged weights competing from average_from.
+    assert schedule(config) == Schedule(3, 1e-2, 0.0, "adam", "none", clip=5.0, average_from=2, seed=5)
+    papers = read_papers(DATA / "gold")
+    vectors = TokenVectors(cache_dir=tmp_path / "cache")
+    (a, ra), (b, rb) = (train_tagger(papers, papers, config, vectors=vectors) for _ in range(2))
+    assert all(torch.equal(v, b.network.state_dict()[k]) for k, v in a.network.state_dict().items())
+    assert [r["loss"] for r in ra.history] == [r["loss"] for r in rb.history]
+    # Every epoch is scored on the tune papers, the averaged weights too from epoch 2; the best is kept.
+    assert "tune_exact_f1_averaged" not in ra.history[0]
+    assert all("tune_exact_f1" in r and "tune_exact_f1_averaged" in r for r in ra.history[1:])
+    scores = [(r[k], r["epoch"]) for r in ra.history for k in ("tune_exact_f1", "tune_exact_f1_averaged") if k in r]
+    assert ra.best_score == max(s for s, _ in scores) and ra.history[ra.best_epoch - 1].get("selected")
+    assert ra.seconds >= sum(r["seconds"] for r in ra.history)  # the encoding counts too
 
 
 def test_nearest_claim_linker() -> None:

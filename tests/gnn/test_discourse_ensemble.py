@@ -1,4 +1,5 @@
-"""Discourse parser ensembles: averaged probabilities, and weights that save and load per member."""
+"""Discourse parser ensembles: averaged probabilities, networks fitted by the one Trainer, and weights that save
+and load (safetensors) per member."""
 
 from __future__ import annotations
 
@@ -7,22 +8,29 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from safetensors.torch import load_file
 
 from gnn.discourse.data import Dialogue, dialogues_from_bundle
+from gnn.discourse.graphs import build_vocab
 from gnn.discourse.train import (
     PROFILES,
     WEIGHTS,
     ParserConfig,
+    ParserFit,
     _batches,
     _collate,
+    graphs_for,
     load_model,
     probabilities,
     refit_parser,
     save_model,
+    schedule,
     train_parser,
 )
 from gnn.encoder import TextEncoder
-from gnn.modelcard import ModelCard
+from gnn.modelcard import ModelCard, read_card, write_card
+from gnn.registry import shipped_model
+from gnn.trainer import Schedule, Trainer
 from graphstore.loaders.dialogue_json import load_dialogue_json
 from graphstore.loaders.registry import SAMPLES
 from ontology.errors import ModelError
@@ -72,8 +80,10 @@ def test_an_ensemble_saves_and_loads_every_member(
 ) -> None:
     model, _ = _train(dialogues, encoder, members=2)
     save_model(model, tmp_path, _card())
-    keys = torch.load(tmp_path / WEIGHTS, weights_only=True).keys()
-    assert {k.split(".")[0] for k in keys} == {"0", "1"}
+    stored = load_file(str(tmp_path / WEIGHTS))
+    assert {k.split(".")[0] for k in stored} == {"0", "1"}
+    assert {v.dtype for v in stored.values()} == {torch.float16}  # half precision on disk
+    assert read_card(tmp_path).weights == [WEIGHTS, "vocab.json"]
     loaded = load_model(tmp_path, encoder=encoder, device="cpu")
     assert len(loaded.nets) == 2 and loaded.config.members == 2
     before = [[(p.x, p.y, p.sense) for p in ps] for ps in model.predict(dialogues)]
@@ -88,7 +98,7 @@ def test_one_network_keeps_the_single_model_layout(
     model, history = _train(dialogues, encoder, members=1)
     assert "member" not in history[0]
     save_model(model, tmp_path, _card())
-    keys = set(torch.load(tmp_path / WEIGHTS, weights_only=True))
+    keys = set(load_file(str(tmp_path / WEIGHTS)))
     # Parameter names as model directories written before ensembles have them.
     assert keys == set(model.nets[0].state_dict())
     assert len(load_model(tmp_path, encoder=encoder, device="cpu").nets) == 1
@@ -114,8 +124,59 @@ def test_a_refit_trains_every_member_on_train_and_tune_for_its_best_tuning_epoch
         )
         assert not torch.equal(selected, retrained)
     assert len(refit.predict(dialogues)) == len(dialogues)
-    # A model trained without tuning dialogues has no tuning scores, so nothing to refit up to.
+    # A model trained without tuning dialogues keeps its last epochs but has no tuning scores: nothing to refit up to.
     untuned, untuned_history = train_parser(train, [], encoder, config)
-    assert not any("tune_link_f1" in r or r.get("selected") for r in untuned_history)
+    assert not any("tune_link_f1" in r for r in untuned_history)
+    assert [r["epoch"] for r in untuned_history if r.get("selected")] == [3, 3]
     with pytest.raises(ModelError, match="no tuning scores"):
         refit_parser(untuned, untuned_history, train, tune)
+
+
+def test_each_network_is_fitted_by_the_trainer_from_its_seed(dialogues: list[Dialogue], encoder: TextEncoder) -> None:
+    config = ParserConfig(seed=3, **{**PROFILES["tiny"], "members": 1})
+    # The recipe: AdamW, a warm-up over 5% of the steps then linear decay to 5%, clipping at 5, patience.
+    assert schedule(config, 7) == Schedule(
+        2, config.lr, config.weight_decay, "adamw", "warmup-linear", 0.05, 0.05, 5.0, config.patience, seed=7
+    )
+    train, tune = dialogues[:6], dialogues[6:]
+    model, history = train_parser(train, tune, encoder, config)
+    vocab = build_vocab(train, config.vocab_size)
+    graphs = graphs_for(train, encoder, vocab, config.k, lookahead=config.lookahead)
+    tune_graphs = graphs_for(tune, encoder, vocab, config.k, lookahead=config.lookahead)
+
+    def fit(seed: int) -> tuple[ParserFit, list[dict]]:
+        job = ParserFit(graphs, config, encoder, vocab, tune, tune_graphs)
+        return job, Trainer(schedule(config, seed), device="cpu").fit(job).history
+
+    (same, rows), (other, _) = fit(3), fit(4)
+    # The network is built inside the trainer's seeded run: its seed alone sets the initial weights and the
+    # batches, so train_parser's network is this one (up to the CPU's summation order in scatter means).
+    again = same.module.state_dict()
+    assert all(torch.allclose(v, again[k], atol=1e-5) for k, v in model.nets[0].state_dict().items())
+    assert not torch.allclose(other.module.inp[1].weight, same.module.inp[1].weight, atol=1e-3)
+    assert [r["loss"] for r in history] == pytest.approx([r["loss"] for r in rows], abs=1e-4)
+    best = max(rows, key=lambda r: r["tune_link_f1"] + r["tune_link_rel_f1"])
+    assert [r["epoch"] for r in rows if r.get("selected")] == [best["epoch"]]
+
+
+def test_the_shipped_model_is_half_precision_safetensors(dialogues: list[Dialogue], encoder: TextEncoder) -> None:
+    shipped = shipped_model("discourse")
+    assert shipped.parent.name == "models" and read_card(shipped).weights == [WEIGHTS, "vocab.json"]
+    assert {v.dtype for v in load_file(str(shipped / WEIGHTS)).values()} == {torch.float16}
+    model = load_model(shipped, encoder=encoder, device="cpu")
+    assert len(model.nets) == 5 and len(model.predict(dialogues[:3])) == 3
+
+
+def test_a_model_directory_with_torch_weights_is_refused(
+    dialogues: list[Dialogue], encoder: TextEncoder, tmp_path: Path
+) -> None:
+    model, _ = _train(dialogues, encoder, members=1)
+    save_model(model, tmp_path, _card())
+    # A directory written before safetensors: a pickled state dict named by the card.
+    torch.save(model.nets[0].state_dict(), tmp_path / "parser.pt")
+    card = read_card(tmp_path)
+    card.weights = ["parser.pt", "vocab.json"]
+    write_card(tmp_path, card)
+    (tmp_path / WEIGHTS).unlink()
+    with pytest.raises(ModelError, match=r"not parser\.safetensors.*train it again"):
+        load_model(tmp_path, encoder=encoder, device="cpu")
