@@ -114,7 +114,7 @@ def evaluate(
         return
     if not data or len(data) != 1:
         raise ApiError("evaluate discourse scores one file: give --data FILE once (or --cv K)")
-    result = discourse.evaluate(settings(), data[0], model, scheme)
+    result = discourse.evaluate(settings(), data[0], model, scheme, reporter=REPORTER)
     title = f"{result['file']} ({result['scheme']})"
 
     def tables(r: dict[str, Any]) -> None:

@@ -173,16 +173,15 @@ def train(
         reporter.log(f"{path.name}: {len(parts[0])} train / {len(parts[1])} tune / {len(parts[2])} test dialogues")
     config = ParserConfig(seed=seed, **PROFILES[profile])
     encoder = _encoder(settings, encoder_dir)
-    # Encoded here, with a progress bar; training reads the vectors back from the encoder's cache.
-    encoder.encode([t for d in (*train_d, *tune_d) for t in d.texts], progress=True)
-    model, history = train_parser(train_d, tune_d, encoder, config, log=reporter.log)
     metrics: dict[str, Any] = {}
-    if config.refit and tune_d:
-        for name, dialogues in tests.items():
-            metrics[f"{name}:held-out before refit"] = model.evaluate(dialogues).as_dict()
-        reporter.log("training the selected networks again on the train and tune parts")
-        model, rows = refit_parser(model, history, train_d, tune_d, log=reporter.log)
-        history += rows
+    with stages(reporter) as progress:
+        model, history = train_parser(train_d, tune_d, encoder, config, progress=progress, log=reporter.log)
+        if config.refit and tune_d:
+            for name, dialogues in tests.items():
+                metrics[f"{name}:held-out before refit"] = model.evaluate(dialogues).as_dict()
+            reporter.log("training the selected networks again on the train and tune parts")
+            model, rows = refit_parser(model, history, train_d, tune_d, progress=progress, log=reporter.log)
+            history += rows
     seconds = time.perf_counter() - started
     for name, dialogues in tests.items():
         t0 = time.perf_counter()
@@ -227,17 +226,23 @@ def train(
 
 
 def evaluate(
-    settings: Settings, data: Path, model_dir: Path | None = None, scheme: str | None = None
+    settings: Settings,
+    data: Path,
+    model_dir: Path | None = None,
+    scheme: str | None = None,
+    reporter: Reporter = SILENT,
 ) -> dict[str, Any]:
     """Micro link and link & relation F1 of a model on every dialogue of a Molweni/STAC file.
 
     The file written every other valid way (:data:`graphstore.perturb.DIALOGUE_VARIANTS`) is scored
-    too (``variants``, and ``variants_max_change``, the largest difference from the file's F1).
+    too (``variants``, and ``variants_max_change``, the largest difference from the file's F1). The
+    encoding and the parse of the file are reported to ``reporter``.
     """
     model = load(settings, model_dir)
     dialogues, scheme = read_dialogues(data, scheme)
     t0 = time.perf_counter()
-    scores = model.evaluate(dialogues, progress=True)
+    with stages(reporter) as progress:
+        scores = model.evaluate(dialogues, progress)
     elapsed = time.perf_counter() - t0
     plain = scores.as_dict()
     variants: dict[str, dict[str, float]] = {}
@@ -282,13 +287,10 @@ def parse(
 
 
 def _predict(model: Any, dialogues: list[Dialogue], reporter: Reporter) -> list[Any]:
-    """The parser's links per dialogue; the encoding of their texts is reported to ``reporter``.
-
-    The parser's own pass is not asked for progress: it would draw a tqdm bar of its own (one
-    mechanism draws progress, the reporter's), and it is short beside the encoding.
-    """
-    with stages(reporter):
-        graphs = model.graphs(dialogues, progress=True)
+    """The parser's links per dialogue; the encoding of their texts is reported to ``reporter`` (the
+    parse itself is short beside it, and one unit of work per corpus in the main job is enough)."""
+    with stages(reporter) as progress:
+        graphs = model.graphs(dialogues, progress)
     return list(model.predict(dialogues, graphs=graphs))
 
 

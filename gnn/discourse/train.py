@@ -31,7 +31,6 @@ from typing import Any
 import numpy as np
 import torch
 from torch import Tensor
-from tqdm.auto import tqdm
 
 from gnn.device import pick_device
 from gnn.discourse.data import DOMAINS, Dialogue
@@ -40,6 +39,7 @@ from gnn.discourse.model import DiscourseParser, edge_type_names
 from gnn.encoder import TextEncoder
 from gnn.metrics import DiscourseScores, discourse_scores
 from gnn.modelcard import ModelCard, atomic_write_bytes, git_commit, read_card, write_card
+from gnn.progress import resolve
 from gnn.trainer import Progress, Schedule, Selection, Trainer
 from gnn.weights import float_state, half_state
 from ontology.errors import ModelError
@@ -209,21 +209,23 @@ class DiscourseModel:
         """Device of the network."""
         return str(next(self.nets[0].parameters()).device)
 
-    def graphs(self, dialogues: Sequence[Dialogue], progress: bool = False) -> DialogueGraphs:
-        """Dialogue graphs with encoder features (embeddings from the cache where possible)."""
+    def graphs(self, dialogues: Sequence[Dialogue], progress: Progress | bool = False) -> DialogueGraphs:
+        """Dialogue graphs with encoder features (embeddings from the cache where possible); ``progress``
+        hears the encoding (a callback, or ``True``: that of :func:`gnn.progress.reporting_to`)."""
         return graphs_for(dialogues, self.encoder, self.vocab, self.config.k, progress, self.config.lookahead)
 
     def predict(
-        self, dialogues: Sequence[Dialogue], progress: bool = False, graphs: DialogueGraphs | None = None
+        self, dialogues: Sequence[Dialogue], progress: Progress | bool = False, graphs: DialogueGraphs | None = None
     ) -> list[list[LinkPrediction]]:
-        """Predicted relations of each dialogue (same order)."""
+        """Predicted relations of each dialogue (same order); ``progress`` hears the encoding and
+        ``("parsing", done, total)`` over the dialogues."""
         data = graphs if graphs is not None else self.graphs(dialogues, progress)
         for net in self.nets:
             net.eval()
         found: dict[int, list[LinkPrediction]] = {}
         batches = _batches(data, 32, False, np.random.default_rng(0))
         offsets = slot_offsets(self.config.k, self.config.lookahead)
-        bar = tqdm(total=len(dialogues), desc="parsing", unit="dialogue", disable=not progress)
+        report, done = resolve(progress), 0
         with torch.inference_mode():
             for idx in batches:
                 batch = _collate(data, idx, self.device)
@@ -231,12 +233,13 @@ class DiscourseModel:
                 domains = [dialogues[i].domain for i in idx]
                 decoded = decode(link, sense, batch, self.config.thresholds, domains, offsets)
                 found.update(zip(idx, decoded, strict=True))
-                bar.update(len(idx))
-        bar.close()
+                done += len(idx)
+                if report is not None:
+                    report("parsing", done, len(dialogues))
         return [found.get(i, []) for i in range(len(dialogues))]
 
     def evaluate(
-        self, dialogues: Sequence[Dialogue], progress: bool = False, graphs: DialogueGraphs | None = None
+        self, dialogues: Sequence[Dialogue], progress: Progress | bool = False, graphs: DialogueGraphs | None = None
     ) -> DiscourseScores:
         """Micro link and link & relation F1 against the dialogues' own relations."""
         pred = self.predict(dialogues, progress, graphs)
@@ -250,10 +253,10 @@ def graphs_for(
     encoder: TextEncoder,
     vocab: Sequence[str],
     k: int,
-    progress: bool = False,
+    progress: Progress | bool = False,
     lookahead: bool = False,
 ) -> DialogueGraphs:
-    """Encode every EDU (cached) and build the dialogue graphs."""
+    """Encode every EDU (cached; ``progress`` hears the texts computed) and build the dialogue graphs."""
     texts = [t for d in dialogues for t in d.texts]
     emb = encoder.encode(texts, progress=progress)
     parts, start = [], 0
@@ -298,14 +301,14 @@ class ParserFit:
         """Every parameter of the network."""
         return self.module.parameters()
 
-    def batches(self, rng: np.random.Generator) -> list[Any]:
-        """The training dialogues in shuffled PyG batches of ``config.batch_size``, on the network's device."""
-        device = str(next(self.module.parameters()).device)
-        return [_collate(self.graphs, idx, device) for idx in _batches(self.graphs, self.config.batch_size, True, rng)]
+    def batches(self, rng: np.random.Generator) -> list[list[int]]:
+        """The training dialogues' positions in shuffled batches of ``config.batch_size``."""
+        return _batches(self.graphs, self.config.batch_size, True, rng)
 
-    def loss(self, batch: Any) -> Tensor:
-        """Link and sense loss of both passes."""
-        return _loss(self.module(batch), batch, self.config.pass1_weight)
+    def loss(self, batch: list[int]) -> Tensor:
+        """Link and sense loss of both passes on one batch, collated as one PyG batch on the network's device."""
+        data = _collate(self.graphs, batch, str(next(self.module.parameters()).device))
+        return _loss(self.module(data), data, self.config.pass1_weight)
 
     def select(self) -> Selection | None:
         """Link F1 + link & relation F1 on the tuning dialogues (``None`` without them)."""
@@ -327,16 +330,29 @@ def _fit(
     **mark: Any,
 ) -> list[dict[str, Any]]:
     """Fit member ``i``'s job with seed ``config.seed + i`` (up to ``stop_after[i]``); the history rows,
-    which name the member and its seed in an ensemble or when ``mark`` adds to them."""
+    which name the member and its seed in an ensemble or when ``mark`` adds to them.
+
+    ``progress`` hears each network's epochs as a stage of its own (``discourse network 2/5``, with
+    `` refit`` for a refit), so that a network stopped early does not leave its count to the next.
+    """
     rows: list[dict[str, Any]] = []
     for member, job in enumerate(jobs):
         seed = config.seed + member
         label = f"seed {seed}, " if config.members > 1 else ""
-        trainer = Trainer(schedule(config, seed), device, progress, log, label)
+        stage = "discourse network" + (f" {member + 1}/{len(jobs)}" if len(jobs) > 1 else "") + (" refit" * bool(mark))
+        trainer = Trainer(schedule(config, seed), device, _as_stage(progress, stage), log, label)
         result = trainer.fit(job, None if stop_after is None else stop_after[member])
         named = config.members > 1 or bool(mark)
         rows += [{"member": member, "seed": seed, **mark, **row} if named else row for row in result.history]
     return rows
+
+
+def _as_stage(progress: Progress | None, stage: str) -> Progress | None:
+    """``progress`` with every call's stage renamed ``stage``."""
+    if progress is None:
+        return None
+    report = progress
+    return lambda _stage, done, total: report(stage, done, total)
 
 
 def train_parser(
@@ -357,7 +373,8 @@ def train_parser(
         encoder: The text encoder (cached embeddings).
         config: Hyper-parameters.
         device: Torch device (default: CUDA when present).
-        progress: Receives ``("train", epoch, epochs)`` after each epoch of each network.
+        progress: Receives the encoding of the texts not in the encoder's cache, then
+            ``("discourse network i/n", epoch, epochs)`` after each epoch of each network.
         log: Receives one line per epoch of each network.
 
     Returns:
@@ -369,8 +386,8 @@ def train_parser(
     if not train:
         raise ModelError("no training dialogues")
     vocab = build_vocab(train, config.vocab_size)
-    train_g = graphs_for(train, encoder, vocab, config.k, lookahead=config.lookahead)
-    tune_g = graphs_for(tune, encoder, vocab, config.k, lookahead=config.lookahead) if tune else None
+    train_g = graphs_for(train, encoder, vocab, config.k, progress or False, config.lookahead)
+    tune_g = graphs_for(tune, encoder, vocab, config.k, progress or False, config.lookahead) if tune else None
     jobs = [ParserFit(train_g, config, encoder, vocab, tune, tune_g) for _ in range(max(1, config.members))]
     history = _fit(jobs, config, device, progress, log)
     model = DiscourseModel([job.module for job in jobs], vocab, config, encoder)
@@ -408,7 +425,8 @@ def refit_parser(
         if not own:
             raise ModelError("refit: the history marks no selected epoch (no tuning scores) to train up to")
         epochs.append(int(own[0]["epoch"]))
-    graphs = graphs_for([*train, *tune], selected.encoder, selected.vocab, config.k, lookahead=config.lookahead)
+    both = [*train, *tune]
+    graphs = graphs_for(both, selected.encoder, selected.vocab, config.k, progress or False, config.lookahead)
     jobs = [ParserFit(graphs, config, selected.encoder, selected.vocab) for _ in selected.nets]
     rows = _fit(jobs, config, device, progress, log, epochs, refit=True)
     return DiscourseModel([job.module for job in jobs], selected.vocab, config, selected.encoder), rows

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from api.services import discourse
+from api.services.discourse import TrainResult
+from api.services.reporting import Advance
 from api.settings import Settings
+from gnn.discourse.train import PROFILES
 from gnn.modelcard import read_card
 from graphstore.loaders.registry import SAMPLES
 from ontology.errors import LoaderError, NotFoundError
@@ -20,12 +25,56 @@ MOLWENI = CORPORA / "molweni" / "DP" / "dev.json"
 STAC = CORPORA / "stac" / "train.json"
 
 
+class Recorder:
+    """A reporter that keeps its log lines and every unit of progress: title, total, advances."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.units: list[tuple[str, int, list[int]]] = []
+
+    def log(self, message: str) -> None:
+        self.lines.append(message)
+
+    def warn(self, message: str) -> None:
+        self.lines.append(message)
+
+    @contextmanager
+    def progress(self, title: str, total: int) -> Iterator[Advance]:
+        steps: list[int] = []
+        self.units.append((title, total, steps))
+        yield steps.append
+
+
 @pytest.fixture(scope="module")
-def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, Path]:
+def training(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, TrainResult, Recorder]:
     root = tmp_path_factory.mktemp("discourse")
     settings = Settings(cache_dir=root / "cache", data_dir=root / "data")
-    result = discourse.train(settings, [MOLWENI, STAC], root / "model", profile="tiny", seed=1)
-    return settings, result.model_dir
+    recorder = Recorder()
+    result = discourse.train(settings, [MOLWENI, STAC], root / "model", profile="tiny", seed=1, reporter=recorder)
+    return settings, result, recorder
+
+
+@pytest.fixture(scope="module")
+def trained(training: tuple[Settings, TrainResult, Recorder]) -> tuple[Settings, Path]:
+    return training[0], training[1].model_dir
+
+
+def test_training_reports_the_encoding_and_each_networks_epochs_to_the_reporter(
+    training: tuple[Settings, TrainResult, Recorder],
+) -> None:
+    _settings, result, recorder = training
+    units = {title: (total, sum(steps)) for title, total, steps in recorder.units}
+    # The fresh cache: every text is encoded, as one unit of the encoder's own stage.
+    assert [t for t in units if t.startswith("encoding with ")] and all(
+        done == total for t, (total, done) in units.items() if t.startswith("encoding with ")
+    )
+    # One unit per network of the tiny profile's two, of its epochs, advanced once per epoch it trained.
+    assert {t for t in units if t.startswith("discourse network")} == {"discourse network 1/2", "discourse network 2/2"}
+    for member in (0, 1):
+        epochs = [r["epoch"] for r in result.history if r["member"] == member]
+        assert units[f"discourse network {member + 1}/2"] == (PROFILES["tiny"]["epochs"], len(epochs))
+    # The trainer's line per epoch of each network goes to the reporter's log.
+    assert sum(line.startswith(("seed 1, epoch", "seed 2, epoch")) for line in recorder.lines) == len(result.history)
 
 
 def test_train_writes_a_model_directory(trained: tuple[Settings, Path]) -> None:
