@@ -20,6 +20,10 @@ def test_train_predict_and_write_brat(tmp_path: Path) -> None:
     vectors = TokenVectors(cache_dir=tmp_path / "cache")
     tagger, result = train_tagger(papers, papers, TaggerConfig(epochs=25, lr=1e-2, dropout=0.0), vectors=vectors)
     assert result.best_epoch >= 1 and len(result.history) == 25
+    # The trainer kept the epoch (own or averaged weights) with the best exact-span F1 on the tune papers.
+    tuned = [r[k] for r in result.history for k in ("tune_exact_f1", "tune_exact_f1_averaged") if k in r]
+    assert result.best_score == max(tuned) and result.history[result.best_epoch - 1]["selected"]
+    assert result.seconds >= sum(r["seconds"] for r in result.history)  # the papers' encoding counts too
     assert len(list((tmp_path / "cache").glob("*.npz"))) == len(papers)  # one cached file per paper
     tagger.save(tmp_path / "m")
     loaded = ComponentTagger.load(tmp_path / "m", cache_dir=tmp_path / "cache")
