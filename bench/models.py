@@ -55,9 +55,9 @@ SHARED_MOLWENI = ROOT.parent / "shared" / "corpora" / "molweni" / "DP" / "dev.js
 # on the idle 2-core machine (plus about 20 s of encoding when the embedding cache is cold).
 BENCH_ARGS = ["--train", "full"]
 BENCH_QUICK_ARGS = ["--samples"]
-# Goals: training within the 15-minute budget of docs/discourse.md; parsing with the encoder
+# Goals: training within the 15-minute budget of docs/models/discourse.md; parsing with the encoder
 # (cold cache) at the ~120 EDUs/s the issue calibrated on an idle machine; the parser alone at the
-# 450 EDUs/s it reached on the held-out parts during training (docs/discourse.md).
+# 450 EDUs/s it reached on the held-out parts during training (docs/models/discourse.md).
 TRAINING_BUDGET_S = 900.0
 COLD_EDUS_PER_S = 120.0
 WARM_EDUS_PER_S = 450.0

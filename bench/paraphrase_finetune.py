@@ -51,7 +51,7 @@ BENCH_QUICK_ARGS = [
     "--limit",
     "6",
 ]
-# The paper's GPT-4 row, the targets (docs/bam-and-paraphrase.md).
+# The paper's GPT-4 row, the targets (docs/models/paraphrase.md).
 GOALS = {"f1": 0.81, "jaccard_guest": 0.67, "jaccard_host": 0.71}
 
 

@@ -98,13 +98,13 @@ class HighlighterConfig:
 
 # ``finetune`` fine-tunes all six MiniLM layers with a linear token head (about 6 minutes on the
 # 2-core machine); its 43 MB of weights are too large to ship, so the shipped model is a frozen
-# one. ``lora`` trains low-rank adapters instead (docs/bam-and-paraphrase.md compares the three;
+# one. ``lora`` trains low-rank adapters instead (docs/models/paraphrase.md compares the three;
 # its encoder learning rate, 1e-3 rather than 5e-4, was chosen on the tuning half).
 PROFILES: dict[str, dict[str, Any]] = {
     "quick": {"epochs": 5},
     "full": {"epochs": 15},
     # The token MLP replaced by a GRU over each side (gnn.paraphrase_heads); not the shipped model
-    # (docs/bam-and-paraphrase.md: better highlights in cross-validation, a lower held-out F1).
+    # (docs/models/paraphrase.md: better highlights in cross-validation, a lower held-out F1).
     "gru": {"epochs": 15, "head": "gru"},
     "finetune": {"epochs": 10, "finetune_layers": 6, "lr": 1e-3, "dropout": 0.1},
     # Rank-8 adapters on the six layers instead of the layers themselves: 1.4 MB of weights.

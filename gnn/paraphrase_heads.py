@@ -4,7 +4,7 @@ Each side's words are read in order: their features pass a linear layer, a bidir
 the side gives every word its neighbours' view, and a small MLP scores the word from both. A
 token MLP scores every word on its own, so a highlight can start or stop anywhere; annotators
 highlight spans. Measured by five-fold cross-validation over the training pairs and the tuning
-half (by interview, out-of-fold logits, one offset; docs/bam-and-paraphrase.md), the GRU head
+half (by interview, out-of-fold logits, one offset; docs/models/paraphrase.md), the GRU head
 raised the highlight Jaccards (guest 0.266 -> 0.302, host 0.497 -> 0.519) where a 5-word
 convolution did not.
 

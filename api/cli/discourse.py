@@ -20,6 +20,7 @@ from api.cli.options import (
     ModelDir,
     WriteFlag,
     print_cv,
+    print_labels,
     show,
     train_command,
 )
@@ -121,6 +122,7 @@ def evaluate(
         _scores_table(title, {Path(r["file"]).name: r})
         rows = {name: {**v, "dialogues": r["dialogues"]} for name, v in r["variants"].items()}
         _scores_table(f"the same file written other valid ways (largest change {r['variants_max_change']:.4f})", rows)
+        print_labels(r["labels"], "predicted against gold relations per sense")
 
     show(result, as_json, tables, sort_keys=False)
 

@@ -235,16 +235,27 @@ def evaluate(
     """Micro link and link & relation F1 of a model on every dialogue of a Molweni/STAC file.
 
     The file written every other valid way (:data:`graphstore.perturb.DIALOGUE_VARIANTS`) is scored
-    too (``variants``, and ``variants_max_change``, the largest difference from the file's F1). The
+    too (``variants``, and ``variants_max_change``, the largest difference from the file's F1), and
+    ``labels`` counts gold against predicted relations per sense with each sense's recall. The
     encoding and the parse of the file are reported to ``reporter``.
     """
+    from gnn.metrics import discourse_scores
+    from gnn.protocol import Pooled
+
     model = load(settings, model_dir)
     dialogues, scheme = read_dialogues(data, scheme)
     t0 = time.perf_counter()
     with stages(reporter) as progress:
-        scores = model.evaluate(dialogues, progress)
+        predicted = model.predict(dialogues, progress)
     elapsed = time.perf_counter() - t0
-    plain = scores.as_dict()
+    found = [[(p.x, p.y, p.sense.value) for p in links] for links in predicted]
+    plain = discourse_scores([d.links() for d in dialogues], [set(links) for links in found]).as_dict()
+    # Per sense, as the cross-validation pools them: whether rare senses are predicted at all.
+    senses = Pooled()
+    senses.add_pairs(
+        [((k, x, y), s) for k, d in enumerate(dialogues) for x, y, s in d.links()],
+        [((k, x, y), s) for k, links in enumerate(found) for x, y, s in links],
+    )
     variants: dict[str, dict[str, float]] = {}
     raw = read_json(data)
     with tempfile.TemporaryDirectory(prefix="argweb-variant-") as tmp:
@@ -262,6 +273,7 @@ def evaluate(
         "edus_per_second": round(sum(len(d) for d in dialogues) / max(elapsed, 1e-9), 1),
         "variants": variants,
         "variants_max_change": round(change_max, 4),
+        "labels": senses.as_dict(),
     }
 
 

@@ -97,10 +97,10 @@ class ParserConfig:
 PROFILES: dict[str, dict[str, Any]] = {
     "quick": {"epochs": 4, "patience": 2},
     "full": {"epochs": 14, "patience": 4, "members": 5},
-    # The full profile with the next EDU as a parent candidate (docs/discourse.md: lower on the tune part).
+    # The full profile with the next EDU as a parent candidate (docs/models/discourse.md: lower on the tune part).
     "lookahead": {"epochs": 14, "patience": 4, "members": 5, "lookahead": True},
     # The full profile, then the selected networks trained again on the train and tune parts
-    # (refit_parser; docs/discourse.md: no gain that the noise does not cover, twice the time).
+    # (refit_parser; docs/models/discourse.md: no gain that the noise does not cover, twice the time).
     "refit": {"epochs": 14, "patience": 4, "members": 5, "refit": True},
     "tiny": {"epochs": 2, "patience": 2, "dim": 32, "word_dim": 16, "vocab_size": 200, "members": 2, "lookahead": True},
 }

@@ -116,8 +116,14 @@ def test_parse_then_evaluate(trained: tuple[Settings, Path], tmp_path: Path, src
     # Scoring the predictions against themselves is perfect; against gold it is what evaluate says.
     self_score = discourse.evaluate(settings, out, model_dir)
     assert self_score["link_f1"] == 100.0 and self_score["link_rel_f1"] == 100.0
+    # Per sense: every predicted relation counted once, each sense found as often as predicted.
+    assert sum(c["gold"] for c in self_score["labels"].values()) == result["relations"]
+    assert all(c["predicted"] == c["gold"] == c["right"] and c["recall"] == 1.0 for c in self_score["labels"].values())
     gold_score = discourse.evaluate(settings, src, model_dir)
     assert 0 <= gold_score["link_rel_f1"] <= gold_score["link_f1"] <= 100
+    counts = gold_score["labels"]
+    assert sum(c["predicted"] for c in counts.values()) == result["relations"]
+    assert all(c["right"] <= min(c["gold"], c["predicted"]) for c in counts.values())
 
 
 def test_errors(trained: tuple[Settings, Path], tmp_path: Path) -> None:
