@@ -354,7 +354,12 @@ def sync_rdf(graph: Graph, reporter: Reporter = SILENT, keep_export: bool = Fals
             return RdfSync(store_dir, exported=False)
         stamp.unlink(missing_ok=True)
         out = store_dir.parent / RDF_EXPORT
-        private_dir(out.parent)
+        # The data directory is argweb's and private; with ARGWEB_OXIGRAPH_STORE elsewhere the folder
+        # is the user's (their home, say) and keeps its mode. The export file itself is written 0600.
+        if out.parent.resolve() == settings.data_dir.resolve():
+            private_dir(out.parent)
+        else:
+            out.parent.mkdir(parents=True, exist_ok=True)
         try:
             done = export_rdf(graph, out, fmt="nt", reporter=reporter)
             break
