@@ -93,6 +93,9 @@ def evaluate(
 ) -> None:
     """Micro link F1 and link & relation F1 of a model on every dialogue of a file, or cross-validate the recipe.
 
+    Beside the scores: the same file written other valid ways, and predicted against gold relations
+    per sense with each sense's recall.
+
     With --cv K no model is read: the files (default: Molweni dev + STAC train, what the shipped
     model trains on) are cut into K folds by chat session (Molweni) / game (STAC), and K models are
     trained, each choosing its epochs and thresholds inside its training folds.

@@ -239,6 +239,7 @@ def evaluate(
     ``labels`` counts gold against predicted relations per sense with each sense's recall. The
     encoding and the parse of the file are reported to ``reporter``.
     """
+    from gnn.discourse.cv import tally_senses
     from gnn.metrics import discourse_scores
     from gnn.protocol import Pooled
 
@@ -252,10 +253,7 @@ def evaluate(
     plain = discourse_scores([d.links() for d in dialogues], [set(links) for links in found]).as_dict()
     # Per sense, as the cross-validation pools them: whether rare senses are predicted at all.
     senses = Pooled()
-    senses.add_pairs(
-        [((k, x, y), s) for k, d in enumerate(dialogues) for x, y, s in d.links()],
-        [((k, x, y), s) for k, links in enumerate(found) for x, y, s in links],
-    )
+    tally_senses(senses, dialogues, found)
     variants: dict[str, dict[str, float]] = {}
     raw = read_json(data)
     with tempfile.TemporaryDirectory(prefix="argweb-variant-") as tmp:

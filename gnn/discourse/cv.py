@@ -16,7 +16,7 @@ extra-parent thresholds on; fold ``f`` of each file is only scored.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -85,6 +85,17 @@ def run_fold(
     return row, predicted
 
 
+def tally_senses(
+    pooled: Pooled, dialogues: Sequence[Dialogue], predicted: Sequence[Iterable[tuple[int, int, str]]]
+) -> None:
+    """Add gold against predicted relations per sense to ``pooled``: a predicted ``(x, y, sense)`` of
+    dialogue ``k`` is right when gold links ``x`` to ``y`` in that dialogue with that sense."""
+    pooled.add_pairs(
+        [((k, x, y), s) for k, d in enumerate(dialogues) for x, y, s in d.links()],
+        [((k, x, y), s) for k, links in enumerate(predicted) for x, y, s in links],
+    )
+
+
 def cross_validate_discourse(
     files: Mapping[str, Sequence[Dialogue]],
     encoder: TextEncoder,
@@ -127,10 +138,7 @@ def cross_validate_discourse(
             for measure in ("link_f1", "link_rel_f1"):
                 values[name].setdefault(measure, []).append(float(row["scores"][name][measure]))
             test = [dialogues[i] for i in part.test]
-            pooled[name].add_pairs(
-                [((k, x, y), s) for k, d in enumerate(test) for x, y, s in d.links()],
-                [((k, x, y), s) for k, links in enumerate(predicted[name]) for x, y, s in links],
-            )
+            tally_senses(pooled[name], test, predicted[name])
         rows.append(row)
         log(
             f"fold {fold + 1}: "
