@@ -160,7 +160,7 @@ def _calls(ids: dict[str, str]) -> dict[tuple[str, str], Call]:
         Call("GET", "/static/page.css", False),
         Call("GET", "/dashboard/molweni", True),
         Call("GET", "/dashboard/molweni/relation-types.svg", True),
-        # The explorer's pages, the question list and the oAMF modules need no graph.
+        # The workbench page, the question list and the oAMF modules need no graph.
         Call("GET", "/workbench", False),
         Call("GET", "/competency-questions", False),
         Call("GET", "/amf/turns", False),

@@ -18,10 +18,12 @@ from graphstore.predictions import PredictionStore
 from graphstore.runtime import EmbeddedNeo4j
 from ontology.labels import RelationLabel
 from ontology.records import PredictedRelation, PredictionRun
+from ontology.terms import Prop
 from tests.conftest import SAMPLES, export_to_oxigraph, load_samples, serve_app, served_settings
 
 API_KEY = "test-api-key-0123456789"
 LOADED = ("molweni", "qt30", "m-arg", "sciarg", "contextdep")
+JOURNAL_KEYS = frozenset(p.value for p in Prop if p.name.startswith("JOURNAL_"))
 
 
 @dataclass(frozen=True)
@@ -45,7 +47,7 @@ def graph_counts(driver: Driver) -> tuple[int, int, tuple[str, ...], tuple[str, 
     r = records[0]
     # A re-ingest keeps what it rewrites in journal nodes and removes them when it commits; Neo4j
     # keeps a property key's name once it was used, so the journal's keys outlive its nodes.
-    keys = tuple(sorted(k for k in r["keys"] if not k.startswith("journal_")))
+    keys = tuple(sorted(k for k in r["keys"] if k not in JOURNAL_KEYS))
     return r["nodes"], r["rels"], tuple(sorted(r["labels"])), keys
 
 
