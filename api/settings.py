@@ -42,8 +42,8 @@ class Settings(BaseSettings):
             stopped or killed server is answered in about a second.
         data_dir: Working directory for the embedded Neo4j, the RDF store and computed features.
         cache_dir: Caches that outlive a data directory (text embeddings, trained models).
-        corpora: Directory laid out like ``shared/corpora``; when unset ``../shared/corpora`` or
-            the shipped samples are used.
+        corpora: Directory laid out like ``shared/corpora``; when unset ``./corpora`` (where
+            ``argweb corpus fetch`` puts them), ``../shared/corpora`` or the shipped samples are used.
         rdf_base: Base IRI of exported resources.
         batch_size: Rows per ingest transaction.
         page_size: Rows per read transaction of paged reads (RDF export).
@@ -73,11 +73,11 @@ class Settings(BaseSettings):
         sparql_endpoint: The SPARQL 1.1 query endpoint of a server to use instead of the embedded
             Oxigraph store (Fuseki: ``http://host:3030/<dataset>/query``, the Oxigraph server:
             ``http://host:7878/query``); ``/sparql``, the Linked Data routes, ``/health`` and
-            ``argweb sparql`` then query it with the same read-only rules, time limit and result
+            ``argweb rdf query`` then query it with the same read-only rules, time limit and result
             formats. Unset: the embedded store.
         sparql_store_endpoint: The SPARQL 1.1 Graph Store Protocol endpoint of that server
             (Fuseki: ``.../<dataset>/data``, Oxigraph: ``.../store``), where ``argweb rdf load`` and
-            ``argweb export rdf`` put the export (its default graph).
+            ``argweb rdf export`` put the export (its default graph).
         sparql_load_timeout: Seconds a push of an export to the Graph Store endpoint may take.
         allow_sparql_service: Let SPARQL ``SERVICE`` clauses reach other endpoints (off: a public
             endpoint must not make outbound requests for its clients).

@@ -277,7 +277,7 @@ class CypherRequest(BaseModel):
 
 
 class Question(BaseModel):
-    """A competency question in both query languages (``docs/cq``)."""
+    """A competency question in both query languages (``ontology/cq``)."""
 
     name: str = Field(description="File stem, e.g. 03-molweni-qap-per-dialogue")
     title: str

@@ -50,13 +50,13 @@ CHUNK = 64 * 1024
 
 
 def competency_questions() -> list[CompetencyQuestion]:
-    """The documented competency questions (``docs/cq``), each in Cypher and SPARQL, by name.
+    """The competency questions (``ontology/cq``, package data), each in Cypher and SPARQL, by name.
 
     Raises:
-        NotFoundError: This installation has no ``docs/cq`` (only a checkout ships the docs).
+        NotFoundError: The installation lacks ``ontology/cq`` (a broken install).
     """
     if not CQ_DIR.is_dir():
-        raise NotFoundError(f"no competency questions here: {CQ_DIR} is missing (they ship with a checkout)")
+        raise NotFoundError(f"no competency questions here: {CQ_DIR} is missing (reinstall argweb)")
     return load_questions(CQ_DIR)
 
 
