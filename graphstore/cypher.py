@@ -226,17 +226,8 @@ def write_state() -> str:
 # -- the ingest journal: what a run changed, to undo it exactly -------------------------------------
 
 _JOURNAL = Label.IngestJournal.value
-_JOURNAL_KEYS = (
-    "journal_run",
-    "journal_key",
-    "journal_corpus",
-    "journal_kind",
-    "journal_of",
-    "journal_labels",
-    "journal_type",
-    "journal_source",
-    "journal_target",
-)
+# The journal's own bookkeeping keys, as the ontology names them.
+JOURNAL_KEYS = tuple(p.value for p in Prop if p.name.startswith("JOURNAL_"))
 
 
 def _without(var: str, keys: Sequence[str]) -> str:
@@ -247,7 +238,7 @@ def _without(var: str, keys: Sequence[str]) -> str:
 
 def _kept(var: str) -> str:
     """The properties a journal entry ``var`` keeps, without its own bookkeeping keys."""
-    return _without(var, _JOURNAL_KEYS)
+    return _without(var, JOURNAL_KEYS)
 
 
 def journal_run() -> str:

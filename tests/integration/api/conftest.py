@@ -14,16 +14,15 @@ from neo4j import Driver
 
 from api.app import create_app
 from api.settings import Settings
+from graphstore.cypher import JOURNAL_KEYS
 from graphstore.predictions import PredictionStore
 from graphstore.runtime import EmbeddedNeo4j
 from ontology.labels import RelationLabel
 from ontology.records import PredictedRelation, PredictionRun
-from ontology.terms import Prop
 from tests.conftest import SAMPLES, export_to_oxigraph, load_samples, serve_app, served_settings
 
 API_KEY = "test-api-key-0123456789"
 LOADED = ("molweni", "qt30", "m-arg", "sciarg", "contextdep")
-JOURNAL_KEYS = frozenset(p.value for p in Prop if p.name.startswith("JOURNAL_"))
 
 
 @dataclass(frozen=True)
