@@ -15,7 +15,10 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import json
+import os
+import platform
 import subprocess
 import sys
 import time
@@ -26,7 +29,8 @@ from bench.harness import BENCH_DIR, RESULTS, read_records, table
 ROOT = BENCH_DIR.parent
 # Not benchmarks: the harness, this runner, the synthetic corpus generator bench/scale.py uses and the
 # SPARQL servers bench/sparql.py and the tests start.
-SKIP = {"harness", "all", "__init__", "synth", "sparql_servers"}
+# The page generator bench/report.py is not one either.
+SKIP = {"harness", "all", "__init__", "synth", "sparql_servers", "report"}
 
 
 def bench_args(script: Path, constant: str = "BENCH_ARGS") -> list[str]:
@@ -43,6 +47,26 @@ def bench_args(script: Path, constant: str = "BENCH_ARGS") -> list[str]:
         if any(isinstance(t, ast.Name) and t.id == constant for t in targets):
             return [str(v) for v in ast.literal_eval(value)]
     return []
+
+
+def commit() -> str | None:
+    """The checked-out commit, with ``-dirty`` when tracked files differ from it (None outside git)."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(["git", "diff", "--quiet", "HEAD"], cwd=ROOT, check=False).returncode != 0
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return head + ("-dirty" if dirty else "")
+
+
+def machine() -> dict[str, object]:
+    """Cores, memory and Python of this machine (the figures depend on them)."""
+    memory = None
+    with contextlib.suppress(ValueError, OSError):
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1e9
+    return {"cpus": os.cpu_count(), "memory_gb": memory, "python": platform.python_version()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,12 +91,14 @@ def main(argv: list[str] | None = None) -> int:
     constant = "BENCH_QUICK_ARGS" if args.quick else "BENCH_ARGS"
     failures: dict[str, str] = {}
     seconds_per_script: dict[str, float] = {}
+    load_per_script: dict[str, tuple[float, float]] = {}
     started = time.perf_counter()
     for script in scripts:
         before = len(read_records(records))
         script_args = bench_args(script, constant)
         print(f"\n=== bench/{script.name} {' '.join(script_args)}", flush=True)
         t0 = time.perf_counter()
+        load_before = os.getloadavg()[0]
         try:
             proc = subprocess.run(
                 [sys.executable, "-m", "bench.harness", str(records), f"bench.{script.stem}", *script_args],
@@ -85,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
             code = None
         seconds = time.perf_counter() - t0
         seconds_per_script[script.stem] = round(seconds, 1)
+        load_per_script[script.stem] = (round(load_before, 2), round(os.getloadavg()[0], 2))
         recorded = len(read_records(records)) - before
         if code is None:
             failures[script.stem] = f"timed out after {args.timeout:.0f}s"
@@ -102,9 +129,12 @@ def main(argv: list[str] | None = None) -> int:
             {
                 "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "quick": args.quick,
+                "commit": commit(),
+                "machine": machine(),
                 "figures": [f.as_dict() for f in rows],
                 "failures": failures,
                 "seconds_per_script": seconds_per_script,
+                "load_per_script": load_per_script,
             },
             indent=2,
         )

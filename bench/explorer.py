@@ -36,10 +36,12 @@ import requests
 _HERE = Path(__file__).resolve().parent
 sys.path[:] = [str(_HERE.parent)] + [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
-from bench.harness import bench_api, bench_graph, record  # noqa: E402
+from bench.harness import MAIN_HELP, bench_api, bench_graph, record  # noqa: E402
 from graphstore.loaders.registry import SAMPLES  # noqa: E402
 
 GOAL_SECONDS = 3.0
+# make bench runs the main job first: the figures are those of the full graph with its predictions.
+BENCH_ARGS = ["--main"]
 BENCH_QUICK_ARGS = ["--n", "1"]
 LOADED = "return document.body.dataset.loaded || ''"
 
@@ -139,6 +141,7 @@ def main() -> None:
     parser.add_argument("--corpus", nargs="+", default=["qt30", "m-arg"])
     parser.add_argument("--n", type=int, default=5, help="opens per map")
     parser.add_argument("--heap", default="1g")
+    parser.add_argument("--main", action="store_true", help=MAIN_HELP)
     parser.add_argument("--uri")
     parser.add_argument("--user", default="neo4j")
     parser.add_argument("--password", default="")

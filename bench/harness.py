@@ -51,6 +51,7 @@ RECORDS = OUT_DIR / "records.jsonl"
 RESULTS = BENCH_DIR / "results.json"
 Better = Literal["higher", "lower"]
 PASSWORD = "argweb-bench-password"
+MAIN_HELP = "the main job's graph (`argweb run` first): full corpora with predictions, read only"
 
 
 @dataclass(frozen=True)
@@ -192,22 +193,40 @@ def peak_rss_mb() -> float:
 def bench_neo4j(
     args: argparse.Namespace, prefix: str, log: Callable[[str], None] = lambda _msg: None
 ) -> Iterator[tuple[Settings, Any]]:
-    """Settings and driver of ``--uri`` (``--user``, ``--password``), or of a throw-away embedded server.
+    """Settings and driver of the main job's graph (``--main``), of ``--uri`` (``--user``,
+    ``--password``), or of a throw-away embedded server.
 
-    A throw-away server lives in a temporary directory with the benchmarks' password and the heap
-    of ``--heap``; it is stopped and its directory removed when the benchmark leaves the context.
+    ``--main`` is the graph ``argweb run`` loaded, as the settings name it (the embedded server of
+    the data directory, started if it is not running, or ``ARGWEB_NEO4J_URI``): the full corpora
+    with their predictions, which ``make bench`` loads first. A throw-away server lives in a
+    temporary directory with the benchmarks' password and the heap of ``--heap``; it is stopped
+    and its directory removed when the benchmark leaves the context.
 
     Args:
-        args: Parsed options with ``uri``, ``user``, ``password`` and ``heap``.
+        args: Parsed options with ``uri``, ``user``, ``password`` and ``heap`` (``main`` optional).
         prefix: Prefix of the embedded server's temporary directory.
         log: Receives the line saying where and how fast the embedded server came up.
     """
     # Imported here: bench/all.py imports this module and needs none of it.
     from pydantic import SecretStr
 
-    from api.services.graph import embedded_server, open_driver, private_settings
+    from api.services.graph import bolt_uri, embedded_server, neo4j_password, open_driver, private_settings
     from api.settings import get_settings
 
+    if getattr(args, "main", False):
+        configured = get_settings()
+        # The URI and password themselves, so that the API child process of bench_api reaches the
+        # same server (the embedded one's password is stored in its data directory).
+        settings = configured.with_overrides(
+            neo4j_uri=bolt_uri(configured, start=True), neo4j_password=SecretStr(neo4j_password(configured))
+        )
+        driver = open_driver(settings)
+        log(f"the main job's graph at {settings.neo4j_uri} (read only)")
+        try:
+            yield settings, driver
+        finally:
+            driver.close()
+        return
     if args.uri:
         settings = get_settings().with_overrides(
             neo4j_uri=args.uri, neo4j_user=args.user, neo4j_password=SecretStr(args.password)
@@ -244,12 +263,13 @@ if __name__ == "__main__":
 def bench_graph(
     args: argparse.Namespace, prefix: str, log: Callable[[str], None] = print
 ) -> Iterator[tuple[Settings, Any]]:
-    """:func:`bench_neo4j` with the corpora of ``args.corpora`` loaded (nothing is written to ``--uri``)."""
+    """:func:`bench_neo4j` with the corpora of ``args.corpora`` loaded (nothing is written to ``--uri``
+    or the main job's graph)."""
     from graphstore.loaders.registry import CORPORA
     from graphstore.store import GraphStore
 
     with bench_neo4j(args, prefix, log) as (settings, driver):
-        if not args.uri:
+        if not args.uri and not getattr(args, "main", False):
             store = GraphStore(driver, batch_size=5000)
             for name, spec in CORPORA.items():
                 files = spec.find(args.corpora)
