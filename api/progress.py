@@ -39,6 +39,7 @@ class _Unit:
     console_gap: float = 0.0
     file_due: float = 0.0
     lines: int = 0
+    last_console: str = ""
 
     def line(self) -> str:
         share = f" ({100 * self.done / self.total:.0f}%)" if self.total else ""
@@ -130,7 +131,8 @@ class ConsoleReporter:
                 unit.console_gap = min(unit.console_gap * self.slowdown, self.max_gap)
                 unit.console_due = now + unit.console_gap
                 unit.lines += 1
-                self.console.print(escape(unit.line()), highlight=False, soft_wrap=True)
+                unit.last_console = unit.line()
+                self.console.print(escape(unit.last_console), highlight=False, soft_wrap=True)
 
         try:
             yield advance
@@ -140,7 +142,8 @@ class ConsoleReporter:
             if unit.lines:
                 # A unit that printed progress lines says that it ended.
                 self._write(unit.line())
-                if task is None:
+                # Not twice the same line (a unit whose last progress line already said 100%).
+                if task is None and unit.line() != unit.last_console:
                     self.console.print(escape(unit.line()), highlight=False, soft_wrap=True)
 
     def _start_bar(self, title: str, total: int) -> TaskID | None:

@@ -160,7 +160,7 @@ def print_next(report: mainjob.MainJobReport, log: Path) -> None:
     else:
         rows.append(("open", "argweb serve", "graph page, REST API and SPARQL endpoint"))
     rows += [
-        ("then", "argweb stats --predicted", "relations per type, gold and predicted"),
+        ("then", "argweb corpus stats --predicted", "relations per type, gold and predicted"),
         ("", "argweb questions", "the competency questions, in Cypher and SPARQL"),
         ("", "make stop", "stop the API and Neo4j"),
         ("log", str(log), ""),

@@ -26,17 +26,27 @@ def test_off_a_terminal_progress_is_a_line_every_interval_and_a_closing_line(tmp
     reporter = ConsoleReporter(console, log_file=tmp_path / "run.log", interval=0.0)
     with reporter.progress("export", 4) as advance:
         advance(1)
-        advance(3)
+        advance(2)
     reporter.close()
     lines = out.getvalue().splitlines()
-    assert [line.rsplit(",", 1)[0] for line in lines] == [
-        "export: 1/4 (25%)",
-        "export: 4/4 (100%)",
-        "export: 4/4 (100%)",
-    ]
+    assert [line.rsplit(",", 1)[0] for line in lines] == ["export: 1/4 (25%)", "export: 3/4 (75%)"]
     assert "\r" not in out.getvalue()
     logged = (tmp_path / "run.log").read_text(encoding="utf-8").splitlines()
-    assert [line.split(" ", 1)[1].rsplit(",", 1)[0] for line in logged] == [line.rsplit(",", 1)[0] for line in lines]
+    # The log also has the closing line (the same as the last progress line here, with its time).
+    assert [line.split(" ", 1)[1].rsplit(",", 1)[0] for line in logged] == [
+        "export: 1/4 (25%)",
+        "export: 3/4 (75%)",
+        "export: 3/4 (75%)",
+    ]
+
+
+def test_a_closing_line_that_repeats_the_last_progress_line_is_not_printed_twice() -> None:
+    console, out = _console(terminal=False)
+    with ConsoleReporter(console, interval=0.0).progress("sciarg: discourses predicted", 32) as advance:
+        advance(32)
+    assert [line.rsplit(",", 1)[0] for line in out.getvalue().splitlines()] == [
+        "sciarg: discourses predicted: 32/32 (100%)"
+    ]
 
 
 def test_a_short_unit_prints_nothing_off_a_terminal() -> None:
