@@ -38,16 +38,30 @@ def _written(report: IngestReport | BulkReport, detail: str = "") -> str:
 MAX_NOTES = 20
 
 
+def report_notes(bundle: CorpusBundle, reporter: Reporter) -> CorpusBundle:
+    """Say what the files of ``bundle`` left incomplete: the first :data:`MAX_NOTES` notes as detail
+    lines (the log; the console too when the reporter shows details) and one warning with the count,
+    whichever path (transactional or bulk) writes the bundle. Returns ``bundle``."""
+    if not bundle.notes:
+        return bundle
+    for note in bundle.notes[:MAX_NOTES]:
+        reporter.log(f"partial: {note}")
+    if len(bundle.notes) > MAX_NOTES:
+        reporter.log(f"partial: ... and {len(bundle.notes) - MAX_NOTES} more incomplete relation(s)")
+    reporter.warn(
+        f"{bundle.corpus.id}: {len(bundle.notes)} relation(s) incomplete in the files (no premise or no "
+        "conclusion), stored as they are"
+    )
+    return bundle
+
+
 def write_bundle(store: GraphStore, bundle: CorpusBundle, reporter: Reporter = SILENT) -> IngestReport:
     """Write a parsed corpus (all-or-nothing) and report what was written, and what the files left out."""
     total = len(bundle.nodes) + len(bundle.edges)
     with reporter.progress(bundle.corpus.id, total) as advance:
         report = store.ingest(bundle, progress=advance)
     reporter.log(f"{report.corpus}: {_written(report)}")
-    for note in bundle.notes[:MAX_NOTES]:
-        reporter.warn(f"partial: {note}")
-    if len(bundle.notes) > MAX_NOTES:
-        reporter.warn(f"partial: ... and {len(bundle.notes) - MAX_NOTES} more incomplete relation(s)")
+    report_notes(bundle, reporter)
     return report
 
 
@@ -137,7 +151,8 @@ def bulk_load(graph: Graph, sources: Sequence[Callable[[], CorpusBundle]], repor
         )
     graph.close()
     loader = BulkLoader(embedded_server(settings), database=settings.neo4j_database)
-    report = loader.load(sources, progress=reporter.log)
+    noted = [lambda source=source: report_notes(source(), reporter) for source in sources]
+    report = loader.load(noted, progress=reporter.log)
     phases = ", ".join(f"{name} {seconds:.1f}s" for name, seconds in report.phases.items())
     reporter.log(f"bulk load of {', '.join(report.corpora)}: {_written(report, f'; {phases}')}")
     return report

@@ -155,3 +155,22 @@ def test_the_main_jobs_console_lines_come_at_growing_gaps_and_the_log_every_inte
     ]
     logged = (tmp_path / "run.log").read_text(encoding="utf-8").splitlines()
     assert [line.split(", ")[-1] for line in logged] == [f"{k}s" for k in range(10, 201, 10)] + ["200s"]
+
+
+def test_what_the_files_left_incomplete_is_one_warning_and_detail_lines_for_the_log(tmp_path: Path) -> None:
+    from api.services.ingest import MAX_NOTES, report_notes
+    from ontology.records import CorpusBundle, CorpusRecord
+
+    notes = [f"map.json: RA node {i} has no conclusion (no edge out of it); stored as it is" for i in range(25)]
+    bundle = CorpusBundle(CorpusRecord(id="qt30", corpus="qt30", name="QT30"), [], notes=notes)
+    console, out = _console(terminal=False)
+    reporter = ConsoleReporter(console, details=False, log_file=tmp_path / "run.log")
+    assert report_notes(bundle, reporter) is bundle
+    reporter.close()
+    # The main job's console: one line for the corpus, whatever the count.
+    assert out.getvalue().splitlines() == [
+        "qt30: 25 relation(s) incomplete in the files (no premise or no conclusion), stored as they are"
+    ]
+    logged = (tmp_path / "run.log").read_text(encoding="utf-8")
+    assert all(f"partial: {note}" in logged for note in notes[:MAX_NOTES])
+    assert f"partial: ... and {25 - MAX_NOTES} more incomplete relation(s)" in logged
