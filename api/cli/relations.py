@@ -62,7 +62,7 @@ def _print_eval(result: dict[str, Any]) -> None:
         table.add_column(col)
     if "qt30" in result:
         q = result["qt30"]
-        for name in ("tuned_general", "tuned_focused"):
+        for name in _tuned(q):
             for kind in ("general", "focused"):
                 v = q[name]["official_style"][kind]
                 table.add_row("QT30", f"GNN ({name})", kind, f"{v['f1']:.4f}", f"{v['p']:.4f}", f"{v['r']:.4f}")
@@ -71,7 +71,7 @@ def _print_eval(result: dict[str, Any]) -> None:
             )
         base = q["baseline_tfidf_lr"]
         if isinstance(base, dict):
-            for name in ("tuned_general", "tuned_focused"):
+            for name in _tuned(base):
                 for kind in ("general", "focused"):
                     v = base[name]["official_style"][kind]
                     table.add_row(
@@ -108,42 +108,45 @@ def _print_eval(result: dict[str, Any]) -> None:
         _print_qt30_checks(result["qt30"])
 
 
+def _tuned(section: dict[str, Any]) -> list[str]:
+    """The ``tuned_<objective>`` keys of a QT30 section, in the order of the objectives."""
+    from gnn.relations.qt30_task import OBJECTIVES
+
+    return [f"tuned_{obj}" for obj in OBJECTIVES if f"tuned_{obj}" in section]
+
+
 def _print_qt30_checks(q: dict[str, Any]) -> None:
     """Predicted against gold per relation type, and the scores on the maps written other ways."""
     from rich.console import Console
     from rich.table import Table
 
+    tuned = _tuned(q)
     counts = Table(title=f"QT30: predicted against gold on the {q['maps']} evaluated maps")
-    for col in ("type", "gold", "predicted (general)", "recall (general)", "predicted (focused)", "recall (focused)"):
-        counts.add_column(col)
-    general, focused = (q[f"tuned_{obj}"]["relations"]["per_label"] for obj in ("general", "focused"))
-    for label, g in general.items():
-        f = focused[label]
-        counts.add_row(
-            label, str(g["gold"]), str(g["predicted"]), f"{g['r']:.3f}", str(f["predicted"]), f"{f['r']:.3f}"
-        )
+    counts.add_column("type")
+    counts.add_column("gold")
+    for name in tuned:
+        objective = name.removeprefix("tuned_")
+        counts.add_column(f"predicted ({objective})")
+        counts.add_column(f"recall ({objective})")
+    per_label = [q[name]["relations"]["per_label"] for name in tuned]
+    for label, g in per_label[0].items():
+        row = [c for rows in per_label for c in (str(rows[label]["predicted"]), f"{rows[label]['r']:.3f}")]
+        counts.add_row(label, str(g["gold"]), *row)
     Console().print(counts)
     if "variants" not in q:
         return
     table = Table(
         title=f"QT30: the same maps written other valid ways (largest change {q['variants']['max_change']:.4f})"
     )
-    for col in (
-        "written",
-        "general F1 (general)",
-        "focused F1 (general)",
-        "general F1 (focused)",
-        "focused F1 (focused)",
-    ):
-        table.add_column(col)
+    table.add_column("written")
+    for name in tuned:
+        for kind in ("general", "focused"):
+            table.add_column(f"{kind} F1 ({name.removeprefix('tuned_')})")
 
     def cells(row: dict[str, Any]) -> list[str]:
-        return [f"{row[f'tuned_{obj}'][kind]:.4f}" for obj in ("general", "focused") for kind in ("general", "focused")]
+        return [f"{row[name][kind]:.4f}" for name in tuned for kind in ("general", "focused")]
 
-    plain = {
-        f"tuned_{o}": {k: q[f"tuned_{o}"]["official_style"][k]["f1"] for k in ("general", "focused")}
-        for o in ("general", "focused")
-    }
+    plain = {name: {k: q[name]["official_style"][k]["f1"] for k in ("general", "focused")} for name in tuned}
     table.add_row("as given", *cells(plain))
     for name, row in q["variants"]["maps"].items():
         table.add_row(name, *cells(row))
@@ -197,7 +200,12 @@ def _print_cv(result: dict[str, Any]) -> None:
 
 
 Objective = Annotated[
-    str, typer.Option("--objective", help="Decision biases tuned for the 'general' or the 'focused' score.")
+    str,
+    typer.Option(
+        "--objective",
+        help="Decision biases tuned for the 'general' or the 'focused' score, or 'shares' (each relation type's "
+        "predicted count near its gold count).",
+    ),
 ]
 
 
@@ -243,7 +251,7 @@ def predict_relations(
     dialogue: DialogueOpt = None,
     write: WriteFlag = False,
     model: RelationsModelDir = None,
-    objective: Objective = "general",
+    objective: Objective = "shares",
     as_json: JsonFlag = False,
 ) -> None:
     """Predict argument relations of graph dialogues/documents (QT30 maps, Sci-Arg papers, M-Arg debates).

@@ -315,7 +315,7 @@ def segment_task(doc: dict[str, Any], task: str) -> dict[str, Any]:
 def ari_task(doc: dict[str, Any], settings: Settings) -> dict[str, Any]:
     """``ari``: RA / CA / MA between the I-nodes, as ``argweb predict aif`` predicts them."""
     from api.services import mine
-    from api.services.relations import map_relations
+    from api.services.relations import FORMAT_OBJECTIVE, map_relations
 
     out = copy.deepcopy(doc)
     aif = _aif(out, "ari")
@@ -323,7 +323,7 @@ def ari_task(doc: dict[str, Any], settings: Settings) -> dict[str, Any]:
     producer = Producer("ari", loaded.name, loaded.version)
     run_id = _run_id(producer, aif)
     try:
-        (relations,) = map_relations(loaded.model, [("xAIF document", strip_relations(aif))], mine.RELATION_OBJECTIVE)
+        (relations,) = map_relations(loaded.model, [("xAIF document", strip_relations(aif))], FORMAT_OBJECTIVE)
         before = len(aif["nodes"])
         with_relations = add_relations(aif, relations, "xAIF document")
     except LoaderError as e:

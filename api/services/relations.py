@@ -227,13 +227,18 @@ def _read_rewritten(files: list[Path], change: Callable[[dict[str, Any]], dict[s
     return maps_from_records(bundle.nodes, bundle.edges)
 
 
+# The decoding of the corpus-format commands (`predict aif`) and of the oAMF ``ari`` module, which
+# answers as `predict aif` does: the one tuned for DialAM's general score, as scorers expect.
+FORMAT_OBJECTIVE = "general"
+
+
 def predict_aif(
     settings: Settings,
     in_dir: Path,
     out_dir: Path,
     model: Path | None = None,
     *,
-    objective: str = "general",
+    objective: str = FORMAT_OBJECTIVE,
     reporter: Reporter = SILENT,
 ) -> dict[str, Any]:
     """Predict RA/CA/MA for every AIF map of ``in_dir`` into ``out_dir`` (same file names).

@@ -76,6 +76,11 @@ class Scope:
     ids: tuple[str, ...]
 
 
+# The decoding of the predictions written into the graph: there people count supports and attacks,
+# so each relation type's predicted count is kept near its gold count (gnn.relations.qt30_task).
+GRAPH_OBJECTIVE = "shares"
+
+
 def family_of(corpus: str) -> str:
     """The model family that predicts for ``corpus``."""
     return FAMILIES.get(corpus, AIF)
@@ -328,7 +333,7 @@ def predict(
     corpus: str | None = None,
     dialogue: str | None = None,
     model_dir: Path | None = None,
-    objective: str = "general",
+    objective: str = GRAPH_OBJECTIVE,
     write: bool = False,
     reporter: Reporter = SILENT,
 ) -> dict[str, Any]:
@@ -339,7 +344,9 @@ def predict(
         corpus: Every dialogue/document of this corpus.
         dialogue: One dialogue/document (graph id or local id).
         model_dir: A relations model directory (default: the trained one of the settings, else the shipped one).
-        objective: ``general`` or ``focused``: the QT30 decision biases tuned for that DialAM score.
+        objective: The QT30 decision biases (:data:`gnn.relations.qt30_task.OBJECTIVES`): ``shares``
+            (default: each relation type's predicted count near its gold count, as people count
+            supports and attacks in the graph), or ``general`` / ``focused``, tuned for that DialAM score.
         write: Store the predictions as one prediction run (origin ``predicted``, model, version,
             score, run id); gold relations are untouched. A run already in the graph is not predicted again.
         reporter: Progress lines.
@@ -355,8 +362,10 @@ def predict(
             a model directory that is not one, or nothing to predict over.
         NotFoundError: Unknown corpus or dialogue.
     """
-    if objective not in ("general", "focused"):
-        raise ApiError(f"unknown objective {objective!r}; expected general or focused")
+    from gnn.relations.qt30_task import OBJECTIVES
+
+    if objective not in OBJECTIVES:
+        raise ApiError(f"unknown objective {objective!r}; expected one of {', '.join(OBJECTIVES)}")
     scope = resolve_scope(graph, corpus, dialogue)
     loaded = _load_for(graph.settings, scope.family, model_dir)
     job = job_for(scope, loaded, objective)

@@ -79,8 +79,7 @@ def marg_transfer(model_dir: Path, data: RelationData, *, device: str, encoder: 
     if not data.marg or not data.marg_debates or not (model_dir / FAMILY.weights).is_file():
         return {}
     qt = load_qt30(model_dir, device=device, encoder=encoder)
-    objectives = ("general", "focused")
-    return {obj: score_transfer(data.marg, predict_debates(qt, data.marg_debates, obj)) for obj in objectives}
+    return {obj: score_transfer(data.marg, predict_debates(qt, data.marg_debates, obj)) for obj in qt.objectives}
 
 
 def _encoder_identity(encoder: TextVectors | None) -> tuple[str | None, str | None]:
@@ -179,7 +178,8 @@ def train_relations(
         notes=(
             "Relational GNN (block-sparse R-GCN over the argument map) + transformer layer over the propositions "
             "+ pairwise head on text vectors and structural pair features; per-label log-biases tuned on dev. "
-            "QT30: two bias sets, 'general' (default) and 'focused'. "
+            "QT30: three bias sets, 'general' (default of the corpus-format commands), 'focused', and 'shares' "
+            "(each relation type's predicted count near its gold count; the graph's predictions). "
             + (
                 "Sci-Arg: the networks selected on the dev papers were trained again on the train and dev papers "
                 "for their chosen epochs (hyperparameters.sciarg.refit_epochs), with the biases tuned before; "
@@ -222,7 +222,7 @@ def _variant_scores(
         if len(chosen) != len(test):
             raise ModelError(f"variant {name!r} has {len(chosen)} of the {len(test)} evaluated maps")
         row: dict[str, Any] = {}
-        for obj in ("general", "focused"):
+        for obj in model.objectives:
             scores = score_maps(chosen, model.predict(chosen, obj))["official_style"]
             row[f"tuned_{obj}"] = {kind: scores[kind]["f1"] for kind in ("general", "focused")}
             for kind in ("general", "focused"):
@@ -264,7 +264,7 @@ def evaluate_relations(
         rest = [m for m in data.qt30 if m not in test]
         model = qt30_run.load_qt30(model_dir, device=device, encoder=encoder)
         section: dict[str, Any] = {"maps": len(test)}
-        for obj in ("general", "focused"):
+        for obj in model.objectives:
             section[f"tuned_{obj}"] = qt30_run.score_maps(test, model.predict(test, obj))
         if variants:
             section["variants"] = _variant_scores(model, test, variants, section)

@@ -256,6 +256,11 @@ class Qt30Model:
     device: str
     bare_decodings: dict[str, Decoding] = field(default_factory=dict)
 
+    @property
+    def objectives(self) -> list[str]:
+        """The objectives of :data:`OBJECTIVES` this model has a decoding for (older models lack ``shares``)."""
+        return [obj for obj in OBJECTIVES if obj in self.decodings]
+
     def decoding(self, objective: str, propositions_only: bool = False) -> Decoding:
         """The decoding tuned for ``objective`` (for maps without L-nodes, the one tuned on such maps
         when the model has it).
@@ -264,7 +269,10 @@ class Qt30Model:
             ModelError: The model has no decoding for ``objective``.
         """
         if objective not in self.decodings:
-            raise ModelError(f"unknown objective {objective!r}; the model has {sorted(self.decodings)}")
+            raise ModelError(
+                f"the model has no {objective!r} decoding (it has {', '.join(self.objectives)}); a model trained "
+                f"before that decoding existed needs `argweb model train relations` again"
+            )
         if propositions_only and objective in self.bare_decodings:
             return self.bare_decodings[objective]
         return self.decodings[objective]

@@ -112,9 +112,9 @@ def test_tiny_train_predict_write_back(model_dir: Path, qt30_maps: list, papers:
 
 def test_propositions_only_maps_get_their_own_decoding(model_dir: Path, qt30_maps: list) -> None:
     card = read_card(model_dir, "relations")
-    assert set(card.hyperparameters["qt30"]["bias_propositions_only"]) == {"general", "focused"}
+    assert set(card.hyperparameters["qt30"]["bias_propositions_only"]) == {"general", "focused", "shares"}
     model = load_qt30(model_dir)
-    assert set(model.bare_decodings) == {"general", "focused"}
+    assert set(model.bare_decodings) == {"general", "focused", "shares"}
     bare = [without_locutions(m) for m in qt30_maps]
     assert all(not m.locutions and not m.transitions and m.props and m.gold for m in bare)
     # Decodings that relate every candidate pair, or none, given to propositions-only maps alone:
