@@ -23,6 +23,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from bench.harness import BENCH_DIR, RESULTS, read_records, table
 
@@ -69,12 +70,37 @@ def machine() -> dict[str, object]:
     return {"cpus": os.cpu_count(), "memory_gb": memory, "python": platform.python_version()}
 
 
+def merged(earlier: dict[str, Any], now: dict[str, Any], ran: set[str]) -> dict[str, Any]:
+    """``now`` (the scripts of ``ran``) laid over ``earlier``: the other scripts keep their figures,
+    times, loads and commits. A quick run is never merged into a full one, nor a full into a quick."""
+    if bool(earlier.get("quick")) != bool(now["quick"]):
+        raise SystemExit("--merge: the results file holds a run of the other kind (--quick or not); nothing merged")
+    kept = [f for f in earlier.get("figures", []) if f["bench"] not in ran]
+    out = dict(now)
+    out["figures"] = kept + list(now["figures"])
+    out["figures"].sort(key=lambda f: f["bench"])  # stable: each script's figures keep their order
+    for key in ("failures", "seconds_per_script", "load_per_script"):
+        older = {k: v for k, v in earlier.get(key, {}).items() if k not in ran}
+        out[key] = {**older, **now[key]}
+    before = earlier.get("commit_per_script") or {
+        k: earlier.get("commit") for k in earlier.get("seconds_per_script", {})
+    }
+    out["commit_per_script"] = {**{k: v for k, v in before.items() if k not in ran}, **now["commit_per_script"]}
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--only", nargs="*", help="run only these benchmarks (script names without .py)")
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds per benchmark script")
     parser.add_argument("--quick", action="store_true", help="each script's BENCH_QUICK_ARGS: a bounded smoke run")
     parser.add_argument("--results", type=Path, default=RESULTS, help="where the table goes as JSON")
+    parser.add_argument(
+        "--merge",
+        action="store_true",
+        help="keep the other scripts' figures of the results file and replace only those of the scripts run now "
+        "(each script's commit is recorded): re-run one benchmark after a fix without the hour of the others",
+    )
     args = parser.parse_args(argv)
 
     scripts = sorted(p for p in BENCH_DIR.glob("*.py") if p.stem not in SKIP)
@@ -124,23 +150,21 @@ def main(argv: list[str] | None = None) -> int:
     mode = " quick" if args.quick else ""
     print(f"\n=== argweb benchmarks{mode} ({time.perf_counter() - started:.0f}s)")
     print(table(rows, failures))
-    results.write_text(
-        json.dumps(
-            {
-                "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                "quick": args.quick,
-                "commit": commit(),
-                "machine": machine(),
-                "figures": [f.as_dict() for f in rows],
-                "failures": failures,
-                "seconds_per_script": seconds_per_script,
-                "load_per_script": load_per_script,
-            },
-            indent=2,
-        )
-        + "\n",
-        encoding="utf-8",
-    )
+    head = commit()
+    out: dict[str, object] = {
+        "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "quick": args.quick,
+        "commit": head,
+        "machine": machine(),
+        "figures": [f.as_dict() for f in rows],
+        "failures": failures,
+        "seconds_per_script": seconds_per_script,
+        "load_per_script": load_per_script,
+        "commit_per_script": {script.stem: head for script in scripts},
+    }
+    if args.merge and results.exists():
+        out = merged(json.loads(results.read_text(encoding="utf-8")), out, {script.stem for script in scripts})
+    results.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
     print(f"written to {results}")
     return 0 if not failures and all(f.passed for f in rows) else 1
 

@@ -82,6 +82,8 @@ def render(results: dict[str, Any], bench_dir: Path = BENCH_DIR) -> str:
     seconds: dict[str, float] = results.get("seconds_per_script", {})
     loads: dict[str, list[float]] = results.get("load_per_script", {})
     machine: dict[str, Any] = results.get("machine", {})
+    commits: dict[str, str] = results.get("commit_per_script", {})
+    several = len(set(commits.values())) > 1
     kind = (
         "quick (`--quick`: bounded smoke runs, not figures to compare with the goals)"
         if results.get("quick")
@@ -100,23 +102,27 @@ def render(results: dict[str, Any], bench_dir: Path = BENCH_DIR) -> str:
         where.append(f"{machine['memory_gb']:.0f} GB of memory")
     if machine.get("python"):
         where.append(f"Python {machine['python']}")
-    commit = results.get("commit") or "unknown"
+    at = f"at commit `{results.get('commit') or 'unknown'}`"
+    if several:
+        at += " (some scripts ran again at other commits: see the commit column)"
     lines.append(
-        f"A {kind} run at commit `{commit}`, finished {results.get('generated_at', '?')}"
+        f"A {kind} run {at}, finished {results.get('generated_at', '?')}"
         + (f", on {', '.join(where)}" if where else "")
         + f": {len(figures)} figures, {passed} met their goal, {missed} missed"
         + (f", {len(failures)} script(s) failed" if failures else ", no script failed")
         + f"; {total:,.0f} s of scripts in all.\n"
     )
-    lines.append("| script | what it measures | seconds | load average (start → end) | figures met |")
-    lines.append("|---|---|---:|---|---:|")
+    extra = " commit |" if several else ""
+    lines.append(f"| script | what it measures | seconds | load average (start → end) | figures met |{extra}")
+    lines.append("|---|---|---:|---|---:|" + ("---|" if several else ""))
     for name in sorted(set(seconds) | set(failures)):
         mine = [f for f in figures if f["bench"] == name]
         load = loads.get(name)
         load_text = f"{load[0]:.1f} → {load[1]:.1f}" if load else "-"
         met = f"{sum(1 for f in mine if f['pass'])} / {len(mine)}" if mine else "FAIL"
         what = _cell(script_summary(name, bench_dir))
-        lines.append(f"| `{name}.py` | {what} | {seconds.get(name, 0):,.0f} | {load_text} | {met} |")
+        at = f" `{commits.get(name, '?')}` |" if several else ""
+        lines.append(f"| `{name}.py` | {what} | {seconds.get(name, 0):,.0f} | {load_text} | {met} |{at}")
     lines.append("")
     lines.append("## Figures against goals\n")
     lines.append("Ratio: figure against goal, at least 1 when the goal is met.\n")
