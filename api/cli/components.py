@@ -1,4 +1,4 @@
-"""``argweb train components`` and ``argweb predict components``: Sci-Arg argument component tagging."""
+"""``argweb train|evaluate|predict components``: Sci-Arg argument component tagging."""
 
 from __future__ import annotations
 
@@ -7,7 +7,18 @@ from typing import Annotated
 
 import typer
 
-from api.cli.options import ModelDir, Profile, Seed, TrainedModelDir
+from api.cli.options import (
+    CvProfile,
+    CvSeed,
+    Folds,
+    JsonFlag,
+    ModelDir,
+    Profile,
+    Seed,
+    TrainedModelDir,
+    print_cv,
+    show,
+)
 from api.cli_common import REPORTER, console, group, settings
 from api.services import components as service
 from api.services.reporting import stages
@@ -17,7 +28,13 @@ from ontology.errors import ApiError
 def register(app: typer.Typer) -> None:
     """Add the component tagger commands to the ``argweb`` app."""
     group(app, "train", "Train a model.").command("components")(train_components)
+    group(app, "evaluate", "Score models or predictions against gold data.").command("components")(evaluate_components)
     group(app, "predict", "Predict with a trained model.").command("components")(predict_components)
+
+
+def _corpus(data: Path | None) -> Path:
+    cfg = settings()
+    return data or (cfg.corpora or Path("../shared/corpora")) / "sciarg" / "compiled_corpus"
 
 
 def train_components(
@@ -30,7 +47,7 @@ def train_components(
 ) -> None:
     """Train the BiLSTM-CRF component tagger on A01-A20 (epoch chosen on A21-A24), score A25-A32 with BAM."""
     cfg = settings()
-    corpus = data or (cfg.corpora or Path("../shared/corpora")) / "sciarg" / "compiled_corpus"
+    corpus = _corpus(data)
     target = out or cfg.models_dir / "components"
     with stages(REPORTER) as progress:
         card = service.train(
@@ -64,3 +81,29 @@ def predict_components(
         f"{summary['papers']} paper(s): {summary['components']} components, {summary['relations']} relations "
         f"-> {summary['out']}"
     )
+
+
+def evaluate_components(
+    cv: Folds = None,
+    data: Annotated[
+        Path | None, typer.Option("--data", help="Sci-Arg brat directory (default <corpora>/sciarg/compiled_corpus).")
+    ] = None,
+    profile: CvProfile = "full",
+    seed: CvSeed = 13,
+    as_json: JsonFlag = False,
+) -> None:
+    """Cross-validate the component tagger recipe (--cv K): folds by paper over A01-A32, the epoch
+    chosen inside the training folds, BAM C, S and B of each held-out fold.
+
+    A tagger's predicted papers are scored with `model evaluate bam`.
+    """
+    if cv is None:
+        raise ApiError(
+            "evaluate components cross-validates the recipe: give --cv K (to score predicted papers, use "
+            "`argweb model evaluate bam`)"
+        )
+    cfg = settings()
+    result = service.cross_validate(
+        _corpus(data), cv, profile=profile, seed=seed, cache_dir=cfg.embeddings_dir / "sciarg-tokens", log=REPORTER.log
+    )
+    show(result, as_json, lambda r: print_cv(f"Sci-Arg components, {r['papers']} papers, {r['profile']} profile", r))

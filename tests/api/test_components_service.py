@@ -66,3 +66,26 @@ def test_components_across_line_breaks_become_fragments() -> None:
     assert fragments(text, [(3, 16)]) == [(3, 5), (7, 12), (14, 16)]
     doc = BratDocument("x", components={"T1": Component("T1", "data", ((0, 10),))})
     assert ann_text(doc, text).split("\n")[0] == "T1\tdata 0 5;7 10\tab cd ef "
+
+
+def test_the_recipe_cross_validates_by_paper_with_the_epoch_chosen_inside_the_training_folds(tmp_path: Path) -> None:
+    from api.services.components import cross_validate
+    from ontology.errors import ApiError
+
+    corpus = tmp_path / "sciarg"
+    corpus.mkdir()
+    for name in ("A01", "A02", "A03", "A04", "A05", "A06"):  # one paper under six names: six groups
+        for suffix in (".ann", ".txt"):
+            (corpus / f"{name}{suffix}").write_bytes((DATA / "gold" / f"P1{suffix}").read_bytes())
+    out = cross_validate(corpus, 3, profile="quick", cache_dir=tmp_path / "cache")
+    assert out["papers"] == 6 and out["groups"] == 6 and len(out["folds"]) == 3
+    held = sorted(name for fold in out["folds"] for name in fold["papers"])
+    assert held == ["A01", "A02", "A03", "A04", "A05", "A06"]  # every paper scored once, out of fold
+    for fold in out["folds"]:
+        assert fold["chosen"]["epoch"] >= 1
+    c = out["figures"]["C.f1"]
+    assert len(c["folds"]) == 3 and 0.0 <= c["mean"] <= 1.0 and c["std"] >= 0.0
+    gold = sum(row["gold"] for row in out["labels"].values())
+    assert gold == 6 * sum(1 for line in (DATA / "gold" / "P1.ann").read_text().splitlines() if line.startswith("T"))
+    with pytest.raises(ApiError, match="fewer than the 7 folds"):
+        cross_validate(corpus, 7, profile="quick")
