@@ -39,7 +39,7 @@ class _Unit:
     console_gap: float = 0.0
     file_due: float = 0.0
     lines: int = 0
-    last_console: str = ""
+    last_console_done: int = -1
 
     def line(self) -> str:
         share = f" ({100 * self.done / self.total:.0f}%)" if self.total else ""
@@ -131,8 +131,8 @@ class ConsoleReporter:
                 unit.console_gap = min(unit.console_gap * self.slowdown, self.max_gap)
                 unit.console_due = now + unit.console_gap
                 unit.lines += 1
-                unit.last_console = unit.line()
-                self.console.print(escape(unit.last_console), highlight=False, soft_wrap=True)
+                unit.last_console_done = unit.done
+                self.console.print(escape(unit.line()), highlight=False, soft_wrap=True)
 
         try:
             yield advance
@@ -142,8 +142,9 @@ class ConsoleReporter:
             if unit.lines:
                 # A unit that printed progress lines says that it ended.
                 self._write(unit.line())
-                # Not twice the same line (a unit whose last progress line already said 100%).
-                if task is None and unit.line() != unit.last_console:
+                # Not twice the same count (a unit whose last progress line already said 100%),
+                # even when the seconds moved on in between.
+                if task is None and unit.done != unit.last_console_done:
                     self.console.print(escape(unit.line()), highlight=False, soft_wrap=True)
 
     def _start_bar(self, title: str, total: int) -> TaskID | None:

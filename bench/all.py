@@ -8,7 +8,7 @@ with :func:`bench.harness.record` are gathered into one table (figure, goal, rat
 printed and written to ``bench/results.json``. A script that fails or records nothing is a FAIL
 row. Exit status: 0 when every figure met its goal and every script ran, else 1.
 
-Usage: ``python -m bench.all [--quick] [--only NAME ...] [--timeout SECONDS] [--results FILE]``
+Usage: ``python -m bench.all [--quick] [--only NAME ...] [--merge] [--timeout SECONDS] [--results FILE]``
 """
 
 from __future__ import annotations

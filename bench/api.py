@@ -3,7 +3,9 @@
 One run does:
 
 1. start its own embedded Neo4j on a free port in a temporary directory and load the corpora of
-   ``--corpora`` (default: the shipped samples), or use ``--uri`` (read only, nothing written);
+   ``--corpora`` (default: the shipped samples), or use ``--uri`` or, with ``--main`` (what
+   ``make bench`` passes), the main job's graph: the full corpora with their predictions (read
+   only, nothing written);
 2. start the API (``uvicorn api.app:app``, one worker) as a child process on a loopback port;
 3. for ``/nodes/{id}/neighbors`` (``--nodes`` locutions, depth 1) time ``--n`` requests through
    HTTP (one keep-alive ``http.client`` connection: the leanest client, so that the figure is the

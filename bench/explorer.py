@@ -3,8 +3,8 @@
 One run does:
 
 1. use the API at ``--url``, or start its own embedded Neo4j with the corpora of ``--corpora``
-   (default: the shipped samples; ``--uri`` for an existing graph, read only) and the API on a
-   loopback port;
+   (default: the shipped samples; ``--uri`` for an existing graph, ``--main`` for the main job's,
+   as ``make bench`` does, both read only) and the API on a loopback port;
 2. for each corpus of ``--corpus`` (default QT30 and M-Arg), find its map with the most units and
    open it by URL ``--n`` times in Debian's headless Chromium (1400x900, a fresh page each time);
 3. time each open (in a new tab) from navigation to the map drawn and answering input (the page

@@ -3,7 +3,7 @@
 ``make bench`` runs :mod:`bench.all` (which writes ``bench/results.json``) and then this module,
 so the page always shows the last full run: when and where it ran, how long each script took and
 how loaded the machine was, and every figure beside its goal. What each script measures comes
-from the first line of its docstring. ``tests/api/test_bench_harness.py`` checks that the page in
+from the first line of its docstring. ``tests/api/test_bench_report.py`` checks that the page in
 the repository is what this module makes of the results file in the repository.
 
 Usage: ``python -m bench.report [--results bench/results.json] [--out docs/bench.md]``
@@ -38,7 +38,7 @@ average is shown beside its time.
 
 ```bash
 make bench                                          # the full run, then this page
-python -m bench.all --only api explorer             # some of them (writes bench/results.json)
+python -m bench.all --only api explorer --merge     # some of them again, into bench/results.json
 python -m bench.all --quick --results /tmp/q.json   # each script's small bounded form: proves it runs
 python -m bench.report                              # this page from bench/results.json
 ```
@@ -104,7 +104,13 @@ def render(results: dict[str, Any], bench_dir: Path = BENCH_DIR) -> str:
         where.append(f"Python {machine['python']}")
     at = f"at commit `{results.get('commit') or 'unknown'}`"
     if several:
-        at += " (some scripts ran again at other commits: see the commit column)"
+        by_commit: dict[str, list[str]] = {}
+        for name, sha in sorted(commits.items()):
+            by_commit.setdefault(sha, []).append(name)
+        at = "at commits " + " and ".join(
+            f"`{sha}` ({', '.join(names) if len(names) <= 3 else f'{len(names)} scripts'})"
+            for sha, names in sorted(by_commit.items(), key=lambda item: -len(item[1]))
+        )
     lines.append(
         f"A {kind} run {at}, finished {results.get('generated_at', '?')}"
         + (f", on {', '.join(where)}" if where else "")

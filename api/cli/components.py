@@ -33,8 +33,9 @@ def register(app: typer.Typer) -> None:
 
 
 def _corpus(data: Path | None) -> Path:
-    cfg = settings()
-    return data or (cfg.corpora or Path("../shared/corpora")) / "sciarg" / "compiled_corpus"
+    from api.services.corpora import corpora_root
+
+    return data or corpora_root(settings()) / "sciarg" / "compiled_corpus"
 
 
 def train_components(
@@ -102,8 +103,7 @@ def evaluate_components(
             "evaluate components cross-validates the recipe: give --cv K (to score predicted papers, use "
             "`argweb model evaluate bam`)"
         )
-    cfg = settings()
-    result = service.cross_validate(
-        _corpus(data), cv, profile=profile, seed=seed, cache_dir=cfg.embeddings_dir / "sciarg-tokens", log=REPORTER.log
-    )
+    from api.services import crossval
+
+    result = crossval.components(settings(), data, cv, profile=profile, seed=seed, reporter=REPORTER)
     show(result, as_json, lambda r: print_cv(f"Sci-Arg components, {r['papers']} papers, {r['profile']} profile", r))

@@ -11,6 +11,8 @@ import typer
 from api.cli.options import CorpusOpt, DialogueOpt, JsonFlag, WriteFlag, print_cv, show, train_command
 from api.cli.paraphrase import stages
 from api.cli_common import REPORTER, console, group, settings
+from api.services.relations import FORMAT_OBJECTIVE
+from api.services.relations_graph import GRAPH_OBJECTIVE
 
 # Unlike the other models, a relations model trained into the cache wins over the shipped one.
 RelationsModelDir = Annotated[
@@ -213,7 +215,7 @@ def predict_aif(
     in_dir: Annotated[Path, typer.Option("--in", help="Folder of AIF maps (any YA/RA/CA/MA are dropped first).")],
     out_dir: Annotated[Path, typer.Option("--out", help="Output folder (same file names).")],
     model: RelationsModelDir = None,
-    objective: Objective = "general",
+    objective: Objective = FORMAT_OBJECTIVE,
 ) -> None:
     """Predict RA/CA/MA relations between the I-nodes of every map (DialAM-2024 task A)."""
     from api.services.relations import predict_aif as run
@@ -251,14 +253,15 @@ def predict_relations(
     dialogue: DialogueOpt = None,
     write: WriteFlag = False,
     model: RelationsModelDir = None,
-    objective: Objective = "shares",
+    objective: Objective = GRAPH_OBJECTIVE,
     as_json: JsonFlag = False,
 ) -> None:
     """Predict argument relations of graph dialogues/documents (QT30 maps, Sci-Arg papers, M-Arg debates).
 
     --write stores them. The maps and papers are read from the graph in the form `predict aif` /
-    `predict sciarg` read from files, so they get the same predictions; M-Arg debates go to the
-    QT30 network in windows. Written relations carry origin predicted, model,
+    `predict sciarg` read from files, so they get the same predictions with the same --objective
+    (here the graph's, shares, by default; `predict aif` defaults to general); M-Arg debates go to
+    the QT30 network in windows. Written relations carry origin predicted, model,
     version, score and run id; gold relations are untouched, and writing the same run again writes nothing.
     """
     from api.services import relations_graph

@@ -19,7 +19,7 @@ from gnn.bam import BratDocument, Component, Relation, documents_from_records, e
 from gnn.modelcard import ModelCard, atomic_write_bytes
 from graphstore.loaders.common import decode_utf8, read_bytes
 from graphstore.loaders.sciarg import load_paper
-from ontology.errors import ApiError, LoaderError, ModelError
+from ontology.errors import LoaderError, ModelError
 from ontology.records import EdgeRecord, NodeRecord
 
 TASK = "components"
@@ -219,70 +219,3 @@ def _component(line: str) -> Component:
     label, _, raw = rest.partition(" ")
     spans = tuple((int(a), int(b)) for a, b in (f.split() for f in raw.split(";")))
     return Component(key, label, spans)
-
-
-def cross_validate(
-    corpus: Path,
-    folds: int = 5,
-    *,
-    profile: str = "full",
-    seed: int = 13,
-    cache_dir: Path | None = None,
-    log: Callable[[str], None] = lambda _msg: None,
-) -> dict[str, Any]:
-    """Out-of-fold component figures of the tagger recipe ``profile``, folds by paper.
-
-    The 32 papers of the shipped model's split (A01-A32; A33-A40 are the official test papers) are
-    the groups. Each fold trains :func:`gnn.components.train_tagger` on its training papers, with
-    whole papers of the training folds (4 of 24, as the shipped split) choosing the epoch, and
-    scores the fold's papers with BAM: components exact-span F1 (C, labelled), argumentative
-    sentences (S) and boundary similarity (B). No model is read or written.
-
-    Raises:
-        ModelError: Unknown profile.
-        ApiError: Fewer of those papers in ``corpus`` than folds.
-        LoaderError: Unreadable papers.
-    """
-    from dataclasses import replace
-
-    from gnn.components import PROFILES, TaggerConfig, TokenVectors, train_tagger
-    from gnn.protocol import Fold, FoldOutcome, Pooled
-    from gnn.protocol import cross_validate as run_protocol
-
-    config = profile_config(PROFILES, profile, seed, TaggerConfig)
-    present = [name for name in (*TRAIN, *TUNE, *HELDOUT) if (corpus / f"{name}.ann").is_file()]
-    if len(present) < folds:
-        raise ApiError(f"{corpus}: {len(present)} of the papers A01-A32 found, fewer than the {folds} folds")
-    papers = read_papers(corpus, present)
-    names = sorted(papers)
-    vectors = TokenVectors(layers=config.layers, max_length=config.max_length, cache_dir=cache_dir)
-
-    def run_fold(fold: Fold) -> FoldOutcome:
-        train, tune, test = (
-            {names[i]: papers[names[i]] for i in getattr(fold, part)} for part in ("train", "tune", "test")
-        )
-        tagger, result = train_tagger(train, tune, replace(config), vectors=vectors)
-        gold = {name: doc for name, (doc, _) in test.items()}
-        scores = evaluate({name: predicted_document(tagger, doc, text) for name, (doc, text) in test.items()}, gold)
-        figures = {"C.f1": scores.c.f1, "C.precision": scores.c.precision, "C.recall": scores.c.recall}
-        figures |= {"S": scores.s.f1, "B": scores.b_mean}
-        tally = Pooled()
-        for label, prf in sorted(scores.c_by_label.items()):
-            tally.add(label, int(prf.gold), int(prf.predicted), int(prf.tp))
-        return FoldOutcome(figures, {"": tally}, {"epoch": result.best_epoch}, {"papers": sorted(test)})
-
-    protocol = (
-        f"Sci-Arg components grouped by paper over {len(names)} papers; in each fold 4 of 24 training papers "
-        "choose the epoch; BAM C (labelled exact-span F1), S and B of the held-out fold"
-    )
-    out = run_protocol(
-        names,
-        run_fold,
-        folds,
-        seed,
-        protocol,
-        tune_share=len(TUNE) / (len(TRAIN) + len(TUNE)),
-        log=log,
-        what="components cross-validation",
-    )
-    return {**out, "papers": len(names), "profile": profile}

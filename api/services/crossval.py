@@ -2,7 +2,8 @@
 
 Thin: the files are read here, the protocol (:mod:`gnn.protocol`) and each task's folds live in
 gnn (:mod:`gnn.discourse.cv`, :mod:`gnn.paraphrase_cv`, :mod:`gnn.relations.sciarg_cv`,
-:func:`gnn.relations.qt30_run.cross_validate_qt30`). No model is read or written.
+:func:`gnn.relations.qt30_run.cross_validate_qt30`), but for the component tagger's, whose folds
+are scored with the BAM documents of :mod:`api.services.components`. No model is read or written.
 """
 
 from __future__ import annotations
@@ -145,3 +146,83 @@ def relations(
         shipped = [p for p in data.sciarg if p.name in SHIPPED_PAPERS]
         out["sciarg"] = cross_validate_sciarg(shipped or data.sciarg, options, folds, only=None)
     return out
+
+
+def components(
+    settings: Settings,
+    data: Path | None,
+    folds: int = 5,
+    *,
+    profile: str = "full",
+    seed: int = 13,
+    reporter: Reporter = SILENT,
+) -> dict[str, Any]:
+    """Out-of-fold component figures of the tagger recipe ``profile``, folds by paper.
+
+    The papers the shipped model's split uses (A01-A32; A33-A40 are the official test papers) are
+    the groups. Each fold trains :func:`gnn.components.train_tagger` on its training papers, with
+    whole papers of the training folds (the shipped split's share, 4 of 24) choosing the epoch,
+    and scores the fold's papers with BAM: components exact-span F1 (C, labelled), argumentative
+    sentences (S) and boundary similarity (B). No model is read or written.
+
+    Args:
+        settings: Settings (corpora directory, embedding cache).
+        data: The Sci-Arg brat directory; default ``<corpora>/sciarg/compiled_corpus``.
+        folds: Number of folds.
+        profile: Recipe of the fold models.
+        seed: Seed of the folds and the taggers.
+        reporter: Progress lines.
+
+    Raises:
+        ModelError: Unknown profile.
+        ApiError: Fewer of those papers than folds.
+        LoaderError: Unreadable papers.
+    """
+    from api.services.components import predicted_document, read_papers
+    from api.services.corpora import corpora_root
+    from api.services.training import profile_config
+    from gnn.bam import evaluate
+    from gnn.components import PROFILES, TaggerConfig, TokenVectors, train_tagger
+    from gnn.protocol import Fold, FoldOutcome, Pooled, cross_validate
+    from gnn.relations.sciarg_cv import SHIPPED_PAPERS, TUNE_SHARE
+
+    corpus = data or corpora_root(settings) / "sciarg" / "compiled_corpus"
+    config = profile_config(PROFILES, profile, seed, TaggerConfig)
+    present = [name for name in SHIPPED_PAPERS if (corpus / f"{name}.ann").is_file()]
+    if len(present) < folds:
+        raise ApiError(f"{corpus}: {len(present)} of the papers A01-A32 found, fewer than the {folds} folds")
+    papers = read_papers(corpus, present)
+    names = sorted(papers)
+    vectors = TokenVectors(
+        layers=config.layers, max_length=config.max_length, cache_dir=settings.embeddings_dir / "sciarg-tokens"
+    )
+
+    def run_fold(fold: Fold) -> FoldOutcome:
+        train, tune, test = (
+            {names[i]: papers[names[i]] for i in getattr(fold, part)} for part in ("train", "tune", "test")
+        )
+        tagger, result = train_tagger(train, tune, replace(config), vectors=vectors)
+        gold = {name: doc for name, (doc, _) in test.items()}
+        scores = evaluate({name: predicted_document(tagger, doc, text) for name, (doc, text) in test.items()}, gold)
+        figures = {"C.f1": scores.c.f1, "C.precision": scores.c.precision, "C.recall": scores.c.recall}
+        figures |= {"S": scores.s.f1, "B": scores.b_mean}
+        tally = Pooled()
+        for label, prf in sorted(scores.c_by_label.items()):
+            tally.add(label, int(prf.gold), int(prf.predicted), int(prf.tp))
+        return FoldOutcome(figures, {"": tally}, {"epoch": result.best_epoch}, {"papers": sorted(test)})
+
+    protocol = (
+        f"Sci-Arg components grouped by paper over {len(names)} papers; in each fold about a sixth of the training "
+        "papers choose the epoch; BAM C (labelled exact-span F1), S and B of the held-out fold"
+    )
+    out = cross_validate(
+        names,
+        run_fold,
+        folds,
+        seed,
+        protocol,
+        tune_share=TUNE_SHARE,
+        log=reporter.log,
+        what="components cross-validation",
+    )
+    return {**out, "papers": len(names), "profile": profile}

@@ -31,6 +31,7 @@ from typing import Any
 from api.services.aif import refuse_gold
 from api.services.graph import Graph
 from api.services.mine_summary import Analysis, DialogueUnits, summarise
+from api.services.relations_graph import GRAPH_OBJECTIVE
 from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
 from graphstore.loaders.transcript import (
@@ -61,7 +62,7 @@ DEFAULT_CORPUS = "mined"
 # training) is the closer of its two domains to a debate transcript.
 DISCOURSE_DOMAIN = "molweni"
 # Mined debates go into the graph: the graph's decoding (each relation type's count near its gold share).
-RELATION_OBJECTIVE = "shares"
+RELATION_OBJECTIVE = GRAPH_OBJECTIVE
 
 _MODELS: dict[str, LoadedModel] = {}
 _LOCK = threading.Lock()

@@ -2,7 +2,8 @@
 
 The relation models of :mod:`gnn.relations` read the records the corpus loaders produce. Here the
 same records are rebuilt from the graph (read views, READ transactions), so a map or paper stored
-in the graph gets exactly the predictions its file gets from ``argweb predict aif|sciarg``:
+in the graph gets exactly the predictions its file gets from ``argweb predict aif|sciarg`` with the
+same QT30 objective (the graph's default is :data:`GRAPH_OBJECTIVE`, ``predict aif``'s ``general``):
 
 * **AIF dialogues** (QT30 / DialAM-2024, and any corpus of AIF dialogues with propositions): the
   map in the DialAM test-input form -- L-nodes, I-nodes and gold TA transitions, numbered in file

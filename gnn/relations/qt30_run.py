@@ -201,9 +201,9 @@ def cross_validate_qt30(maps: Sequence[ArgMap], options: family.TrainOptions, fo
 
     Maps are grouped by episode (:func:`~gnn.relations.qt30_task.episodes`); each fold's model is
     trained on the other folds, with about a tenth of their maps (whole episodes) choosing the
-    epoch and tuning both decodings (:func:`gnn.protocol.cross_validate`), and scored on its fold.
-    Figures and predicted-against-gold counts are reported per decoding (``tuned_general``,
-    ``tuned_focused``).
+    epoch and tuning every decoding of :data:`OBJECTIVES` (:func:`gnn.protocol.cross_validate`),
+    and scored on its fold. Figures and predicted-against-gold counts are reported per decoding
+    (``tuned_<objective>``).
     """
     import tempfile
 
@@ -268,6 +268,8 @@ class Qt30Model:
         Raises:
             ModelError: The model has no decoding for ``objective``.
         """
+        if objective not in OBJECTIVES:
+            raise ModelError(f"unknown objective {objective!r}; expected one of {', '.join(OBJECTIVES)}")
         if objective not in self.decodings:
             raise ModelError(
                 f"the model has no {objective!r} decoding (it has {', '.join(self.objectives)}); a model trained "

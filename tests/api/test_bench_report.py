@@ -102,7 +102,8 @@ def test_a_merged_run_replaces_the_scripts_run_again_and_names_each_scripts_comm
     assert out["commit_per_script"] == {"api": "aaa", "sparql": "bbb"}
     page = report.render(out, bench_dir=tmp_path)
     assert (
-        "some scripts ran again at other commits" in page and "| `api.py` |  | 60 | 1.0 → 1.0 | 1 / 1 | `aaa` |" in page
+        "at commits `aaa` (api) and `bbb` (sparql)" in page
+        and "| `api.py` |  | 60 | 1.0 → 1.0 | 1 / 1 | `aaa` |" in page
     )
     with pytest.raises(SystemExit, match="other kind"):
         bench_all.merged({**earlier, "quick": True}, now, {"sparql"})

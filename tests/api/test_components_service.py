@@ -69,15 +69,18 @@ def test_components_across_line_breaks_become_fragments() -> None:
 
 
 def test_the_recipe_cross_validates_by_paper_with_the_epoch_chosen_inside_the_training_folds(tmp_path: Path) -> None:
-    from api.services.components import cross_validate
+    from api.services.crossval import components
+    from api.settings import Settings
     from ontology.errors import ApiError
+
+    settings = Settings(cache_dir=tmp_path / "cache")
 
     corpus = tmp_path / "sciarg"
     corpus.mkdir()
     for name in ("A01", "A02", "A03", "A04", "A05", "A06"):  # one paper under six names: six groups
         for suffix in (".ann", ".txt"):
             (corpus / f"{name}{suffix}").write_bytes((DATA / "gold" / f"P1{suffix}").read_bytes())
-    out = cross_validate(corpus, 3, profile="quick", cache_dir=tmp_path / "cache")
+    out = components(settings, corpus, 3, profile="quick")
     assert out["papers"] == 6 and out["groups"] == 6 and len(out["folds"]) == 3
     held = sorted(name for fold in out["folds"] for name in fold["papers"])
     assert held == ["A01", "A02", "A03", "A04", "A05", "A06"]  # every paper scored once, out of fold
@@ -88,4 +91,4 @@ def test_the_recipe_cross_validates_by_paper_with_the_epoch_chosen_inside_the_tr
     gold = sum(row["gold"] for row in out["labels"].values())
     assert gold == 6 * sum(1 for line in (DATA / "gold" / "P1.ann").read_text().splitlines() if line.startswith("T"))
     with pytest.raises(ApiError, match="fewer than the 7 folds"):
-        cross_validate(corpus, 7, profile="quick")
+        components(settings, corpus, 7, profile="quick")

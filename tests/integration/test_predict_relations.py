@@ -85,8 +85,9 @@ def test_predict_relations_writes_once_beside_gold_and_is_deleted(
     assert all(r["discourse"] and r["source"].startswith(r["discourse"] + ":") for r in rows)
     strong = _predicted(store, "r.model = 'relation-gnn' AND r.score >= 0.5")
     assert strong == [r for r in rows if r["score"] >= 0.5] and 0 < len(strong) <= len(rows)
-    # The same maps read from their files give the same relations.
-    relations.predict_aif(Settings(cache_dir=tmp_path / "cache"), AIF_DIR, tmp_path / "pred")
+    # The same maps read from their files give the same relations (with the same decoding: the graph's).
+    objective = relations_graph.GRAPH_OBJECTIVE
+    relations.predict_aif(Settings(cache_dir=tmp_path / "cache"), AIF_DIR, tmp_path / "pred", objective=objective)
     local = {
         (r["source"].split(":")[1], r["source"].split(":")[2], r["target"].split(":")[2], r["scheme"]) for r in rows
     }
