@@ -32,16 +32,19 @@ def register(app: typer.Typer) -> None:
     group(app, "predict", "Predict with a trained model.").command("components")(predict_components)
 
 
+SciargData = Annotated[
+    Path | None, typer.Option("--data", help="Sci-Arg brat directory (default <corpora>/sciarg/compiled_corpus).")
+]
+
+
 def _corpus(data: Path | None) -> Path:
     from api.services.corpora import corpora_root
 
-    return data or corpora_root(settings()) / "sciarg" / "compiled_corpus"
+    return data or corpora_root(settings()) / service.SCIARG_DIR
 
 
 def train_components(
-    data: Annotated[
-        Path | None, typer.Option("--data", help="Sci-Arg brat directory (default <corpora>/sciarg/compiled_corpus).")
-    ] = None,
+    data: SciargData = None,
     out: TrainedModelDir = None,
     profile: Profile = "full",
     seed: Seed = 13,
@@ -86,9 +89,7 @@ def predict_components(
 
 def evaluate_components(
     cv: Folds = None,
-    data: Annotated[
-        Path | None, typer.Option("--data", help="Sci-Arg brat directory (default <corpora>/sciarg/compiled_corpus).")
-    ] = None,
+    data: SciargData = None,
     profile: CvProfile = "full",
     seed: CvSeed = 13,
     as_json: JsonFlag = False,

@@ -30,6 +30,7 @@ TUNE = tuple(f"A{i:02d}" for i in range(21, 25))
 HELDOUT = tuple(f"A{i:02d}" for i in range(25, 33))
 
 Progress = Callable[[str, int, int], None]
+SCIARG_DIR = Path("sciarg") / "compiled_corpus"
 Linker = Callable[[Sequence[Component]], list[tuple[str, str, str]]]
 
 

@@ -178,7 +178,7 @@ def components(
         ApiError: Fewer of those papers than folds.
         LoaderError: Unreadable papers.
     """
-    from api.services.components import predicted_document, read_papers
+    from api.services.components import SCIARG_DIR, predicted_document, read_papers
     from api.services.corpora import corpora_root
     from api.services.training import profile_config
     from gnn.bam import evaluate
@@ -186,7 +186,7 @@ def components(
     from gnn.protocol import Fold, FoldOutcome, Pooled, cross_validate
     from gnn.relations.sciarg_cv import SHIPPED_PAPERS, TUNE_SHARE
 
-    corpus = data or corpora_root(settings) / "sciarg" / "compiled_corpus"
+    corpus = data or corpora_root(settings) / SCIARG_DIR
     config = profile_config(PROFILES, profile, seed, TaggerConfig)
     present = [name for name in SHIPPED_PAPERS if (corpus / f"{name}.ann").is_file()]
     if len(present) < folds:

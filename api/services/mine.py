@@ -61,8 +61,6 @@ DEFAULT_CORPUS = "mined"
 # The parser tunes a link threshold per training domain; Molweni (multi-party chat, 9k dialogues in
 # training) is the closer of its two domains to a debate transcript.
 DISCOURSE_DOMAIN = "molweni"
-# Mined debates go into the graph: the graph's decoding (each relation type's count near its gold share).
-RELATION_OBJECTIVE = GRAPH_OBJECTIVE
 
 _MODELS: dict[str, LoadedModel] = {}
 _LOCK = threading.Lock()
@@ -134,7 +132,8 @@ def argument_links(
     model = relation_model(settings).model
     return [
         (s, t, lab, prediction_score(p))
-        for s, t, lab, p in predict_dialogue(model, texts, speakers, transitions, RELATION_OBJECTIVE)
+        # Mined debates go into the graph: its decoding (each relation type's count near its gold share).
+        for s, t, lab, p in predict_dialogue(model, texts, speakers, transitions, GRAPH_OBJECTIVE)
     ]
 
 
@@ -165,7 +164,7 @@ def runs_for(dialogue_id: str, models: tuple[LoadedModel, LoadedModel]) -> list[
     parser, relator = models
     return [
         run_for(dialogue_id, parser, "discourse", {"domain": DISCOURSE_DOMAIN}),
-        run_for(dialogue_id, relator, "relations", {"objective": RELATION_OBJECTIVE, "transitions": "discourse"}),
+        run_for(dialogue_id, relator, "relations", {"objective": GRAPH_OBJECTIVE, "transitions": "discourse"}),
     ]
 
 
