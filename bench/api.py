@@ -12,7 +12,9 @@ One run does:
    API's cost rather than a client library's; ``requests`` adds about a millisecond of client CPU
    per call) and the same Cypher builder run through the driver in a READ transaction (what the
    route does, minus HTTP and JSON), in alternation so that both see the same machine load;
-   report median and p99 of each (goal: API median <= 1.3x the direct query's);
+   report median and p99 of each (goal: API median <= 1.3x the direct query's); then the same
+   against the smallest FastAPI app serving that route (``bench/api_floor.py``: no middleware,
+   service or response model), the framework's own floor, printed beside the API's figure;
 4. time ``/relations?limit=100`` the same way with no filter and with each filter alone (type,
    origin gold and predicted, model, min_score, corpus, sense; values taken from the graph), the
    API against its own Cypher through the driver (goal: API median <= 20 ms each);
@@ -156,6 +158,7 @@ def main() -> None:
     with (
         bench_graph(args, "argweb-bench-api-", console.print) as (settings, driver),
         bench_api(settings) as (url, api_pid),
+        bench_api(settings, "bench.api_floor:app", "/ready") as (floor_url, floor_pid),
     ):
         reader = ReadRunner(driver, settings.neo4j_database, settings.cypher_timeout)
         ids = [
@@ -179,8 +182,15 @@ def main() -> None:
         def direct_neighbors(i: int) -> None:
             reader.rows(neighbors_query, id=ids[i % len(ids)], limit=201)
 
+        floor = http.client.HTTPConnection(floor_url.removeprefix("http://"), timeout=60)
+
+        def floor_neighbors(i: int) -> None:
+            floor.request("GET", f"/nodes/{quote(ids[i % len(ids)], safe=':')}/neighbors")
+            floor.getresponse().read()
+
         figures: dict[str, Any] = {
             "neighbors": compare(args.n, api_neighbors, direct_neighbors, api_pid),
+            "neighbors_floor": compare(args.n, floor_neighbors, direct_neighbors, floor_pid),
             "relations": {},
         }
         for name, params in relation_filters(reader).items():
@@ -226,6 +236,17 @@ def main() -> None:
             "-",
         ),
     ]
+    fl = figures["neighbors_floor"]
+    fl["ratio"] = fl["api_median_ms"] / fl["direct_median_ms"]
+    rows.append(
+        (
+            "/nodes/{id}/neighbors median, smallest FastAPI app / direct",
+            f"{fl['api_median_ms']:.1f} / {fl['direct_median_ms']:.1f} ms",
+            "-",
+            f"{fl['ratio']:.2f}x",
+            "-",
+        )
+    )
     for name, r in figures["relations"].items():
         r["pass"] = r["api_median_ms"] <= GOAL_RELATIONS_MS
         rows.append(
@@ -255,7 +276,9 @@ def main() -> None:
     f = figures["neighbors"]
     note = (
         f"{f['api_median_ms']:.1f} / {f['direct_median_ms']:.1f} ms, n={args.n}; CPU per call: API process "
-        f"{f['api_cpu_ms']:.1f} ms, driver side {f['direct_client_cpu_ms']:.1f} ms"
+        f"{f['api_cpu_ms']:.1f} ms, driver side {f['direct_client_cpu_ms']:.1f} ms; the smallest FastAPI app "
+        f"serving this route (bench/api_floor.py): {fl['api_median_ms']:.1f} / {fl['direct_median_ms']:.1f} ms, "
+        f"{fl['ratio']:.2f}x"
     )
     record("api: /nodes/{id}/neighbors median, API / direct", f["ratio"], "x", GOAL_RATIO, "lower", note)
     for name, r in figures["relations"].items():

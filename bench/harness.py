@@ -280,9 +280,9 @@ def bench_graph(
 
 
 @contextmanager
-def bench_api(settings: Settings) -> Iterator[tuple[str, int]]:
-    """The API (``uvicorn api.app:app``, one worker) over ``settings``' graph as a child process on a
-    loopback port; its base URL and process id."""
+def bench_api(settings: Settings, app: str = "api.app:app", ready: str = "/corpora") -> Iterator[tuple[str, int]]:
+    """The API (``uvicorn api.app:app``, one worker; or another ASGI ``app``) over ``settings``' graph
+    as a child process on a loopback port, once ``ready`` answers 200; its base URL and process id."""
     import requests
 
     from api.services.graph import neo4j_password
@@ -296,7 +296,7 @@ def bench_api(settings: Settings) -> Iterator[tuple[str, int]]:
         "ARGWEB_NEO4J_PASSWORD": neo4j_password(settings),
         "ARGWEB_DATA_DIR": str(settings.data_dir),
     }
-    cmd = [sys.executable, "-m", "uvicorn", "api.app:app", "--host", "127.0.0.1", "--port", str(port)]
+    cmd = [sys.executable, "-m", "uvicorn", app, "--host", "127.0.0.1", "--port", str(port)]
     proc = subprocess.Popen(
         [*cmd, "--log-level", "warning"],
         cwd=BENCH_DIR.parent,
@@ -309,7 +309,7 @@ def bench_api(settings: Settings) -> Iterator[tuple[str, int]]:
         deadline = time.monotonic() + 120
         while True:
             try:
-                if requests.get(f"{url}/corpora", timeout=5).status_code == 200:
+                if requests.get(f"{url}{ready}", timeout=5).status_code == 200:
                     break
             except requests.ConnectionError:
                 pass
