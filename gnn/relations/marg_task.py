@@ -4,9 +4,11 @@ Only the 102 expert gold pairs are available here, far too few for a held-out sp
 model: the classifier is a class-balanced logistic regression over the pair representation
 ``[u, v, u*v, |u-v|]`` of the two sentence vectors plus same-speaker, and, when audio features
 exist for both sentences, ``[a_u, a_v, |a_u - a_v|]`` of the standardised acoustic vectors
-(:mod:`gnn.audio`). Reported: stratified, seeded, repeated 5-fold cross-validated macro-F1 over
-the three classes and over support/attack (neither excluded, as MAMKit reports), next to the
-TF-IDF + LR baseline in the same folds.
+(:mod:`gnn.audio`). Reported: macro-F1 over the three classes and over support/attack (neither
+excluded, as MAMKit reports), next to the TF-IDF + LR baseline in the same folds, by 5-fold
+cross-validation grouped by event (a debate or town hall with all its parts: they share speakers
+and topics) and stratified by label where the groups allow, repeated with other seeds; the mean
+and spread over folds, and the pooled out-of-fold figure of each repeat.
 
 M-Arg debates are also read by the QT30 relation network, which never saw an M-Arg label
 (:func:`predict_debates`): each debate part is cut into overlapping transcript windows the size of
@@ -18,6 +20,7 @@ the one window where it sits in the middle. Its RA / CA become M-Arg ``Support``
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -28,7 +31,14 @@ from gnn.relations.baseline import PairTfidfLR
 from gnn.relations.metrics import macro_f1
 from gnn.relations.text import TextVectors
 from ontology.labels import scheme_label, scheme_raw
-from ontology.records import EdgeRecord, LocutionRecord, NodeRecord, PropositionRecord, RelationRecord
+from ontology.records import (
+    DiscourseRecord,
+    EdgeRecord,
+    LocutionRecord,
+    NodeRecord,
+    PropositionRecord,
+    RelationRecord,
+)
 
 if TYPE_CHECKING:
     from gnn.relations.qt30_run import Qt30Model
@@ -43,7 +53,8 @@ WINDOW = 16
 
 @dataclass(frozen=True)
 class Pair:
-    """An annotated pair: ids and texts of the two sentences, speakers, gold label."""
+    """An annotated pair: ids and texts of the two sentences, speakers, gold label, and its event
+    (the cross-validation group; empty when unknown)."""
 
     pair_id: str
     source_id: str
@@ -52,11 +63,23 @@ class Pair:
     target: str
     same_speaker: bool
     label: str
+    group: str = ""
+
+
+_PART_SUFFIX = re.compile(r"_(?:part)?\d+$")
+
+
+def event_of(part_name: str) -> str:
+    """The event a debate part belongs to: its name without the part suffix
+    (``us_election_2020_1st_presidential_debate_part2`` -> ``us_election_2020_1st_presidential_debate``)."""
+    return _PART_SUFFIX.sub("", part_name)
 
 
 def pairs_from_records(nodes: Sequence[NodeRecord], edges: Sequence[EdgeRecord]) -> list[Pair]:
-    """The annotated pairs of an M-Arg bundle, in input order (sentence ids are the local ids)."""
+    """The annotated pairs of an M-Arg bundle, in input order (sentence ids are the local ids); a
+    pair's group is the event of its source sentence's debate part."""
     props = {n.id: n for n in nodes if isinstance(n, PropositionRecord)}
+    events = {n.id: event_of(n.name or n.local_id or n.id) for n in nodes if isinstance(n, DiscourseRecord)}
     speakers = {n.local_id: n.speaker for n in nodes if isinstance(n, LocutionRecord)}
     into: dict[str, list[str]] = {}
     out: dict[str, list[str]] = {}
@@ -80,6 +103,7 @@ def pairs_from_records(nodes: Sequence[NodeRecord], edges: Sequence[EdgeRecord])
                         b.text or "",
                         sa is not None and sa == sb,
                         node.scheme_label,
+                        events.get(a.discourse or "", ""),
                     )
                 )
     return pairs
@@ -110,44 +134,81 @@ def cross_validate(
     repeats: int = 3,
     seed: int = 0,
 ) -> dict[str, Any]:
-    """Repeated stratified k-fold macro-F1 of the model and of the TF-IDF + LR baseline.
+    """Macro-F1 of the model and of the TF-IDF + LR baseline out of fold, in folds of whole events.
+
+    With at least two pair groups (:attr:`Pair.group`) the folds keep each group whole and are
+    stratified by label as far as the groups allow (``StratifiedGroupKFold``, one shuffle per
+    repeat; one repeat when there are no more groups than folds, since every shuffle then cuts
+    the same folds); without groups they are stratified only. Nothing is tuned: the classifier's
+    settings are fixed.
 
     Returns:
-        ``{"text": {...}, "text+audio": {...} (with audio), "baseline_tfidf_lr": {...}, "pairs": n}``
-        with mean and standard deviation of macro-F1 over all classes and over support/attack.
+        ``{"text": {...}, "text+audio": {...} (with audio), "baseline_tfidf_lr": {...}, "pairs": n,
+        "labels", "groups", "protocol"}``; per variant and metric the mean and standard deviation
+        over all folds of all repeats, and ``pooled`` (mean and std over repeats of the figure of
+        all out-of-fold predictions together, steadier than the mean of small folds).
     """
     from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import RepeatedStratifiedKFold
+    from sklearn.model_selection import StratifiedGroupKFold, StratifiedKFold
 
     y = np.array([LABELS.index(p.label) for p in pairs])
-    k = max(2, min(folds, int(np.bincount(y, minlength=len(LABELS))[np.bincount(y, minlength=len(LABELS)) > 0].min())))
-    splitter = RepeatedStratifiedKFold(n_splits=k, n_repeats=repeats, random_state=seed)
+    groups = np.array([p.group for p in pairs])
+    counts = np.bincount(y, minlength=len(LABELS))
+    n_groups = len(set(groups.tolist())) if all(groups) else 0
+    if n_groups >= 2:
+        k = max(2, min(folds, n_groups))
+        grouping = f"grouped by event ({n_groups} events)"
+        if k == n_groups:
+            # One event per fold: every repeat would cut the same folds.
+            repeats, grouping = 1, f"leave-one-event-out ({n_groups} events)"
+    else:
+        k = max(2, min(folds, int(counts[counts > 0].min())))
+        grouping = "stratified"
     variants: dict[str, np.ndarray] = {"text": pair_matrix(pairs, text)}
     if audio is not None:
         variants["text+audio"] = pair_matrix(pairs, text, audio)
-    scores: dict[str, dict[str, list[float]]] = {
-        name: {"macro_f1": [], "support_attack_f1": []} for name in [*variants, "baseline_tfidf_lr"]
-    }
-    for train, test in splitter.split(np.zeros(len(y)), y):
-        for name, x in variants.items():
-            clf = LogisticRegression(C=0.5, class_weight="balanced", max_iter=2000, random_state=seed)
-            pred = clf.fit(x[train], y[train]).predict(x[test])
-            scores[name]["macro_f1"].append(macro_f1(y[test].tolist(), pred.tolist(), range(len(LABELS))))
-            scores[name]["support_attack_f1"].append(macro_f1(y[test].tolist(), pred.tolist(), (1, 2)))
-        base = PairTfidfLR(seed=seed).fit(
-            [pairs[i].source for i in train], [pairs[i].target for i in train], y[train].tolist()
-        )
-        probs = base.predict_proba([pairs[i].source for i in test], [pairs[i].target for i in test], len(LABELS))
-        pred = probs.argmax(axis=1)
-        scores["baseline_tfidf_lr"]["macro_f1"].append(macro_f1(y[test].tolist(), pred.tolist(), range(len(LABELS))))
-        scores["baseline_tfidf_lr"]["support_attack_f1"].append(macro_f1(y[test].tolist(), pred.tolist(), (1, 2)))
+    names = [*variants, "baseline_tfidf_lr"]
+    scores: dict[str, dict[str, list[float]]] = {n: {"macro_f1": [], "support_attack_f1": []} for n in names}
+    pooled: dict[str, dict[str, list[float]]] = {n: {"macro_f1": [], "support_attack_f1": []} for n in names}
+
+    def score(into: dict[str, list[float]], gold: list[int], pred: list[int]) -> None:
+        into["macro_f1"].append(macro_f1(gold, pred, range(len(LABELS))))
+        into["support_attack_f1"].append(macro_f1(gold, pred, (1, 2)))
+
+    for r in range(repeats):
+        if n_groups >= 2:
+            splits = StratifiedGroupKFold(n_splits=k, shuffle=True, random_state=seed + r).split(
+                np.zeros(len(y)), y, groups
+            )
+        else:
+            splits = StratifiedKFold(n_splits=k, shuffle=True, random_state=seed + r).split(np.zeros(len(y)), y)
+        out_of_fold = {n: np.zeros(len(y), dtype=int) for n in names}
+        for train, test in splits:
+            for name, x in variants.items():
+                clf = LogisticRegression(C=0.5, class_weight="balanced", max_iter=2000, random_state=seed)
+                out_of_fold[name][test] = clf.fit(x[train], y[train]).predict(x[test])
+            base = PairTfidfLR(seed=seed).fit(
+                [pairs[i].source for i in train], [pairs[i].target for i in train], y[train].tolist()
+            )
+            probs = base.predict_proba([pairs[i].source for i in test], [pairs[i].target for i in test], len(LABELS))
+            out_of_fold["baseline_tfidf_lr"][test] = probs.argmax(axis=1)
+            for name in names:
+                score(scores[name], y[test].tolist(), out_of_fold[name][test].tolist())
+        for name in names:
+            score(pooled[name], y.tolist(), out_of_fold[name].tolist())
     out: dict[str, Any] = {
         "pairs": len(pairs),
-        "labels": {lab: int((y == k).sum()) for k, lab in enumerate(LABELS)},
-        "protocol": f"{k}-fold stratified x {repeats} repeats, seed {seed}",
+        "labels": {lab: int(counts[i]) for i, lab in enumerate(LABELS)},
+        "groups": n_groups,
+        "protocol": f"{k}-fold {grouping} x {repeats} repeat{'s' if repeats > 1 else ''}, seed {seed}",
     }
-    for name, s in scores.items():
-        out[name] = {m: {"mean": round(float(np.mean(v)), 4), "std": round(float(np.std(v)), 4)} for m, v in s.items()}
+
+    def summary(values: list[float]) -> dict[str, float]:
+        return {"mean": round(float(np.mean(values)), 4), "std": round(float(np.std(values)), 4)}
+
+    for name in names:
+        out[name] = {m: summary(v) for m, v in scores[name].items()}
+        out[name]["pooled"] = {m: summary(v) for m, v in pooled[name].items()}
     return out
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from gnn.modelcard import read_card
 from gnn.relations.argmap import anchor_accuracy, maps_from_records, without_locutions
-from gnn.relations.marg_task import Pair, cross_validate, debates_from_records, pairs_from_records
+from gnn.relations.marg_task import LABELS, Pair, cross_validate, debates_from_records, event_of, pairs_from_records
 from gnn.relations.pipeline import RelationData, evaluate_relations, train_relations
 from gnn.relations.qt30 import candidate_recall, map_tensors
 from gnn.relations.qt30_run import load_qt30
@@ -26,6 +26,7 @@ from graphstore.loaders.common import FileRelation
 from graphstore.loaders.registry import CORPORA, SAMPLES
 from graphstore.loaders.sciarg import load_sciarg
 from ontology.errors import ModelError
+from ontology.records import DiscourseRecord, PropositionRecord
 
 DATA = SAMPLES
 MAPS = sorted((DATA / "dialam-2024" / "my_train").glob("*.json"))
@@ -151,6 +152,11 @@ def test_marg_debates_are_scored_with_the_qt30_network(model_dir: Path, qt30_map
     pairs = pairs_from_records(bundle.nodes, bundle.edges)
     data = RelationData(marg=pairs, marg_debates=debates_from_records(bundle.nodes))
     assert len(data.marg) == 15 and len(data.marg_debates) == 3
+    # Each pair's cross-validation group is the event of its debate part (parts of one debate share it).
+    names = {n.id: n.name for n in bundle.nodes if isinstance(n, DiscourseRecord)}
+    props = {n.local_id: n.discourse for n in bundle.nodes if isinstance(n, PropositionRecord)}
+    for pair in pairs:
+        assert pair.group and names[props[pair.source_id]].startswith(pair.group + "_")
     out = evaluate_relations(model_dir, data)["marg"]
     assert set(out) == {"cross_validation", "qt30_transfer"}
     for scores in out["qt30_transfer"].values():
@@ -184,6 +190,31 @@ def test_marg_cross_validation_text_and_generated_audio() -> None:
         assert 0.0 <= out[name]["macro_f1"]["mean"] <= 1.0
     # "Attack" pairs end in "not", "Support" pairs repeat the text: the text model separates them.
     assert out["text"]["macro_f1"]["mean"] > 0.6
+
+
+def test_marg_cross_validation_keeps_events_whole() -> None:
+    # Each event has words of its own that give the label away; no word is shared across events.
+    # Folds that split an event learn them (high scores); folds of whole events cannot.
+    pairs = []
+    for g in range(6):
+        for k in range(9):
+            label = LABELS[k % 3]
+            word = f"w{g}{label.lower()}"
+            source, target = f"{word} x{g}{k}", f"{word} y{g}{k}"
+            pairs.append(Pair(f"p{g}{k}", f"s{g}{k}a", f"s{g}{k}b", source, target, False, label, f"e{g}"))
+    text = Lsa.fit([t for p in pairs for t in (p.source, p.target)], dim=24)
+    grouped = cross_validate(pairs, text, folds=3, repeats=2)
+    leaky = cross_validate([dataclasses.replace(p, group="") for p in pairs], text, folds=3, repeats=2)
+    assert grouped["groups"] == 6 and "grouped by event" in grouped["protocol"] and "x 2 repeats" in grouped["protocol"]
+    assert leaky["groups"] == 0 and "stratified" in leaky["protocol"]
+    assert leaky["text"]["pooled"]["macro_f1"]["mean"] > 0.9
+    assert grouped["text"]["pooled"]["macro_f1"]["mean"] < 0.6
+
+
+def test_event_of_drops_the_part_suffix() -> None:
+    assert event_of("us_election_2020_1st_presidential_debate_part2") == "us_election_2020_1st_presidential_debate"
+    assert event_of("us_election_2020_trump_town_hall_3") == "us_election_2020_trump_town_hall"
+    assert event_of("a_debate") == "a_debate"
 
 
 def test_lsa_round_trip(tmp_path: Path) -> None:
