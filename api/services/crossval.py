@@ -41,20 +41,12 @@ def discourse(
     Raises:
         ApiError: Unknown profile. NotFoundError: No data file.
     """
-    from api.services.corpora import corpora_root
-    from api.services.discourse import DEFAULT_DATA, read_dialogues
+    from api.services.discourse import read_dialogues, recipe_data
     from gnn.discourse.cv import cross_validate_discourse
     from gnn.discourse.train import PROFILES, ParserConfig
     from gnn.encoder import TextEncoder
-    from ontology.errors import NotFoundError
 
-    if profile not in PROFILES:
-        raise ApiError(f"unknown profile {profile!r}; expected one of {sorted(PROFILES)}")
-    if not data:
-        root = corpora_root(settings)
-        data = [root / rel for rel in DEFAULT_DATA if (root / rel).is_file()]
-        if not data:
-            raise NotFoundError(f"no Molweni/STAC files under {root} ({', '.join(DEFAULT_DATA)})")
+    data = recipe_data(settings, profile, data)
     files = {path.name: read_dialogues(path)[0] for path in data}
     config = ParserConfig(seed=seed, **PROFILES[profile])
     if config.refit:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -109,6 +110,26 @@ def load(settings: Settings, model_dir: Path | None = None) -> DiscourseModel:
     return load_model(path, encoder=encoder)
 
 
+def recipe_data(settings: Settings, profile: str, data: Sequence[Path] | None) -> list[Path]:
+    """The Molweni/STAC files a discourse recipe reads: ``data``, or :data:`DEFAULT_DATA` under the corpora.
+
+    Raises:
+        ApiError: ``profile`` is not a discourse profile.
+        NotFoundError: No data given and none of the default files present.
+    """
+    from gnn.discourse.train import PROFILES
+
+    if profile not in PROFILES:
+        raise ApiError(f"unknown profile {profile!r}; expected one of {sorted(PROFILES)}")
+    if data:
+        return list(data)
+    root = corpora_root(settings)
+    found = [root / rel for rel in DEFAULT_DATA if (root / rel).is_file()]
+    if not found:
+        raise NotFoundError(f"no Molweni/STAC files under {root} ({', '.join(DEFAULT_DATA)})")
+    return found
+
+
 def train(
     settings: Settings,
     data: list[Path] | None = None,
@@ -142,13 +163,7 @@ def train(
     from gnn.discourse.train import MODEL_NAME, PROFILES, TASK, ParserConfig, refit_parser, save_model, train_parser
     from gnn.modelcard import ModelCard
 
-    if profile not in PROFILES:
-        raise ApiError(f"unknown profile {profile!r}; expected one of {sorted(PROFILES)}")
-    if not data:
-        root = corpora_root(settings)
-        data = [root / rel for rel in DEFAULT_DATA if (root / rel).is_file()]
-        if not data:
-            raise NotFoundError(f"no Molweni/STAC files under {root} ({', '.join(DEFAULT_DATA)})")
+    data = recipe_data(settings, profile, data)
     started = time.perf_counter()
     train_d: list[Dialogue] = []
     tune_d: list[Dialogue] = []

@@ -16,7 +16,7 @@ from api.settings import Settings
 from gnn.discourse.train import PROFILES
 from gnn.modelcard import read_card
 from graphstore.loaders.registry import SAMPLES
-from ontology.errors import LoaderError, NotFoundError
+from ontology.errors import ApiError, LoaderError, NotFoundError
 
 pytestmark = pytest.mark.model  # trains and runs the discourse parser
 
@@ -216,3 +216,20 @@ def test_train_cli_with_a_refit_reports_held_out_scores_before_and_after(
     refit_rows = [r for r in history if r.get("refit")]
     assert refit_rows and {r["member"] for r in refit_rows} == {r["member"] for r in history}
     assert "trained again" in (card.notes or "")
+
+
+def test_recipe_data_is_what_was_given_or_the_default_files(tmp_path: Path) -> None:
+    settings = Settings(cache_dir=tmp_path / "cache", data_dir=tmp_path / "data", corpora=SAMPLES)
+    given = [tmp_path / "a.json"]
+    assert discourse.recipe_data(settings, "tiny", given) == given
+    assert discourse.recipe_data(settings, "tiny", None) == [SAMPLES / rel for rel in discourse.DEFAULT_DATA]
+    with pytest.raises(ApiError, match="unknown profile 'nope'"):
+        discourse.recipe_data(settings, "nope", given)
+
+
+def test_recipe_data_names_the_missing_default_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A corpora directory with only M-Arg: no Molweni or STAC file to fall back on.
+    monkeypatch.setattr(discourse, "corpora_root", lambda settings: tmp_path)
+    settings = Settings(cache_dir=tmp_path / "cache", data_dir=tmp_path / "data")
+    with pytest.raises(NotFoundError, match="no Molweni/STAC files under"):
+        discourse.recipe_data(settings, "tiny", [])
