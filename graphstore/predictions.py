@@ -34,7 +34,7 @@ from graphstore.errors import database_error
 from graphstore.statements import Statements
 from graphstore.store import take_write_turn
 from ontology.errors import GraphStoreError, PredictionError
-from ontology.labels import ontology_class, sense
+from ontology.labels import ontology_class, scheme_class_of, sense
 from ontology.records import PredictedRelation, PredictionRun, RelationRecord, new_run_id
 from ontology.terms import Label, Prop
 
@@ -246,6 +246,8 @@ class PredictionStore(Statements):
                         kind=ontology_class(r.label),
                         sense=sense_term.value if sense_term else None,
                         scheme_label=r.scheme_label,
+                        # The class a gold relation of the target's corpus with that label carries.
+                        scheme_class=scheme_class_of(dst["corpus"], r.scheme_label, r.label),
                         origin="predicted",
                         score=r.score,
                         model=run.model,

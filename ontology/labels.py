@@ -142,3 +142,19 @@ def scheme_raw(corpus: str, label: RelationLabel) -> str:
         if term.corpus == corpus and term.sense is None and ARGUMENT_LABELS.get(label) == term.label:
             return term.raw
     raise OntologyError(f"the {corpus} scheme has no {label.value} relation")
+
+
+def scheme_class_of(corpus: str, raw: str | None, label: RelationLabel) -> str | None:
+    """The corpus-scheme class (IRI) of a relation ``label`` that ``corpus``'s scheme writes ``raw``.
+
+    What a gold relation of that corpus carries as ``scheme_class``, so that a prediction can be
+    found by the same scheme class (QT30 ``CA`` predicted between QT30 propositions). ``None`` when
+    ``raw`` is missing, is not a relation of that scheme, or means another relation than ``label``
+    (a model's name for its label in another scheme).
+    """
+    if raw is None:
+        return None
+    for term in SCHEME_TERMS:
+        if term.corpus == corpus and term.raw == raw:
+            return term.iri if scheme_label(corpus, raw) == label else None
+    return None

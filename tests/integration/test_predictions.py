@@ -19,7 +19,7 @@ from graphstore.store import GraphStore
 from ontology.errors import GraphStoreError, PredictionError
 from ontology.labels import RelationLabel
 from ontology.rdf import write_export
-from ontology.records import PredictedRelation, PredictionRun
+from ontology.records import PredictedRelation, PredictionRun, scheme_term
 from ontology.sparql import SparqlStore
 from tests.conftest import SAMPLES
 
@@ -65,7 +65,9 @@ def _argument_predictions(store: GraphStore) -> list[PredictedRelation]:
     return [
         PredictedRelation(source=props[1], target=props[0], label=RelationLabel.SUPPORT, score=0.91),
         PredictedRelation(source=props[2], target=props[0], label=RelationLabel.SUPPORT, score=0.62),
-        PredictedRelation(source=props[3], target=props[1], label=RelationLabel.ATTACK, score=0.85),
+        PredictedRelation(
+            source=props[3], target=props[1], label=RelationLabel.ATTACK, score=0.85, scheme_label="CA"
+        ),
         PredictedRelation(source=props[3], target=props[2], label=RelationLabel.NONE, score=0.7, scheme_label="none"),
     ]
 
@@ -118,6 +120,10 @@ def test_prediction_run_beside_gold_in_cypher_and_sparql(store: GraphStore, tmp_
         "corpus": "qt30",
     }
     assert "confidence" not in support["p"]
+    # Named in the corpus' scheme, a prediction carries the scheme class a gold relation of that label has.
+    gold_ca = store.run("MATCH (r:Relation {corpus: 'qt30', origin: 'gold', aif_type: 'CA'}) RETURN r LIMIT 1")
+    assert rows[2]["p"]["scheme_class"] == gold_ca[0]["r"]["scheme_class"] == scheme_term("qt30", "CA").iri
+    assert "scheme_class" not in support["p"] and "scheme_class" not in rows[3]["p"]
     assert set(rows[3]["labels"]) == {"NonRelation", "Relation", "Node"} and rows[3]["p"]["scheme_label"] == "none"
     qap = rows[4]
     assert set(qap["labels"]) == {"DiscourseRelation", "Transition", "SchemeNode", "Relation", "Node"}

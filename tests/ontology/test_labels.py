@@ -15,6 +15,7 @@ from ontology.labels import (
     node_labels,
     ontology_class,
     relation_label,
+    scheme_class_of,
     sense,
 )
 from ontology.records import (
@@ -25,6 +26,7 @@ from ontology.records import (
     RelationRecord,
     new_run_id,
     relation_from_scheme,
+    scheme_term,
 )
 from ontology.terms import LABEL_ANCESTORS, SCHEME_TERMS, Label, Sense
 
@@ -154,3 +156,13 @@ def test_scheme_labels_come_from_the_ontology_mappings() -> None:
         scheme_label("qt30", "XA")
     with pytest.raises(OntologyError, match="no rephrase relation"):
         scheme_raw("m-arg", RelationLabel.REPHRASE)
+
+
+def test_a_prediction_named_in_its_corpus_scheme_gets_that_scheme_class() -> None:
+    assert scheme_class_of("qt30", "CA", RelationLabel.ATTACK) == scheme_term("qt30", "CA").iri
+    assert scheme_class_of("sciarg", "supports", RelationLabel.SUPPORT) == scheme_term("sciarg", "supports").iri
+    # No name, a name outside the scheme, or a name that means another label: no scheme class.
+    assert scheme_class_of("qt30", None, RelationLabel.ATTACK) is None
+    assert scheme_class_of("qt30", "none", RelationLabel.NONE) is None
+    assert scheme_class_of("qt30", "RA", RelationLabel.ATTACK) is None
+    assert scheme_class_of("no-such-corpus", "CA", RelationLabel.ATTACK) is None
