@@ -9,6 +9,7 @@ interviews of the training folds, about a tenth) only; the held-out fold is scor
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -19,6 +20,22 @@ from gnn.paraphrase_eval import PairPrediction, ParaphrasePair, score_prediction
 from gnn.protocol import Fold, FoldOutcome, cross_validate
 
 FIGURES = ("f1", "precision", "recall", "accuracy", "jaccard_guest", "jaccard_host", "floor_f1")
+
+
+def pair_auc(pairs: Sequence[ParaphrasePair], predictions: Sequence[PairPrediction]) -> float:
+    """ROC AUC of the pair score (:attr:`PairPrediction.score`) against the gold pair labels.
+
+    How well the score ranks paraphrases above the rest whatever the threshold: 0.5 means no
+    decision rule on that score can beat the all-paraphrase floor by much. NaN when the pairs hold
+    one class only.
+    """
+    from sklearn.metrics import roc_auc_score
+
+    by_qid = {p.qid: p.score for p in predictions}
+    gold = [int(p.label) for p in pairs]
+    if len(set(gold)) < 2:
+        return float("nan")
+    return float(roc_auc_score(gold, [by_qid[p.qid] for p in pairs]))
 
 
 def run_fold(
@@ -39,6 +56,7 @@ def run_fold(
     predictions = model.predict(test)
     scores = score_predictions(test, predictions)
     figures = {name: float(getattr(scores, name)) for name in FIGURES}
+    figures["pair_auc"] = pair_auc(test, predictions)
     chosen = {"epoch": fit.best_epoch, "bias": model.config.bias}
     return FoldOutcome(figures, {"": scores.labels()}, chosen), predictions
 
@@ -84,5 +102,8 @@ def cross_validate_paraphrase(
         "the held-out fold"
     )
     out = cross_validate(groups, fold_run, folds, seed, protocol, log=log, what="ContextDeP cross-validation")
-    pooled = score_predictions(held, predictions).as_dict()
+    pooled: dict[str, Any] = dict(score_predictions(held, predictions).as_dict())
+    # Across folds the scores come from different models and offsets: a rough figure beside the folds' own.
+    auc = pair_auc(held, predictions)
+    pooled["pair_auc"] = None if math.isnan(auc) else auc
     return {**out, "pairs": len(pairs), "interviews": len(set(groups)), "pooled": pooled}

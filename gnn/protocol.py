@@ -10,6 +10,7 @@ decodings) is chosen inside the training part; a figure is the mean over folds w
 from __future__ import annotations
 
 import hashlib
+import math
 import statistics
 import time
 from collections import Counter
@@ -46,12 +47,17 @@ def grouped_folds(groups: Sequence[str], k: int, seed: int = 0) -> list[int]:
 
 
 def spread(values: Sequence[float]) -> dict[str, Any]:
-    """Mean, sample standard deviation and the per-fold values, rounded to 4 places."""
+    """Mean, sample standard deviation and the per-fold values, rounded to 4 places.
+
+    A fold where the figure is undefined (NaN: an AUC over one class) is shown as ``None`` and left
+    out of the mean and the standard deviation.
+    """
     vals = [float(v) for v in values]
+    defined = [v for v in vals if not math.isnan(v)]
     return {
-        "mean": round(statistics.fmean(vals), 4) if vals else None,
-        "std": round(statistics.stdev(vals), 4) if len(vals) > 1 else 0.0,
-        "folds": [round(v, 4) for v in vals],
+        "mean": round(statistics.fmean(defined), 4) if defined else None,
+        "std": round(statistics.stdev(defined), 4) if len(defined) > 1 else 0.0,
+        "folds": [None if math.isnan(v) else round(v, 4) for v in vals],
     }
 
 

@@ -105,8 +105,14 @@ def print_cv(title: str, section: dict[str, Any]) -> None:
     figures = Table(title=f"{title} ({section.get('seconds', '?')} s)")
     for col in ("figure", "mean", "std", "folds"):
         figures.add_column(col, justify="left" if col in ("figure", "folds") else "right")
+
+    def shown(x: float | None, fmt: str) -> str:
+        # None: the figure is undefined on that fold (an AUC over one class), or on every fold.
+        return "-" if x is None else format(x, fmt)
+
     for name, v in section["figures"].items():
-        figures.add_row(name, f"{v['mean']:.4f}", f"{v['std']:.4f}", " ".join(f"{x:.3f}" for x in v["folds"]))
+        folds = " ".join(shown(x, ".3f") for x in v["folds"])
+        figures.add_row(name, shown(v["mean"], ".4f"), shown(v["std"], ".4f"), folds)
     console.print(figures)
     print_labels(section.get("labels") or {}, "predicted against gold, pooled over the held-out folds")
     console.print(section["protocol"])

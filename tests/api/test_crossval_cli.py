@@ -70,6 +70,8 @@ def test_paraphrase_cross_validation_predicts_each_pair_once(tmp_path: Path, mon
     assert sum(c["gold"] for c in out["labels"].values()) == len(pairs)
     assert sum(c["predicted"] for c in out["labels"].values()) == len(pairs)
     assert len(out["figures"]["f1"]["folds"]) == 2
+    # How well the pair score ranks paraphrases, beside the scores at the chosen threshold.
+    assert len(out["figures"]["pair_auc"]["folds"]) == 2 and 0.0 <= out["pooled"]["pair_auc"] <= 1.0
     assert out["items"] == len(pairs) and "grouped by interview" in out["protocol"]
     # Each fold chose its epoch and offset inside its training folds.
     assert all({"epoch", "bias"} <= set(fold["chosen"]) and fold["tune"] > 0 for fold in out["folds"])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from gnn.paraphrase_eval import REPORTED, PairPrediction, ParaphrasePair, jaccard, score_predictions, split_by_interview
@@ -99,3 +101,16 @@ def test_as_dict_reports_derived_figures_in_order() -> None:
 def test_empty_scores_are_zero() -> None:
     m = score_predictions([], [])
     assert (m.precision, m.recall, m.f1, m.accuracy, m.floor_f1, m.jaccard_guest) == (0.0,) * 6
+
+
+def test_pair_auc_ranks_the_pair_score_against_gold() -> None:
+    from gnn.paraphrase_cv import pair_auc
+
+    # A and C are paraphrases by vote, B is not (see above).
+    assert (A.label, B.label, C.label) == (True, False, True)
+    ranked = [PairPrediction("I1-1", [0.9, 0, 0], [0.8, 0]), PairPrediction("I2-1", [0.2, 0], [0.9, 0])]
+    ranked.append(PairPrediction("I3-1", [0.7, 0], [0.6]))
+    assert pair_auc([A, B, C], ranked) == 1.0
+    reversed_ = [PairPrediction(p.qid, [1 - max(p.guest_probs)] * len(p.guest_probs), p.host_probs) for p in ranked]
+    assert pair_auc([A, B, C], reversed_) == 0.0
+    assert math.isnan(pair_auc([A, C], ranked))

@@ -98,3 +98,9 @@ def test_cross_validate_keeps_several_decodings_apart() -> None:
     assert set(out["labels"]) == {"general", "focused"}
     assert out["labels"]["general"]["RA"] == {"gold": 8, "predicted": 2, "right": 2, "recall": 0.25}
     assert out["labels"]["focused"]["RA"]["predicted"] == 4
+
+
+def test_spread_leaves_undefined_folds_out() -> None:
+    out = spread([0.5, float("nan"), 0.7])
+    assert out == {"mean": 0.6, "std": 0.1414, "folds": [0.5, None, 0.7]}
+    assert spread([float("nan")]) == {"mean": None, "std": 0.0, "folds": [None]}

@@ -65,9 +65,7 @@ def _argument_predictions(store: GraphStore) -> list[PredictedRelation]:
     return [
         PredictedRelation(source=props[1], target=props[0], label=RelationLabel.SUPPORT, score=0.91),
         PredictedRelation(source=props[2], target=props[0], label=RelationLabel.SUPPORT, score=0.62),
-        PredictedRelation(
-            source=props[3], target=props[1], label=RelationLabel.ATTACK, score=0.85, scheme_label="CA"
-        ),
+        PredictedRelation(source=props[3], target=props[1], label=RelationLabel.ATTACK, score=0.85, scheme_label="CA"),
         PredictedRelation(source=props[3], target=props[2], label=RelationLabel.NONE, score=0.7, scheme_label="none"),
     ]
 
