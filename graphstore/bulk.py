@@ -40,7 +40,7 @@ from ontology.errors import (
     WriteConflictError,
 )
 from ontology.records import CorpusBundle
-from ontology.terms import Label, RelType
+from ontology.terms import Label, Prop, RelType
 
 # The Maven artifacts of `neo4j-admin database import full` (declared in graphstore/java/pom.xml).
 IMPORTER_ARTIFACTS = ("neo4j-command-line", "neo4j-import-tool")
@@ -247,6 +247,8 @@ class CsvWriter:
         counts = bundle.counts()
         corpus = bundle.corpus.id
         marker = {"batch": batch, "status": "complete", "ingest_run": batch, "counts": json.dumps(counts)}
+        if bundle.input_digest is not None:
+            marker[Prop.INPUT_DIGEST] = bundle.input_digest
         for labels, rows in node_groups(bundle.nodes).items():
             for row in rows:
                 for key in [k for k, v in row["props"].items() if isinstance(v, list) and not v]:

@@ -119,11 +119,13 @@ def corpus_status() -> str:
 def mark_corpus(status: str) -> str:
     """Create or update the corpus marker with a status and the current batch.
 
-    Marking it ``complete`` also drops the ingest claim (owner and lease).
+    Marking it ``complete`` also drops the ingest claim (owner and lease) and records
+    ``$digest``, the input digest of what was loaded (null: unknown, the property is removed).
     """
     if status not in ("loading", "complete"):
         raise ValueError(status)
-    release = ", c.ingest_owner = null, c.ingest_lease = null" if status == "complete" else ""
+    done = f", c.ingest_owner = null, c.ingest_lease = null, c.{Prop.INPUT_DIGEST} = $digest"
+    release = done if status == "complete" else ""
     return (
         "MERGE (c:`Node` {id: $corpus}) "
         "ON CREATE SET c:`Corpus`, c.corpus = $corpus, c.name = $corpus, c.batch = $batch "
@@ -468,6 +470,13 @@ def corpora() -> str:
     return (
         "MATCH (c:`Corpus`) RETURN c.id AS id, c.name AS name, c.status AS status, "
         "c.source AS source, c.counts AS counts ORDER BY id"
+    )
+
+
+def corpus_digests() -> str:
+    """Input digest of every completely loaded corpus (``id``, ``digest``; null when unknown)."""
+    return (
+        f"MATCH (c:`Corpus`) WHERE c.status = 'complete' RETURN c.id AS id, c.{Prop.INPUT_DIGEST} AS digest ORDER BY id"
     )
 
 

@@ -28,7 +28,7 @@ from ontology.errors import (
     WriteConflictError,
 )
 from ontology.records import CorpusBundle, EdgeRecord, NodeRecord
-from ontology.terms import Label, RelType
+from ontology.terms import Label, Prop, RelType
 from ontology.views import most_specific
 
 Progress = Callable[[int], None]
@@ -269,7 +269,7 @@ class GraphStore(Statements):
                     if progress:
                         progress(len(chunk))
             counts = self.graph_counts(corpus)
-            self._complete(corpus, batch, json.dumps(counts))
+            self._complete(corpus, batch, json.dumps(counts), bundle.input_digest)
         except (Neo4jError, DriverError, OSError, GraphStoreError) as e:
             # Keep the class (database away vs. failed statement): it decides what the caller is told.
             cls = type(e) if isinstance(e, GraphStoreError) else type(database_error(e, ""))
@@ -289,11 +289,11 @@ class GraphStore(Statements):
             counts=counts,
         )
 
-    def _complete(self, corpus: str, batch: str, counts: str) -> None:
+    def _complete(self, corpus: str, batch: str, counts: str, digest: str | None) -> None:
         """Mark the corpus complete and close the run's journal in one transaction, then drop the journal."""
 
         def work(tx: Any) -> None:
-            tx.run(cypher.mark_corpus("complete"), corpus=corpus, batch=batch, counts=counts).consume()
+            tx.run(cypher.mark_corpus("complete"), corpus=corpus, batch=batch, counts=counts, digest=digest).consume()
             tx.run(cypher.close_journal(), run=batch).consume()
 
         self.transaction(work)
@@ -393,7 +393,7 @@ class GraphStore(Statements):
         self._undo_dead_runs(corpus, batch, row["run"] if row["status"] == "loading" else None)
         if row["status"] is None:
             return None
-        return {"counts": row["counts"]}
+        return {"counts": row["counts"], Prop.INPUT_DIGEST: (row["before"] or {}).get(Prop.INPUT_DIGEST)}
 
     def _undo_dead_runs(self, corpus: str, batch: str, stale: str | None) -> None:
         """Undo every interrupted ingest run of ``corpus`` but ``batch`` from its journal (``stale``: the
@@ -411,6 +411,10 @@ class GraphStore(Statements):
         """Put back the nodes and relationships run ``run`` changed (idempotent: safe to repeat)."""
         self.run_auto(cypher.restore_nodes(), run=run)
         self.run_auto(cypher.restore_relationships(), run=run)
+
+    def input_digests(self) -> dict[str, str | None]:
+        """The input digest each completely loaded corpus was loaded with (None: not recorded)."""
+        return {row["id"]: row["digest"] for row in self.read(cypher.corpus_digests())}
 
     def graph_counts(self, corpus: str) -> dict[str, int]:
         """Nodes of ``corpus`` per most specific label and relationships per type, as stored."""
@@ -443,7 +447,8 @@ class GraphStore(Statements):
             if not (restored and restored[0]["restored"]) and self.read(cypher.corpus_status(), corpus=corpus):
                 # A marker that predates the journal (or its run): put it back as the last complete load left it.
                 counts = previous["counts"] if previous else None
-                self.run(cypher.mark_corpus("complete"), corpus=corpus, batch=batch, counts=counts)
+                digest = previous[Prop.INPUT_DIGEST] if previous else None
+                self.run(cypher.mark_corpus("complete"), corpus=corpus, batch=batch, counts=counts, digest=digest)
             self.run_auto(cypher.drop_journal(), run=batch)
         except GraphStoreError:
             # The marker stays "loading" and the journal with it; the next claim of the corpus finishes the undo.

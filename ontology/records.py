@@ -473,6 +473,11 @@ class CorpusBundle:
         notes: What the files leave out but the loader accepted and stored as it is (a relation
             without one of its ends in a partial xAIF map), one line each naming file and record;
             the ingest reports them.
+
+    Attributes:
+        input_digest: Digest of the files the bundle was read from and of the code that read
+            them (set by the caller that knows the files; None: unknown). A completed ingest
+            records it on the corpus marker.
     """
 
     def __init__(
@@ -502,6 +507,7 @@ class CorpusBundle:
             unique.append(edge)
         self.edges = unique
         self.origin = origin
+        self.input_digest: str | None = None
 
     def validate(self) -> None:
         """Check node and edge ids are unique, text fields fit and every edge ends at a bundle node.

@@ -79,6 +79,7 @@ class Prop(StrEnum):
     INGEST_LEASE = "ingest_lease"
     INGEST_OWNER = "ingest_owner"
     INGEST_RUN = "ingest_run"
+    INPUT_DIGEST = "input_digest"
     IS_REFERRING = "is_referring"
     JOURNAL_CORPUS = "journal_corpus"
     JOURNAL_KEY = "journal_key"
@@ -213,6 +214,7 @@ PROP_IRI: dict[Prop, str] = {
     Prop.INGEST_LEASE: "https://w3id.org/argweb/ontology#ingestLease",
     Prop.INGEST_OWNER: "https://w3id.org/argweb/ontology#ingestOwner",
     Prop.INGEST_RUN: "https://w3id.org/argweb/ontology#ingestRun",
+    Prop.INPUT_DIGEST: "https://w3id.org/argweb/ontology#inputDigest",
     Prop.IS_REFERRING: "https://w3id.org/argweb/ontology#isReferring",
     Prop.JOURNAL_CORPUS: "https://w3id.org/argweb/ontology#journalCorpus",
     Prop.JOURNAL_KEY: "https://w3id.org/argweb/ontology#journalKey",

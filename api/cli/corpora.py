@@ -178,6 +178,13 @@ def run(
             help="Offline importer for the first load (default: when the embedded database is empty).",
         ),
     ] = None,
+    reload: Annotated[
+        bool,
+        typer.Option(
+            "--reload",
+            help="Read every corpus again, even one whose files and reader are unchanged since its last load.",
+        ),
+    ] = False,
     predict: Annotated[
         bool, typer.Option("--predict/--no-predict", help="Write the default models' predictions.")
     ] = True,
@@ -199,7 +206,8 @@ def run(
 ) -> None:
     """Main job: start Neo4j, load every corpus found, predict, embed, export to the SPARQL store, start the API.
 
-    Every step is idempotent: a second run loads, predicts and exports only what changed. The
+    Every step is idempotent: a second run loads, predicts and exports only what changed (a
+    corpus whose files and reader are unchanged since its last load is not read again). The
     console shows one line per step and a summary; every detail goes to ``<data dir>/run.log``.
     """
     cfg = settings()
@@ -218,6 +226,7 @@ def run(
         report = mainjob.run(
             cfg,
             bulk=bulk,
+            reload=reload,
             predict=predict,
             embed=embed,
             serve=serve,

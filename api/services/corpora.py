@@ -14,9 +14,10 @@ from api.services.ingest import bulk_load, graph_empty, write_bundle
 from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
 from graphstore.bulk import BulkReport
-from graphstore.loaders.registry import CORPORA, SAMPLES
+from graphstore.loaders.registry import CORPORA, SAMPLES, CorpusSpec
 from graphstore.store import IngestReport
 from ontology.errors import ArgwebError, StoreNotEmptyError
+from ontology.records import CorpusBundle
 
 # Where a checkout next to the shared data finds the corpora.
 SHARED_CORPORA = Path("../shared/corpora")
@@ -68,6 +69,8 @@ class RunReport:
         ingested: One report per corpus loaded transactionally.
         bulk: The report of a bulk first load (then ``ingested`` is empty).
         skipped: Corpora without files under ``root``.
+        unchanged: Corpora not read again: their files and reader give the input digest of their
+            last complete load.
         stats: Graph counts afterwards (as :func:`stats`).
         seconds: Wall time.
     """
@@ -76,12 +79,19 @@ class RunReport:
     ingested: list[IngestReport] = field(default_factory=list)
     bulk: BulkReport | None = None
     skipped: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
 
 
-def run_all(graph: Graph, root: Path, reporter: Reporter = SILENT, bulk: bool | None = None) -> RunReport:
+def run_all(
+    graph: Graph, root: Path, reporter: Reporter = SILENT, bulk: bool | None = None, reload: bool = False
+) -> RunReport:
     """Load every corpus found under ``root`` (idempotent: ingest merges on stable ids).
+
+    A corpus whose last load completed with the input digest its files and reader give now
+    (:meth:`CorpusSpec.input_digest`, recorded on its marker) is not read again, unless
+    ``reload``; every load records the digest it read.
 
     A first load into an empty embedded database goes through the offline importer (same graph,
     several times faster); ``bulk=False`` forces transactional ingest, ``bulk=True`` insists on the
@@ -107,9 +117,11 @@ def run_all(graph: Graph, root: Path, reporter: Reporter = SILENT, bulk: bool | 
     chosen = bulk
     if bulk is None:
         bulk = bool(found) and not graph.settings.neo4j_uri and graph_empty(graph)
+    digests = {spec.name: spec.input_digest(root) for spec, _ in found}
     if bulk:
+        sources = [partial(read_corpus, spec, files, digests[spec.name]) for spec, files in found]
         try:
-            report.bulk = bulk_load(graph, [partial(spec.load, files) for spec, files in found], reporter)
+            report.bulk = bulk_load(graph, sources, reporter)
         except StoreNotEmptyError:
             if chosen:
                 raise
@@ -118,11 +130,28 @@ def run_all(graph: Graph, root: Path, reporter: Reporter = SILENT, bulk: bool | 
             bulk = False
     if not bulk:
         store = graph.store()
+        loaded = {} if reload else store.input_digests()
         for spec, files in found:
-            report.ingested.append(write_bundle(store, spec.load(files), reporter))
+            if loaded.get(spec.name) == digests[spec.name]:
+                reporter.log(f"{spec.name}: files and reader unchanged since its last complete load, not read again")
+                report.unchanged.append(spec.name)
+                continue
+            report.ingested.append(write_bundle(store, read_corpus(spec, files, digests[spec.name]), reporter))
     report.stats = graph.store().stats()
     report.seconds = time.perf_counter() - started
     return report
+
+
+def read_corpus(spec: CorpusSpec, files: list[Path], digest: str) -> CorpusBundle:
+    """Parse ``files`` of corpus ``spec`` into a bundle carrying ``digest`` (its input digest, which a
+    completed load records on the corpus marker).
+
+    Raises:
+        LoaderError: A file is malformed.
+    """
+    bundle = spec.load(files)
+    bundle.input_digest = digest
+    return bundle
 
 
 def stats(graph: Graph, include_predicted: bool = False) -> dict[str, Any]:

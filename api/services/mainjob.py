@@ -14,6 +14,7 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -429,7 +430,14 @@ class MainJobReport:
 
 def _load_summary(report: RunReport) -> str:
     loaded = [name for name, e in report.stats.get("corpora", {}).items() if e.get("status") == "complete"]
-    how = "bulk import" if report.bulk is not None else "merged into the graph"
+    if report.bulk is not None:
+        how = "bulk import"
+    elif not report.unchanged:
+        how = "merged into the graph"
+    elif not report.ingested:
+        how = "unchanged since the last load, not read again; --reload reads them"
+    else:
+        how = f"{len(report.ingested)} merged into the graph, {len(report.unchanged)} unchanged"
     skipped = f"; no files for {', '.join(report.skipped)}" if report.skipped else ""
     return f"{len(loaded)} corpora ({how}){skipped}"
 
@@ -454,6 +462,7 @@ def run(
     settings: Settings,
     *,
     bulk: bool | None = None,
+    reload: bool = False,
     predict: bool = True,
     embed: bool = False,
     serve: bool = True,
@@ -467,6 +476,8 @@ def run(
     Args:
         settings: Which graph, data directory, corpora and API port.
         bulk: Offline importer for the first load (None: when the embedded database is empty).
+        reload: Read every corpus again, even one whose files and reader are unchanged since
+            its last complete load (:func:`api.services.corpora.run_all`).
         predict: Write the default models' predictions.
         embed: Embed new locutions and propositions for semantic search.
         serve: Start the API in the background (a running one is kept).
@@ -495,7 +506,8 @@ def run(
         return result
 
     with Graph(settings) as graph:
-        report.load = step("load", lambda: run_all(graph, report.root, reporter, bulk=bulk), _load_summary)
+        load = partial(run_all, graph, report.root, reporter, bulk=bulk, reload=reload)
+        report.load = step("load", load, _load_summary)
         if predict:
             loaded = [n for n, e in report.load.stats["corpora"].items() if e.get("status") == "complete"]
             report.outcomes = step("predict", lambda: predict_defaults(graph, loaded, reporter), _predict_summary)

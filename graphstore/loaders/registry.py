@@ -6,8 +6,11 @@ A corpora directory is laid out like ``shared/corpora``: one folder per corpus
 
 from __future__ import annotations
 
+import hashlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from graphstore.loaders.aif import load_aif
@@ -23,6 +26,37 @@ from ontology.records import CorpusBundle
 SAMPLES: Path = Path(__file__).resolve().parent.parent / "samples"
 """Small real excerpts of every corpus, laid out like a corpora directory, shipped in the package:
 what the main job loads when no corpora directory is found, and what the tests load."""
+
+
+@cache
+def reader_digest() -> str:
+    """Digest of the code that turns corpus files into records: the loaders and the ontology.
+
+    Part of every corpus' input digest, so that a changed reader or ontology reads the files again
+    (computed once per process).
+    """
+    h = hashlib.sha256()
+    base = Path(__file__).resolve().parents[2]
+    for folder in (base / "graphstore" / "loaders", base / "ontology"):
+        for path in sorted(p for p in folder.rglob("*") if p.suffix in (".py", ".ttl") and p.is_file()):
+            h.update(path.relative_to(base).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def folder_digest(folder: Path) -> str:
+    """Digest of every file below ``folder`` (links followed): relative names and contents."""
+    h = hashlib.sha256()
+    found = []
+    for here, dirs, files in os.walk(folder, followlinks=True):
+        dirs.sort()
+        found += [Path(here) / name for name in files]
+    for path in sorted(found, key=lambda p: p.relative_to(folder).as_posix()):
+        h.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+        h.update(b"\0")
+    return h.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -60,6 +94,13 @@ class CorpusSpec:
         if not folder.is_dir():
             return []
         return unique_files(find_files(folder, self.pattern))
+
+    def input_digest(self, root: Path) -> str:
+        """Digest of what a load of this corpus from ``root`` reads: every file of its folder (a
+        loader may read companions of the matched files, such as Sci-Arg's ``.txt`` beside each
+        ``.ann``) and the reading code (:func:`reader_digest`)."""
+        parts = (self.name, reader_digest(), folder_digest(root / self.folder))
+        return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
 CORPORA: dict[str, CorpusSpec] = {

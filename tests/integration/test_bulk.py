@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from neo4j import Driver
 
-from api.services.corpora import run_all
+from api.services.corpora import read_corpus, run_all
 from api.services.graph import Graph, embedded_server
 from api.services.ingest import bulk_load, write_bundle
 from bench.synth import bundle_sources, generate, read_manifest
@@ -66,7 +66,13 @@ def transactional(store: GraphStore, sources: list[Any]) -> None:
 
 
 def test_main_job_bulk_loads_an_empty_database_into_the_same_graph(store: GraphStore, bulk_graph: Graph) -> None:
-    transactional(store, [lambda s=spec: s.load(s.find(SAMPLES)) for spec in CORPORA.values() if spec.find(SAMPLES)])
+    # Read as the main job reads them (with their input digests), loaded transactionally.
+    sources = [
+        lambda s=spec: read_corpus(s, s.find(SAMPLES), s.input_digest(SAMPLES))
+        for spec in CORPORA.values()
+        if spec.find(SAMPLES)
+    ]
+    transactional(store, sources)
     report = run_all(bulk_graph, SAMPLES)
     assert report.bulk is not None and report.ingested == []
     assert sorted(report.bulk.corpora) == sorted(s.name for s in CORPORA.values() if s.find(SAMPLES))
@@ -90,9 +96,14 @@ def test_bulk_is_refused_on_a_non_empty_database_and_changes_nothing(bulk_graph:
     with pytest.raises(ApiError, match="not empty"):
         bulk_load(bulk_graph, [lambda: spec.load(spec.find(SAMPLES))])
     assert dump(bulk_graph.store()) == before
-    # The main job on a loaded graph merges transactionally: nothing changes.
+    # The main job on a loaded graph reads no corpus whose files are unchanged since its (bulk) load...
+    names = sorted(s.name for s in CORPORA.values() if s.find(SAMPLES))
     report = run_all(bulk_graph, SAMPLES)
-    assert report.bulk is None and report.ingested
+    assert report.bulk is None and report.ingested == [] and sorted(report.unchanged) == names
+    assert dump(bulk_graph.store()) == before
+    # ...and asked to read them again, merges them transactionally: nothing changes.
+    report = run_all(bulk_graph, SAMPLES, reload=True)
+    assert report.bulk is None and sorted(r.corpus for r in report.ingested) == names and report.unchanged == []
     assert dump(bulk_graph.store()) == before
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import urllib.request
 from pathlib import Path
 
@@ -14,7 +15,9 @@ from neo4j import Driver
 from api.services import corpora, mainjob, predictions, relations_graph
 from api.services.apiserver import api_server
 from api.services.graph import Graph
+from api.services.ingest import ingest_files
 from api.settings import Settings
+from graphstore.loaders.registry import CORPORA
 from graphstore.runtime import free_port
 from graphstore.store import GraphStore
 from tests.conftest import SAMPLES
@@ -170,3 +173,37 @@ def test_the_command_prints_a_line_per_step_and_a_summary_and_logs_the_rest(
     assert sum(bool(a["rows"]) for a in answers) >= 8
     unknown = run_argweb(env, "questions", "99-no-such-question")
     assert unknown.returncode == 2 and "no competency question 99-no-such-question" in unknown.stderr
+
+
+def test_the_load_step_reads_a_corpus_again_only_when_its_files_or_its_digest_changed(
+    store: GraphStore, driver: Driver, neo4j_settings: Settings, tmp_path: Path
+) -> None:
+    root = tmp_path / "corpora"
+    shutil.copytree(SAMPLES, root)
+    graph = Graph(neo4j_settings, driver=driver)
+    names = sorted(spec.name for spec in CORPORA.values() if spec.find(root))
+    first = corpora.run_all(graph, root, bulk=False, reload=True)
+    assert sorted(r.corpus for r in first.ingested) == names and first.unchanged == []
+    digests = store.input_digests()
+    assert all(digests[name] == CORPORA[name].input_digest(root) for name in names)
+    stats = store.stats()
+
+    # Nothing changed: nothing is read, nothing written.
+    again = corpora.run_all(graph, root, bulk=False)
+    assert again.ingested == [] and sorted(again.unchanged) == names
+    assert store.stats() == stats and store.input_digests() == digests
+
+    # A file added to one corpus' folder: that corpus alone is read again.
+    (root / CORPORA["stac"].folder / "NOTES.txt").write_text("read me", encoding="utf-8")
+    changed = corpora.run_all(graph, root, bulk=False)
+    assert [r.corpus for r in changed.ingested] == ["stac"] and "stac" not in changed.unchanged
+    assert store.input_digests()["stac"] == CORPORA["stac"].input_digest(root) != digests["stac"]
+
+    # A load outside the main job (other files, no digest) leaves no digest: the next run reads it again.
+    molweni = CORPORA["molweni"]
+    ingest_files(graph, "molweni", molweni.find(root))
+    assert store.input_digests()["molweni"] is None
+    after = corpora.run_all(graph, root, bulk=False)
+    assert [r.corpus for r in after.ingested] == ["molweni"]
+    assert store.input_digests()["molweni"] == molweni.input_digest(root)
+    assert store.stats() == stats
