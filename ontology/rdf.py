@@ -33,6 +33,7 @@ from urllib.parse import quote, unquote, urlsplit
 import pyoxigraph as ox
 
 from ontology.errors import OntologyError
+from ontology.namespaces import PREFIXES
 from ontology.records import MAX_FIELD_BYTES, oversized
 from ontology.system import PRIVATE_FILE, process_alive
 from ontology.terms import LABEL_IRI, NAMESPACE, PROP_IRI, REL_TYPE_IRI, SENSE_IRI, Prop
@@ -42,20 +43,6 @@ ONTOLOGY_FILE = Path(__file__).with_name("argweb.ttl")
 ONTOLOGY_IRI = "https://w3id.org/argweb/ontology"
 DEFAULT_BASE = "https://w3id.org/argweb/data/"
 
-PREFIXES: dict[str, str] = {
-    "aw": NAMESPACE,
-    "aif": "http://www.arg.dundee.ac.uk/aif#",
-    "sciarg": "https://w3id.org/argweb/scheme/sciarg#",
-    "marg": "https://w3id.org/argweb/scheme/m-arg#",
-    "molweni": "https://w3id.org/argweb/scheme/molweni#",
-    "stac": "https://w3id.org/argweb/scheme/stac#",
-    "cdep": "https://w3id.org/argweb/scheme/contextdep#",
-    "qt30": "https://w3id.org/argweb/scheme/qt30#",
-    "owl": "http://www.w3.org/2002/07/owl#",
-    "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
-    "rdfs": "http://www.w3.org/2000/01/rdf-schema#",
-    "xsd": "http://www.w3.org/2001/XMLSchema#",
-}
 # The W3C terms the mapper writes, from the one table of namespaces above.
 RDF_TYPE = PREFIXES["rdf"] + "type"
 XSD = PREFIXES["xsd"]

@@ -22,7 +22,7 @@ from typing import Any
 import pyoxigraph as ox
 
 from ontology.errors import ClientError, InvalidQueryError, NotFoundError, OntologyError
-from ontology.rdf import PREFIXES
+from ontology.namespaces import PREFIXES
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 _INTEGER_TYPES = {
@@ -321,7 +321,7 @@ def refused_files(file: Path, doing: str) -> Iterator[None]:
 def declare_prefixes(query: str) -> str:
     """``query`` with a ``PREFIX`` declaration of every argweb prefix it uses but does not declare.
 
-    The embedded store predeclares :data:`ontology.rdf.PREFIXES`; a SPARQL server knows none of
+    The embedded store predeclares :data:`ontology.namespaces.PREFIXES`; a SPARQL server knows none of
     them, so a query sent there declares them itself (declarations only: the query is unchanged).
     """
     declared = {m.group(1) for m in re.finditer(r"PREFIX\s+([^\s:]*):", query, re.IGNORECASE)}

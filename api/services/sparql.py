@@ -9,7 +9,7 @@ from typing import Any
 import pyoxigraph as ox
 
 from ontology.errors import ApiError
-from ontology.rdf import PREFIXES
+from ontology.namespaces import PREFIXES
 from ontology.sparql import SparqlStore, python_value, serialize_result
 
 # W3C result formats for SELECT/ASK, RDF syntaxes for CONSTRUCT/DESCRIBE.

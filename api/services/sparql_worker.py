@@ -32,7 +32,7 @@ def main(argv: list[str]) -> int:
 
     from api.services.sparql import result_form
     from ontology.errors import ArgwebError
-    from ontology.rdf import PREFIXES
+    from ontology.namespaces import PREFIXES
     from ontology.sparql import GRAPH_FORMATS, RESULT_FORMATS, SparqlStore
 
     query = sys.stdin.read()
