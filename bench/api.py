@@ -180,13 +180,17 @@ def main() -> None:
             get(f"/nodes/{quote(ids[i % len(ids)], safe=':')}/neighbors")
 
         def direct_neighbors(i: int) -> None:
-            reader.rows(neighbors_query, id=ids[i % len(ids)], limit=201)
+            reader.rows(neighbors_query, id=ids[i % len(ids)], limit=200)  # the route's default page
 
         floor = http.client.HTTPConnection(floor_url.removeprefix("http://"), timeout=60)
 
         def floor_neighbors(i: int) -> None:
-            floor.request("GET", f"/nodes/{quote(ids[i % len(ids)], safe=':')}/neighbors")
-            floor.getresponse().read()
+            path = f"/nodes/{quote(ids[i % len(ids)], safe=':')}/neighbors"
+            floor.request("GET", path)
+            response = floor.getresponse()
+            response.read()
+            if response.status != 200:
+                raise SystemExit(f"GET {path} (smallest FastAPI app) answered {response.status}")
 
         figures: dict[str, Any] = {
             "neighbors": compare(args.n, api_neighbors, direct_neighbors, api_pid),

@@ -49,5 +49,5 @@ def neighbors(
     limit: Annotated[int, Query(ge=1, le=1000)] = 200,
 ) -> Response:
     """The depth-1 neighbourhood rows of a node, as JSON (``direction`` and ``depth`` are parsed only)."""
-    rows = _runner().rows(_QUERY, id=node_id, limit=limit + 1)
+    rows = _runner().rows(_QUERY, id=node_id, limit=limit)
     return Response(json.dumps(rows), media_type="application/json")

@@ -247,7 +247,8 @@ def cross_validate(
                 "fold": fold.index,
                 **sizes,
                 "chosen": outcome.chosen,
-                "figures": {k: round(float(v), 4) for k, v in outcome.figures.items()},
+                # NaN (undefined on this fold) as null: the summary stays valid JSON.
+                "figures": {k: None if math.isnan(v) else round(float(v), 4) for k, v in outcome.figures.items()},
                 **outcome.extra,
                 "seconds": round(time.perf_counter() - t0, 1),
             }

@@ -40,7 +40,7 @@ from ontology.errors import (
     WriteConflictError,
 )
 from ontology.records import CorpusBundle
-from ontology.terms import Label, Prop, RelType
+from ontology.terms import Label, RelType
 
 # The Maven artifacts of `neo4j-admin database import full` (declared in graphstore/java/pom.xml).
 IMPORTER_ARTIFACTS = ("neo4j-command-line", "neo4j-import-tool")
@@ -222,6 +222,7 @@ class CsvWriter:
         # The importer cannot store an empty array (an empty field means "no property"): node ids
         # per property key whose value is [] are set through Cypher after the import.
         self.empty_lists: dict[str, list[str]] = {}
+        self.digests: dict[str, str] = {}
 
     def _open(self, stem: str) -> tuple[Path, TextIO]:
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -247,8 +248,10 @@ class CsvWriter:
         counts = bundle.counts()
         corpus = bundle.corpus.id
         marker = {"batch": batch, "status": "complete", "ingest_run": batch, "counts": json.dumps(counts)}
+        # Recorded only once the store is complete (schema and empty lists): a bulk load that
+        # stops before leaves no digest, so the next main job reads the corpora again.
         if bundle.input_digest is not None:
-            marker[Prop.INPUT_DIGEST] = bundle.input_digest
+            self.digests[corpus] = bundle.input_digest
         for labels, rows in node_groups(bundle.nodes).items():
             for row in rows:
                 for key in [k for k, v in row["props"].items() if isinstance(v, list) and not v]:
@@ -586,5 +589,8 @@ class BulkLoader:
                 for start in range(0, len(ids), 10_000):
                     store.run(cypher.set_empty_list(key), ids=ids[start : start + 10_000])
             report.phases["empty_lists"] = time.perf_counter() - t
+            if writer.digests:
+                rows = [{"corpus": corpus, "digest": digest} for corpus, digest in writer.digests.items()]
+                store.run(cypher.set_input_digests(), rows=rows)
         finally:
             driver.close()

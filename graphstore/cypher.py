@@ -480,6 +480,19 @@ def corpus_digests() -> str:
     )
 
 
+def forget_input_digest() -> str:
+    """Remove the input digest of corpus ``$corpus`` (before its content is deleted)."""
+    return f"MATCH (c:`Corpus` {{id: $corpus}}) REMOVE c.{Prop.INPUT_DIGEST}"
+
+
+def set_input_digests() -> str:
+    """Record the input digest of completely loaded corpora (``$rows``: ``corpus``, ``digest``)."""
+    return (
+        f"UNWIND $rows AS row MATCH (c:`Corpus` {{id: row.corpus}}) WHERE c.status = 'complete' "
+        f"SET c.{Prop.INPUT_DIGEST} = row.digest"
+    )
+
+
 def set_empty_list(key: str) -> str:
     """Set property ``key`` to an empty list on the nodes ``$ids`` (after a bulk import, which cannot).
 

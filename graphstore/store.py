@@ -338,7 +338,8 @@ class GraphStore(Statements):
         """Claim ``corpus`` for ``batch`` (waiting for a live claim or bulk load), undo a dead run's leftovers.
 
         Returns:
-            The state of the last complete load (``counts``), or None when there was none.
+            The state of the last complete load (``counts`` and ``input_digest``), or None when
+            there was none.
 
         Raises:
             WriteConflictError: A bulk load held the write lease for longer than ``bulk_wait``.
@@ -506,6 +507,9 @@ class GraphStore(Statements):
             known = [row["id"] for row in self.read(cypher.corpora())]
             raise NotFoundError(f"no corpus {corpus!r} in the graph; corpora: {', '.join(known) or 'none'}")
         take_write_turn(self, f"deleting corpus {corpus}")
+        # First, so that a delete cut short leaves a corpus the next main job loads again, not one
+        # whose marker still vouches for its files.
+        self.run_auto(cypher.forget_input_digest(), corpus=corpus)
         batches = [row["batch"] for row in self.read(cypher.corpus_prediction_batches(), corpus=corpus)]
         self.run_auto(cypher.delete_corpus_predictions(), corpus=corpus)
         self.run_auto(cypher.delete_corpus(), corpus=corpus)

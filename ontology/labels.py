@@ -156,5 +156,8 @@ def scheme_class_of(corpus: str, raw: str | None, label: RelationLabel) -> str |
         return None
     for term in SCHEME_TERMS:
         if term.corpus == corpus and term.raw == raw:
-            return term.iri if scheme_label(corpus, raw) == label else None
+            try:
+                return term.iri if scheme_label(corpus, raw) == label else None
+            except OntologyError:
+                return None  # a scheme term that is no relation (a QT30 YA, a Sci-Arg claim)
     return None

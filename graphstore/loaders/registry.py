@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -21,6 +22,7 @@ from graphstore.loaders.dialogue_json import load_dialogue_json
 from graphstore.loaders.marg import load_marg
 from graphstore.loaders.sciarg import load_sciarg
 from graphstore.loaders.xaif import load_xaif
+from ontology.errors import LoaderError
 from ontology.records import CorpusBundle
 
 SAMPLES: Path = Path(__file__).resolve().parent.parent / "samples"
@@ -30,31 +32,56 @@ what the main job loads when no corpora directory is found, and what the tests l
 
 @cache
 def reader_digest() -> str:
-    """Digest of the code that turns corpus files into records: the loaders and the ontology.
+    """Digest of the code that decides what a load writes: the graphstore package (loaders,
+    writers, Cypher) and the ontology.
 
-    Part of every corpus' input digest, so that a changed reader or ontology reads the files again
-    (computed once per process).
+    Part of every corpus' input digest, so that changed reading or writing code loads the files
+    again (computed once per process).
     """
     h = hashlib.sha256()
     base = Path(__file__).resolve().parents[2]
-    for folder in (base / "graphstore" / "loaders", base / "ontology"):
+    for folder in (base / "graphstore", base / "ontology"):
         for path in sorted(p for p in folder.rglob("*") if p.suffix in (".py", ".ttl") and p.is_file()):
             h.update(path.relative_to(base).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
 
 
 def folder_digest(folder: Path) -> str:
-    """Digest of every file below ``folder`` (links followed): relative names and contents."""
+    """Digest of everything below ``folder``: relative names, and the contents of regular files.
+
+    Links are followed; a directory reached twice (a link back to an ancestor) is walked once, a
+    dangling link counts by its target's name, and what is neither a file nor a directory (a
+    FIFO, a socket) by its name alone, never opened.
+
+    Raises:
+        LoaderError: A file cannot be read (naming it).
+    """
     h = hashlib.sha256()
-    found = []
+    entries: list[tuple[bytes, Path]] = []
+    seen: set[tuple[int, int]] = set()
     for here, dirs, files in os.walk(folder, followlinks=True):
+        info = os.stat(here)
+        if (info.st_dev, info.st_ino) in seen:
+            dirs[:] = []
+            continue
+        seen.add((info.st_dev, info.st_ino))
         dirs.sort()
-        found += [Path(here) / name for name in files]
-    for path in sorted(found, key=lambda p: p.relative_to(folder).as_posix()):
-        h.update(path.relative_to(folder).as_posix().encode() + b"\0")
-        with open(path, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                h.update(block)
+        for file in files:
+            path = Path(here) / file
+            entries.append((os.fsencode(path.relative_to(folder)), path))
+    for name, path in sorted(entries):
+        h.update(name + b"\0")
+        try:
+            if path.is_symlink() and not path.exists():
+                h.update(b"link:" + os.fsencode(os.readlink(path)))
+            elif stat.S_ISREG(path.stat().st_mode):
+                with open(path, "rb") as fh:
+                    while block := fh.read(1 << 20):
+                        h.update(block)
+            else:
+                h.update(b"special")
+        except OSError as e:
+            raise LoaderError(f"{path}: cannot be read to tell whether the corpus changed: {e}") from e
         h.update(b"\0")
     return h.hexdigest()
 
@@ -96,10 +123,16 @@ class CorpusSpec:
         return unique_files(find_files(folder, self.pattern))
 
     def input_digest(self, root: Path) -> str:
-        """Digest of what a load of this corpus from ``root`` reads: every file of its folder (a
-        loader may read companions of the matched files, such as Sci-Arg's ``.txt`` beside each
-        ``.ann``) and the reading code (:func:`reader_digest`)."""
-        parts = (self.name, reader_digest(), folder_digest(root / self.folder))
+        """Digest of what a load of this corpus from ``root`` reads and writes: the folder's place
+        (the corpus records it as its source), every file of the folder (a loader may read
+        companions of the matched files, such as Sci-Arg's ``.txt`` beside each ``.ann``) and
+        the code (:func:`reader_digest`).
+
+        Raises:
+            LoaderError: A file of the folder cannot be read.
+        """
+        folder = root / self.folder
+        parts = (self.name, str(folder.resolve()), reader_digest(), folder_digest(folder))
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 

@@ -26,7 +26,12 @@ def _run(args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> di
     monkeypatch.setenv("ARGWEB_CACHE_DIR", str(tmp_path / "cache"))
     result = CliRunner().invoke(app, [*args, "--json"])
     assert result.exit_code == 0, result.output
-    return json.loads(result.stdout[result.stdout.index("{") :])
+    # Strict JSON: NaN or Infinity in the output fails the test.
+    return json.loads(result.stdout[result.stdout.index("{") :], parse_constant=_no_constant)
+
+
+def _no_constant(name: str) -> Any:
+    raise AssertionError(f"{name} in the JSON output")
 
 
 def test_discourse_cross_validation_scores_each_dialogue_once_by_a_model_that_did_not_train_on_its_group(
@@ -72,6 +77,9 @@ def test_paraphrase_cross_validation_predicts_each_pair_once(tmp_path: Path, mon
     assert len(out["figures"]["f1"]["folds"]) == 2
     # How well the pair score ranks paraphrases, beside the scores at the chosen threshold.
     assert len(out["figures"]["pair_auc"]["folds"]) == 2 and 0.0 <= out["pooled"]["pair_auc"] <= 1.0
+    # A fold of one class has no AUC: null in the fold's row and left out of the mean, not NaN.
+    aucs = [fold["figures"]["pair_auc"] for fold in out["folds"]]
+    assert aucs == out["figures"]["pair_auc"]["folds"] and all(a is None or 0.0 <= a <= 1.0 for a in aucs)
     assert out["items"] == len(pairs) and "grouped by interview" in out["protocol"]
     # Each fold chose its epoch and offset inside its training folds.
     assert all({"epoch", "bias"} <= set(fold["chosen"]) and fold["tune"] > 0 for fold in out["folds"])

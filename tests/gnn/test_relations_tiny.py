@@ -209,6 +209,11 @@ def test_marg_cross_validation_keeps_events_whole() -> None:
     assert leaky["groups"] == 0 and "stratified" in leaky["protocol"]
     assert leaky["text"]["pooled"]["macro_f1"]["mean"] > 0.9
     assert grouped["text"]["pooled"]["macro_f1"]["mean"] < 0.6
+    # No more events than folds: one event per fold, and one repeat (every shuffle cuts the same folds).
+    one_each = cross_validate(pairs, text, folds=6, repeats=3)
+    assert "leave-one-event-out (6 events) x 1 repeat," in one_each["protocol"]
+    assert one_each["text"]["pooled"]["macro_f1"]["std"] == 0.0
+    assert one_each["text"]["pooled"]["macro_f1"]["mean"] < 0.6
 
 
 def test_event_of_drops_the_part_suffix() -> None:

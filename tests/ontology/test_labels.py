@@ -166,3 +166,6 @@ def test_a_prediction_named_in_its_corpus_scheme_gets_that_scheme_class() -> Non
     assert scheme_class_of("qt30", "none", RelationLabel.NONE) is None
     assert scheme_class_of("qt30", "RA", RelationLabel.ATTACK) is None
     assert scheme_class_of("no-such-corpus", "CA", RelationLabel.ATTACK) is None
+    # Scheme terms that are no relations.
+    assert scheme_class_of("qt30", "YA", RelationLabel.SUPPORT) is None
+    assert scheme_class_of("sciarg", "own_claim", RelationLabel.SUPPORT) is None
