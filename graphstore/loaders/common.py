@@ -105,6 +105,20 @@ def _dangling(path: Path) -> LoaderError:
     return LoaderError(f"{path}: a symbolic link to {os.readlink(path)}, which does not exist")
 
 
+def walk_once(folder: Path) -> Iterator[tuple[Path, list[str], list[str]]]:
+    """``os.walk`` of ``folder`` following links, each directory once (a directory reached twice,
+    or a link back to an ancestor, is not walked again), subdirectories in name order."""
+    seen: set[tuple[int, int]] = set()
+    for root, dirs, files in os.walk(folder, followlinks=True):
+        info = os.stat(root)
+        if (info.st_dev, info.st_ino) in seen:
+            dirs[:] = []
+            continue
+        seen.add((info.st_dev, info.st_ino))
+        dirs.sort()
+        yield Path(root), dirs, files
+
+
 def find_files(folder: Path, pattern: str) -> list[Path]:
     """The files under ``folder`` matching ``pattern`` (``*.json``, ``DP/*.json``, ``**/*.csv``), sorted.
 
@@ -128,14 +142,7 @@ def find_files(folder: Path, pattern: str) -> list[Path]:
     # "**/<rest>": every directory at any depth, symbolic links included.
     rest = head[2:].strip("/")
     found: list[Path] = []
-    seen: set[tuple[int, int]] = set()
-    for root, dirs, files in os.walk(folder, followlinks=True):
-        here = Path(root)
-        info = here.stat()
-        if (info.st_dev, info.st_ino) in seen:
-            dirs[:] = []
-            continue
-        seen.add((info.st_dev, info.st_ino))
+    for here, dirs, files in walk_once(folder):
         for entry in dirs + files:
             path = here / entry
             if path.is_symlink() and not path.exists():

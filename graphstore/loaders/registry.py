@@ -16,7 +16,7 @@ from pathlib import Path
 
 from graphstore.loaders.aif import load_aif
 from graphstore.loaders.arguebuf_maps import ARGUEBUF_FORMATS, load_arguebuf
-from graphstore.loaders.common import expand, find_files, unique_files
+from graphstore.loaders.common import expand, find_files, unique_files, walk_once
 from graphstore.loaders.contextdep import load_contextdep
 from graphstore.loaders.dialogue_json import load_dialogue_json
 from graphstore.loaders.marg import load_marg
@@ -58,16 +58,9 @@ def folder_digest(folder: Path) -> str:
     """
     h = hashlib.sha256()
     entries: list[tuple[bytes, Path]] = []
-    seen: set[tuple[int, int]] = set()
-    for here, dirs, files in os.walk(folder, followlinks=True):
-        info = os.stat(here)
-        if (info.st_dev, info.st_ino) in seen:
-            dirs[:] = []
-            continue
-        seen.add((info.st_dev, info.st_ino))
-        dirs.sort()
+    for here, _, files in walk_once(folder):
         for file in files:
-            path = Path(here) / file
+            path = here / file
             entries.append((os.fsencode(path.relative_to(folder)), path))
     for name, path in sorted(entries):
         h.update(name + b"\0")
