@@ -30,8 +30,9 @@ from bench.harness import BENCH_DIR, RESULTS, read_records, table
 ROOT = BENCH_DIR.parent
 # Not benchmarks: the harness, this runner, the synthetic corpus generator bench/scale.py uses and the
 # SPARQL servers bench/sparql.py and the tests start.
-# The page generator bench/report.py is not one either.
-SKIP = {"harness", "all", "__init__", "synth", "sparql_servers", "report"}
+# The page generator bench/report.py is not one either, nor the smallest FastAPI app bench/api.py
+# starts beside the API (bench/api_floor.py).
+SKIP = {"harness", "all", "__init__", "synth", "sparql_servers", "report", "api_floor"}
 
 
 def bench_args(script: Path, constant: str = "BENCH_ARGS") -> list[str]:
