@@ -11,6 +11,7 @@ between it and the real API is what argweb adds on top.
 from __future__ import annotations
 
 import json
+from functools import cache
 from typing import Annotated
 
 from fastapi import FastAPI, Query
@@ -23,15 +24,13 @@ from graphstore.readonly import ReadRunner
 
 app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
 _QUERY = browse.neighbors([], "both", 1)
-_reader: list[ReadRunner] = []
 
 
+@cache
 def _runner() -> ReadRunner:
     # Connected on the first request: nothing heavy at import time.
-    if not _reader:
-        settings = get_settings()
-        _reader.append(ReadRunner(open_driver(settings, start=False), settings.neo4j_database, settings.cypher_timeout))
-    return _reader[0]
+    settings = get_settings()
+    return ReadRunner(open_driver(settings, start=False), settings.neo4j_database, settings.cypher_timeout)
 
 
 @app.get("/ready")

@@ -154,10 +154,10 @@ def scheme_class_of(corpus: str, raw: str | None, label: RelationLabel) -> str |
     """
     if raw is None:
         return None
-    for term in SCHEME_TERMS:
-        if term.corpus == corpus and term.raw == raw:
-            try:
-                return term.iri if scheme_label(corpus, raw) == label else None
-            except OntologyError:
-                return None  # a scheme term that is no relation (a QT30 YA, a Sci-Arg claim)
-    return None
+    try:
+        named = scheme_label(corpus, raw)
+    except OntologyError:
+        return None  # unknown to the scheme, or a term that is no relation (a QT30 YA, a Sci-Arg claim)
+    if named != label:
+        return None
+    return next(term.iri for term in SCHEME_TERMS if term.corpus == corpus and term.raw == raw)
