@@ -26,12 +26,10 @@ torch is imported inside the functions: the CLI imports this module eagerly.
 
 from __future__ import annotations
 
-import io
 import json
 import random
 import re
 import time
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -46,7 +44,6 @@ from gnn.relations.qt30_task import coordinate_biases, episodes
 from ontology.aiftext import split_speaker
 from ontology.errors import ModelError
 from ontology.labels import RelationLabel, scheme_label
-from ontology.system import atomic_write_bytes
 
 if TYPE_CHECKING:
     import torch
@@ -73,8 +70,6 @@ NEGATIONS = frozenset(("no", "not", "never", "nothing", "none", "nobody", "neith
 N_OVERLAP = 5
 BIAS_GRID = (-2.0, -1.5, -1.0, -0.5, -0.25, 0.0, 0.25, 0.5, 1.0, 1.5, 2.0)
 _TOKEN = re.compile(r"[a-z']+|\?")
-_WORD_OR_MARK = re.compile(r"\w+(?:'\w+)?|[^\w\s]")
-WORD_SHARD = 2048  # texts per shard file of the word-vector cache
 
 
 @dataclass(frozen=True)
@@ -112,10 +107,6 @@ class PairConfig:
         none_share: Sampled ``none`` pairs per gold relation of a map.
         written_copies: Also train on each training pair as the annotators wrote it (its I-node
             texts; tuning and scoring read what was said only).
-        align: Width of the word-alignment block (:class:`AlignHead`): each word of one side is
-            compared with the words of the other it attends to, so a denial is read against the
-            words it denies; 0: off (the MLP over the sentence-vector features alone).
-        align_words: Words per side the alignment block reads (the rest are cut off).
         seed: Seed of the network, the batches and the ``none`` sampling.
     """
 
@@ -132,8 +123,6 @@ class PairConfig:
     joint: bool = False
     none_share: float = 1.0
     written_copies: bool = False
-    align: int = 0
-    align_words: int = 48
     seed: int = 13
 
 
@@ -286,76 +275,13 @@ def feature_width(dim: int, cues: bool, overlap: bool = False, joint: bool = Fal
     return 4 * dim + 1 + (2 * N_CUES if cues else 0) + (N_OVERLAP if overlap else 0) + (dim if joint else 0)
 
 
-def word_list(text: str, limit: int) -> list[str]:
-    """The first ``limit`` words and marks of ``text``, as the alignment block reads them (never empty)."""
-    return _WORD_OR_MARK.findall(text)[:limit] or ["."]
-
-
-class PairWords:
-    """Texts -> the encoder's last-layer vectors of their words (float16), cached on disk.
-
-    The cache sits under the encoder's cache directory (``pair-words/<encoder key>-<limit>``), one
-    shard file per batch of new texts (temporary file + rename), as the sentence vectors are.
-    """
-
-    def __init__(self, encoder: TextEncoder, limit: int) -> None:
-        self.encoder, self.limit = encoder, limit
-        self._states: dict[str, np.ndarray] = {}
-        self._read: set[str] = set()
-        cache = encoder.cache_dir
-        self._root = None if cache is None else cache / "pair-words" / f"{encoder.cache_key()}-{limit}"
-
-    def _load(self) -> None:
-        if self._root is None or not self._root.is_dir():
-            return
-        for shard in sorted(self._root.glob("*.npz")):
-            if shard.name in self._read:
-                continue
-            try:
-                with np.load(shard, allow_pickle=False) as data:
-                    keys, sizes, flat = data["keys"].tolist(), data["sizes"], data["flat"]
-            except (OSError, ValueError, KeyError):
-                continue  # a damaged shard is computed again
-            self._read.add(shard.name)
-            self._states.update(zip(map(str, keys), np.split(flat, np.cumsum(sizes)[:-1]), strict=True))
-
-    def arrays(self, texts: Sequence[str]) -> list[np.ndarray]:
-        """One ``(words, dim)`` float16 array per text, computing (and caching) those not seen."""
-        from gnn.encoder import text_key
-
-        self._load()
-        keys = [text_key(t) for t in texts]
-        todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in self._states}
-        pending = sorted(todo)
-        for start in range(0, len(pending), WORD_SHARD):
-            chunk = pending[start : start + WORD_SHARD]
-            words = [word_list(todo[k], self.limit) for k in chunk]
-            states = self.encoder.word_states(words, layers=(-1,), max_length=4 * self.limit)
-            parts = [v.astype(np.float16) for v in states]
-            self._states.update(zip(chunk, parts, strict=True))
-            if self._root is not None:
-                buf = io.BytesIO()
-                np.savez(buf, keys=np.array(chunk), sizes=np.array([len(v) for v in parts]), flat=np.concatenate(parts))
-                name = f"{uuid.uuid4().hex}.npz"
-                atomic_write_bytes(self._root / name, buf.getvalue())
-                self._read.add(name)
-        return [self._states[k] for k in keys]
-
-
 class PairVectors:
-    """Texts -> cached encoder vectors, word vectors and cue flags, for building features of many pairs."""
+    """Texts -> cached encoder vectors and cue flags, for building features of many pairs."""
 
     def __init__(self, encoder: TextEncoder, progress: bool = False) -> None:
         self.encoder = encoder
         self.progress = progress
         self._vec: dict[str, np.ndarray] = {}
-        self._words: dict[int, PairWords] = {}
-
-    def words(self, texts: Sequence[str], limit: int) -> list[np.ndarray]:
-        """:meth:`PairWords.arrays` of ``texts`` (at most ``limit`` words each)."""
-        if limit not in self._words:
-            self._words[limit] = PairWords(self.encoder, limit)
-        return self._words[limit].arrays(texts)
 
     def add(self, texts: Sequence[str]) -> None:
         """Encode the texts not yet seen (the encoder's disk cache answers those encoded before)."""
@@ -417,13 +343,9 @@ def tune_bias(probs: np.ndarray, gold: np.ndarray, rounds: int = 2) -> tuple[lis
 # -- the model ---------------------------------------------------------------------------------
 
 
-def _head(width: int, config: PairConfig, word_dim: int) -> torch.nn.Module:
+def _head(width: int, config: PairConfig) -> torch.nn.Module:
     from torch import nn
 
-    if config.align:
-        from gnn.pair_align import AlignHead
-
-        return AlignHead(width, word_dim, config.align, config.hidden, config.dropout, len(LABELS))
     return nn.Sequential(
         nn.Linear(width, config.hidden), nn.ReLU(), nn.Dropout(config.dropout), nn.Linear(config.hidden, len(LABELS))
     )
@@ -458,8 +380,10 @@ class PairModel:
         out = np.zeros((len(pairs), len(LABELS)), dtype=np.float64)
         with torch.inference_mode():
             for reverse in orders:
-                rows = _rows(self.vectors, pairs, np.zeros(len(pairs), dtype=np.int64), self.config, reverse)
-                out += torch.softmax(_logits(self.head, rows, np.arange(len(pairs)), "cpu"), dim=1).double().numpy()
+                x = torch.from_numpy(
+                    self.vectors.features(pairs, self.config.cues, reverse, self.config.overlap, self.config.joint)
+                )
+                out += torch.softmax(self.head(x), dim=1).double().numpy()
         return out / len(orders)
 
     def predict(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[str, float, dict[str, float]]]:
@@ -500,8 +424,7 @@ class PairModel:
             config = PairConfig(**meta["config"])
             if tuple(meta["labels"]) != LABELS:
                 raise ModelError(f"{model_dir / CONFIG}: labels {meta['labels']}, expected {list(LABELS)}")
-            dim = int(meta["dim"])
-            head = _head(feature_width(dim, config.cues, config.overlap, config.joint), config, dim)
+            head = _head(feature_width(int(meta["dim"]), config.cues, config.overlap, config.joint), config)
             head.load_state_dict(float_state(load_file(str(model_dir / WEIGHTS))))
         except (OSError, KeyError, TypeError, ValueError, RuntimeError) as e:
             raise ModelError(f"{model_dir}: not a pair model ({e})") from e
@@ -511,47 +434,20 @@ class PairModel:
 
 @dataclass
 class _Matrix:
-    """Features and label indices of a set of pairs (both orders stacked when symmetric), and the
-    word vectors of each pair's first and second text when the head aligns words."""
+    """Features and label indices of a set of pairs (both orders stacked when symmetric)."""
 
     x: Any
     y: Any
-    a: list[np.ndarray] | None = None
-    b: list[np.ndarray] | None = None
-
-
-_CHUNK = 1024  # pairs per forward pass outside training (bounds the padded word tensors)
-
-
-def _logits(net: Any, rows: _Matrix, idx: np.ndarray, device: Any) -> torch.Tensor:
-    """The head's logits of the rows ``idx`` of ``rows`` (in chunks of :data:`_CHUNK`)."""
-    import torch
-
-    if rows.a is None or rows.b is None:
-        return net(rows.x[idx].to(device))
-    from gnn.pair_align import padded
-
-    width = rows.a[0].shape[1] if rows.a else 0
-    out = []
-    for start in range(0, len(idx), _CHUNK):
-        part = idx[start : start + _CHUNK]
-        a, mask_a = padded([rows.a[i] for i in part], width)
-        b, mask_b = padded([rows.b[i] for i in part], width)
-        tensors = (rows.x[part], a, mask_a, b, mask_b)
-        out.append(net(*(t.to(device) for t in tensors)))
-    return torch.cat(out)
 
 
 class PairFit:
     """The :class:`gnn.trainer.Fittable` of the pair head: weighted cross-entropy, tuning macro-F1."""
 
-    def __init__(
-        self, width: int, config: PairConfig, train: _Matrix, tune: _Matrix | None, n_tune: int, word_dim: int = 0
-    ) -> None:
+    def __init__(self, width: int, config: PairConfig, train: _Matrix, tune: _Matrix | None, n_tune: int) -> None:
         import torch
 
         self.config = config
-        self.net = _head(width, config, word_dim)
+        self.net = _head(width, config)
         self.train = train
         self.tune = tune
         self.n_tune = n_tune
@@ -577,7 +473,7 @@ class PairFit:
         """Weighted cross-entropy of one batch."""
         device = next(self.net.parameters()).device
         idx = np.asarray(batch)
-        return self.criterion.to(device)(_logits(self.net, self.train, idx, device), self.train.y[idx].to(device))
+        return self.criterion.to(device)(self.net(self.train.x[idx].to(device)), self.train.y[idx].to(device))
 
     def tune_probs(self) -> np.ndarray:
         """Probabilities of the tuning pairs (orders averaged when symmetric)."""
@@ -585,9 +481,7 @@ class PairFit:
 
         assert self.tune is not None
         device = next(self.net.parameters()).device
-        with torch.no_grad():
-            logits = _logits(self.net, self.tune, np.arange(len(self.tune.y)), device)
-        p = torch.softmax(logits.float(), dim=1).cpu().double().numpy()
+        p = torch.softmax(self.net(self.tune.x.to(device)).float(), dim=1).cpu().double().numpy()
         if self.config.symmetric:
             p = (p[: self.n_tune] + p[self.n_tune :]) / 2
         return np.asarray(p)
@@ -604,20 +498,6 @@ class PairFit:
         return Selection(score, {"bias": bias}, {"tune_f1": round(score, 4), "tune_f1_unbiased": round(plain, 4)})
 
 
-def _rows(
-    vectors: PairVectors, pairs: Sequence[tuple[str, str]], y: np.ndarray, config: PairConfig, reverse: bool = False
-) -> _Matrix:
-    """The head's inputs for ``(source, target)`` pairs (``(target, source)`` with ``reverse``)."""
-    import torch
-
-    x = vectors.features(pairs, config.cues, reverse, config.overlap, config.joint)
-    rows = _Matrix(torch.from_numpy(x), torch.from_numpy(y))
-    if config.align:
-        rows.a = vectors.words([p[1] if reverse else p[0] for p in pairs], config.align_words)
-        rows.b = vectors.words([p[0] if reverse else p[1] for p in pairs], config.align_words)
-    return rows
-
-
 def _matrix(
     vectors: PairVectors, examples: Sequence[PairExample], config: PairConfig, training: bool = False
 ) -> _Matrix:
@@ -629,12 +509,13 @@ def _matrix(
         copies = [e for e in examples if e.written is not None]
         pairs += [e.written for e in copies if e.written is not None]
         y = np.concatenate([y, np.array([LABELS.index(e.label) for e in copies], dtype=np.int64)])
-    rows = _rows(vectors, pairs, y, config)
+    x = vectors.features(pairs, config.cues, overlap=config.overlap, joint=config.joint)
     if config.symmetric:
-        back = _rows(vectors, pairs, y, config, reverse=True)
-        words = None if rows.a is None or back.a is None else (rows.a + back.a, (rows.b or []) + (back.b or []))
-        rows = _Matrix(torch.cat([rows.x, back.x]), torch.cat([rows.y, back.y]), *(words or (None, None)))
-    return rows
+        x = np.concatenate(
+            [x, vectors.features(pairs, config.cues, reverse=True, overlap=config.overlap, joint=config.joint)]
+        )
+        y = np.concatenate([y, y])
+    return _Matrix(torch.from_numpy(x), torch.from_numpy(y))
 
 
 @dataclass
@@ -680,14 +561,14 @@ def train_pairs(
     )
     trainer = Trainer(schedule, device, log=log, label="pairs: ")
     tuning = _matrix(vectors, tune, config) if tune else None
-    job = PairFit(width, config, _matrix(vectors, train, config, training=True), tuning, len(tune), dim)
+    job = PairFit(width, config, _matrix(vectors, train, config, training=True), tuning, len(tune))
     result = trainer.fit(job)
     bias = list(result.chosen.get("bias", [0.0] * len(LABELS)))
     net = job.net
     refit_epoch = None
     if refit and tune:
         refit_epoch = result.best_epoch
-        again = PairFit(width, config, _matrix(vectors, [*train, *tune], config, training=True), None, 0, dim)
+        again = PairFit(width, config, _matrix(vectors, [*train, *tune], config, training=True), None, 0)
         Trainer(schedule, device, log=log, label="pairs refit: ").fit(again, stop_after=refit_epoch)
         net = again.net
     from gnn.weights import round_to_half
