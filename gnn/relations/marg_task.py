@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from gnn.protocol import spread
 from gnn.relations.baseline import PairTfidfLR
 from gnn.relations.metrics import macro_f1
 from gnn.relations.text import TextVectors
@@ -144,9 +145,10 @@ def cross_validate(
 
     Returns:
         ``{"text": {...}, "text+audio": {...} (with audio), "baseline_tfidf_lr": {...}, "pairs": n,
-        "labels", "groups", "protocol"}``; per variant and metric the mean and standard deviation
-        over all folds of all repeats, and ``pooled`` (mean and std over repeats of the figure of
-        all out-of-fold predictions together, steadier than the mean of small folds).
+        "labels", "groups", "protocol"}``; per variant and metric the mean, the sample standard
+        deviation and the values over all folds of all repeats (:func:`gnn.protocol.spread`), and
+        ``pooled`` (the same over repeats of the figure of all out-of-fold predictions together,
+        steadier than the mean of small folds).
     """
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import StratifiedGroupKFold, StratifiedKFold
@@ -203,8 +205,9 @@ def cross_validate(
         "protocol": f"{k}-fold {grouping} x {repeats} repeat{'s' if repeats > 1 else ''}, seed {seed}",
     }
 
-    def summary(values: list[float]) -> dict[str, float]:
-        return {"mean": round(float(np.mean(values)), 4), "std": round(float(np.std(values)), 4)}
+    def summary(values: list[float]) -> dict[str, Any]:
+        # The protocol's spread (sample standard deviation over folds), as every other task reports.
+        return spread(values)
 
     for name in names:
         out[name] = {m: summary(v) for m, v in scores[name].items()}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+import statistics
 from pathlib import Path
 
 import numpy as np
@@ -214,6 +215,10 @@ def test_marg_cross_validation_keeps_events_whole() -> None:
     assert "leave-one-event-out (6 events) x 1 repeat," in one_each["protocol"]
     assert one_each["text"]["pooled"]["macro_f1"]["std"] == 0.0
     assert one_each["text"]["pooled"]["macro_f1"]["mean"] < 0.6
+    # The spread over folds is the protocol's: the sample standard deviation of the fold values.
+    per_fold = one_each["text"]["macro_f1"]
+    assert len(per_fold["folds"]) == 6
+    assert per_fold["std"] == pytest.approx(statistics.stdev(per_fold["folds"]), abs=1e-3)
 
 
 def test_event_of_drops_the_part_suffix() -> None:
