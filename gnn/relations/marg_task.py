@@ -205,13 +205,10 @@ def cross_validate(
         "protocol": f"{k}-fold {grouping} x {repeats} repeat{'s' if repeats > 1 else ''}, seed {seed}",
     }
 
-    def summary(values: list[float]) -> dict[str, Any]:
-        # The protocol's spread (sample standard deviation over folds), as every other task reports.
-        return spread(values)
-
+    # The protocol's spread (sample standard deviation over folds), as every other task reports.
     for name in names:
-        out[name] = {m: summary(v) for m, v in scores[name].items()}
-        out[name]["pooled"] = {m: summary(v) for m, v in pooled[name].items()}
+        out[name] = {m: spread(v) for m, v in scores[name].items()}
+        out[name]["pooled"] = {m: spread(v) for m, v in pooled[name].items()}
     return out
 
 
