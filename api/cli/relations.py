@@ -172,6 +172,13 @@ def evaluate_relations(
     ] = None,
     profile: Annotated[str, typer.Option("--profile", help="Profile of the fold models (with --cv).")] = "full",
     seed: Annotated[int, typer.Option("--seed", help="Seed of the folds and the fold models (with --cv).")] = 0,
+    end_to_end: Annotated[
+        bool,
+        typer.Option(
+            "--end-to-end",
+            help="With --cv on Sci-Arg: each fold also trains the component tagger and scores the whole pipeline.",
+        ),
+    ] = False,
 ) -> None:
     """Score a relations model (with a TF-IDF + LR baseline trained in the same run), or cross-validate one.
 
@@ -183,9 +190,13 @@ def evaluate_relations(
     from ontology.errors import ApiError
 
     if cv is not None:
-        result = crossval.relations(settings(), data, cv, profile=profile, seed=seed, reporter=REPORTER)
+        result = crossval.relations(
+            settings(), data, cv, profile=profile, seed=seed, end_to_end=end_to_end, reporter=REPORTER
+        )
         show(result, as_json, _print_cv)
         return
+    if end_to_end:
+        raise ApiError("--end-to-end goes with --cv K (one model end to end: argweb predict sciarg --components)")
     if model is None:
         raise ApiError("evaluate relations needs --model DIR (or --cv K to cross-validate)")
     result = evaluate(settings(), model, data, variants=variants, reporter=REPORTER)
@@ -198,7 +209,7 @@ def _print_cv(result: dict[str, Any]) -> None:
         print_cv(f"QT30, {q['maps']} maps in {q['episodes']} episodes, {q['profile']} profile", q)
     if "sciarg" in result:
         s = result["sciarg"]
-        print_cv(f"Sci-Arg relations with gold components, {s['papers']} papers, {s['profile']} profile", s)
+        print_cv(f"Sci-Arg relations, {s['papers']} papers, {s['profile']} profile", s)
 
 
 Objective = Annotated[

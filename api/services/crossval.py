@@ -105,15 +105,19 @@ def relations(
     *,
     profile: str = "full",
     seed: int = 0,
+    end_to_end: bool = False,
     reporter: Reporter = SILENT,
 ) -> dict[str, Any]:
     """Out-of-fold figures of the relation recipes on the data under ``paths``, per family found there.
 
     QT30 / DialAM maps are grouped by episode (:func:`gnn.relations.qt30_run.cross_validate_qt30`),
     Sci-Arg papers by paper (:func:`gnn.relations.sciarg_cv.cross_validate_sciarg`, over A01-A32).
+    With ``end_to_end``, each Sci-Arg fold also trains the component tagger (its recipe of the same
+    profile, seed 13) on the same papers and scores the pipeline on the held-out ones (:func:`sciarg_pipeline`).
 
     Raises:
-        LoaderError: Neither QT30 maps nor Sci-Arg papers under ``paths``.
+        LoaderError: Neither QT30 maps nor Sci-Arg papers under ``paths``; ``end_to_end`` without
+            the Sci-Arg brat files.
     """
     from api.services.relations import load_data
     from gnn.device import pick_device
@@ -136,8 +140,84 @@ def relations(
     if data.sciarg:
         # The papers the shipped card trains on (A33-A40 are the official test papers), when present.
         shipped = [p for p in data.sciarg if p.name in SHIPPED_PAPERS]
-        out["sciarg"] = cross_validate_sciarg(shipped or data.sciarg, options, folds, only=None)
+        kept = shipped or data.sciarg
+        scorer = sciarg_pipeline(settings, _brat_dir(paths), [p.name for p in kept], options) if end_to_end else None
+        out["sciarg"] = cross_validate_sciarg(kept, options, folds, only=None, end_to_end=scorer)
     return out
+
+
+def _brat_dir(paths: list[Path]) -> Path:
+    """The one folder under ``paths`` that holds the Sci-Arg ``.ann`` files."""
+    found = {ann.parent for path in paths for ann in ([path] if path.is_file() else path.rglob("*.ann"))}
+    if len(found) != 1:
+        raise LoaderError(f"the end-to-end figure needs one folder of Sci-Arg brat files; found {len(found)}")
+    return found.pop()
+
+
+def sciarg_pipeline(settings: Settings, corpus: Path, names: list[str], options: Any) -> Any:
+    """The end-to-end scorer of a Sci-Arg fold (:data:`gnn.relations.sciarg_cv.EndToEnd`).
+
+    The tagger trains on the fold's training papers (epoch on its tuning papers) and predicts the
+    held-out papers' components; they are written as brat ``T`` lines and read back by the Sci-Arg
+    loader, as ``argweb predict sciarg --components`` does, and the fold's relation model relates
+    them. BAM scores components and relations against the gold files.
+
+    Args:
+        settings: Settings (embedding cache).
+        corpus: The Sci-Arg brat folder.
+        names: The papers of the cross-validation.
+        options: The relation recipe's :class:`gnn.relations.family.TrainOptions` (device, encoder).
+
+    Raises:
+        LoaderError: Unreadable papers.
+    """
+    import shutil
+    import tempfile
+
+    from api.services.components import ann_text, predicted_document, read_papers
+    from api.services.training import profile_config
+    from gnn.bam import Relation, evaluate
+    from gnn.components import PROFILES, TaggerConfig, TokenVectors, train_tagger
+    from gnn.protocol import Pooled
+    from gnn.relations.sciarg_task import load_sciarg, papers_from_records
+    from graphstore.loaders.sciarg import load_paper
+    from ontology.records import EdgeRecord, NodeRecord
+    from ontology.system import atomic_write_bytes
+
+    papers = read_papers(corpus, names)
+    # The tagger's recipe of the same name, with the seed its shipped model trains with.
+    config = profile_config(PROFILES, options.profile, 13, TaggerConfig)
+    vectors = TokenVectors(
+        layers=config.layers, max_length=config.max_length, cache_dir=settings.embeddings_dir / "sciarg-tokens"
+    )
+
+    def score(fold: Any, model_dir: Path) -> tuple[dict[str, float], Pooled]:
+        train, tune = ({n: papers[n] for n in fold[part]} for part in ("train", "tune"))
+        tagger, result = train_tagger(train, tune, replace(config), vectors=vectors)
+        options.log(f"Sci-Arg end to end: tagger trained (epoch {result.best_epoch})")
+        tagged = {n: predicted_document(tagger, papers[n][0], papers[n][1]) for n in fold["test"]}
+        nodes: list[NodeRecord] = []
+        edges: list[EdgeRecord] = []
+        with tempfile.TemporaryDirectory(prefix="argweb-sciarg-e2e-") as tmp:
+            for name, doc in tagged.items():
+                ann, txt = Path(tmp) / f"{name}.ann", Path(tmp) / f"{name}.txt"
+                atomic_write_bytes(ann, ann_text(doc, papers[name][1]).encode("utf-8"))
+                shutil.copyfile(corpus / f"{name}.txt", txt)
+                load_paper(name, ann, txt, nodes, edges)
+        model = load_sciarg(model_dir, device=options.device, encoder=options.encoder)
+        found = papers_from_records(nodes, edges)
+        for paper, rels in zip(found, model.predict(found), strict=True):
+            tagged[paper.name].relations = [Relation(label, a, b) for a, b, label, _ in rels]
+        scores = evaluate(tagged, {n: papers[n][0] for n in fold["test"]})
+        figures = {f"end_to_end.R_micro.{k}": getattr(scores.r, a) for k, a in (("f1", "f1"), ("p", "precision"))}
+        figures["end_to_end.R_micro.r"] = scores.r.recall
+        figures["end_to_end.C.f1"] = scores.c.f1
+        tally = Pooled()
+        for label, prf in sorted(scores.r_by_label.items()):
+            tally.add(label, int(prf.gold), int(prf.predicted), int(prf.tp))
+        return figures, tally
+
+    return score
 
 
 def components(
