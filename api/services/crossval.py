@@ -8,13 +8,19 @@ are scored with the BAM documents of :mod:`api.services.components`. No model is
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
 from ontology.errors import ApiError, LoaderError
+
+if TYPE_CHECKING:
+    from gnn.protocol import Pooled
+    from gnn.relations.family import TrainOptions
+    from gnn.relations.sciarg_cv import EndToEnd
 
 
 def discourse(
@@ -154,7 +160,7 @@ def _brat_dir(paths: list[Path]) -> Path:
     return found.pop()
 
 
-def sciarg_pipeline(settings: Settings, corpus: Path, names: list[str], options: Any) -> Any:
+def sciarg_pipeline(settings: Settings, corpus: Path, names: list[str], options: TrainOptions) -> EndToEnd:
     """The end-to-end scorer of a Sci-Arg fold (:data:`gnn.relations.sciarg_cv.EndToEnd`).
 
     The tagger trains on the fold's training papers (epoch on its tuning papers) and predicts the
@@ -166,7 +172,7 @@ def sciarg_pipeline(settings: Settings, corpus: Path, names: list[str], options:
         settings: Settings (embedding cache).
         corpus: The Sci-Arg brat folder.
         names: The papers of the cross-validation.
-        options: The relation recipe's :class:`gnn.relations.family.TrainOptions` (device, encoder).
+        options: The relation recipe's options (profile, device, encoder).
 
     Raises:
         LoaderError: Unreadable papers.
@@ -191,7 +197,7 @@ def sciarg_pipeline(settings: Settings, corpus: Path, names: list[str], options:
         layers=config.layers, max_length=config.max_length, cache_dir=settings.embeddings_dir / "sciarg-tokens"
     )
 
-    def score(fold: Any, model_dir: Path) -> tuple[dict[str, float], Pooled]:
+    def score(fold: Mapping[str, Sequence[str]], model_dir: Path) -> tuple[dict[str, float], Pooled]:
         train, tune = ({n: papers[n] for n in fold[part]} for part in ("train", "tune"))
         tagger, result = train_tagger(train, tune, replace(config), vectors=vectors)
         options.log(f"Sci-Arg end to end: tagger trained (epoch {result.best_epoch})")
@@ -209,9 +215,12 @@ def sciarg_pipeline(settings: Settings, corpus: Path, names: list[str], options:
         for paper, rels in zip(found, model.predict(found), strict=True):
             tagged[paper.name].relations = [Relation(label, a, b) for a, b, label, _ in rels]
         scores = evaluate(tagged, {n: papers[n][0] for n in fold["test"]})
-        figures = {f"end_to_end.R_micro.{k}": getattr(scores.r, a) for k, a in (("f1", "f1"), ("p", "precision"))}
-        figures["end_to_end.R_micro.r"] = scores.r.recall
-        figures["end_to_end.C.f1"] = scores.c.f1
+        figures = {
+            "end_to_end.R_micro.f1": scores.r.f1,
+            "end_to_end.R_micro.p": scores.r.precision,
+            "end_to_end.R_micro.r": scores.r.recall,
+            "end_to_end.C.f1": scores.c.f1,
+        }
         tally = Pooled()
         for label, prf in sorted(scores.r_by_label.items()):
             tally.add(label, int(prf.gold), int(prf.predicted), int(prf.tp))
