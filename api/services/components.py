@@ -132,8 +132,14 @@ def load_tagger(model: Path | None = None) -> Any:
 
 
 def predicted_document(tagger: Any, doc: BratDocument, text: str, linker: Linker | None = None) -> BratDocument:
-    """A document with the tagger's components (and ``linker``'s relations) on the sentences of ``doc``."""
-    components = tagger.predict(doc, text)
+    """A document with the tagger's components (and ``linker``'s relations) on the sentences of ``doc``.
+
+    A component that crosses a line break is cut there (:func:`fragments`), as its brat line will
+    be and as gold components are, so that it is scored as it is written.
+    """
+    components = [
+        Component(c.id, c.label, tuple(fragments(text, c.spans)) or c.spans) for c in tagger.predict(doc, text)
+    ]
     out = BratDocument(doc.name, list(doc.sentences), list(doc.sentence_texts), {c.id: c for c in components})
     if linker is not None:
         out.relations = [Relation(label, src, tgt) for label, src, tgt in linker(components)]

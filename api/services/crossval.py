@@ -141,20 +141,27 @@ def relations(
     encoder = TextEncoder(None, cache_dir=settings.embeddings_dir, device=device) if profile == "full" else None
     options = TrainOptions(profile, seed, device, encoder, log=reporter.log)
     out: dict[str, Any] = {}
+    if end_to_end and not data.sciarg:
+        raise LoaderError(f"--end-to-end needs the Sci-Arg papers; none in {', '.join(map(str, paths))}")
+    # The papers the shipped card trains on (A33-A40 are the official test papers), when present.
+    kept = [p for p in data.sciarg if p.name in SHIPPED_PAPERS] or data.sciarg
+    # Built first, so that a missing brat folder is said before any fold trains.
+    scorer = sciarg_pipeline(settings, _brat_dir(paths), [p.name for p in kept], options) if end_to_end else None
     if data.qt30:
         out["qt30"] = cross_validate_qt30(data.qt30, options, folds)
-    if data.sciarg:
-        # The papers the shipped card trains on (A33-A40 are the official test papers), when present.
-        shipped = [p for p in data.sciarg if p.name in SHIPPED_PAPERS]
-        kept = shipped or data.sciarg
-        scorer = sciarg_pipeline(settings, _brat_dir(paths), [p.name for p in kept], options) if end_to_end else None
+    if kept:
         out["sciarg"] = cross_validate_sciarg(kept, options, folds, only=None, end_to_end=scorer)
     return out
 
 
 def _brat_dir(paths: list[Path]) -> Path:
     """The one folder under ``paths`` that holds the Sci-Arg ``.ann`` files."""
-    found = {ann.parent for path in paths for ann in ([path] if path.is_file() else path.rglob("*.ann"))}
+    found = {
+        ann.parent
+        for path in paths
+        for ann in ([path] if path.is_file() else path.rglob("*.ann"))
+        if ann.suffix == ".ann"
+    }
     if len(found) != 1:
         raise LoaderError(f"the end-to-end figure needs one folder of Sci-Arg brat files; found {len(found)}")
     return found.pop()
@@ -166,7 +173,7 @@ def sciarg_pipeline(settings: Settings, corpus: Path, names: list[str], options:
     The tagger trains on the fold's training papers (epoch on its tuning papers) and predicts the
     held-out papers' components; they are written as brat ``T`` lines and read back by the Sci-Arg
     loader, as ``argweb predict sciarg --components`` does, and the fold's relation model relates
-    them. BAM scores components and relations against the gold files.
+    them. BAM scores the documents read back (components and relations) against the gold files.
 
     Args:
         settings: Settings (embedding cache).
@@ -182,7 +189,7 @@ def sciarg_pipeline(settings: Settings, corpus: Path, names: list[str], options:
 
     from api.services.components import ann_text, predicted_document, read_papers
     from api.services.training import profile_config
-    from gnn.bam import Relation, evaluate
+    from gnn.bam import Relation, documents_from_records, evaluate
     from gnn.components import PROFILES, TaggerConfig, TokenVectors, train_tagger
     from gnn.protocol import Pooled
     from gnn.relations.sciarg_task import load_sciarg, papers_from_records
@@ -210,11 +217,13 @@ def sciarg_pipeline(settings: Settings, corpus: Path, names: list[str], options:
                 atomic_write_bytes(ann, ann_text(doc, papers[name][1]).encode("utf-8"))
                 shutil.copyfile(corpus / f"{name}.txt", txt)
                 load_paper(name, ann, txt, nodes, edges)
+        # Scored as read back: the written T lines (components cut at line breaks), not the tagger's spans.
+        read_back = documents_from_records(nodes, edges)
         model = load_sciarg(model_dir, device=options.device, encoder=options.encoder)
         found = papers_from_records(nodes, edges)
         for paper, rels in zip(found, model.predict(found), strict=True):
-            tagged[paper.name].relations = [Relation(label, a, b) for a, b, label, _ in rels]
-        scores = evaluate(tagged, {n: papers[n][0] for n in fold["test"]})
+            read_back[paper.name].relations = [Relation(label, a, b) for a, b, label, _ in rels]
+        scores = evaluate(read_back, {n: papers[n][0] for n in fold["test"]})
         figures = {
             "end_to_end.R_micro.f1": scores.r.f1,
             "end_to_end.R_micro.p": scores.r.precision,

@@ -293,21 +293,31 @@ def test_end_to_end_cross_validation_with_gold_components_scores_as_the_gold_com
         return _GoldTagger(), dataclasses.make_dataclass("Fit", ["best_epoch"])(1)
 
     monkeypatch.setattr(gnn.components, "train_tagger", gold_tagger)
-    args = ["evaluate", "relations", "--cv", "2", "--profile", "quick", "--end-to-end", "--data", str(SCIARG_DIR)]
+    # Three papers (the third a copy of the first under another name): each fold trains on one, tunes on one.
+    papers = tmp_path / "papers"
+    papers.mkdir()
+    for source, name in (("A01", "A01"), ("A10", "A10"), ("A01", "A11")):
+        for suffix in (".ann", ".txt"):
+            (papers / f"{name}{suffix}").write_bytes((SCIARG_DIR / f"{source}{suffix}").read_bytes())
+    args = ["evaluate", "relations", "--cv", "3", "--profile", "quick", "--end-to-end", "--data", str(papers)]
     result = CliRunner().invoke(app, [*args, "--json"])
     assert result.exit_code == 0, result.output
     s = json.loads(result.stdout[result.stdout.index("{") :])["sciarg"]
     figures = s["figures"]
     # The relations, written as brat lines and read back by the loader, land on the same components.
     assert figures["end_to_end.R_micro.f1"]["folds"] == pytest.approx(figures["R_micro.f1"]["folds"])
-    assert figures["end_to_end.C.f1"]["folds"] == [1.0, 1.0]
-    # Each fold's tagger trained on the other paper only, and every gold relation was scored once.
-    assert sorted(trained) == [(["A01"], []), (["A10"], [])]
+    assert figures["end_to_end.C.f1"]["folds"] == [1.0, 1.0, 1.0]
+    # Each fold's tagger trained on its training paper and chose its epoch on its tuning paper, never
+    # on the paper it is scored on.
+    parts = [row["papers"] for row in s["folds"]]
+    assert trained == [(p["train"], p["tune"]) for p in parts]
+    assert all(len(p["train"]) == len(p["tune"]) == 1 and p["test"][0] not in p["train"] + p["tune"] for p in parts)
     assert s["labels"]["end to end"] == s["labels"][""]
     assert sum(c["right"] for c in s["labels"][""].values()) > 0
 
 
 def test_end_to_end_needs_folds() -> None:
-    result = CliRunner().invoke(app, ["evaluate", "relations", "--end-to-end", "--data", str(SCIARG_DIR)])
+    args = ["evaluate", "relations", "--end-to-end", "--data", str(SCIARG_DIR), "--model", str(SCIARG_DIR)]
+    result = CliRunner().invoke(app, args)
     assert result.exit_code == 2
-    assert "--cv" in result.output
+    assert "--end-to-end goes with --cv" in result.output
