@@ -68,6 +68,21 @@ def test_components_across_line_breaks_become_fragments() -> None:
     assert ann_text(doc, text).split("\n")[0] == "T1\tdata 0 5;7 10\tab cd ef "
 
 
+class _OneSpan:
+    def predict(self, doc: BratDocument, text: str) -> list[Component]:
+        return [Component("T1", "data", ((0, 10),)), Component("T2", "own_claim", ((14, 16),))]
+
+
+def test_a_predicted_component_is_scored_as_it_is_written() -> None:
+    text = "ab cd\r\nef gh\n\nij"
+    gold = BratDocument("x", [(0, 16)], [text], {"T1": Component("T1", "data", ((0, 5), (7, 10)))})
+    pred = predicted_document(_OneSpan(), gold, text)
+    # Cut at the line break, as its brat line is and as the gold component is: it matches.
+    assert pred.components["T1"].spans == ((0, 5), (7, 10))
+    assert pred.components["T2"].spans == ((14, 16),)
+    assert evaluate({"x": pred}, {"x": gold}).c.tp == 1
+
+
 def test_the_recipe_cross_validates_by_paper_with_the_epoch_chosen_inside_the_training_folds(tmp_path: Path) -> None:
     from api.services.crossval import components
     from api.settings import Settings
