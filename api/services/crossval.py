@@ -18,6 +18,7 @@ from api.settings import Settings
 from ontology.errors import ApiError, LoaderError
 
 if TYPE_CHECKING:
+    from gnn.metrics import PRF
     from gnn.protocol import Pooled
     from gnn.relations.family import TrainOptions
     from gnn.relations.sciarg_cv import EndToEnd
@@ -154,6 +155,16 @@ def relations(
     return out
 
 
+def _pooled(by_label: Mapping[str, PRF]) -> Pooled:
+    """A fold's predicted against gold counts from BAM's scores per label."""
+    from gnn.protocol import Pooled
+
+    tally = Pooled()
+    for label, prf in sorted(by_label.items()):
+        tally.add(label, int(prf.gold), int(prf.predicted), int(prf.tp))
+    return tally
+
+
 def _brat_dir(paths: list[Path]) -> Path:
     """The one folder under ``paths`` that holds the Sci-Arg ``.ann`` files."""
     found = {
@@ -191,7 +202,6 @@ def sciarg_pipeline(settings: Settings, corpus: Path, names: list[str], options:
     from api.services.training import profile_config
     from gnn.bam import Relation, documents_from_records, evaluate
     from gnn.components import PROFILES, TaggerConfig, TokenVectors, train_tagger
-    from gnn.protocol import Pooled
     from gnn.relations.sciarg_task import load_sciarg, papers_from_records
     from graphstore.loaders.sciarg import load_paper
     from ontology.records import EdgeRecord, NodeRecord
@@ -230,10 +240,7 @@ def sciarg_pipeline(settings: Settings, corpus: Path, names: list[str], options:
             "end_to_end.R_micro.r": scores.r.recall,
             "end_to_end.C.f1": scores.c.f1,
         }
-        tally = Pooled()
-        for label, prf in sorted(scores.r_by_label.items()):
-            tally.add(label, int(prf.gold), int(prf.predicted), int(prf.tp))
-        return figures, tally
+        return figures, _pooled(scores.r_by_label)
 
     return score
 
@@ -273,7 +280,7 @@ def components(
     from api.services.training import profile_config
     from gnn.bam import evaluate
     from gnn.components import PROFILES, TaggerConfig, TokenVectors, train_tagger
-    from gnn.protocol import Fold, FoldOutcome, Pooled, cross_validate
+    from gnn.protocol import Fold, FoldOutcome, cross_validate
     from gnn.relations.sciarg_cv import SHIPPED_PAPERS, TUNE_SHARE
 
     corpus = data or corpora_root(settings) / SCIARG_DIR
@@ -296,10 +303,9 @@ def components(
         scores = evaluate({name: predicted_document(tagger, doc, text) for name, (doc, text) in test.items()}, gold)
         figures = {"C.f1": scores.c.f1, "C.precision": scores.c.precision, "C.recall": scores.c.recall}
         figures |= {"S": scores.s.f1, "B": scores.b_mean}
-        tally = Pooled()
-        for label, prf in sorted(scores.c_by_label.items()):
-            tally.add(label, int(prf.gold), int(prf.predicted), int(prf.tp))
-        return FoldOutcome(figures, {"": tally}, {"epoch": result.best_epoch}, {"papers": sorted(test)})
+        return FoldOutcome(
+            figures, {"": _pooled(scores.c_by_label)}, {"epoch": result.best_epoch}, {"papers": sorted(test)}
+        )
 
     protocol = (
         f"Sci-Arg components grouped by paper over {len(names)} papers; in each fold about a sixth of the training "
