@@ -65,10 +65,7 @@ def _scores_table(title: str, rows: dict[str, dict[str, Any]]) -> None:
 def train(data: list[Path] | None, out: Path | None, profile: str, seed: int, encoder: Path | None) -> None:
     """Train the discourse parser; held-out scores per file go into the model card.
 
-    The quick profile trains in a few minutes; the shipped model was trained with the full one;
-    lookahead is the full one with the next EDU as a parent candidate (STAC only); refit is the
-    full one, then its networks trained again on the train and tune parts (held-out scores before
-    the refit are printed too).
+    The quick profile trains in a few minutes; the shipped model was trained with the full one.
     """
     result = discourse.train(settings(), data, out, profile=profile, seed=seed, encoder_dir=encoder, reporter=REPORTER)
     held_out = {k: v for k, v in result.metrics.items() if isinstance(v, dict) and "link_f1" in v}

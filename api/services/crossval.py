@@ -56,8 +56,6 @@ def discourse(
     data = recipe_data(settings, profile, data)
     files = {path.name: read_dialogues(path)[0] for path in data}
     config = ParserConfig(seed=seed, **PROFILES[profile])
-    if config.refit:
-        raise ApiError(f"the {profile} profile refits; cross-validation runs the profiles without a refit")
     if members is not None:
         config = replace(config, members=members)
     out = cross_validate_discourse(

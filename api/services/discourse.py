@@ -150,7 +150,7 @@ def train(
         settings: Settings (embedding cache, corpora directory, models directory).
         data: Molweni/STAC JSON files; default: Molweni dev and STAC train of the corpora directory.
         out: Model directory; default ``<models dir>/discourse``.
-        profile: ``quick``, ``full``, ``lookahead``, ``refit`` (or ``tiny``, for tests).
+        profile: ``quick``, ``full`` (or ``tiny``, for tests).
         seed: Random seed (model and splits).
         encoder_dir: A local Hugging Face encoder instead of the packaged MiniLM.
         reporter: Progress and log lines.
@@ -160,7 +160,7 @@ def train(
         ApiError: Unknown profile.
     """
     from gnn.discourse.data import split_by_groups
-    from gnn.discourse.train import MODEL_NAME, PROFILES, TASK, ParserConfig, refit_parser, save_model, train_parser
+    from gnn.discourse.train import MODEL_NAME, PROFILES, TASK, ParserConfig, save_model, train_parser
     from gnn.modelcard import ModelCard
 
     data = recipe_data(settings, profile, data)
@@ -191,12 +191,6 @@ def train(
     metrics: dict[str, Any] = {}
     with stages(reporter) as progress:
         model, history = train_parser(train_d, tune_d, encoder, config, progress=progress, log=reporter.log)
-        if config.refit and tune_d:
-            for name, dialogues in tests.items():
-                metrics[f"{name}:held-out before refit"] = model.evaluate(dialogues).as_dict()
-            reporter.log("training the selected networks again on the train and tune parts")
-            model, rows = refit_parser(model, history, train_d, tune_d, progress=progress, log=reporter.log)
-            history += rows
     seconds = time.perf_counter() - started
     for name, dialogues in tests.items():
         t0 = time.perf_counter()
@@ -222,18 +216,11 @@ def train(
         notes=(
             "Frozen all-MiniLM-L6-v2 EDU embeddings + trainable word bag, BiGRU over the dialogue, relational "
             "message passing over speaker/turn/mention edges, pairwise link scorer over the previous K EDUs "
-            f"{'(and, in STAC dialogues, the next EDU) ' if config.lookahead else ''}and a "
+            "and a "
             "sense classifier; a second structure-aware pass over the predicted links typed by sense. "
             f"An ensemble of {config.members} such network(s) (seeds {seed}..{seed + config.members - 1}, "
             "probabilities averaged). "
             f"Profile {profile}; per-member, per-epoch tuning scores in metrics.history."
-            + (
-                " Each network was then trained again from its seed on the train and tune parts for the "
-                "epochs of its best tuning score (history rows with refit: true); vocabulary and "
-                "thresholds are the selected ensemble's."
-                if config.refit and tune_d
-                else ""
-            )
         ),
     )
     save_model(model, out, card)

@@ -8,9 +8,9 @@ another) and discourse links typed by the ontology's :class:`~ontology.terms.Sen
 the dataset, predicted ones inside the model's second pass).
 
 Each node also carries its parent candidates: slot 0 is "no parent" (a root), slot ``k`` the EDU
-``k`` positions earlier (``k <= K``) and, with ``lookahead``, slot ``K + 1`` the next EDU (in STAC
-1.2% of the links, 42% of the ``Conditional`` ones, come from the next EDU: "X" <- "if Y"), with
-pair features, the gold parents and their senses.
+``k`` positions earlier (``k <= K``), with pair features, the gold parents and their senses. (In
+STAC 1.2% of the links come from the next EDU, "X" <- "if Y"; a slot for it scored lower on the
+tuning part, docs/models/discourse.md, so those links are unreachable.)
 """
 
 from __future__ import annotations
@@ -39,9 +39,6 @@ STRUCTURE_TYPES = (
 )
 EDGE_TYPES: tuple[str, ...] = STRUCTURE_TYPES + tuple(f"sense:{s.value}" for s in SENSES)
 NODE_FEATURES = 12
-# Corpus styles whose links may come from the next EDU (STAC: 135 of 11,563 train links; Molweni:
-# none of 3,880 dev links). Elsewhere the look-ahead slot stays masked, as if it were absent.
-LOOKAHEAD_DOMAINS = ("stac",)
 _TOKEN = re.compile(r"[a-z0-9']+|[?!.,:;()]")
 UNK = 1  # 0 pads
 
@@ -63,26 +60,21 @@ def build_vocab(dialogues: Iterable[Dialogue], size: int = 5000, min_count: int 
     return [w for w, c in counts.most_common(size) if c >= min_count]
 
 
-def candidate_slots(k: int, lookahead: bool = False) -> int:
-    """Candidate slots per EDU: the root, ``k`` earlier EDUs and, with ``lookahead``, the next one."""
-    return k + 1 + int(lookahead)
+def candidate_slots(k: int) -> int:
+    """Candidate slots per EDU: the root and ``k`` earlier EDUs."""
+    return k + 1
 
 
-def slot_offsets(k: int, lookahead: bool = False) -> list[int]:
-    """Per slot, how far before its child the candidate parent is (0: the root; -1: the next EDU)."""
-    return list(range(k + 1)) + ([-1] if lookahead else [])
-
-
-def pair_feature_count(k: int, lookahead: bool = False) -> int:
-    """Width of the pair features for ``k`` earlier candidates (and the next EDU, with ``lookahead``)."""
-    return candidate_slots(k, lookahead) + 11 + len(DOMAINS)
+def pair_feature_count(k: int) -> int:
+    """Width of the pair features for ``k`` earlier candidates."""
+    return candidate_slots(k) + 11 + len(DOMAINS)
 
 
 def _mentions(text_tokens: set[str], name: str) -> bool:
     return bool(name) and name.lower() in text_tokens
 
 
-def dialogue_graph(d: Dialogue, emb: np.ndarray, vocab: dict[str, int], k: int, lookahead: bool = False) -> Data:
+def dialogue_graph(d: Dialogue, emb: np.ndarray, vocab: dict[str, int], k: int) -> Data:
     """The PyG graph of one dialogue.
 
     Args:
@@ -90,7 +82,6 @@ def dialogue_graph(d: Dialogue, emb: np.ndarray, vocab: dict[str, int], k: int, 
         emb: ``(len(d), dim)`` encoder embeddings of its EDUs.
         vocab: Word -> id (ids from 2; 0 pads, 1 is unknown).
         k: Number of earlier EDUs considered as parents.
-        lookahead: The next EDU is a parent candidate too.
     """
     n = len(d)
     toks = [tokenize(t) for t in d.texts]
@@ -138,8 +129,8 @@ def dialogue_graph(d: Dialogue, emb: np.ndarray, vocab: dict[str, int], k: int, 
                 add(j, i, "named_by")
         last_of[spk[i]] = i
     # Parent candidates and pair features.
-    c = candidate_slots(k, lookahead)
-    p = pair_feature_count(k, lookahead)
+    c = candidate_slots(k)
+    p = pair_feature_count(k)
     b = c  # first pair feature after the one-hot slot
     pair = np.zeros((n, c, p), dtype=np.float32)
     mask = np.zeros((n, c), dtype=bool)
@@ -163,7 +154,7 @@ def dialogue_graph(d: Dialogue, emb: np.ndarray, vocab: dict[str, int], k: int, 
 
     for j in range(n):
         # "No parent" is an option for the first EDU only: every later EDU gets a parent (Molweni:
-        # all do; STAC: 99%, the rest mostly to the next EDU, which only ``lookahead`` can find).
+        # all do; STAC: 99%, the rest mostly to the next EDU, which is no candidate).
         mask[j, 0] = j == 0
         pair[j, 0, 0] = 1.0
         pair[j, 0, -len(DOMAINS) :] = dom
@@ -182,17 +173,12 @@ def dialogue_graph(d: Dialogue, emb: np.ndarray, vocab: dict[str, int], k: int, 
             if i + 1 < j and spk[i + 1] != spk[i]:
                 turns += 1
             between_speakers.add(spk[i])
-        if lookahead and d.domain in LOOKAHEAD_DOMAINS and j + 1 < n:
-            pair[j, k + 1, k + 1] = 1.0
-            shared(pair[j, k + 1], j + 1, j, True)
-            mask[j, k + 1] = True
         if j in parents:
             for x, s in parents[j]:
                 dist = j - x
-                slot = dist if 1 <= dist <= k else (k + 1 if lookahead and mask[j, k + 1] and dist == -1 else None)
-                if slot is not None:
-                    gold[j, slot] = 1.0
-                    sense[j, slot] = SENSE_INDEX[s]
+                if 1 <= dist <= k:
+                    gold[j, dist] = 1.0
+                    sense[j, dist] = SENSE_INDEX[s]
                     reachable[j] = True
         elif j == 0:
             gold[j, 0] = 1.0
@@ -234,21 +220,13 @@ class DialogueGraphs(Dataset):
         embeddings: One ``(len(d), dim)`` array per dialogue.
         vocab: Word list (ids start at 2).
         k: Earlier EDUs considered as parents.
-        lookahead: The next EDU is a parent candidate too.
     """
 
-    def __init__(
-        self,
-        dialogues: Sequence[Dialogue],
-        embeddings: Sequence[np.ndarray],
-        vocab: Sequence[str],
-        k: int,
-        lookahead: bool = False,
-    ):
+    def __init__(self, dialogues: Sequence[Dialogue], embeddings: Sequence[np.ndarray], vocab: Sequence[str], k: int):
         super().__init__()
         index = {w: i + 2 for i, w in enumerate(vocab)}
         self.dialogues = list(dialogues)
-        self.graphs = [dialogue_graph(d, e, index, k, lookahead) for d, e in zip(dialogues, embeddings, strict=True)]
+        self.graphs = [dialogue_graph(d, e, index, k) for d, e in zip(dialogues, embeddings, strict=True)]
 
     def len(self) -> int:
         return len(self.graphs)

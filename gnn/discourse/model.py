@@ -24,7 +24,6 @@ from gnn.discourse.graphs import (
     SENSES,
     STRUCTURE_TYPES,
     pair_feature_count,
-    slot_offsets,
 )
 
 
@@ -94,7 +93,6 @@ class DiscourseParser(nn.Module):
         dim: Hidden width of EDU states.
         word_dim: Width of the lexical bag.
         dropout: Dropout rate.
-        lookahead: The next EDU is a parent candidate too (slot ``K + 1``).
     """
 
     def __init__(
@@ -105,14 +103,9 @@ class DiscourseParser(nn.Module):
         dim: int = 192,
         word_dim: int = 96,
         dropout: float = 0.2,
-        lookahead: bool = False,
     ) -> None:
         super().__init__()
         self.k = k
-        self.lookahead = lookahead
-        # Not a parameter: old weights load without it.
-        self.offsets: Tensor
-        self.register_buffer("offsets", torch.tensor(slot_offsets(k, lookahead)), persistent=False)
         self.words = nn.EmbeddingBag(vocab_size + 2, word_dim, mode="mean", padding_idx=0)
         self.inp = nn.Sequential(
             nn.Dropout(dropout), nn.Linear(emb_dim + word_dim + NODE_FEATURES, dim), nn.ReLU(), nn.LayerNorm(dim)
@@ -123,7 +116,7 @@ class DiscourseParser(nn.Module):
         self.gnn2 = TypedConv(dim, 2 * len(SENSES))
         self.norm2 = nn.LayerNorm(dim)
         self.root = nn.Parameter(torch.zeros(dim))
-        pdim = pair_feature_count(k, lookahead)
+        pdim = pair_feature_count(k)
         self.pass1 = PairScorer(dim, pdim, 128, dropout)
         self.pass2 = PairScorer(dim, pdim, 128, dropout)
         self.drop = nn.Dropout(dropout)
@@ -135,19 +128,14 @@ class DiscourseParser(nn.Module):
         offsets = torch.cumsum(counts, 0) - counts
         return self.words(batch.token_ids, offsets)
 
-    def _candidates(self, position: Tensor, cand_mask: Tensor) -> Tensor:
+    def _candidates(self, position: Tensor) -> Tensor:
         """``(n, slots)`` rows of the extended state matrix: the root row ``n``, then the 1..K
-        previous EDUs (the root row where there is no such EDU; those slots are masked) and, with
-        look-ahead, the next EDU (the root row after a dialogue's last EDU)."""
+        previous EDUs (the root row where there is no such EDU; those slots are masked)."""
         n = position.size(0)
         dist = torch.arange(1, self.k + 1, device=position.device)
         idx = torch.arange(n, device=position.device).unsqueeze(1) - dist.unsqueeze(0)
         idx = torch.where(dist.unsqueeze(0) <= position.unsqueeze(1), idx, torch.full_like(idx, n))
-        cols = [torch.full((n, 1), n, dtype=idx.dtype, device=idx.device), idx]
-        if self.lookahead:
-            nxt = torch.arange(1, n + 1, device=position.device)
-            cols.append(torch.where(cand_mask[:, -1], nxt, torch.full_like(nxt, n)).unsqueeze(1))
-        return torch.cat(cols, dim=1)
+        return torch.cat([torch.full((n, 1), n, dtype=idx.dtype, device=idx.device), idx], dim=1)
 
     def forward(self, batch) -> dict[str, Tensor]:
         """Scores of a PyG batch of dialogue graphs.
@@ -166,14 +154,14 @@ class DiscourseParser(nn.Module):
         h = h + self.drop(ctx[mask])
         h = self.norm1(h + self.drop(torch.relu(self.gnn1(h, batch.edge_index, batch.edge_type))))
         neg = torch.finfo(h.dtype).min
-        cand = self._candidates(batch.position, batch.cand_mask)
+        cand = self._candidates(batch.position)
         link1, sense1 = self.pass1(torch.cat([h, self.root.unsqueeze(0)]), cand, batch.pair)
         link1 = link1.masked_fill(~batch.cand_mask, neg)
         # Pass 2: edges from the pass-1 parents, typed by predicted sense (and direction).
         with torch.no_grad():
             best = link1.argmax(1)
             child = torch.nonzero(best > 0).squeeze(1)
-            parent = child - self.offsets[best[child]]
+            parent = child - best[child]
             s = sense1[child, best[child]].argmax(-1)
         edge_index = torch.cat([torch.stack([parent, child]), torch.stack([child, parent])], dim=1)
         edge_type = torch.cat([s, s + len(SENSES)])

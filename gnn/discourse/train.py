@@ -34,7 +34,7 @@ from torch import Tensor
 
 from gnn.device import pick_device
 from gnn.discourse.data import DOMAINS, Dialogue
-from gnn.discourse.graphs import SENSES, DialogueGraphs, build_vocab, slot_offsets
+from gnn.discourse.graphs import SENSES, DialogueGraphs, build_vocab
 from gnn.discourse.model import DiscourseParser, edge_type_names
 from gnn.encoder import TextEncoder
 from gnn.metrics import DiscourseScores, discourse_scores
@@ -71,9 +71,6 @@ class ParserConfig:
         seed: Random seed (member ``i`` of an ensemble uses ``seed + i``).
         members: Networks in the ensemble (their probabilities are averaged).
         thresholds: Per domain, the probability an extra parent needs (1.01 = single parent).
-        lookahead: The next EDU is a parent candidate too (STAC links that point back from it).
-        refit: After selection, train the networks again on the training and tuning dialogues
-            together (:func:`refit_parser`).
     """
 
     k: int = 12
@@ -90,19 +87,12 @@ class ParserConfig:
     seed: int = 13
     members: int = 1
     thresholds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(DOMAINS, 1.01))
-    lookahead: bool = False
-    refit: bool = False
 
 
 PROFILES: dict[str, dict[str, Any]] = {
     "quick": {"epochs": 4, "patience": 2},
     "full": {"epochs": 14, "patience": 4, "members": 5},
-    # The full profile with the next EDU as a parent candidate (docs/models/discourse.md: lower on the tune part).
-    "lookahead": {"epochs": 14, "patience": 4, "members": 5, "lookahead": True},
-    # The full profile, then the selected networks trained again on the train and tune parts
-    # (refit_parser; docs/models/discourse.md: no gain that the noise does not cover, twice the time).
-    "refit": {"epochs": 14, "patience": 4, "members": 5, "refit": True},
-    "tiny": {"epochs": 2, "patience": 2, "dim": 32, "word_dim": 16, "vocab_size": 200, "members": 2, "lookahead": True},
+    "tiny": {"epochs": 2, "patience": 2, "dim": 32, "word_dim": 16, "vocab_size": 200, "members": 2},
 }
 
 
@@ -159,14 +149,9 @@ def decode(
     batch,
     thresholds: dict[str, float],
     domains: Sequence[str],
-    offsets: Sequence[int] | None = None,
 ) -> list[list[LinkPrediction]]:
-    """Predicted relations per graph of the batch from (averaged) pass-2 probabilities.
-
-    ``offsets[slot]`` is how far before its child the slot's candidate is (default: the slot itself,
-    no look-ahead slot).
-    """
-    off = list(offsets) if offsets is not None else list(range(prob.size(1)))
+    """Predicted relations per graph of the batch from (averaged) pass-2 probabilities (slot ``k``
+    is the EDU ``k`` positions before its child)."""
     best = prob.argmax(1)
     ptr = batch.ptr.tolist()
     result: list[list[LinkPrediction]] = []
@@ -183,7 +168,7 @@ def decode(
                     continue
                 sp = sense_np[node, slot]
                 s = int(sp.argmax())
-                links.append(LinkPrediction(j - off[slot], j, SENSES[s], float(prob_np[node, slot] * sp[s])))
+                links.append(LinkPrediction(j - slot, j, SENSES[s], float(prob_np[node, slot] * sp[s])))
         result.append(links)
     return result
 
@@ -212,7 +197,7 @@ class DiscourseModel:
     def graphs(self, dialogues: Sequence[Dialogue], progress: Progress | bool = False) -> DialogueGraphs:
         """Dialogue graphs with encoder features (embeddings from the cache where possible); ``progress``
         hears the encoding (a callback, or ``True``: that of :func:`gnn.progress.reporting_to`)."""
-        return graphs_for(dialogues, self.encoder, self.vocab, self.config.k, progress, self.config.lookahead)
+        return graphs_for(dialogues, self.encoder, self.vocab, self.config.k, progress)
 
     def predict(
         self, dialogues: Sequence[Dialogue], progress: Progress | bool = False, graphs: DialogueGraphs | None = None
@@ -224,14 +209,13 @@ class DiscourseModel:
             net.eval()
         found: dict[int, list[LinkPrediction]] = {}
         batches = _batches(data, 32, False, np.random.default_rng(0))
-        offsets = slot_offsets(self.config.k, self.config.lookahead)
         report, done = resolve(progress), 0
         with torch.inference_mode():
             for idx in batches:
                 batch = _collate(data, idx, self.device)
                 link, sense = probabilities(self.nets, batch)
                 domains = [dialogues[i].domain for i in idx]
-                decoded = decode(link, sense, batch, self.config.thresholds, domains, offsets)
+                decoded = decode(link, sense, batch, self.config.thresholds, domains)
                 found.update(zip(idx, decoded, strict=True))
                 done += len(idx)
                 if report is not None:
@@ -254,7 +238,6 @@ def graphs_for(
     vocab: Sequence[str],
     k: int,
     progress: Progress | bool = False,
-    lookahead: bool = False,
 ) -> DialogueGraphs:
     """Encode every EDU (cached; ``progress`` hears the texts computed) and build the dialogue graphs."""
     texts = [t for d in dialogues for t in d.texts]
@@ -263,7 +246,7 @@ def graphs_for(
     for d in dialogues:
         parts.append(emb[start : start + len(d)])
         start += len(d)
-    return DialogueGraphs(dialogues, parts, vocab, k, lookahead)
+    return DialogueGraphs(dialogues, parts, vocab, k)
 
 
 def schedule(c: ParserConfig, seed: int) -> Schedule:
@@ -295,7 +278,7 @@ class ParserFit:
     def module(self) -> DiscourseParser:
         """The network, built on first use: inside the trainer's seeded run, so the seed sets its initial weights."""
         c = self.config
-        return DiscourseParser(self.encoder.dim, len(self.vocab), c.k, c.dim, c.word_dim, c.dropout, c.lookahead)
+        return DiscourseParser(self.encoder.dim, len(self.vocab), c.k, c.dim, c.word_dim, c.dropout)
 
     def param_groups(self) -> Any:
         """Every parameter of the network."""
@@ -326,24 +309,22 @@ def _fit(
     device: str | None,
     progress: Progress | None,
     log: Callable[[str], None] | None,
-    stop_after: Sequence[int] | None = None,
-    **mark: Any,
 ) -> list[dict[str, Any]]:
-    """Fit member ``i``'s job with seed ``config.seed + i`` (up to ``stop_after[i]``); the history rows,
-    which name the member and its seed in an ensemble or when ``mark`` adds to them.
+    """Fit member ``i``'s job with seed ``config.seed + i``; the history rows, which name the member
+    and its seed in an ensemble.
 
-    ``progress`` hears each network's epochs as a stage of its own (``discourse network 2/5``, with
-    `` refit`` for a refit), so that a network stopped early does not leave its count to the next.
+    ``progress`` hears each network's epochs as a stage of its own (``discourse network 2/5``), so
+    that a network stopped early does not leave its count to the next.
     """
     rows: list[dict[str, Any]] = []
     for member, job in enumerate(jobs):
         seed = config.seed + member
         label = f"seed {seed}, " if config.members > 1 else ""
-        stage = "discourse network" + (f" {member + 1}/{len(jobs)}" if len(jobs) > 1 else "") + (" refit" * bool(mark))
+        stage = "discourse network" + (f" {member + 1}/{len(jobs)}" if len(jobs) > 1 else "")
         trainer = Trainer(schedule(config, seed), device, _as_stage(progress, stage), log, label)
-        result = trainer.fit(job, None if stop_after is None else stop_after[member])
-        named = config.members > 1 or bool(mark)
-        rows += [{"member": member, "seed": seed, **mark, **row} if named else row for row in result.history]
+        result = trainer.fit(job)
+        named = config.members > 1
+        rows += [{"member": member, "seed": seed, **row} if named else row for row in result.history]
     return rows
 
 
@@ -386,50 +367,14 @@ def train_parser(
     if not train:
         raise ModelError("no training dialogues")
     vocab = build_vocab(train, config.vocab_size)
-    train_g = graphs_for(train, encoder, vocab, config.k, progress or False, config.lookahead)
-    tune_g = graphs_for(tune, encoder, vocab, config.k, progress or False, config.lookahead) if tune else None
+    train_g = graphs_for(train, encoder, vocab, config.k, progress or False)
+    tune_g = graphs_for(tune, encoder, vocab, config.k, progress or False) if tune else None
     jobs = [ParserFit(train_g, config, encoder, vocab, tune, tune_g) for _ in range(max(1, config.members))]
     history = _fit(jobs, config, device, progress, log)
     model = DiscourseModel([job.module for job in jobs], vocab, config, encoder)
     if tune:
         config.thresholds = tune_thresholds(model, tune, tune_g)
     return model, history
-
-
-def refit_parser(
-    selected: DiscourseModel,
-    history: Sequence[dict[str, Any]],
-    train: Sequence[Dialogue],
-    tune: Sequence[Dialogue],
-    device: str | None = None,
-    progress: Progress | None = None,
-    log: Callable[[str], None] | None = None,
-) -> tuple[DiscourseModel, list[dict[str, Any]]]:
-    """Train every network of ``selected`` again, from its seed, on ``train`` and ``tune`` together.
-
-    Each network trains up to its selected epoch in ``history`` (the rows of :func:`train_parser`,
-    where the epoch of its best tuning score is marked ``selected``), under the learning-rate
-    schedule of a full run; vocabulary and thresholds stay those of ``selected`` (tuned on
-    ``tune``, which the refit networks have seen).
-
-    Returns:
-        The refit model and its history rows (``refit: True``).
-
-    Raises:
-        ModelError: ``history`` has no tuning scores (nothing chose the epochs).
-    """
-    config = selected.config
-    epochs = []
-    for member in range(len(selected.nets)):
-        own = [r for r in history if r.get("member", 0) == member and r.get("selected") and "tune_link_f1" in r]
-        if not own:
-            raise ModelError("refit: the history marks no selected epoch (no tuning scores) to train up to")
-        epochs.append(int(own[0]["epoch"]))
-    both = [*train, *tune]
-    graphs = graphs_for(both, selected.encoder, selected.vocab, config.k, progress or False, config.lookahead)
-    jobs = [ParserFit(graphs, config, selected.encoder, selected.vocab) for _ in selected.nets]
-    rows = _fit(jobs, config, device, progress, log, epochs, refit=True)
-    return DiscourseModel([job.module for job in jobs], selected.vocab, config, selected.encoder), rows
 
 
 def tune_thresholds(
@@ -498,7 +443,7 @@ def load_model(model_dir: Path, encoder: TextEncoder | None = None, device: str 
     enc = encoder or TextEncoder()
     dev = pick_device(device)
     nets = [
-        DiscourseParser(enc.dim, len(vocab), config.k, config.dim, config.word_dim, config.dropout, config.lookahead)
+        DiscourseParser(enc.dim, len(vocab), config.k, config.dim, config.word_dim, config.dropout)
         for _ in range(max(1, config.members))
     ]
     whole = nets[0] if len(nets) == 1 else torch.nn.ModuleList(nets)

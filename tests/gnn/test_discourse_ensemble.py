@@ -22,7 +22,6 @@ from gnn.discourse.train import (
     graphs_for,
     load_model,
     probabilities,
-    refit_parser,
     save_model,
     schedule,
     train_parser,
@@ -104,32 +103,15 @@ def test_one_network_keeps_the_single_model_layout(
     assert len(load_model(tmp_path, encoder=encoder, device="cpu").nets) == 1
 
 
-def test_a_refit_trains_every_member_on_train_and_tune_for_its_best_tuning_epochs(
+def test_without_tuning_dialogues_each_member_keeps_its_last_epoch(
     dialogues: list[Dialogue], encoder: TextEncoder
 ) -> None:
     config = ParserConfig(seed=3, **{**PROFILES["tiny"], "members": 2, "epochs": 3, "patience": 3})
-    train, tune = dialogues[:6], dialogues[6:]
-    model, history = train_parser(train, tune, encoder, config)
-    refit, rows = refit_parser(model, history, train, tune)
-    assert len(refit.nets) == 2 and refit.vocab == model.vocab and refit.config.thresholds == model.config.thresholds
-    for member in (0, 1):
-        own = [r for r in history if r["member"] == member]
-        best = max(own, key=lambda r: r["tune_link_f1"] + r["tune_link_rel_f1"])["epoch"]
-        again = [r for r in rows if r["member"] == member]
-        # Epochs 1..best of the same seed, without tuning scores (the tuning dialogues are trained on).
-        assert [r["epoch"] for r in again] == list(range(1, best + 1))
-        assert all(r["refit"] and r["seed"] == 3 + member and "tune_link_f1" not in r for r in again)
-        selected, retrained = (
-            dict(n.named_parameters())["inp.1.weight"] for n in (model.nets[member], refit.nets[member])
-        )
-        assert not torch.equal(selected, retrained)
-    assert len(refit.predict(dialogues)) == len(dialogues)
-    # A model trained without tuning dialogues keeps its last epochs but has no tuning scores: nothing to refit up to.
-    untuned, untuned_history = train_parser(train, [], encoder, config)
-    assert not any("tune_link_f1" in r for r in untuned_history)
-    assert [r["epoch"] for r in untuned_history if r.get("selected")] == [3, 3]
-    with pytest.raises(ModelError, match="no tuning scores"):
-        refit_parser(untuned, untuned_history, train, tune)
+    untuned, history = train_parser(dialogues[:6], [], encoder, config)
+    assert not any("tune_link_f1" in r for r in history)
+    assert [(r["member"], r["epoch"]) for r in history if r.get("selected")] == [(0, 3), (1, 3)]
+    assert set(untuned.config.thresholds.values()) == {1.01}  # nothing to tune them on: one parent each
+    assert len(untuned.predict(dialogues)) == len(dialogues)
 
 
 def test_each_network_is_fitted_by_the_trainer_from_its_seed(dialogues: list[Dialogue], encoder: TextEncoder) -> None:
@@ -141,8 +123,8 @@ def test_each_network_is_fitted_by_the_trainer_from_its_seed(dialogues: list[Dia
     train, tune = dialogues[:6], dialogues[6:]
     model, history = train_parser(train, tune, encoder, config)
     vocab = build_vocab(train, config.vocab_size)
-    graphs = graphs_for(train, encoder, vocab, config.k, lookahead=config.lookahead)
-    tune_graphs = graphs_for(tune, encoder, vocab, config.k, lookahead=config.lookahead)
+    graphs = graphs_for(train, encoder, vocab, config.k)
+    tune_graphs = graphs_for(tune, encoder, vocab, config.k)
 
     def fit(seed: int) -> tuple[ParserFit, list[dict]]:
         job = ParserFit(graphs, config, encoder, vocab, tune, tune_graphs)

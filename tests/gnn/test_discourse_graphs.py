@@ -1,4 +1,4 @@
-"""Parent candidates of the discourse graphs, the look-ahead slot and its decoding."""
+"""Parent candidates of the discourse graphs and their decoding."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import torch
 from torch_geometric.data import Batch
 
 from gnn.discourse.data import Dialogue
-from gnn.discourse.graphs import SENSE_INDEX, candidate_slots, dialogue_graph, pair_feature_count, slot_offsets
+from gnn.discourse.graphs import SENSE_INDEX, candidate_slots, dialogue_graph, pair_feature_count
 from gnn.discourse.model import DiscourseParser
 from gnn.discourse.train import decode
 from ontology.terms import Sense
@@ -30,60 +30,47 @@ def _dialogue() -> Dialogue:
     )
 
 
-def _graph(lookahead: bool):
+def _graph():
     d = _dialogue()
-    return dialogue_graph(d, np.zeros((len(d), 4), np.float32), {}, K, lookahead)
+    return dialogue_graph(d, np.zeros((len(d), 4), np.float32), {}, K)
 
 
-def test_without_lookahead_a_following_parent_is_unreachable() -> None:
-    g = _graph(False)
+def test_a_following_parent_is_unreachable_and_earlier_ones_are_candidates() -> None:
+    g = _graph()
+    assert candidate_slots(K) == K + 1
     assert g.pair.shape == (3, K + 1, pair_feature_count(K))
     assert not bool(g.reachable[0]) and g.gold[0].sum() == 0
     assert bool(g.reachable[2]) and float(g.gold[2, 2]) == 1.0
+    assert int(g.gold_sense[2, 2]) == SENSE_INDEX[Sense.Acknowledgement]
+    assert float(g.pair[2, 2, 2]) == 1.0  # the slot's one-hot column
+    # Only the first EDU may be a root; a slot reaches no further back than the dialogue's start.
+    assert g.cand_mask.tolist() == [
+        [True, False, False, False],
+        [False, True, False, False],
+        [False, True, True, False],
+    ]
 
 
-def test_lookahead_slot_holds_the_next_edu() -> None:
-    g = _graph(True)
-    slot = K + 1
-    assert candidate_slots(K, True) == slot + 1 and slot_offsets(K, True)[slot] == -1
-    assert g.pair.shape == (3, slot + 1, pair_feature_count(K, True))
-    assert bool(g.reachable[0]) and float(g.gold[0, slot]) == 1.0
-    assert int(g.gold_sense[0, slot]) == SENSE_INDEX[Sense.Conditional]
-    assert float(g.pair[0, slot, slot]) == 1.0  # its one-hot column
-    assert float(g.pair[0, slot, slot + 1]) == 1.0  # same speaker
-    assert g.cand_mask[:, slot].tolist() == [True, True, False]  # the last EDU has no next one
-    # The earlier candidates are unchanged by the extra slot.
-    plain = _graph(False)
-    assert torch.equal(g.gold[:, : K + 1], plain.gold) and torch.equal(g.cand_mask[:, : K + 1], plain.cand_mask)
-
-
-def test_candidates_never_cross_into_the_next_dialogue() -> None:
-    batch = Batch.from_data_list([_graph(True), _graph(True)])
-    net = DiscourseParser(4, 0, K, dim=8, word_dim=4, lookahead=True)
-    cand = net._candidates(batch.position, batch.cand_mask)
+def test_candidates_never_cross_into_the_previous_dialogue() -> None:
+    batch = Batch.from_data_list([_graph(), _graph()])
+    net = DiscourseParser(4, 0, K, dim=8, word_dim=4)
+    cand = net._candidates(batch.position)
     n = batch.num_nodes
-    assert cand[:, -1].tolist() == [1, 2, n, 4, 5, n]  # the root row after each dialogue's last EDU
+    # The second dialogue's first EDU (node 3) has no earlier EDU of its own: every slot is the root row.
+    assert cand[3].tolist() == [n] * (K + 1)
+    assert cand[5].tolist() == [n, 4, 3, n]
     out = net(batch)
-    assert out["link2"].shape == (n, K + 2)
+    assert out["link2"].shape == (n, K + 1)
     assert torch.isfinite(out["link2"][batch.cand_mask]).all()
 
 
-def test_decode_turns_the_lookahead_slot_into_a_link_from_the_next_edu() -> None:
-    batch = Batch.from_data_list([_graph(True)])
-    prob = torch.zeros(3, K + 2)
-    prob[0, K + 1] = 1.0  # EDU 0: its parent is the next EDU
+def test_decode_turns_a_slot_into_a_link_from_that_many_edus_back() -> None:
+    batch = Batch.from_data_list([_graph()])
+    prob = torch.zeros(3, K + 1)
+    prob[0, 0] = 1.0  # the root: no link
     prob[1, 1] = 1.0
     prob[2, 2] = 1.0
-    sense = torch.zeros(3, K + 2, len(SENSE_INDEX))
+    sense = torch.zeros(3, K + 1, len(SENSE_INDEX))
     sense[..., SENSE_INDEX[Sense.Conditional]] = 1.0
-    links = decode(prob, sense, batch, {"stac": 1.01}, ["stac"], slot_offsets(K, True))[0]
-    assert [(p.x, p.y) for p in links] == [(1, 0), (0, 1), (0, 2)]
-
-
-def test_lookahead_stays_masked_in_molweni_style_dialogues() -> None:
-    d = _dialogue()
-    molweni = Dialogue(d.key, d.local_id, "molweni", d.texts, d.speakers, d.relations)
-    g = dialogue_graph(molweni, np.zeros((3, 4), np.float32), {}, K, True)
-    assert g.pair.shape[1] == K + 2
-    assert not g.cand_mask[:, K + 1].any() and not bool(g.reachable[0])
-    assert float(g.pair[:, K + 1].abs().sum()) == 0.0
+    links = decode(prob, sense, batch, {"stac": 1.01}, ["stac"])[0]
+    assert [(p.x, p.y, p.sense) for p in links] == [(0, 1, Sense.Conditional), (0, 2, Sense.Conditional)]
