@@ -18,8 +18,7 @@ feature vector, and a token-level MLP gives the probability that annotators high
   similarities of each side), and the lengths of both sides.
 
 A pair is a paraphrase when both sides have a word with probability >= 0.5 (Wegmann et al.
-2024). The head (PCA + MLP) weighs about 150 kB. The ``gru`` profile replaces the token MLP by a
-GRU over each side's words (gnn.paraphrase_heads).
+2024). The head (PCA + MLP) weighs about 150 kB.
 
 The fine-tuned kind trains the encoder's top ``finetune_layers`` layers (all six of MiniLM-L6 in
 ``finetune``), or low-rank adapters on them (``lora``), with a linear token head: a word's logit is
@@ -90,9 +89,6 @@ class HighlighterConfig:
     pair_batch: int = 8
     # Low-rank adapters instead of whole trained layers (0: the layers themselves are trained).
     lora_rank: int = 0
-    # Frozen-encoder head: ``mlp`` scores each word alone, ``gru`` reads each side in order
-    # (gnn.paraphrase_heads).
-    head: str = "mlp"
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -103,9 +99,6 @@ class HighlighterConfig:
 PROFILES: dict[str, dict[str, Any]] = {
     "quick": {"epochs": 5},
     "full": {"epochs": 15},
-    # The token MLP replaced by a GRU over each side (gnn.paraphrase_heads); not the shipped model
-    # (docs/models/paraphrase.md: better highlights in cross-validation, a lower held-out F1).
-    "gru": {"epochs": 15, "head": "gru"},
     "finetune": {"epochs": 10, "finetune_layers": 6, "lr": 1e-3, "dropout": 0.1},
     # Rank-8 adapters on the six layers instead of the layers themselves: 1.4 MB of weights.
     "lora": {"epochs": 10, "finetune_layers": 6, "lora_rank": 8, "encoder_lr": 1e-3, "lr": 1e-3, "dropout": 0.1},
@@ -258,18 +251,9 @@ def alignment_features(
     return np.stack(cols, axis=1).astype(np.float32)
 
 
-HEADS = ("mlp", "gru")
-
-
-def _build_head(dim_in: int, hidden: int, dropout: float, kind: str = "mlp") -> nn.Module:
+def _build_head(dim_in: int, hidden: int, dropout: float) -> nn.Module:
     from torch import nn
 
-    if kind not in HEADS:
-        raise ValueError(f"unknown highlighter head {kind!r}; expected one of {HEADS}")
-    if kind == "gru":
-        from gnn.paraphrase_heads import SequenceHead
-
-        return SequenceHead(dim_in, hidden, dropout)
     return nn.Sequential(
         nn.Linear(dim_in, hidden),
         nn.GELU(),
@@ -403,7 +387,7 @@ class Highlighter(ABC):
 
 
 class ParaphraseHighlighter(Highlighter):
-    """Frozen encoder + PCA + token head (an MLP, or a GRU over each side).
+    """Frozen encoder + PCA + token MLP.
 
     Build one with :func:`train_highlighter` or :func:`load_highlighter`. Its inputs are each pair's
     (guest, host) feature matrices.
@@ -416,7 +400,7 @@ class ParaphraseHighlighter(Highlighter):
     ) -> None:
         self.embedder, self.encoder, self.config = embedder, embedder.encoder, config
         self.mean, self.components = mean, components
-        self.module = _build_head(components.shape[0] + N_EXTRA, config.hidden, config.dropout, config.head)
+        self.module = _build_head(components.shape[0] + N_EXTRA, config.hidden, config.dropout)
 
     @classmethod
     def restore(
@@ -452,11 +436,10 @@ class ParaphraseHighlighter(Highlighter):
     @property
     def notes(self) -> str:
         """What the model is, for its card."""
-        head = "a GRU over each side" if self.config.head == "gru" else "MLP"
         layers = list(self.config.layers)
         return (
             f"Frozen {self.encoder.name} pair encoding (guest and host in one input; layers {layers}) "
-            f"+ PCA and alignment features + {head}"
+            "+ PCA and alignment features + MLP"
         )
 
     def features(self, pair: ParaphrasePair, g: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -477,39 +460,25 @@ class ParaphraseHighlighter(Highlighter):
         return self.features(pair, *self.embedder.embed(pair.guest, pair.host))
 
     def word_logits(self, inputs: Sequence[Any]) -> list[torch.Tensor]:
-        """The GRU reads each side in order, the MLP scores each word alone."""
+        """The MLP scores each word alone."""
         import torch
 
         device = next(self.module.parameters()).device
-        if self.config.head == "gru":
-            sides = self.module([torch.from_numpy(side).to(device) for pair in inputs for side in pair])
-            return [torch.cat(sides[k : k + 2]) for k in range(0, len(sides), 2)]
         return [self.module(torch.from_numpy(np.concatenate(pair)).to(device)).squeeze(-1) for pair in inputs]
 
     def batches(self, inputs: Sequence[Any], targets: Sequence[np.ndarray], rng: np.random.Generator) -> list[Any]:
-        """The MLP: shuffled batches of ``batch_size`` words of all pairs; the GRU: of ``pair_batch`` pairs."""
+        """Shuffled batches of ``batch_size`` words of all pairs."""
         import torch
 
-        if self.config.head == "gru":
-            order = rng.permutation(len(inputs)).tolist()
-            chunks = [order[k : k + self.config.pair_batch] for k in range(0, len(order), self.config.pair_batch)]
-            return [([inputs[i] for i in chunk], [targets[i] for i in chunk]) for chunk in chunks]
         x = torch.from_numpy(np.concatenate([np.concatenate(pair) for pair in inputs]))
         y = torch.from_numpy(np.concatenate(targets))
         return [(x[idx], y[idx]) for idx in torch.from_numpy(rng.permutation(len(x))).split(self.config.batch_size)]
 
     def loss(self, batch: Any) -> torch.Tensor:
-        """The MLP: the mean word loss; the GRU: the mean of each pair's mean word loss (a long turn weighs
-        as much as a short one)."""
+        """The mean word loss."""
         import torch
 
         bce = torch.nn.functional.binary_cross_entropy_with_logits
-        if self.config.head == "gru":
-            pairs, targets = batch
-            logits = self.word_logits(pairs)
-            return torch.stack(
-                [bce(v, torch.from_numpy(t).to(v.device)) for v, t in zip(logits, targets, strict=True)]
-            ).mean()
         x, y = batch
         device = next(self.module.parameters()).device
         return bce(self.module(x.to(device)).squeeze(-1), y.to(device))
@@ -832,7 +801,8 @@ def load_highlighter(model_dir: Path, card: ModelCard | None = None, cache_dir: 
 
     Raises:
         FileNotFoundError: ``model_dir`` lacks the configuration or the weights it names.
-        ModelError: The encoder is not the one the card records (:func:`gnn.modelcard.check_encoder`).
+        ModelError: The encoder is not the one the card records (:func:`gnn.modelcard.check_encoder`), or
+            the configuration names a head other than the MLP.
     """
     from safetensors.torch import load_file
 
@@ -843,6 +813,12 @@ def load_highlighter(model_dir: Path, card: ModelCard | None = None, cache_dir: 
     if not config_path.is_file():
         raise FileNotFoundError(f"{config_path}: not a paraphrase model directory (no {CONFIG})")
     raw = json.loads(config_path.read_text(encoding="utf-8"))
+    # Configurations saved while a GRU head existed name their head; the MLP is the only one left.
+    head = raw.pop("head", "mlp")
+    if head != "mlp":
+        raise ModelError(
+            f"{config_path}: head {head!r} was removed, only the MLP head loads (docs/models/paraphrase.md)"
+        )
     config = HighlighterConfig(**raw | {"layers": tuple(raw.get("layers", ()))})
     kind: type[Highlighter] = FineTunedHighlighter if config.finetune_layers > 0 else ParaphraseHighlighter
     weights = model_dir / kind.WEIGHTS

@@ -146,40 +146,27 @@ def test_predict_unannotated_pairs_under_any_name(trained: tuple[Path, Path], tm
     assert not (tmp_path / "c.tsv").exists()
 
 
-def test_gru_head_trains_saves_and_predicts_the_same_after_loading(tmp_path: Path) -> None:
-    from gnn.paraphrase import load_highlighter
+def test_a_config_naming_the_mlp_head_loads_and_one_naming_the_removed_gru_head_is_refused(
+    trained: tuple[Path, Path], tmp_path: Path
+) -> None:
+    from gnn.paraphrase import CONFIG, load_highlighter
 
-    cache = tmp_path / "cache"
-    card = service.train([TRAIN, DEV], tmp_path / "gru", profile="gru", seed=3, cache_dir=cache)
-    assert card.hyperparameters["head"] == "gru" and "GRU" in card.notes
+    model, cache = trained
     pairs = service.pairs_from_file(DEV)
-    model = load_highlighter(tmp_path / "gru", card, cache_dir=cache)
-    assert model.config.head == "gru"
-    first = model.predict(pairs)
-    assert [len(p.guest_probs) for p in first] == [len(p.guest) for p in pairs]
-    assert [len(p.host_probs) for p in first] == [len(p.host) for p in pairs]
-    # Pairs are scored the same alone as in a batch (padding does not leak into the words).
-    alone = [model.predict([pair])[0] for pair in pairs[:3]]
-    for a, b in zip(alone, first[:3], strict=True):
-        assert a.guest_probs == pytest.approx(b.guest_probs, abs=1e-6)
-        assert a.host_probs == pytest.approx(b.host_probs, abs=1e-6)
-
-
-def test_sequence_head_reads_sides_in_order_and_allows_empty_sides() -> None:
-    import torch
-
-    from gnn.paraphrase_heads import SequenceHead
-
-    torch.manual_seed(0)
-    head = SequenceHead(4, 8, 0.0).eval()
-    a, b = torch.randn(5, 4), torch.randn(3, 4)
-    out = head([a, torch.zeros(0, 4), b])
-    assert [len(x) for x in out] == [5, 0, 3]
-    # A word's logit depends on its neighbours: changing the last word moves the first one's.
-    changed = a.clone()
-    changed[-1] += 1.0
-    assert not torch.allclose(head([changed])[0][0], out[0][0])
-    assert torch.allclose(head([a])[0], out[0], atol=1e-6)
+    expected = load_highlighter(model, cache_dir=cache).predict(pairs)
+    # Configurations saved while the GRU head existed name their head ("head": "mlp" or "gru").
+    copy = tmp_path / "model"
+    shutil.copytree(model, copy)
+    raw = json.loads((copy / CONFIG).read_text(encoding="utf-8"))
+    assert "head" not in raw
+    (copy / CONFIG).write_text(json.dumps(raw | {"head": "mlp"}), encoding="utf-8")
+    loaded = load_highlighter(copy, cache_dir=cache).predict(pairs)
+    assert [(p.paraphrase, p.score, p.guest_probs, p.host_probs) for p in loaded] == [
+        (p.paraphrase, p.score, p.guest_probs, p.host_probs) for p in expected
+    ]
+    (copy / CONFIG).write_text(json.dumps(raw | {"head": "gru"}), encoding="utf-8")
+    with pytest.raises(ModelError, match="head 'gru' was removed"):
+        load_highlighter(copy, cache_dir=cache)
 
 
 def test_the_shipped_model_records_its_encoder_and_refuses_another(tmp_path: Path) -> None:

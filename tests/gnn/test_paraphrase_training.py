@@ -27,7 +27,7 @@ def parts() -> dict[str, list[ParaphrasePair]]:
     return {"train": train, "tune": tune, "heldout": heldout}
 
 
-@pytest.mark.parametrize("profile", ["quick", "gru", "lora"])
+@pytest.mark.parametrize("profile", ["quick", "lora"])
 def test_the_kept_epoch_is_the_best_on_the_tuning_pairs_with_its_offset(
     profile: str, parts: dict[str, list[ParaphrasePair]], tmp_path: Path
 ) -> None:
