@@ -16,9 +16,8 @@ Model: the frozen sentence encoder (:class:`gnn.encoder.TextEncoder`, vectors ca
 ``u``, ``v``; the head is an MLP over ``[u, v, u*v, |u-v|, u.v]``, a few cue-word flags of each
 side (negations, contrast, reasons, questions: what a reply that disagrees or gives a reason
 starts with) and the pair's word overlap (a restatement repeats the words, a denial negates
-them). With ``symmetric`` the label is of the pair, not of its direction: training sees both
-orders and prediction averages them (measured worse by cross-validation; off in the profiles).
-Decision: per-label log-biases added to the log-probabilities, chosen with the epoch on the
+them). The label is of the pair's direction (the source supports, attacks or rephrases the
+target). Decision: per-label log-biases added to the log-probabilities, chosen with the epoch on the
 tuning part of the training data (macro-F1).
 
 torch is imported inside the functions: the CLI imports this module eagerly.
@@ -75,16 +74,13 @@ _TOKEN = re.compile(r"[a-z']+|\?")
 @dataclass(frozen=True)
 class PairExample:
     """A labelled pair: what was said first (``source``), what it relates to (``target``), the label
-    (:data:`LABELS`), the group that keeps it on one side of a fold (the QT30 episode), and the two
-    propositions as the annotators wrote them (``written``: their I-node texts, when those differ
-    from what was said)."""
+    (:data:`LABELS`), the group that keeps it on one side of a fold (the QT30 episode) and its map."""
 
     source: str
     target: str
     label: str
     group: str
     map_name: str = ""
-    written: tuple[str, str] | None = None
 
 
 @dataclass
@@ -99,14 +95,9 @@ class PairConfig:
         weight_decay: AdamW weight decay.
         batch: Pairs per batch.
         class_power: Class weights of the loss are ``(n / n_c) ** class_power`` (0: unweighted).
-        symmetric: Label the pair whatever its order (both orders train, predictions average them).
         cues: Add the cue-word flags of each side.
         overlap: Add the word-overlap features of the pair (:func:`overlap_features`).
-        joint: Add the encoder's vector of the two texts read together (:func:`joint_text`), where
-            its attention sees both sides at once.
         none_share: Sampled ``none`` pairs per gold relation of a map.
-        written_copies: Also train on each training pair as the annotators wrote it (its I-node
-            texts; tuning and scoring read what was said only).
         seed: Seed of the network, the batches and the ``none`` sampling.
     """
 
@@ -117,12 +108,9 @@ class PairConfig:
     weight_decay: float = 1e-4
     batch: int = 256
     class_power: float = 0.5
-    symmetric: bool = False
     cues: bool = True
     overlap: bool = True
-    joint: bool = False
     none_share: float = 1.0
-    written_copies: bool = False
     seed: int = 13
 
 
@@ -185,7 +173,7 @@ def examples_from_maps(maps: Sequence[ArgMap], none_share: float = 1.0, seed: in
         ) -> PairExample:
             written = (props[i], props[j])
             spoken = written if anchors[i] >= 0 and anchors[i] == anchors[j] else (said[i], said[j])
-            return PairExample(*spoken, label, group, name, written if written != spoken else None)
+            return PairExample(*spoken, label, group, name)
 
         related = set(amap.gold) | {(t, s) for s, t in amap.gold}
         for (s, t), raw in sorted(amap.gold.items()):
@@ -245,34 +233,26 @@ def overlap_features(source: str, target: str) -> list[float]:
     ]
 
 
-def joint_text(source: str, target: str) -> str:
-    """The two texts as one input of the encoder, separated by its separator token."""
-    return f"{source} [SEP] {target}"
-
-
 def pair_features(
     u: np.ndarray,
     v: np.ndarray,
     cu: np.ndarray | None,
     cv: np.ndarray | None,
     lex: np.ndarray | None = None,
-    joint: np.ndarray | None = None,
 ) -> np.ndarray:
-    """``(n, d)`` rows ``[u, v, u*v, |u-v|, u.v, cues(u), cues(v), overlap, joint]`` (the last three only
-    when given)."""
+    """``(n, d)`` rows ``[u, v, u*v, |u-v|, u.v, cues(u), cues(v), overlap]`` (the last two only when
+    given)."""
     cols = [u, v, u * v, np.abs(u - v), np.sum(u * v, axis=1, keepdims=True)]
     if cu is not None and cv is not None:
         cols += [cu, cv]
     if lex is not None:
         cols.append(lex)
-    if joint is not None:
-        cols.append(joint)
     return np.concatenate(cols, axis=1).astype(np.float32)
 
 
-def feature_width(dim: int, cues: bool, overlap: bool = False, joint: bool = False) -> int:
+def feature_width(dim: int, cues: bool, overlap: bool = False) -> int:
     """Width of :func:`pair_features` rows for vectors of width ``dim``."""
-    return 4 * dim + 1 + (2 * N_CUES if cues else 0) + (N_OVERLAP if overlap else 0) + (dim if joint else 0)
+    return 4 * dim + 1 + (2 * N_CUES if cues else 0) + (N_OVERLAP if overlap else 0)
 
 
 class PairVectors:
@@ -295,7 +275,6 @@ class PairVectors:
         cues: bool,
         reverse: bool = False,
         overlap: bool = False,
-        joint: bool = False,
     ) -> np.ndarray:
         """:func:`pair_features` of ``(source, target)`` pairs (of ``(target, source)`` with ``reverse``)."""
         if not pairs:
@@ -310,12 +289,7 @@ class PairVectors:
         lex = None
         if overlap:
             lex = np.array([overlap_features(a, b) for a, b in zip(firsts, seconds, strict=True)], dtype=np.float32)
-        both = None
-        if joint:
-            texts = [joint_text(a, b) for a, b in zip(firsts, seconds, strict=True)]
-            self.add(texts)
-            both = np.stack([self._vec[t] for t in texts]).astype(np.float32)
-        return pair_features(u, v, cu, cv, lex, both)
+        return pair_features(u, v, cu, cv, lex)
 
 
 # -- decision ----------------------------------------------------------------------------------
@@ -370,21 +344,15 @@ class PairModel:
     dim: int
 
     def probabilities(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-        """``(len(pairs), 4)`` probabilities over :data:`LABELS` (both orders averaged when symmetric)."""
+        """``(len(pairs), 4)`` probabilities over :data:`LABELS`."""
         import torch
 
         if not pairs:
             return np.zeros((0, len(LABELS)), dtype=np.float32)
         self.head.eval()
-        orders = (False, True) if self.config.symmetric else (False,)
-        out = np.zeros((len(pairs), len(LABELS)), dtype=np.float64)
         with torch.inference_mode():
-            for reverse in orders:
-                x = torch.from_numpy(
-                    self.vectors.features(pairs, self.config.cues, reverse, self.config.overlap, self.config.joint)
-                )
-                out += torch.softmax(self.head(x), dim=1).double().numpy()
-        return out / len(orders)
+            x = torch.from_numpy(self.vectors.features(pairs, self.config.cues, overlap=self.config.overlap))
+            return np.asarray(torch.softmax(self.head(x), dim=1).double().numpy())
 
     def predict(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[str, float, dict[str, float]]]:
         """Per pair: the decided label, its probability, and the probability of every label."""
@@ -421,10 +389,15 @@ class PairModel:
 
         try:
             meta = json.loads((model_dir / CONFIG).read_text(encoding="utf-8"))
-            config = PairConfig(**meta["config"])
+            recipe = dict(meta["config"])
+            # Directories written before the unadopted variants were removed name them, switched off.
+            gone = [k for k in ("symmetric", "joint", "written_copies") if recipe.pop(k, False)]
+            if gone:
+                raise ModelError(f"{model_dir / CONFIG}: written by a recipe argweb no longer has ({', '.join(gone)})")
+            config = PairConfig(**recipe)
             if tuple(meta["labels"]) != LABELS:
                 raise ModelError(f"{model_dir / CONFIG}: labels {meta['labels']}, expected {list(LABELS)}")
-            head = _head(feature_width(int(meta["dim"]), config.cues, config.overlap, config.joint), config)
+            head = _head(feature_width(int(meta["dim"]), config.cues, config.overlap), config)
             head.load_state_dict(float_state(load_file(str(model_dir / WEIGHTS))))
         except (OSError, KeyError, TypeError, ValueError, RuntimeError) as e:
             raise ModelError(f"{model_dir}: not a pair model ({e})") from e
@@ -434,7 +407,7 @@ class PairModel:
 
 @dataclass
 class _Matrix:
-    """Features and label indices of a set of pairs (both orders stacked when symmetric)."""
+    """Features and label indices of a set of pairs."""
 
     x: Any
     y: Any
@@ -443,14 +416,13 @@ class _Matrix:
 class PairFit:
     """The :class:`gnn.trainer.Fittable` of the pair head: weighted cross-entropy, tuning macro-F1."""
 
-    def __init__(self, width: int, config: PairConfig, train: _Matrix, tune: _Matrix | None, n_tune: int) -> None:
+    def __init__(self, width: int, config: PairConfig, train: _Matrix, tune: _Matrix | None) -> None:
         import torch
 
         self.config = config
         self.net = _head(width, config)
         self.train = train
         self.tune = tune
-        self.n_tune = n_tune
         counts = torch.bincount(train.y, minlength=len(LABELS)).float().clamp(min=1)
         weight = (counts.sum() / counts) ** config.class_power
         self.criterion = torch.nn.CrossEntropyLoss(weight=weight / weight.mean())
@@ -476,45 +448,30 @@ class PairFit:
         return self.criterion.to(device)(self.net(self.train.x[idx].to(device)), self.train.y[idx].to(device))
 
     def tune_probs(self) -> np.ndarray:
-        """Probabilities of the tuning pairs (orders averaged when symmetric)."""
+        """Probabilities of the tuning pairs."""
         import torch
 
         assert self.tune is not None
         device = next(self.net.parameters()).device
-        p = torch.softmax(self.net(self.tune.x.to(device)).float(), dim=1).cpu().double().numpy()
-        if self.config.symmetric:
-            p = (p[: self.n_tune] + p[self.n_tune :]) / 2
-        return np.asarray(p)
+        return np.asarray(torch.softmax(self.net(self.tune.x.to(device)).float(), dim=1).cpu().double().numpy())
 
     def select(self) -> Selection | None:
         """Macro-F1 on the tuning pairs with biases chosen there (they go with the epoch)."""
         from gnn.trainer import Selection
 
-        if self.tune is None or self.n_tune == 0:
+        if self.tune is None or len(self.tune.y) == 0:
             return None
-        gold = self.tune.y[: self.n_tune].numpy()
+        gold = self.tune.y.numpy()
         bias, score = tune_bias(self.tune_probs(), gold)
         plain = macro_f1(gold.tolist(), decide(self.tune_probs(), [0.0] * len(LABELS)).tolist(), range(len(LABELS)))
         return Selection(score, {"bias": bias}, {"tune_f1": round(score, 4), "tune_f1_unbiased": round(plain, 4)})
 
 
-def _matrix(
-    vectors: PairVectors, examples: Sequence[PairExample], config: PairConfig, training: bool = False
-) -> _Matrix:
+def _matrix(vectors: PairVectors, examples: Sequence[PairExample], config: PairConfig) -> _Matrix:
     import torch
 
-    pairs = [(e.source, e.target) for e in examples]
+    x = vectors.features([(e.source, e.target) for e in examples], config.cues, overlap=config.overlap)
     y = np.array([LABELS.index(e.label) for e in examples], dtype=np.int64)
-    if training and config.written_copies:
-        copies = [e for e in examples if e.written is not None]
-        pairs += [e.written for e in copies if e.written is not None]
-        y = np.concatenate([y, np.array([LABELS.index(e.label) for e in copies], dtype=np.int64)])
-    x = vectors.features(pairs, config.cues, overlap=config.overlap, joint=config.joint)
-    if config.symmetric:
-        x = np.concatenate(
-            [x, vectors.features(pairs, config.cues, reverse=True, overlap=config.overlap, joint=config.joint)]
-        )
-        y = np.concatenate([y, y])
     return _Matrix(torch.from_numpy(x), torch.from_numpy(y))
 
 
@@ -552,23 +509,21 @@ def train_pairs(
         raise ModelError("no training pairs")
     started = time.perf_counter()
     vectors.add([t for e in [*train, *tune] for t in (e.source, e.target)])
-    if config.written_copies:
-        vectors.add([t for e in [*train, *tune] if e.written is not None for t in e.written])
     dim = int(vectors.encoder.dim)
-    width = feature_width(dim, config.cues, config.overlap, config.joint)
+    width = feature_width(dim, config.cues, config.overlap)
     schedule = Schedule(
         epochs=config.epochs, lr=config.lr, weight_decay=config.weight_decay, seed=config.seed, autocast=False
     )
     trainer = Trainer(schedule, device, log=log, label="pairs: ")
     tuning = _matrix(vectors, tune, config) if tune else None
-    job = PairFit(width, config, _matrix(vectors, train, config, training=True), tuning, len(tune))
+    job = PairFit(width, config, _matrix(vectors, train, config), tuning)
     result = trainer.fit(job)
     bias = list(result.chosen.get("bias", [0.0] * len(LABELS)))
     net = job.net
     refit_epoch = None
     if refit and tune:
         refit_epoch = result.best_epoch
-        again = PairFit(width, config, _matrix(vectors, [*train, *tune], config, training=True), None, 0)
+        again = PairFit(width, config, _matrix(vectors, [*train, *tune], config), None)
         Trainer(schedule, device, log=log, label="pairs refit: ").fit(again, stop_after=refit_epoch)
         net = again.net
     from gnn.weights import round_to_half

@@ -124,9 +124,8 @@ def train(
             "tune_pairs": len(tune_part),
         },
         notes="MLP over frozen MiniLM vectors of the two texts ([u, v, u*v, |u-v|, u.v], cue-word flags and "
-        "word overlap), "
-        + ("both orders averaged" if config.symmetric else "source -> target")
-        + "; per-label log-biases chosen on the tuning episodes. Out of context: two texts, no map.",
+        "word overlap), source -> target; per-label log-biases chosen on the tuning episodes. Out of context: "
+        "two texts, no map.",
     )
     return write_trained_card(out, card, config, profile, run, metrics, model.save(out))
 

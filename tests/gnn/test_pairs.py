@@ -3,6 +3,7 @@ directory, and the grouped cross-validation on the shipped samples."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -57,9 +58,6 @@ def test_examples_are_every_gold_relation_and_unrelated_pairs_of_the_same_map(ma
     # The same seed draws the same pairs; texts are what was said, never empty.
     assert found == examples_from_maps(maps, none_share=1.0, seed=3)
     assert all(e.source and e.target for e in found)
-    # The annotators' wording is kept beside what was said when it differs.
-    written = [e for e in found if e.written is not None]
-    assert written and all(e.written != (e.source, e.target) for e in written)
     amap = maps[0]
     said, anchors = said_texts(amap)
     assert any(k >= 0 for k in anchors)
@@ -109,11 +107,7 @@ def test_a_trained_model_saves_loads_and_predicts_the_same(
     found = examples_from_maps(maps)
     config = PairConfig(hidden=16, epochs=2, seed=1)
     model, run = train_pairs(found[::2], found[1::2], config, vectors)
-    # Written copies add training rows only: tuning and scoring read what was said.
-    copies = PairConfig(written_copies=True)
-    extra = sum(e.written is not None for e in found)
-    assert len(_matrix(vectors, found, copies, training=True).y) == len(found) + extra
-    assert len(_matrix(vectors, found, copies).y) == len(found)
+    assert len(_matrix(vectors, found, config).y) == len(found)
     assert 1 <= run.fit.best_epoch <= 2 and len(model.bias) == len(LABELS)
     size = model.save(tmp_path)
     assert 0 < size < 2_000_000
@@ -122,16 +116,19 @@ def test_a_trained_model_saves_loads_and_predicts_the_same(
     assert np.allclose(model.probabilities(pairs), again.probabilities(pairs), atol=1e-6)
     for label, p, probs in again.predict(pairs):
         assert label in LABELS and probs[label] == p and abs(sum(probs.values()) - 1) < 1e-6
+    # Directories that name a removed variant load when it is off (as the shipped one does) and are
+    # refused when it is on: their head was trained on other features.
+    meta = json.loads((tmp_path / "pairs_config.json").read_text())
+    meta["config"]["symmetric"] = False
+    (tmp_path / "pairs_config.json").write_text(json.dumps(meta))
+    assert np.allclose(PairModel.load(tmp_path, vectors.encoder).probabilities(pairs), again.probabilities(pairs))
+    meta["config"]["joint"] = True
+    (tmp_path / "pairs_config.json").write_text(json.dumps(meta))
+    with pytest.raises(ModelError, match=r"no longer has \(joint\)"):
+        PairModel.load(tmp_path, vectors.encoder)
     (tmp_path / "pairs_config.json").write_text("{}")
     with pytest.raises(ModelError, match="not a pair model"):
         PairModel.load(tmp_path, vectors.encoder)
-
-
-def test_symmetric_models_give_both_orders_the_same_label(maps: list[ArgMap], vectors: PairVectors) -> None:
-    found = examples_from_maps(maps)
-    model, _ = train_pairs(found, [], PairConfig(hidden=8, epochs=1, symmetric=True), vectors)
-    a, b = "Taxes should go up.", "No, they should not."
-    assert np.allclose(model.probabilities([(a, b)]), model.probabilities([(b, a)]), atol=1e-6)
 
 
 def test_cross_validation_folds_by_episode(maps: list[ArgMap], vectors: PairVectors) -> None:
