@@ -40,6 +40,7 @@ from gnn.bam import BratDocument, Component
 from gnn.encoder import TextEncoder
 from gnn.trainer import FitResult, Progress, Schedule, Selection, Trainer
 from gnn.weights import float_state, half_state
+from ontology.errors import ModelError
 
 LABELS = ("background_claim", "own_claim", "data")
 TAGS = ("O", *(f"{p}-{lab}" for lab in LABELS for p in ("B", "I")))
@@ -64,8 +65,6 @@ class TaggerConfig:
         extra: Free-form notes.
         average_from: From this epoch on, the weights' running average competes with each epoch's own.
         min_tokens: Shorter components are dropped.
-        context: Neighbouring sentences' mean vectors as extra inputs (0.447 exact F1 on A21-A24
-            against 0.459 without, same seed, epochs and cached vectors, so off by default).
         seed: Random seed.
     """
 
@@ -79,7 +78,6 @@ class TaggerConfig:
     extra: dict[str, Any] = field(default_factory=dict)
     average_from: int = 3
     min_tokens: int = 1
-    context: bool = False
     seed: int = 13
 
 
@@ -231,24 +229,15 @@ class BiLstmCrf(nn.Module):
         return [row[:n] for row, n in zip(full, lengths, strict=True)]
 
 
-def paper_rows(sentences: Sequence[_Sentence], vectors: Sequence[np.ndarray], context: bool) -> list[np.ndarray]:
+def paper_rows(sentences: Sequence[_Sentence], vectors: Sequence[np.ndarray]) -> list[np.ndarray]:
     """Network inputs of the sentences of one paper, in order: one ``(tokens, width)`` array each.
 
-    A token's row is its word vector, then (with ``context``) the mean word vectors of the
-    previous and the next sentence (zeros at the ends: whether a claim is the authors' own or
-    background often shows in the sentences around it), then the four position features.
+    A token's row is its word vector, then the four position features.
     """
-    means = [v.mean(axis=0) if len(v) else np.zeros(v.shape[1], np.float32) for v in vectors]
     out = []
-    for k, (sentence, vec) in enumerate(zip(sentences, vectors, strict=True)):
+    for sentence, vec in zip(sentences, vectors, strict=True):
         n = len(sentence.spans)
         parts = [vec.astype(np.float32)]
-        if context:
-            around = [
-                means[k - 1] if k else np.zeros_like(means[k]),
-                means[k + 1] if k + 1 < len(means) else np.zeros_like(means[k]),
-            ]
-            parts.append(np.broadcast_to(np.concatenate(around).astype(np.float32), (n, 2 * vec.shape[1])))
         extra = np.zeros((n, N_POSITION), np.float32)
         extra[:, 0] = sentence.position
         extra[:, 1] = min(n, 80) / 80
@@ -259,9 +248,9 @@ def paper_rows(sentences: Sequence[_Sentence], vectors: Sequence[np.ndarray], co
     return out
 
 
-def input_width(vector_dim: int, context: bool) -> int:
+def input_width(vector_dim: int) -> int:
     """Width of a token's input row (see :func:`paper_rows`)."""
-    return vector_dim * (3 if context else 1) + N_POSITION
+    return vector_dim + N_POSITION
 
 
 def sentence_batch(rows: Sequence[np.ndarray], tags: Sequence[np.ndarray] | None = None, device: Any = "cpu") -> Any:
@@ -329,6 +318,7 @@ class ComponentTagger:
 
         Raises:
             FileNotFoundError: ``model_dir`` lacks the weights or the configuration.
+            ModelError: The configuration names a variant this tagger no longer has.
         """
         from safetensors.torch import load_file
 
@@ -336,9 +326,11 @@ class ComponentTagger:
             if not needed.is_file():
                 raise FileNotFoundError(f"{needed}: not a component tagger directory (no {needed.name})")
         raw = json.loads((model_dir / CONFIG).read_text(encoding="utf-8"))
+        if raw.pop("context", False):  # written before the unadopted variant was removed, switched on
+            raise ModelError(f"{model_dir / CONFIG}: a tagger with sentence context, which argweb no longer has")
         config = TaggerConfig(**raw | {"layers": tuple(raw["layers"]), "widths": tuple(raw["widths"])})
         vectors = TokenVectors(encoder or TextEncoder(), config.layers, config.max_length, cache_dir)
-        network = BiLstmCrf(input_width(vectors.dim, config.context), config)
+        network = BiLstmCrf(input_width(vectors.dim), config)
         network.load_state_dict(float_state(load_file(str(model_dir / WEIGHTS))))
         return cls(network, config, vectors)
 
@@ -374,7 +366,7 @@ class ComponentTagger:
         sentences = sentences_of(doc, lambda s, e: text[s:e])
         if not sentences:
             return []
-        rows = paper_rows(sentences, self.vectors.of(sentences), self.config.context)
+        rows = paper_rows(sentences, self.vectors.of(sentences))
         found = set().union(*self.components(sentences, rows))
         ordered = sorted(found, key=lambda c: (c[1], c[2]))
         return [Component(f"T{i}", label, ((s, e),)) for i, (label, s, e) in enumerate(ordered, 1)]
@@ -412,7 +404,7 @@ class TaggerFit:
     @cached_property
     def module(self) -> BiLstmCrf:
         """The network, built on first use: inside the trainer's seeded run, so the seed sets its initial weights."""
-        return BiLstmCrf(input_width(self.vectors.dim, self.config.context), self.config)
+        return BiLstmCrf(input_width(self.vectors.dim), self.config)
 
     def param_groups(self) -> Any:
         """Every parameter of the network."""
@@ -473,7 +465,7 @@ def train_tagger(
             for s in mine:
                 s.tags = gold_tags(s, list(doc.components.values()))
             sentences.extend(mine)
-            encoded.extend(paper_rows(mine, vectors.of(mine), config.context) if mine else [])
+            encoded.extend(paper_rows(mine, vectors.of(mine)) if mine else [])
             if progress:
                 progress("encode", k, len(papers))
         return sentences, encoded

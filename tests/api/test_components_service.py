@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 from api.services.components import ann_text, predicted_document, read_papers
 from gnn.bam import BratDocument, Component, evaluate
 from gnn.components import ComponentTagger, TaggerConfig, TokenVectors, nearest_claim_relations, train_tagger
+from ontology.errors import ModelError
 
 pytestmark = pytest.mark.model  # trains a model
 DATA = Path(__file__).resolve().parent.parent / "data" / "bam"
@@ -41,6 +43,15 @@ def test_train_predict_and_write_brat(tmp_path: Path) -> None:
             _, start, end = info.split()
             assert text[int(start) : int(end)] == span_text
     assert all(line.split("\t")[0].startswith(("T", "R")) for line in lines)
+    # A configuration that names the removed sentence-context variant loads when it is off (as the
+    # shipped one does) and is refused when it is on: that network read wider rows.
+    config = tmp_path / "m" / "components_config.json"
+    raw = json.loads(config.read_text())
+    config.write_text(json.dumps({**raw, "context": False}))
+    assert ComponentTagger.load(tmp_path / "m", cache_dir=tmp_path / "cache").config == loaded.config
+    config.write_text(json.dumps({**raw, "context": True}))
+    with pytest.raises(ModelError, match="sentence context"):
+        ComponentTagger.load(tmp_path / "m", cache_dir=tmp_path / "cache")
 
 
 def test_predict_dir_with_the_shipped_model(tmp_path: Path) -> None:

@@ -59,18 +59,15 @@ def test_gold_tags_round_trip() -> None:
     assert decode(sentence.spans, tags) == [("data", 3, 8), ("own_claim", 9, 11)]
 
 
-def test_paper_rows_with_and_without_context() -> None:
+def test_paper_rows_are_word_vectors_then_positions() -> None:
     sentences = [Sentence([(0, 1), (2, 3)], ["a", "b"], 0.0), Sentence([(4, 5)], ["c"], 0.5)]
     vectors = [np.array([[1.0, 2.0], [3.0, 4.0]], np.float32), np.array([[5.0, 6.0]], np.float32)]
-    rows = paper_rows(sentences, vectors, context=True)
-    assert [r.shape for r in rows] == [(2, input_width(2, True)), (1, input_width(2, True))]
-    # word vector | previous sentence's mean (none for the first) | next sentence's mean | positions
-    assert rows[0][1, :6].tolist() == [3.0, 4.0, 0.0, 0.0, 5.0, 6.0]
-    assert rows[1][0, :6].tolist() == [5.0, 6.0, 2.0, 3.0, 0.0, 0.0]
-    assert rows[1][0, 6:].tolist() == pytest.approx([0.5, 1 / 80, 0.0, 0.0])
-    assert np.allclose(rows[0][:, 6:], [[0.0, 2 / 80, 0.0, 0.5], [0.0, 2 / 80, 0.5, 0.0]])
-    plain = paper_rows(sentences, vectors, context=False)
-    assert plain[0].shape == (2, input_width(2, False)) and plain[0][:, :2].tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    rows = paper_rows(sentences, vectors)
+    assert [r.shape for r in rows] == [(2, input_width(2)), (1, input_width(2))]
+    assert rows[0][:, :2].tolist() == [[1.0, 2.0], [3.0, 4.0]] and rows[1][0, :2].tolist() == [5.0, 6.0]
+    # the sentence's place in the paper, its length, the token's place from either end
+    assert rows[1][0, 2:].tolist() == pytest.approx([0.5, 1 / 80, 0.0, 0.0])
+    assert np.allclose(rows[0][:, 2:], [[0.0, 2 / 80, 0.0, 0.5], [0.0, 2 / 80, 0.5, 0.0]])
 
 
 def _path_score(crf: BiLstmCrf, em: torch.Tensor, path: tuple[int, ...]) -> float:
@@ -126,7 +123,7 @@ def _synthetic(n: int, seed: int) -> tuple[list[Sentence], list[np.ndarray]]:
     sentences, rows = [], []
     for _ in range(n):
         length = int(rng.integers(2, 8))
-        row = rng.standard_normal((length, input_width(8, False))).astype(np.float32)
+        row = rng.standard_normal((length, input_width(8))).astype(np.float32)
         tags = np.array([_tag("B-own_claim") if v > 0.5 else _tag("O") for v in row[:, 0]])
         spans = [(3 * i, 3 * i + 2) for i in range(length)]
         sentences.append(Sentence(spans, [f"w{i}" for i in range(length)], tags=tags))
