@@ -137,6 +137,21 @@ class TextEncoder:
                 return int(config[key])
         raise ModelError(f"{self.model_dir / 'config.json'}: no hidden size")
 
+    def middle_and_last(self) -> tuple[int, int]:
+        """The hidden-state indices of the middle and the last layer (``(3, 6)`` for MiniLM-L6): the
+        layers whose states make a word's vector for the token-level models.
+
+        Raises:
+            ModelError: The model's ``config.json`` names no layer count.
+        """
+        path = self.model_dir / "config.json"
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        keys = ("num_hidden_layers", "n_layers", "num_layers")
+        depth = next((raw[k] for k in keys if isinstance(raw.get(k), int)), None)
+        if depth is None:
+            raise ModelError(f"{path}: no num_hidden_layers, so no layers to read word vectors from")
+        return depth // 2, depth
+
     def fingerprint(self) -> str:
         """Hash of config, weights and pooling: the cache namespace of this model."""
         if self._fingerprint is None:

@@ -129,20 +129,6 @@ def pair_encoding(tokenizer: Any, guest: list[str], host: list[str], max_length:
     return enc, index
 
 
-def middle_and_last(encoder: TextEncoder) -> tuple[int, int]:
-    """The hidden-state indices of ``encoder``'s middle and last layer (``(3, 6)`` for MiniLM-L6).
-
-    Raises:
-        ModelError: The encoder's ``config.json`` names no layer count.
-    """
-    path = encoder.model_dir / "config.json"
-    raw = json.loads(path.read_text(encoding="utf-8"))
-    depth = next((raw[k] for k in ("num_hidden_layers", "n_layers", "num_layers") if isinstance(raw.get(k), int)), None)
-    if depth is None:
-        raise ModelError(f"{path}: no num_hidden_layers, so no layers to read word vectors from")
-    return depth // 2, depth
-
-
 class PairEmbedder:
     """Frozen encoder that turns a (guest, host) pair into one vector per word of each side.
 
@@ -426,7 +412,7 @@ class ParaphraseHighlighter(Highlighter):
     ) -> tuple[ParaphraseHighlighter, list[Any]]:
         """An untrained highlighter whose PCA is fitted on the words of the first ``n_train`` pairs, and the
         inputs of all ``pairs`` (each encoded once)."""
-        config.layers = config.layers or middle_and_last(encoder)
+        config.layers = config.layers or encoder.middle_and_last()
         embedder = PairEmbedder(encoder, config.layers, config.max_length, cache_dir)
         vectors = _each(pairs, lambda p: embedder.embed(p.guest, p.host), progress)
         mean, components = fit_pca([v for g, h in vectors[:n_train] for v in (g, h)], config.pca, config.seed)

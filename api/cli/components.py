@@ -10,6 +10,7 @@ import typer
 from api.cli.options import (
     CvProfile,
     CvSeed,
+    EncoderDir,
     Folds,
     JsonFlag,
     ModelDir,
@@ -48,6 +49,7 @@ def train_components(
     out: TrainedModelDir = None,
     profile: Profile = "full",
     seed: Seed = 13,
+    encoder: EncoderDir = None,
 ) -> None:
     """Train the BiLSTM-CRF component tagger on A01-A20 (epoch chosen on A21-A24), score A25-A32 with BAM."""
     cfg = settings()
@@ -61,6 +63,7 @@ def train_components(
             seed=seed,
             progress=progress,
             cache_dir=cfg.embeddings_dir / "sciarg-tokens",
+            encoder_dir=encoder,
         )
     held = card.metrics.get("heldout_bam_nearest_claim_linker")
     figures = f"; held-out S {held['S']:.3f} B {held['B']:.3f} C {held['C']:.3f}" if held else ""

@@ -89,6 +89,14 @@ Folds = Annotated[
 
 CvProfile = Annotated[str, typer.Option("--profile", help="Recipe of the fold models (with --cv).")]
 CvSeed = Annotated[int, typer.Option("--seed", help="Seed of the folds and the fold models (with --cv).")]
+CvEncoder = Annotated[
+    Path | None,
+    typer.Option(
+        "--encoder",
+        help="With --cv: a local Hugging Face encoder directory the fold models read the texts with, instead "
+        "of the packaged MiniLM.",
+    ),
+]
 
 
 def print_cv(title: str, section: dict[str, Any]) -> None:

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from api.cli.options import CvProfile, CvSeed, Folds, JsonFlag, ModelDir, print_cv, show, train_command
+from api.cli.options import CvEncoder, CvProfile, CvSeed, Folds, JsonFlag, ModelDir, print_cv, show, train_command
 from api.cli_common import REPORTER, console, group, settings
 from api.services import pairs as service
 
@@ -68,6 +68,7 @@ def evaluate_pairs(
     cv: Folds = None,
     profile: CvProfile = "full",
     seed: CvSeed = 13,
+    encoder: CvEncoder = None,
 ) -> None:
     """Score a pair model on the challenge set and M-Arg's gold pairs, or cross-validate the recipe.
 
@@ -76,7 +77,9 @@ def evaluate_pairs(
     """
     cfg = settings()
     if cv is not None:
-        result = service.cross_validate(cfg, data, cv, profile=profile, seed=seed, reporter=REPORTER)
+        result = service.cross_validate(
+            cfg, data, cv, profile=profile, seed=seed, encoder_dir=encoder, reporter=REPORTER
+        )
         title = f"QT30 pairs out of context, {result['items']} pairs in {result['groups']} episodes"
         show(result, as_json, lambda r: print_cv(title, r))
         return

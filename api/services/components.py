@@ -67,6 +67,7 @@ def train(
     profile: str = "full",
     seed: int = 13,
     progress: Progress | None = None,
+    encoder_dir: Path | None = None,
 ) -> ModelCard:
     """Train the tagger on A01-A20 (epoch chosen on A21-A24) and score A25-A32 with BAM.
 
@@ -77,16 +78,22 @@ def train(
         profile: ``quick`` or ``full``.
         seed: Random seed.
         progress: Called with (stage, done, total).
+        encoder_dir: A local Hugging Face encoder to read the words with (its middle and last
+            layers), instead of the packaged MiniLM (layers 3 and 6); recorded in the card.
 
     Raises:
-        ModelError: Unknown profile.
+        ModelError: Unknown profile, or an encoder directory that is not one.
         LoaderError: Missing or unreadable papers.
     """
     from gnn.components import PROFILES, TaggerConfig, TokenVectors, nearest_claim_relations, train_tagger
+    from gnn.encoder import TextEncoder
 
     config = profile_config(PROFILES, profile, seed, TaggerConfig)
+    encoder = TextEncoder(encoder_dir)
+    if encoder_dir is not None:
+        config.layers = encoder.middle_and_last()
     train_papers, tune_papers = read_papers(corpus, TRAIN), read_papers(corpus, TUNE)
-    vectors = TokenVectors(layers=config.layers, max_length=config.max_length, cache_dir=cache_dir)
+    vectors = TokenVectors(encoder, config.layers, config.max_length, cache_dir)
     tagger, result = train_tagger(train_papers, tune_papers, config, progress=progress, vectors=vectors)
     metrics: dict[str, Any] = {
         "tune_exact_f1": result.best_score,
@@ -104,29 +111,38 @@ def train(
         task=TASK,
         model=MODEL_NAME,
         version=VERSION,
-        encoder=f"{vectors.encoder.name} ({vectors.encoder.cache_key()}), frozen; layers {list(config.layers)}",
+        encoder=encoder.name,
+        encoder_fingerprint=encoder.fingerprint(),
+        encoder_dir=str(encoder.model_dir.resolve()) if encoder_dir is not None else None,
         weights=["components_tagger.safetensors", "components_config.json"],
         data={"corpus": str(corpus), "train": list(TRAIN), "tune": list(TUNE), "heldout": sorted(held)},
-        notes="BIO tagger per sentence: frozen encoder word vectors + position features -> BiLSTM -> CRF; "
+        notes=f"BIO tagger per sentence: frozen encoder word vectors (layers {list(config.layers)}) + position "
+        "features -> BiLSTM -> CRF; "
         "held-out R here uses the nearest-claim linker (the relation classifier runs in predict sciarg --components).",
     )
     return write_trained_card(out, card, config, profile, result, metrics, tagger.save(out))
 
 
 def load_tagger(model: Path | None = None) -> Any:
-    """The tagger of ``model`` or the shipped one.
+    """The tagger of ``model`` or the shipped one, on the encoder its card names.
 
     Raises:
         ApiError: ``model`` is not a component tagger's directory.
-        ModelError: The shipped tagger is missing or broken.
+        ModelError: The shipped tagger is missing or broken, or the encoder is not the one it was
+            trained with.
     """
     from api.settings import get_settings
     from gnn.components import ComponentTagger
+    from gnn.encoder import TextEncoder
+    from gnn.modelcard import check_encoder
     from gnn.registry import resolve_model
 
-    path = resolve_model(TASK, model, get_settings().models_dir if model is not None else None).path
+    resolved = resolve_model(TASK, model, get_settings().models_dir if model is not None else None)
+    path, card = resolved.path, resolved.card
+    encoder = TextEncoder(Path(card.encoder_dir) if card.encoder_dir else None)
+    check_encoder(path, card, encoder.fingerprint(), encoder.name)
     try:
-        return ComponentTagger.load(path)
+        return ComponentTagger.load(path, encoder)
     except FileNotFoundError as e:
         raise ModelError(str(e)) from e
 

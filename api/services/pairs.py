@@ -137,9 +137,11 @@ def cross_validate(
     *,
     profile: str = "full",
     seed: int = 13,
+    encoder_dir: Path | None = None,
     reporter: Reporter = SILENT,
 ) -> dict[str, Any]:
-    """Out-of-fold figures of the pair recipe ``profile``, folds by QT30 episode (no model is written).
+    """Out-of-fold figures of the pair recipe ``profile``, folds by QT30 episode (no model is written);
+    the texts are read with the encoder in ``encoder_dir`` (default: the packaged MiniLM).
 
     Raises:
         ModelError: Unknown profile. LoaderError: No QT30 maps.
@@ -149,9 +151,9 @@ def cross_validate(
 
     config = profile_config(PROFILES, profile, seed, PairConfig)
     found = examples(list(data or default_data(settings)), seed, config.none_share, reporter)
-    vectors = PairVectors(_encoder(settings))
-    out = cross_validate_pairs(found, config, vectors, folds, seed, log=reporter.log)
-    return {**out, "profile": profile}
+    encoder = _encoder(settings, encoder_dir)
+    out = cross_validate_pairs(found, config, PairVectors(encoder), folds, seed, log=reporter.log)
+    return {**out, "profile": profile, "encoder": encoder.name}
 
 
 _LOADED: dict[str, Any] = {}

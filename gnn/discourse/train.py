@@ -411,7 +411,7 @@ def save_model(model: DiscourseModel, out: Path, card: ModelCard) -> Path:
     atomic_write_bytes(out / VOCAB, json.dumps(model.vocab).encode())
     card.weights = [WEIGHTS, VOCAB]
     card.hyperparameters = {**asdict(model.config), "edge_types": list(edge_type_names())}
-    card.encoder = f"{model.encoder.name}@{model.encoder.fingerprint()}"
+    card.encoder, card.encoder_fingerprint = model.encoder.name, model.encoder.fingerprint()
     card.git_commit = card.git_commit or git_commit()
     write_card(out, card)
     return out

@@ -1,13 +1,15 @@
 """``train … --encoder PATH``: any local Hugging Face encoder, recorded by fingerprint and enforced.
 
 A tiny randomly initialised BERT is written from a config into a temporary directory (no weights
-are downloaded); the relation, discourse and paraphrase models train on it, predict through it, and
-refuse to run once the encoder in that directory is no longer the one they were trained with.
+are downloaded); the relation, discourse, paraphrase, pair and component models train on it,
+predict through it, and refuse to run once the encoder in that directory is no longer the one they
+were trained with.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -17,12 +19,14 @@ from typer.testing import CliRunner
 from api.cli.main import app
 from gnn.encoder import TextEncoder
 from graphstore.loaders.registry import SAMPLES
+from ontology.errors import ModelError
 
 pytestmark = pytest.mark.model  # trains on a local encoder
 
 AIF_DIR = SAMPLES / "dialam-2024" / "my_train"
 MOLWENI = SAMPLES / "molweni" / "DP" / "dev.json"
 CONTEXTDEP = sorted((SAMPLES / "contextdep").glob("*_TOKEN-annotations.tsv"))
+BAM = Path(__file__).resolve().parent.parent / "data" / "bam" / "gold"
 
 
 def _tiny_bert(where: Path, seed: int) -> Path:
@@ -131,3 +135,73 @@ def test_paraphrase_trains_and_predicts_on_a_local_encoder_and_refuses_another(
     assert refused.exit_code == 1 and other != card["encoder_fingerprint"]  # a ModelError
     assert f"fingerprint {card['encoder_fingerprint']}" in message and f"fingerprint {other}" in message
     assert not (tmp_path / "again.tsv").exists()
+
+
+def test_pairs_train_cross_validate_and_answer_on_a_local_encoder_and_refuse_another(
+    encoder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from api.cli_common import settings
+    from api.services import pairs
+
+    monkeypatch.setenv("ARGWEB_CACHE_DIR", str(tmp_path / "cache"))  # this encoder's vectors are throwaway
+    out = tmp_path / "pairs"
+    args = ["train", "pairs", "--profile", "quick", "--encoder", str(encoder), "--data", str(AIF_DIR)]
+    result = CliRunner().invoke(app, [*args, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    card = json.loads((out / "model_card.json").read_text(encoding="utf-8"))
+    assert card["encoder_dir"] == str(encoder.resolve()) and len(card["encoder_fingerprint"]) == 16
+    answers = pairs.classify(settings(), [("Taxes must rise.", "No, they must not.")], model=out)
+    assert len(answers) == 1 and abs(sum(answers[0][2].values()) - 1) < 1e-6
+    # The recipe cross-validated on the same encoder: the fold models read its vectors.
+    cv = ["evaluate", "pairs", "--cv", "2", "--profile", "quick", "--encoder", str(encoder), "--data", str(AIF_DIR)]
+    scored = CliRunner().invoke(app, [*cv, "--json"])
+    assert scored.exit_code == 0, scored.output
+    report = json.loads(scored.stdout[scored.stdout.index("{") :])
+    assert report["encoder"] == encoder.name and len(report["folds"]) == 2
+    pairs._LOADED.clear()  # a fresh process would load it again
+    _tiny_bert(encoder, seed=1)
+    try:
+        with pytest.raises(ModelError, match=f"fingerprint {card['encoder_fingerprint']}"):
+            pairs.classify(settings(), [("Taxes must rise.", "No, they must not.")], model=out)
+    finally:
+        _tiny_bert(encoder, seed=0)
+        pairs._LOADED.clear()
+
+
+def test_components_train_and_tag_on_a_local_encoder_and_refuse_another(
+    encoder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ARGWEB_CACHE_DIR", str(tmp_path / "cache"))
+    # One small brat paper standing in for a training, a tuning and a held-out paper.
+    corpus, papers = tmp_path / "sciarg", tmp_path / "texts"
+    corpus.mkdir()
+    papers.mkdir()
+    for name in ("A01", "A21", "A25"):
+        for ext in (".ann", ".txt"):
+            shutil.copyfile(BAM / f"P1{ext}", corpus / f"{name}{ext}")
+    shutil.copyfile(BAM / "P1.txt", papers / "A25.txt")
+    out = tmp_path / "tagger"
+    args = ["train", "components", "--profile", "quick", "--encoder", str(encoder), "--data", str(corpus)]
+    result = CliRunner().invoke(app, [*args, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    card = json.loads((out / "model_card.json").read_text(encoding="utf-8"))
+    assert card["encoder"] == encoder.name and card["encoder_dir"] == str(encoder.resolve())
+    assert len(card["encoder_fingerprint"]) == 16
+    assert card["hyperparameters"]["layers"] == [0, 1]  # the middle and last of its one layer
+
+    def tag(target: Path) -> Result:
+        return CliRunner().invoke(
+            app, ["predict", "components", "--in", str(papers), "--out", str(target), "--model", str(out)]
+        )
+
+    tagged = tag(tmp_path / "pred")
+    assert tagged.exit_code == 0, tagged.output
+    assert (tmp_path / "pred" / "A25.ann").is_file()
+    _tiny_bert(encoder, seed=1)
+    try:
+        refused = tag(tmp_path / "again")
+    finally:
+        _tiny_bert(encoder, seed=0)
+    assert refused.exit_code == 1, refused.output  # a ModelError
+    assert f"fingerprint {card['encoder_fingerprint']}" in " ".join(refused.output.split())
+    assert not (tmp_path / "again" / "A25.ann").exists()
