@@ -71,11 +71,10 @@ def representable(docs: Mapping[str, tuple[BratDocument, str]]) -> tuple[int, in
 
 def tagger_errors(docs: Mapping[str, tuple[BratDocument, str]], model: Path | None) -> dict[str, Any]:
     """Labelled and unlabelled exact-span scores of the tagger, label confusions and near misses."""
-    from gnn.components import ComponentTagger
+    from api.services.components import load_tagger
     from gnn.metrics import PRF
-    from gnn.registry import shipped_model
 
-    tagger = ComponentTagger.load(model or shipped_model("components"))
+    tagger = load_tagger(model)
     tp = tp_span = n_pred = n_gold = near = 0
     confusions: Counter[str] = Counter()
     for doc, text in docs.values():

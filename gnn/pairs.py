@@ -273,15 +273,14 @@ class PairVectors:
         self,
         pairs: Sequence[tuple[str, str]],
         cues: bool,
-        reverse: bool = False,
         overlap: bool = False,
     ) -> np.ndarray:
-        """:func:`pair_features` of ``(source, target)`` pairs (of ``(target, source)`` with ``reverse``)."""
+        """:func:`pair_features` of ``(source, target)`` pairs."""
         if not pairs:
             return np.zeros((0, 0), dtype=np.float32)
         self.add([t for p in pairs for t in p])
-        firsts = [p[1] if reverse else p[0] for p in pairs]
-        seconds = [p[0] if reverse else p[1] for p in pairs]
+        firsts = [p[0] for p in pairs]
+        seconds = [p[1] for p in pairs]
         u = np.stack([self._vec[t] for t in firsts]).astype(np.float32)
         v = np.stack([self._vec[t] for t in seconds]).astype(np.float32)
         cu = np.array([cue_flags(t) for t in firsts], dtype=np.float32) if cues else None
@@ -381,7 +380,8 @@ class PairModel:
         """Read a model directory written by :meth:`save`, reading texts with ``encoder``.
 
         Raises:
-            ModelError: Missing or malformed files, or labels other than :data:`LABELS`.
+            ModelError: Missing or malformed files, labels other than :data:`LABELS`, or a recipe
+                variant that argweb no longer has (``symmetric``, ``joint``, ``written_copies`` on).
         """
         from safetensors.torch import load_file
 

@@ -216,8 +216,7 @@ def train(
         notes=(
             "Frozen all-MiniLM-L6-v2 EDU embeddings + trainable word bag, BiGRU over the dialogue, relational "
             "message passing over speaker/turn/mention edges, pairwise link scorer over the previous K EDUs "
-            "and a "
-            "sense classifier; a second structure-aware pass over the predicted links typed by sense. "
+            "and a sense classifier; a second structure-aware pass over the predicted links typed by sense. "
             f"An ensemble of {config.members} such network(s) (seeds {seed}..{seed + config.members - 1}, "
             "probabilities averaged). "
             f"Profile {profile}; per-member, per-epoch tuning scores in metrics.history."

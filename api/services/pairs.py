@@ -114,7 +114,7 @@ def train(
         weights=["pairs_head.safetensors", "pairs_config.json"],
         encoder=f"{encoder.name}, frozen (sentence vectors)",
         encoder_fingerprint=encoder.fingerprint(),
-        encoder_dir=str(encoder_dir) if encoder_dir else None,
+        encoder_dir=str(encoder_dir.resolve()) if encoder_dir else None,
         data={
             "files": [str(p) for p in paths],
             "pairs": len(found),

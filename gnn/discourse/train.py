@@ -400,7 +400,8 @@ def tune_thresholds(
 
 
 def save_model(model: DiscourseModel, out: Path, card: ModelCard) -> Path:
-    """Write weights, vocabulary and model card into ``out``."""
+    """Write weights, vocabulary and model card into ``out``; the card names the encoder by name and
+    fingerprint (a model is refused on another encoder)."""
     from safetensors.torch import save
 
     out.mkdir(parents=True, exist_ok=True)
@@ -427,7 +428,8 @@ def load_model(model_dir: Path, encoder: TextEncoder | None = None, device: str 
 
     Raises:
         ModelError: Not a discourse model directory, weights in another format than safetensors
-            (a directory written before they were), or weights that do not fit.
+            (a directory written before they were), a parser trained with the removed look-ahead
+            slot, or weights that do not fit.
     """
     from safetensors.torch import load_file
 
@@ -437,6 +439,13 @@ def load_model(model_dir: Path, encoder: TextEncoder | None = None, device: str 
             f"{model_dir}: its model card names weights {card.weights}, not {WEIGHTS}: a discourse model "
             "written before its weights were stored as safetensors; train it again with `argweb train discourse`"
         )
+    if card.hyperparameters.get("lookahead"):
+        # Its networks score one more candidate slot (the next EDU) than this parser has.
+        raise ModelError(
+            f"{model_dir}: a parser with the look-ahead slot, which argweb no longer has (its code is in commit "
+            "bdfadc1); train it again with `argweb train discourse`"
+        )
+    # Older cards name options that are gone (``refit`` only changed how the networks were trained).
     params = {k: v for k, v in card.hyperparameters.items() if k in ParserConfig.__dataclass_fields__}
     config = ParserConfig(**params)
     vocab = json.loads((model_dir / VOCAB).read_text(encoding="utf-8"))

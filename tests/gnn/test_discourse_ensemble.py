@@ -101,6 +101,16 @@ def test_one_network_keeps_the_single_model_layout(
     # Parameter names as model directories written before ensembles have them.
     assert keys == set(model.nets[0].state_dict())
     assert len(load_model(tmp_path, encoder=encoder, device="cpu").nets) == 1
+    # Cards that name the removed options: a refit only changed the training, so the parser runs; the
+    # look-ahead slot changed the networks' inputs, so that parser is refused with a message.
+    card = read_card(tmp_path, task="discourse")
+    card.hyperparameters = {**card.hyperparameters, "refit": True, "lookahead": False}
+    write_card(tmp_path, card)
+    assert len(load_model(tmp_path, encoder=encoder, device="cpu").nets) == 1
+    card.hyperparameters["lookahead"] = True
+    write_card(tmp_path, card)
+    with pytest.raises(ModelError, match="look-ahead slot"):
+        load_model(tmp_path, encoder=encoder, device="cpu")
 
 
 def test_without_tuning_dialogues_each_member_keeps_its_last_epoch(
@@ -131,11 +141,15 @@ def test_each_network_is_fitted_by_the_trainer_from_its_seed(dialogues: list[Dia
         return job, Trainer(schedule(config, seed), device="cpu").fit(job).history
 
     (same, rows), (other, _) = fit(3), fit(4)
+
     # The network is built inside the trainer's seeded run: its seed alone sets the initial weights and the
     # batches, so train_parser's network is this one (up to the CPU's summation order in scatter means).
-    again = same.module.state_dict()
-    assert all(torch.allclose(v, again[k], atol=1e-5) for k, v in model.nets[0].state_dict().items())
-    assert not torch.allclose(other.module.inp[1].weight, same.module.inp[1].weight, atol=1e-3)
+    def drift(net: torch.nn.Module) -> float:
+        return max(float((v - net.state_dict()[k]).abs().max()) for k, v in model.nets[0].state_dict().items())
+
+    # Threads on a loaded CPU sum in another order: the same seed lands up to about 2e-4 away, another
+    # seed starts from other weights altogether.
+    assert drift(same.module) < 1e-3 < 0.05 < drift(other.module), (drift(same.module), drift(other.module))
     assert [r["loss"] for r in history] == pytest.approx([r["loss"] for r in rows], abs=1e-4)
     best = max(rows, key=lambda r: r["tune_link_f1"] + r["tune_link_rel_f1"])
     assert [r["epoch"] for r in rows if r.get("selected")] == [best["epoch"]]
