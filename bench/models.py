@@ -17,6 +17,8 @@ with a cold embedding cache (a new, temporary one: the encoder runs) and once wa
   ``tests/data/challenge/relations.jsonl`` (goal 80 %), and M-Arg's support/attack macro-F1 on its
   gold pairs when the corpus is there (goal 0.25).
 
+Last, the shipped models' weights in all (goal 20 MB).
+
 Usage: ``python bench/models.py [--task NAME ...] [--model DIR] [--data FILE] [--train quick|full]
 [--json OUT]``
 """
@@ -65,6 +67,8 @@ WARM_EDUS_PER_S = 450.0
 # (ContextDeP's 508 pairs; the 14,328 sentences of the 32 shared Sci-Arg papers).
 PARAPHRASE_PAIRS_PER_S = 508 / 60
 COMPONENT_SENTENCES_PER_S = 14328 / 60
+# Every shipped model's weights together (the encoders are packages of their own).
+WEIGHTS_BUDGET_MB = 20.0
 
 
 def bench_discourse(args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -288,8 +292,14 @@ def main() -> None:
             rate = r[f"{cache}_items_per_s"]
             verb = "parse" if r["task"] == "discourse" else "inference"
             record(f"{r['task']}: {verb}, {cache} cache", rate, f"{r['unit']}/s", goal, "higher", note)
+    record("shipped weights, all models", shipped_weights_mb(), "MB", WEIGHTS_BUDGET_MB, "lower", "gnn/models/*")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
+
+
+def shipped_weights_mb() -> float:
+    """Megabytes (10^6 bytes) of the weight files of every shipped model (encoders are packages of their own)."""
+    return sum(f.stat().st_size for f in (ROOT / "gnn" / "models").glob("*/*.safetensors")) / 1e6
 
 
 if __name__ == "__main__":

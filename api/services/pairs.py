@@ -20,7 +20,7 @@ from ontology.labels import RelationLabel
 TASK = "pairs"
 MODEL_NAME = "pair-mlp"
 # Bumped whenever the shipped weights change (predictions carry it as model_version).
-VERSION = "1"
+VERSION = "2"
 QT30_DATA = ("dialam-2024", "my_train")
 MARG_DATA = ("m-arg",)
 CHALLENGE = Path(__file__).resolve().parents[2] / "tests" / "data" / "challenge" / "relations.jsonl"
@@ -58,10 +58,11 @@ def examples(paths: Sequence[Path], seed: int, none_share: float, reporter: Repo
     return found
 
 
-def _encoder(settings: Settings, encoder_dir: Path | None = None) -> Any:
-    from gnn.encoder import TextEncoder
+def _encoder(settings: Settings, name: str | None, encoder_dir: Path | None = None) -> Any:
+    """The directory given, else the packaged encoder ``name`` (:func:`gnn.encoder.encoder_for`)."""
+    from gnn.encoder import encoder_for
 
-    return TextEncoder(encoder_dir, cache_dir=settings.embeddings_dir, device="cpu")
+    return encoder_for(name, encoder_dir, settings.cache_dir, device="cpu")
 
 
 def train(
@@ -76,9 +77,10 @@ def train(
 ) -> Any:
     """Train the pair model into ``out`` and write its card (with the challenge and M-Arg figures).
 
-    About a tenth of the maps' episodes (:func:`gnn.protocol.tuning_part`) choose the epoch and the
-    decision biases; with them chosen, the head is trained again on every pair, stopping at that
-    epoch.
+    The texts are read with the recipe's packaged encoder (``PairConfig.encoder``) or, given
+    ``encoder_dir``, with that local encoder. About a tenth of the maps' episodes
+    (:func:`gnn.protocol.tuning_part`) choose the epoch and the decision biases; with them chosen,
+    the head is trained again on every pair, stopping at that epoch.
 
     Raises:
         ModelError: Unknown profile. LoaderError: No QT30 maps.
@@ -94,7 +96,7 @@ def train(
     tune_mask = tuning_part([e.group for e in found], seed)
     train_part = [e for e, t in zip(found, tune_mask, strict=True) if not t]
     tune_part = [e for e, t in zip(found, tune_mask, strict=True) if t]
-    encoder = _encoder(settings, encoder_dir)
+    encoder = _encoder(settings, config.encoder, encoder_dir)
     vectors = PairVectors(encoder, progress=False)
     model, run = train_pairs(train_part, tune_part, config, vectors, refit=True, log=reporter.log)
     metrics: dict[str, Any] = {
@@ -112,7 +114,7 @@ def train(
         model=MODEL_NAME,
         version=VERSION,
         weights=["pairs_head.safetensors", "pairs_config.json"],
-        encoder=f"{encoder.name}, frozen (sentence vectors)",
+        encoder=encoder.name,
         encoder_fingerprint=encoder.fingerprint(),
         encoder_dir=str(encoder_dir.resolve()) if encoder_dir else None,
         data={
@@ -123,9 +125,9 @@ def train(
             "trained again on every pair up to that epoch",
             "tune_pairs": len(tune_part),
         },
-        notes="MLP over frozen MiniLM vectors of the two texts ([u, v, u*v, |u-v|, u.v], cue-word flags and "
-        "word overlap), source -> target; per-label log-biases chosen on the tuning episodes. Out of context: "
-        "two texts, no map.",
+        notes=f"MLP over frozen {encoder.name} sentence vectors of the two texts ([u, v, u*v, |u-v|, u.v], "
+        "cue-word flags and word overlap), source -> target; per-label log-biases chosen on the tuning "
+        "episodes. Out of context: two texts, no map.",
     )
     return write_trained_card(out, card, config, profile, run, metrics, model.save(out))
 
@@ -141,7 +143,7 @@ def cross_validate(
     reporter: Reporter = SILENT,
 ) -> dict[str, Any]:
     """Out-of-fold figures of the pair recipe ``profile``, folds by QT30 episode (no model is written);
-    the texts are read with the encoder in ``encoder_dir`` (default: the packaged MiniLM).
+    the texts are read with the encoder in ``encoder_dir`` (default: the recipe's packaged encoder).
 
     Raises:
         ModelError: Unknown profile. LoaderError: No QT30 maps.
@@ -151,7 +153,7 @@ def cross_validate(
 
     config = profile_config(PROFILES, profile, seed, PairConfig)
     found = examples(list(data or default_data(settings)), seed, config.none_share, reporter)
-    encoder = _encoder(settings, encoder_dir)
+    encoder = _encoder(settings, config.encoder, encoder_dir)
     out = cross_validate_pairs(found, config, PairVectors(encoder), folds, seed, log=reporter.log)
     return {**out, "profile": profile, "encoder": encoder.name}
 
@@ -184,7 +186,7 @@ def load(settings: Settings, model: Path | str | None = None) -> tuple[Any, Any]
     with _LOCK:
         if str(path) not in _LOADED:
             card = read_card(path, task=TASK)
-            encoder = _encoder(settings, Path(card.encoder_dir) if card.encoder_dir else None)
+            encoder = _encoder(settings, card.encoder, Path(card.encoder_dir) if card.encoder_dir else None)
             check_encoder(path, card, encoder.fingerprint(), encoder.name)
             _LOADED[str(path)] = (card, PairModel.load(path, encoder))
         return _LOADED[str(path)]

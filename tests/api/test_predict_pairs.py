@@ -56,14 +56,13 @@ def test_the_challenge_set_gets_each_of_its_labels_right_somewhere(
     assert all(row["right"] > 0 for row in result["per_label"].values()), result
 
 
-@pytest.mark.xfail(strict=True, reason="goal of 80 % not reached by the shipped model: 27 of 36 (docs/models/pairs.md)")
 def test_the_challenge_set_is_answered_right_at_least_80_percent_of_the_time(
     asked: tuple[list[ChallengePair], list[dict[str, Any]]],
 ) -> None:
-    # bench/models.py prints the same figure; strict: a model that reaches the goal fails this
-    # marker, which then goes.
+    # bench/models.py prints the same figure (the shipped model: 31 of 36, docs/models/pairs.md).
     result = _score(asked)
     assert result["share"] >= 0.8, result
+    assert all(row["right"] >= 6 for row in result["per_label"].values()), result  # no label given up
 
 
 def test_a_model_of_another_task_is_refused() -> None:

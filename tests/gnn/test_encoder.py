@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gnn.encoder import TextEncoder, default_model_dir, text_key
+from gnn.encoder import MINILM, MPNET, TextEncoder, default_model_dir, encoder_for, packaged_encoder_dir, text_key
 from ontology.errors import ModelError
 
 TEXTS = ["anyone know how to install grub?", "sudo apt-get install grub", "thanks", "thanks"]
@@ -77,3 +77,31 @@ def test_fine_tuning_is_possible() -> None:
 def test_not_a_model_directory(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match=r"config\.json"):
         TextEncoder(tmp_path)
+
+
+@pytest.mark.unit  # reads config files only
+def test_packaged_encoders_by_name(tmp_path: Path) -> None:
+    assert packaged_encoder_dir(MINILM, tmp_path) == default_model_dir()
+    with pytest.raises(ModelError, match="no packaged encoder named"):
+        packaged_encoder_dir("bert-base-uncased", tmp_path)
+    # A card that names no packaged encoder exactly (written before names were) reads MiniLM.
+    assert encoder_for("all-MiniLM-L6-v2, frozen (sentence vectors)", None, tmp_path).model_dir == default_model_dir()
+    assert encoder_for(None, None, tmp_path).cache_dir == tmp_path / "embeddings"
+
+
+def test_mpnet_is_assembled_once_from_its_packages(tmp_path: Path) -> None:
+    import json
+
+    from gnn.registry import shipped_model
+
+    found = packaged_encoder_dir(MPNET, tmp_path)
+    assert found.name == MPNET and (found / "model.safetensors").stat().st_size > 400_000_000
+    # The same weights the shipped pair model was trained on (its card names them by fingerprint).
+    card = json.loads((shipped_model("pairs") / "model_card.json").read_text(encoding="utf-8"))
+    encoder = encoder_for(MPNET, None, tmp_path)
+    assert (encoder.name, encoder.fingerprint()) == (card["encoder"], card["encoder_fingerprint"])
+    assert encoder.dim == 768 and encoder.encode(["Vaccines save lives."]).shape == (1, 768)
+    # Later calls find it: nothing is unpacked again, and no temporary folder is left beside it.
+    stamp = (found / "config.json").stat().st_mtime_ns
+    assert packaged_encoder_dir(MPNET, tmp_path) == found and (found / "config.json").stat().st_mtime_ns == stamp
+    assert [p.name for p in (tmp_path / "encoders").iterdir()] == [found.parent.name]
