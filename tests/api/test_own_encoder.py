@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import Result
@@ -51,14 +52,20 @@ def encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _tiny_bert(tmp_path_factory.mktemp("tiny-bert"), seed=0)
 
 
-def test_relations_train_and_predict_on_a_local_encoder(encoder: Path, tmp_path: Path) -> None:
-    out = tmp_path / "model"
-    args = ["train", "relations", "--profile", "full", "--encoder", str(encoder), "--data", str(AIF_DIR)]
-    result = CliRunner().invoke(app, [*args, "--out", str(out)])
+def _train(encoder: Path, task: str, profile: str, data: list[str], out: Path) -> dict[str, Any]:
+    """``argweb train TASK`` on ``encoder``; its card, which must name that encoder exactly."""
+    args = ["train", task, "--profile", profile, "--encoder", str(encoder), *data, "--out", str(out)]
+    result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
-    card = json.loads((out / "model_card.json").read_text(encoding="utf-8"))
+    card: dict[str, Any] = json.loads((out / "model_card.json").read_text(encoding="utf-8"))
     assert card["encoder"] == encoder.name and card["encoder_dir"] == str(encoder.resolve())
     assert len(card["encoder_fingerprint"]) == 16
+    return card
+
+
+def test_relations_train_and_predict_on_a_local_encoder(encoder: Path, tmp_path: Path) -> None:
+    out = tmp_path / "model"
+    _train(encoder, "relations", "full", ["--data", str(AIF_DIR)], out)
     predicted = CliRunner().invoke(
         app, ["predict", "aif", "--in", str(AIF_DIR), "--out", str(tmp_path / "out"), "--model", str(out)]
     )
@@ -86,11 +93,7 @@ def test_the_quick_profile_refuses_an_encoder(encoder: Path, tmp_path: Path) -> 
 
 def test_discourse_trains_and_parses_on_a_local_encoder(encoder: Path, tmp_path: Path) -> None:
     out = tmp_path / "parser"
-    args = ["train", "discourse", "--profile", "tiny", "--encoder", str(encoder), "--data", str(MOLWENI)]
-    result = CliRunner().invoke(app, [*args, "--out", str(out)])
-    assert result.exit_code == 0, result.output
-    card = json.loads((out / "model_card.json").read_text(encoding="utf-8"))
-    assert card["encoder_dir"] == str(encoder.resolve()) and card["encoder_fingerprint"]
+    _train(encoder, "discourse", "tiny", ["--data", str(MOLWENI)], out)
     parsed = CliRunner().invoke(
         app, ["parse", "discourse", "--in", str(MOLWENI), "--out", str(tmp_path / "p.json"), "--model", str(out)]
     )
@@ -106,12 +109,7 @@ def test_paraphrase_trains_and_predicts_on_a_local_encoder_and_refuses_another(
     monkeypatch.setenv("ARGWEB_CACHE_DIR", str(tmp_path / "cache"))  # this encoder's pair vectors are throwaway
     out, dev = tmp_path / "highlighter", next(p for p in CONTEXTDEP if "_DEV_" in p.name)
     data = [arg for path in CONTEXTDEP for arg in ("--data", str(path))]
-    args = ["train", "paraphrase", "--profile", profile, "--encoder", str(encoder), *data, "--out", str(out)]
-    result = CliRunner().invoke(app, args)
-    assert result.exit_code == 0, result.output
-    card = json.loads((out / "model_card.json").read_text(encoding="utf-8"))
-    assert card["encoder"] == encoder.name and card["encoder_dir"] == str(encoder.resolve())
-    assert len(card["encoder_fingerprint"]) == 16
+    card = _train(encoder, "paraphrase", profile, data, out)
 
     def predict(target: Path) -> Result:
         return CliRunner().invoke(
@@ -145,11 +143,7 @@ def test_pairs_train_cross_validate_and_answer_on_a_local_encoder_and_refuse_ano
 
     monkeypatch.setenv("ARGWEB_CACHE_DIR", str(tmp_path / "cache"))  # this encoder's vectors are throwaway
     out = tmp_path / "pairs"
-    args = ["train", "pairs", "--profile", "quick", "--encoder", str(encoder), "--data", str(AIF_DIR)]
-    result = CliRunner().invoke(app, [*args, "--out", str(out)])
-    assert result.exit_code == 0, result.output
-    card = json.loads((out / "model_card.json").read_text(encoding="utf-8"))
-    assert card["encoder_dir"] == str(encoder.resolve()) and len(card["encoder_fingerprint"]) == 16
+    card = _train(encoder, "pairs", "quick", ["--data", str(AIF_DIR)], out)
     answers = pairs.classify(settings(), [("Taxes must rise.", "No, they must not.")], model=out)
     assert len(answers) == 1 and abs(sum(answers[0][2].values()) - 1) < 1e-6
     # The recipe cross-validated on the same encoder: the fold models read its vectors.
@@ -181,12 +175,7 @@ def test_components_train_and_tag_on_a_local_encoder_and_refuse_another(
             shutil.copyfile(BAM / f"P1{ext}", corpus / f"{name}{ext}")
     shutil.copyfile(BAM / "P1.txt", papers / "A25.txt")
     out = tmp_path / "tagger"
-    args = ["train", "components", "--profile", "quick", "--encoder", str(encoder), "--data", str(corpus)]
-    result = CliRunner().invoke(app, [*args, "--out", str(out)])
-    assert result.exit_code == 0, result.output
-    card = json.loads((out / "model_card.json").read_text(encoding="utf-8"))
-    assert card["encoder"] == encoder.name and card["encoder_dir"] == str(encoder.resolve())
-    assert len(card["encoder_fingerprint"]) == 16
+    card = _train(encoder, "components", "quick", ["--data", str(corpus)], out)
     assert card["hyperparameters"]["layers"] == [0, 1]  # the middle and last of its one layer
 
     def tag(target: Path) -> Result:
