@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from api.cli.options import CorpusOpt, DialogueOpt, JsonFlag, WriteFlag, print_cv, show, train_command
+from api.cli.options import CorpusOpt, CvEncoder, DialogueOpt, JsonFlag, WriteFlag, print_cv, show, train_command
 from api.cli.paraphrase import stages
 from api.cli_common import REPORTER, console, group, settings
 from api.services.relations import FORMAT_OBJECTIVE
@@ -179,6 +179,7 @@ def evaluate_relations(
             help="With --cv on Sci-Arg: each fold also trains the component tagger and scores the whole pipeline.",
         ),
     ] = False,
+    encoder: CvEncoder = None,
 ) -> None:
     """Score a relations model (with a TF-IDF + LR baseline trained in the same run), or cross-validate one.
 
@@ -191,7 +192,14 @@ def evaluate_relations(
 
     if cv is not None:
         result = crossval.relations(
-            settings(), data, cv, profile=profile, seed=seed, end_to_end=end_to_end, reporter=REPORTER
+            settings(),
+            data,
+            cv,
+            profile=profile,
+            seed=seed,
+            end_to_end=end_to_end,
+            encoder_dir=encoder,
+            reporter=REPORTER,
         )
         show(result, as_json, _print_cv)
         return

@@ -111,6 +111,7 @@ def relations(
     profile: str = "full",
     seed: int = 0,
     end_to_end: bool = False,
+    encoder_dir: Path | None = None,
     reporter: Reporter = SILENT,
 ) -> dict[str, Any]:
     """Out-of-fold figures of the relation recipes on the data under ``paths``, per family found there.
@@ -119,10 +120,13 @@ def relations(
     Sci-Arg papers by paper (:func:`gnn.relations.sciarg_cv.cross_validate_sciarg`, over A01-A32).
     With ``end_to_end``, each Sci-Arg fold also trains the component tagger (its recipe of the same
     profile, seed 13) on the same papers and scores the pipeline on the held-out ones (:func:`sciarg_pipeline`).
+    The full profile reads the texts with the packaged MiniLM, or with the local encoder in
+    ``encoder_dir``.
 
     Raises:
         LoaderError: Neither QT30 maps nor Sci-Arg papers under ``paths``; ``end_to_end`` without
             the Sci-Arg brat files.
+        ApiError: ``encoder_dir`` with a profile that reads no encoder (LSA text vectors).
     """
     from api.services.relations import load_data
     from gnn.device import pick_device
@@ -131,13 +135,15 @@ def relations(
     from gnn.relations.qt30_run import cross_validate_qt30
     from gnn.relations.sciarg_cv import SHIPPED_PAPERS, cross_validate_sciarg
 
+    if encoder_dir is not None and profile != "full":
+        raise ApiError(f"the {profile} profile reads LSA text vectors, no encoder; --encoder goes with --profile full")
     data = load_data(paths, reporter)
     if not (data.qt30 or data.sciarg):
         raise LoaderError(
             f"cross-validation needs QT30 / DialAM AIF maps or Sci-Arg papers; none in {', '.join(map(str, paths))}"
         )
     device = pick_device()
-    encoder = TextEncoder(None, cache_dir=settings.embeddings_dir, device=device) if profile == "full" else None
+    encoder = TextEncoder(encoder_dir, cache_dir=settings.embeddings_dir, device=device) if profile == "full" else None
     options = TrainOptions(profile, seed, device, encoder, log=reporter.log)
     out: dict[str, Any] = {}
     if end_to_end and not data.sciarg:

@@ -321,3 +321,11 @@ def test_end_to_end_needs_folds() -> None:
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 2
     assert "--end-to-end goes with --cv" in result.output
+
+
+def test_an_encoder_goes_with_the_full_profile(tmp_path: Path) -> None:
+    # The quick profile reads LSA vectors: an encoder given to it would be silently unused.
+    args = ["evaluate", "relations", "--cv", "2", "--profile", "quick", "--encoder", str(tmp_path)]
+    result = CliRunner().invoke(app, [*args, "--data", str(SCIARG_DIR)])
+    assert result.exit_code == 2
+    assert "--encoder goes with --profile full" in " ".join(result.output.split())
