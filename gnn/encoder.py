@@ -30,13 +30,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from gnn.device import pick_device
-from gnn.modelcard import atomic_write_bytes
+from gnn.modelcard import atomic_write_bytes, check_encoder
 from gnn.progress import resolve
 from ontology.errors import ModelError
 
 if TYPE_CHECKING:
     import torch
 
+    from gnn.modelcard import ModelCard
     from gnn.trainer import Progress
 
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
@@ -142,6 +143,19 @@ def encoder_for(name: str | None, encoder_dir: Path | None, cache_dir: Path, **o
         return TextEncoder(encoder_dir, cache_dir=cache_dir / "embeddings", **options)
     packaged = packaged_encoder_dir(name, cache_dir) if name == MPNET else None
     return TextEncoder(packaged, cache_dir=cache_dir / "embeddings", **options)
+
+
+def card_encoder(model_dir: Path, card: ModelCard, cache_dir: Path, **options: Any) -> TextEncoder:
+    """The encoder the model in ``model_dir`` was trained with, as its ``card`` names it
+    (:func:`encoder_for`: its directory, else the packaged encoder of its name).
+
+    Raises:
+        ModelError: The encoder is missing, or its fingerprint is not the card's
+            (:func:`gnn.modelcard.check_encoder`).
+    """
+    encoder = encoder_for(card.encoder, Path(card.encoder_dir) if card.encoder_dir else None, cache_dir, **options)
+    check_encoder(model_dir, card, encoder.fingerprint(), encoder.name)
+    return encoder
 
 
 def text_key(text: str) -> str:

@@ -133,14 +133,13 @@ def load_tagger(model: Path | None = None) -> Any:
     """
     from api.settings import get_settings
     from gnn.components import ComponentTagger
-    from gnn.encoder import TextEncoder
-    from gnn.modelcard import check_encoder
+    from gnn.encoder import card_encoder
     from gnn.registry import resolve_model
 
-    resolved = resolve_model(TASK, model, get_settings().models_dir if model is not None else None)
-    path, card = resolved.path, resolved.card
-    encoder = TextEncoder(Path(card.encoder_dir) if card.encoder_dir else None)
-    check_encoder(path, card, encoder.fingerprint(), encoder.name)
+    settings = get_settings()
+    resolved = resolve_model(TASK, model, settings.models_dir if model is not None else None)
+    path = resolved.path
+    encoder = card_encoder(path, resolved.card, settings.cache_dir)
     try:
         return ComponentTagger.load(path, encoder)
     except FileNotFoundError as e:

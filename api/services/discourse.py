@@ -100,13 +100,12 @@ def load(settings: Settings, model_dir: Path | None = None) -> DiscourseModel:
         ModelError: The shipped model is missing or broken, or its encoder differs.
     """
     from gnn.discourse.train import TASK, load_model
-    from gnn.modelcard import check_encoder
+    from gnn.encoder import card_encoder
     from gnn.registry import resolve_model
 
     resolved = resolve_model(TASK, model_dir, settings.models_dir)
     path, card = resolved.path, resolved.card
-    encoder = _encoder(settings, Path(card.encoder_dir) if card.encoder_dir else None)
-    check_encoder(path, card, encoder.fingerprint(), encoder.name)
+    encoder = card_encoder(path, card, settings.cache_dir)
     return load_model(path, encoder=encoder)
 
 

@@ -179,15 +179,15 @@ def load(settings: Settings, model: Path | str | None = None) -> tuple[Any, Any]
     Raises:
         ModelError: The model is broken, or its encoder is not the one it was trained with.
     """
-    from gnn.modelcard import check_encoder, read_card
+    from gnn.encoder import card_encoder
+    from gnn.modelcard import read_card
     from gnn.pairs import PairModel
 
     path = model_dir(settings, model)
     with _LOCK:
         if str(path) not in _LOADED:
             card = read_card(path, task=TASK)
-            encoder = _encoder(settings, card.encoder, Path(card.encoder_dir) if card.encoder_dir else None)
-            check_encoder(path, card, encoder.fingerprint(), encoder.name)
+            encoder = card_encoder(path, card, settings.cache_dir, device="cpu")
             _LOADED[str(path)] = (card, PairModel.load(path, encoder))
         return _LOADED[str(path)]
 

@@ -161,14 +161,14 @@ def _device_and_encoder(settings: Settings, model_dir: Path) -> tuple[str, Any]:
     Raises:
         ModelError: Not a relations model, or its encoder is missing or not the one it was trained with.
     """
-    from gnn.modelcard import check_encoder, read_card
+    from gnn.encoder import card_encoder
+    from gnn.modelcard import read_card
 
     device = _device(settings)
     card = read_card(model_dir, "relations")
     if not any(isinstance(v, dict) and v.get("text") == "encoder" for v in card.hyperparameters.values()):
         return device, None
-    encoder = _encoder(settings, device, Path(card.encoder_dir) if card.encoder_dir else None)
-    check_encoder(model_dir, card, encoder.fingerprint(), encoder.name)
+    encoder = card_encoder(model_dir, card, settings.cache_dir, device=device)
     return device, encoder
 
 
