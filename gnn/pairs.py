@@ -467,8 +467,9 @@ class PairFit:
         if self.tune is None or len(self.tune.y) == 0:
             return None
         gold = self.tune.y.numpy()
-        bias, score = tune_bias(self.tune_probs(), gold)
-        plain = macro_f1(gold.tolist(), decide(self.tune_probs(), [0.0] * len(LABELS)).tolist(), range(len(LABELS)))
+        probs = self.tune_probs()
+        bias, score = tune_bias(probs, gold)
+        plain = macro_f1(gold.tolist(), decide(probs, [0.0] * len(LABELS)).tolist(), range(len(LABELS)))
         return Selection(score, {"bias": bias}, {"tune_f1": round(score, 4), "tune_f1_unbiased": round(plain, 4)})
 
 
