@@ -803,7 +803,7 @@ def load_highlighter(model_dir: Path, card: ModelCard | None = None, cache_dir: 
     head = raw.pop("head", "mlp")
     if head != "mlp":
         raise ModelError(
-            f"{config_path}: head {head!r} was removed, only the MLP head loads (docs/models/paraphrase.md)"
+            f"{config_path}: head {head!r} was removed, only the MLP head loads (docs/experiments/paraphrase.md)"
         )
     config = HighlighterConfig(**raw | {"layers": tuple(raw.get("layers", ()))})
     kind: type[Highlighter] = FineTunedHighlighter if config.finetune_layers > 0 else ParaphraseHighlighter

@@ -10,7 +10,7 @@ the dataset, predicted ones inside the model's second pass).
 Each node also carries its parent candidates: slot 0 is "no parent" (a root), slot ``k`` the EDU
 ``k`` positions earlier (``k <= K``), with pair features, the gold parents and their senses. (In
 STAC 1.2% of the links come from the next EDU, "X" <- "if Y"; a slot for it scored lower on the
-tuning part, docs/models/discourse.md, so those links are unreachable.)
+tuning part, docs/experiments/discourse.md, so those links are unreachable.)
 """
 
 from __future__ import annotations
