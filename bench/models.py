@@ -59,7 +59,7 @@ BENCH_ARGS = ["--train", "full"]
 BENCH_QUICK_ARGS = ["--samples"]
 # Goals: training within the 15-minute budget of docs/models/discourse.md; parsing with the encoder
 # (cold cache) at the ~120 EDUs/s the issue calibrated on an idle machine; the parser alone at the
-# 450 EDUs/s it reached on the held-out parts during training (docs/models/discourse.md).
+# 450 EDUs/s it reached on the held-out parts during training.
 TRAINING_BUDGET_S = 900.0
 COLD_EDUS_PER_S = 120.0
 WARM_EDUS_PER_S = 450.0
@@ -84,6 +84,7 @@ def bench_discourse(args: argparse.Namespace) -> list[dict[str, Any]]:
         discourse.train(settings, None, out, profile=args.train)
         row["training_seconds"] = round(time.perf_counter() - t0, 1)
         row["training_profile"] = args.train
+        row["trained_here"] = True
         model_dir = out
     else:
         card = read_card(model_dir, task="discourse")
@@ -287,7 +288,11 @@ def main() -> None:
     for r in rows:
         note = f"{r['training_profile']}, {r['items']} {r['unit']}s"
         if r["training_seconds"] is not None:
-            record(f"{r['task']}: training", r["training_seconds"], "s", TRAINING_BUDGET_S, "lower", note)
+            # Only a --train row times a training in this run; the others read the shipped card, which
+            # records the training of the shipped model (possibly on a loaded machine).
+            source = "trained in this run" if r.get("trained_here") else "the shipped card's training time"
+            budget = TRAINING_BUDGET_S
+            record(f"{r['task']}: training", r["training_seconds"], "s", budget, "lower", f"{note}; {source}")
         for cache, goal in r["goals"].items():
             rate = r[f"{cache}_items_per_s"]
             verb = "parse" if r["task"] == "discourse" else "inference"

@@ -51,13 +51,19 @@ BENCH_QUICK_ARGS = [
     "--limit",
     "6",
 ]
-# The paper's GPT-4 row, the issue's targets (docs/models/paraphrase.md).
-GOALS = {"f1": 0.81, "jaccard_guest": 0.67, "jaccard_host": 0.71}
+# The model-quality targets of docs/models/paraphrase.md (F1 at a precision of 0.65 or more, and the
+# DeBERTa-v3-large token classifier's highlight Jaccards); the paper's GPT-4 row is an anchor there.
+GOALS = {"f1": 0.75, "precision": 0.65, "jaccard_guest": 0.52, "jaccard_host": 0.66}
 
 
 def figures(m: ParaphraseMetrics) -> dict[str, float]:
-    """F1 and the two highlight Jaccards, rounded."""
-    return {"f1": round(m.f1, 3), "jaccard_guest": round(m.jaccard_guest, 3), "jaccard_host": round(m.jaccard_host, 3)}
+    """F1, precision and the two highlight Jaccards, rounded."""
+    return {
+        "f1": round(m.f1, 3),
+        "precision": round(m.precision, 3),
+        "jaccard_guest": round(m.jaccard_guest, 3),
+        "jaccard_host": round(m.jaccard_host, 3),
+    }
 
 
 def frozen_figures(tune: list[ParaphrasePair], held: list[ParaphrasePair]) -> dict[str, Any]:
