@@ -142,8 +142,11 @@ def test_cross_validation_folds_by_episode(maps: list[ArgMap], vectors: PairVect
 
 
 def test_challenge_file_is_read_and_scored(tmp_path: Path) -> None:
+    for path in (CHALLENGE, CHALLENGE.with_name("relations-2.jsonl")):
+        written = read_challenge(path)
+        assert len(written) >= 30 and {r.label for r in written} == {"support", "attack", "none"}, path
+        assert len({r.id for r in written}) == len(written) and all(r.reason for r in written), path
     rows = read_challenge(CHALLENGE)
-    assert len(rows) >= 30 and {r.label for r in rows} == {"support", "attack", "none"}
     result = challenge_score(rows, [r.label if r.label != "attack" else "none" for r in rows])
     attacks = sum(r.label == "attack" for r in rows)
     assert result["right"] == len(rows) - attacks and result["per_label"]["attack"]["right"] == 0
