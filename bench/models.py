@@ -251,7 +251,10 @@ def bench_pairs(args: argparse.Namespace) -> list[dict[str, Any]]:
             f"M-Arg gold pairs ({scored['pairs']}), out of domain: support/attack macro-F1 "
             f"{scored['support_attack_f1']:.4f}, predicted {scored['predicted']}"
         )
-        record("pairs: M-Arg support/attack macro-F1", scored["support_attack_f1"], "F1", MARG_SUPPORT_ATTACK_GOAL)
+        # A transfer figure: the M-Arg goal itself is met by the relation model's M-Arg classifier.
+        note = "out of domain; the M-Arg goal is met in domain (docs/models/relations.md)"
+        figure = scored["support_attack_f1"]
+        record("pairs: M-Arg support/attack macro-F1", figure, "F1", MARG_SUPPORT_ATTACK_GOAL, "higher", note)
     return [
         {
             "task": "pairs",

@@ -24,9 +24,10 @@ VERSION = "2"
 QT30_DATA = ("dialam-2024", "my_train")
 MARG_DATA = ("m-arg",)
 CHALLENGE = Path(__file__).resolve().parents[2] / "tests" / "data" / "challenge" / "relations.jsonl"
-# Written after version 2 was shipped and scored once: how far the first set's figure carries over.
-CHALLENGE_SECOND = CHALLENGE.with_name("relations-2.jsonl")
 """The hand-written clear cases (never trained or tuned on)."""
+CHALLENGE_SECOND = CHALLENGE.with_name("relations-2.jsonl")
+"""A second set, written after version 2 was shipped and scored once: how far the first set's figure
+carries over to pairs nobody had seen the model answer."""
 
 
 def default_data(settings: Settings) -> list[Path]:
