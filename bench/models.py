@@ -212,36 +212,35 @@ def bench_pairs(args: argparse.Namespace) -> list[dict[str, Any]]:
     settings = get_settings()
     predictors.install()
     rows = read_challenge(pairs.CHALLENGE)
-    graph = Graph(settings, start=False)
-    answers: list[str] = []
-
-    def ask() -> None:
-        answers.clear()
-        for r in rows:
-            body = predict.predict(predict.PredictionRequest("pair", texts=(r.source, r.target)), graph)
-            answers.append(body["edges"][0]["label"])
-
-    cold, warm = timed_twice(ask)
-    result = challenge_score(rows, answers)
-    console = Console()
-    console.print(f"challenge set: {result['right']} of {result['pairs']} right")
-    for label, row in sorted(result["per_label"].items()):
-        console.print(f"  {label}: {row['right']} of {row['pairs']} right")
-    card, model = pairs.load(settings)
-    record("pairs: challenge set", result["share"], "share right", CHALLENGE_GOAL, "higher", f"{len(rows)} pairs")
     # The second set was written after the model was shipped: the same question on pairs nobody
     # had seen the model answer.
     second_rows = read_challenge(pairs.CHALLENGE_SECOND)
-    second = challenge_score(
-        second_rows,
-        [
+    graph = Graph(settings, start=False)
+    console = Console()
+
+    def ask(asked: list[Any]) -> list[str]:
+        return [
             predict.predict(predict.PredictionRequest("pair", texts=(r.source, r.target)), graph)["edges"][0]["label"]
-            for r in second_rows
-        ],
-    )
-    console.print(f"second challenge set (written after the model): {second['right']} of {second['pairs']} right")
-    for label, row in sorted(second["per_label"].items()):
-        console.print(f"  {label}: {row['right']} of {row['pairs']} right")
+            for r in asked
+        ]
+
+    def scored(title: str, asked: list[Any], answers: list[str]) -> dict[str, Any]:
+        result = challenge_score(asked, answers)
+        console.print(f"{title}: {result['right']} of {result['pairs']} right")
+        for label, row in sorted(result["per_label"].items()):
+            console.print(f"  {label}: {row['right']} of {row['pairs']} right")
+        return result
+
+    answers: list[str] = []
+
+    def ask_first_set() -> None:
+        answers[:] = ask(rows)
+
+    cold, warm = timed_twice(ask_first_set)
+    result = scored("challenge set", rows, answers)
+    second = scored("second challenge set (written after the model)", second_rows, ask(second_rows))
+    card, model = pairs.load(settings)
+    record("pairs: challenge set", result["share"], "share right", CHALLENGE_GOAL, "higher", f"{len(rows)} pairs")
     note = f"{len(second_rows)} pairs written after the model was shipped"
     record("pairs: second challenge set", second["share"], "share right", CHALLENGE_GOAL, "higher", note)
     marg = [] if args.samples else pairs.marg_pairs(settings)
@@ -311,8 +310,9 @@ def main() -> None:
             # Only a --train row times a training in this run; the others read the shipped card, which
             # records the training of the shipped model (possibly on a loaded machine).
             source = "trained in this run" if r.get("trained_here") else "the shipped card's training time"
-            budget = TRAINING_BUDGET_S
-            record(f"{r['task']}: training", r["training_seconds"], "s", budget, "lower", f"{note}; {source}")
+            record(
+                f"{r['task']}: training", r["training_seconds"], "s", TRAINING_BUDGET_S, "lower", f"{note}; {source}"
+            )
         for cache, goal in r["goals"].items():
             rate = r[f"{cache}_items_per_s"]
             verb = "parse" if r["task"] == "discourse" else "inference"

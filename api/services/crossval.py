@@ -51,7 +51,7 @@ def discourse(
     from api.services.discourse import read_dialogues, recipe_data
     from gnn.discourse.cv import cross_validate_discourse
     from gnn.discourse.train import PROFILES, ParserConfig
-    from gnn.encoder import TextEncoder
+    from gnn.encoder import encoder_for
 
     data = recipe_data(settings, profile, data)
     files = {path.name: read_dialogues(path)[0] for path in data}
@@ -59,7 +59,7 @@ def discourse(
     if members is not None:
         config = replace(config, members=members)
     out = cross_validate_discourse(
-        files, TextEncoder(None, cache_dir=settings.embeddings_dir), config, folds, seed, log=reporter.log
+        files, encoder_for(None, None, settings.cache_dir), config, folds, seed, log=reporter.log
     )
     return {**out, "profile": profile}
 
@@ -130,7 +130,7 @@ def relations(
     """
     from api.services.relations import load_data
     from gnn.device import pick_device
-    from gnn.encoder import TextEncoder
+    from gnn.encoder import encoder_for
     from gnn.relations.family import TrainOptions
     from gnn.relations.qt30_run import cross_validate_qt30
     from gnn.relations.sciarg_cv import SHIPPED_PAPERS, cross_validate_sciarg
@@ -143,7 +143,7 @@ def relations(
             f"cross-validation needs QT30 / DialAM AIF maps or Sci-Arg papers; none in {', '.join(map(str, paths))}"
         )
     device = pick_device()
-    encoder = TextEncoder(encoder_dir, cache_dir=settings.embeddings_dir, device=device) if profile == "full" else None
+    encoder = encoder_for(None, encoder_dir, settings.cache_dir, device=device) if profile == "full" else None
     options = TrainOptions(profile, seed, device, encoder, log=reporter.log)
     out: dict[str, Any] = {}
     if end_to_end and not data.sciarg:

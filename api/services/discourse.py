@@ -85,13 +85,6 @@ def default_model() -> Path:
     return resolve_model("discourse").path
 
 
-def _encoder(settings: Settings, model_dir: Path | None = None) -> Any:
-    """The text encoder (the packaged one unless ``model_dir``), reading the settings' embedding cache."""
-    from gnn.encoder import TextEncoder
-
-    return TextEncoder(model_dir, cache_dir=settings.embeddings_dir)
-
-
 def load(settings: Settings, model_dir: Path | None = None) -> DiscourseModel:
     """Load a discourse model (default: the packaged one) with the cached encoder.
 
@@ -160,6 +153,7 @@ def train(
     """
     from gnn.discourse.data import split_by_groups
     from gnn.discourse.train import MODEL_NAME, PROFILES, TASK, ParserConfig, save_model, train_parser
+    from gnn.encoder import encoder_for
     from gnn.modelcard import ModelCard
 
     data = recipe_data(settings, profile, data)
@@ -186,7 +180,7 @@ def train(
         }
         reporter.log(f"{path.name}: {len(parts[0])} train / {len(parts[1])} tune / {len(parts[2])} test dialogues")
     config = ParserConfig(seed=seed, **PROFILES[profile])
-    encoder = _encoder(settings, encoder_dir)
+    encoder = encoder_for(None, encoder_dir, settings.cache_dir)
     metrics: dict[str, Any] = {}
     with stages(reporter) as progress:
         model, history = train_parser(train_d, tune_d, encoder, config, progress=progress, log=reporter.log)

@@ -105,13 +105,6 @@ def model_dir_of(settings: Settings, model: Path | str | None = None) -> Path:
     return resolve_model("relations", model, settings.models_dir).path
 
 
-def _encoder(settings: Settings, device: str | None, model_dir: Path | None = None) -> Any:
-    """The text encoder (the packaged one unless ``model_dir``), reading the settings' embedding cache."""
-    from gnn.encoder import TextEncoder
-
-    return TextEncoder(model_dir, cache_dir=settings.embeddings_dir, device=device)
-
-
 def _device(settings: Settings) -> str:
     from gnn.device import pick_device
 
@@ -139,13 +132,14 @@ def train(
         ApiError: ``encoder_dir`` with a profile that reads no encoder. ModelError: ``encoder_dir``
             is not a model directory.
     """
+    from gnn.encoder import encoder_for
     from gnn.relations.pipeline import train_relations
 
     data = load_data(paths, reporter)
     device = _device(settings)
     if encoder_dir is not None and profile != "full":
         raise ApiError(f"--encoder reads the texts of the full profile; the {profile} profile uses LSA vectors")
-    encoder = _encoder(settings, device, encoder_dir) if profile == "full" else None
+    encoder = encoder_for(None, encoder_dir, settings.cache_dir, device=device) if profile == "full" else None
     target = out or settings.models_dir / "relations"
     return train_relations(
         data, target, profile=profile, seed=seed, device=device, encoder=encoder, progress=progress, log=reporter.log
