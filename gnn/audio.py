@@ -21,7 +21,6 @@ module stays cheap.
 from __future__ import annotations
 
 import json
-import os
 import time
 import warnings
 from collections.abc import Callable, Iterable, Sequence
@@ -31,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from gnn.modelcard import atomic_savez
 from ontology.errors import ModelError
 
 Progress = Callable[[int], None]
@@ -247,18 +247,14 @@ def read_cache(path: Path, config: FeatureConfig | None = None) -> tuple[list[st
 
 
 def _write_cache(path: Path, ids: Sequence[str], features: np.ndarray, config: FeatureConfig) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # np.savez appends ".npz" to names without it, hence the suffix on the temporary file.
-    tmp = path.with_name(f".{path.stem}.partial.npz")
-    np.savez(
-        tmp,
+    # Written atomically, so that an interrupted run never leaves a half-written cache.
+    atomic_savez(
+        path,
         ids=np.asarray(list(ids), dtype=str),
         features=np.asarray(features, dtype=np.float32),
         columns=np.asarray(config.columns(), dtype=str),
         config=np.asarray(config.to_json()),
     )
-    # Replace atomically so that an interrupted run never leaves a half-written cache.
-    os.replace(tmp, path)
 
 
 def load_features(cache_dir: Path) -> tuple[list[str], np.ndarray, list[str]]:

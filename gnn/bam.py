@@ -87,11 +87,7 @@ class BratDocument:
 
 def parse_spans(raw: str) -> Spans:
     """``"12 30;35 40"`` -> ``((12, 30), (35, 40))``."""
-    out = []
-    for fragment in raw.split(";"):
-        s, e = fragment.split()
-        out.append((int(s), int(e)))
-    return tuple(out)
+    return tuple((int(s), int(e)) for s, e in (fragment.split() for fragment in raw.split(";")))
 
 
 def documents_from_records(nodes: Iterable[NodeRecord], edges: Iterable[EdgeRecord]) -> dict[str, BratDocument]:
@@ -139,11 +135,7 @@ def documents_from_records(nodes: Iterable[NodeRecord], edges: Iterable[EdgeReco
 def sentence_labels(doc: BratDocument, components: Iterable[Component]) -> list[str]:
     """For each sentence of ``doc``: argumentative when a component span overlaps it."""
     spans = sorted(span for c in components for span in c.spans)
-    out = []
-    for start, end in doc.sentences:
-        hit = any(s < end and e > start for s, e in spans)
-        out.append(ARGUMENTATIVE if hit else NONE)
-    return out
+    return [ARGUMENTATIVE if any(s < end and e > start for s, e in spans) else NONE for start, end in doc.sentences]
 
 
 def token_segments(tokens: Sequence[tuple[int, int]], components: Iterable[Component]) -> list[object]:

@@ -20,7 +20,6 @@ This module imports torch: the services import it inside functions.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import time
@@ -37,9 +36,9 @@ from torch_geometric.data import Batch, Data
 from torch_geometric.utils import to_dense_batch
 
 from gnn.bam import BratDocument, Component
-from gnn.encoder import TextEncoder
+from gnn.encoder import TextEncoder, cached_half
 from gnn.trainer import FitResult, Progress, Schedule, Selection, Trainer
-from gnn.weights import float_state, half_state
+from gnn.weights import float_state, half_state, save_weights
 from ontology.errors import ModelError
 
 LABELS = ("background_claim", "own_claim", "data")
@@ -237,14 +236,12 @@ def paper_rows(sentences: Sequence[_Sentence], vectors: Sequence[np.ndarray]) ->
     out = []
     for sentence, vec in zip(sentences, vectors, strict=True):
         n = len(sentence.spans)
-        parts = [vec.astype(np.float32)]
         extra = np.zeros((n, N_POSITION), np.float32)
         extra[:, 0] = sentence.position
         extra[:, 1] = min(n, 80) / 80
         extra[:, 2] = np.arange(n) / n
         extra[:, 3] = np.arange(n)[::-1] / n
-        parts.append(extra)
-        out.append(np.concatenate(parts, axis=1))
+        out.append(np.concatenate([vec.astype(np.float32), extra], axis=1))
     return out
 
 
@@ -285,23 +282,14 @@ class TokenVectors:
     def of(self, sentences: Sequence[_Sentence]) -> list[np.ndarray]:
         """One ``(words, dim)`` array per sentence of one paper."""
         words = [s.words for s in sentences]
-        raw = json.dumps([self.encoder.cache_key(), self.layers, self.max_length, words], ensure_ascii=False)
-        path = self.cache_dir / f"{hashlib.sha1(raw.encode('utf-8')).hexdigest()}.npz" if self.cache_dir else None
-        if path is not None and path.is_file():
-            with np.load(path) as data:
-                return [data[f"arr_{i}"].astype(np.float32) for i in range(len(words))]
-        # Rounded to float16 whether cached or not, so a run that computes the vectors and one
-        # that reads them from the cache see the same numbers.
-        vectors = [
-            v.astype(np.float16).astype(np.float32)
-            for v in self.encoder.word_states(words, self.layers, self.max_length)
-        ]
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp.npz")
-            np.savez(tmp, *(v.astype(np.float16) for v in vectors))
-            tmp.replace(path)
-        return vectors
+        # Rounded to float16 whether cached or not (:func:`gnn.encoder.cached_half`), so a run that
+        # computes the vectors and one that reads them from the cache see the same numbers.
+        return cached_half(
+            self.cache_dir,
+            [self.encoder.cache_key(), self.layers, self.max_length, words],
+            [f"arr_{i}" for i in range(len(words))],
+            lambda: self.encoder.word_states(words, self.layers, self.max_length),
+        )
 
 
 class ComponentTagger:
@@ -336,12 +324,7 @@ class ComponentTagger:
 
     def save(self, model_dir: Path) -> int:
         """Write the weights (float16) and the configuration; returns the bytes written."""
-        from safetensors.torch import save_file
-
-        model_dir.mkdir(parents=True, exist_ok=True)
-        save_file(half_state(self.network.state_dict()), str(model_dir / WEIGHTS))
-        (model_dir / CONFIG).write_text(json.dumps(asdict(self.config), indent=2) + "\n", encoding="utf-8")
-        return (model_dir / WEIGHTS).stat().st_size + (model_dir / CONFIG).stat().st_size
+        return save_weights(model_dir, WEIGHTS, half_state(self.network.state_dict()), CONFIG, asdict(self.config))
 
     def tag(self, rows: Sequence[np.ndarray]) -> list[list[int]]:
         """Tag ids per sentence, given the sentences' input rows (:func:`paper_rows`)."""

@@ -18,7 +18,6 @@ torch and transformers are imported inside functions: the CLI imports this modul
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import re
 import uuid
@@ -30,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from gnn.device import pick_device
-from gnn.modelcard import atomic_write_bytes, check_encoder
+from gnn.modelcard import atomic_savez, check_encoder
 from gnn.progress import resolve
 from ontology.errors import ModelError
 
@@ -161,6 +160,23 @@ def card_encoder(model_dir: Path, card: ModelCard, cache_dir: Path, **options: A
 def text_key(text: str) -> str:
     """The cache key of a text: sha1 of its UTF-8 bytes."""
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+def cached_half(cache_dir: Path | None, key: Any, names: Sequence[str], compute: Callable[[], Any]) -> list[np.ndarray]:
+    """The arrays ``compute()`` gives, rounded to float16 and returned as float32, kept in ``cache_dir``.
+
+    The cache file is ``<sha1 of key as JSON>.npz`` holding the arrays (float16) as ``names``; when it
+    exists it is read instead of computing. Rounding whether cached or not makes a run that computes
+    the arrays and one that reads them back see the same numbers.
+    """
+    path = cache_dir / f"{text_key(json.dumps(key, ensure_ascii=False))}.npz" if cache_dir else None
+    if path is not None and path.is_file():
+        with np.load(path) as data:
+            return [data[name].astype(np.float32) for name in names]
+    arrays = [np.asarray(a).astype(np.float16) for a in compute()]
+    if path is not None:
+        atomic_savez(path, **dict(zip(names, arrays, strict=True)))
+    return [a.astype(np.float32) for a in arrays]
 
 
 def _advance(report: Progress, stage: str, before: int, total: int, done: int) -> None:
@@ -350,10 +366,8 @@ class TextEncoder:
         root = self._cache_root()
         if root is None or not keys:
             return
-        buf = io.BytesIO()
-        np.savez(buf, keys=np.array(keys), vecs=vecs.astype(np.float32))
         name = f"{uuid.uuid4().hex}.npz"
-        atomic_write_bytes(root / name, buf.getvalue())
+        atomic_savez(root / name, keys=np.array(keys), vecs=vecs.astype(np.float32))
         self._shards_read.add(name)
 
     # -- encoding -----------------------------------------------------------------------------

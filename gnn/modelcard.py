@@ -77,6 +77,17 @@ def git_commit(cwd: Path | None = None) -> str | None:
     return commit if out.returncode == 0 and commit else None
 
 
+def atomic_savez(path: Path, *arrays: Any, **named: Any) -> None:
+    """``np.savez`` of the arrays to ``path`` through :func:`atomic_write_bytes` (readers never see half a file)."""
+    import io
+
+    import numpy as np
+
+    buf = io.BytesIO()
+    np.savez(buf, *arrays, **named)
+    atomic_write_bytes(path, buf.getvalue())
+
+
 def write_card(model_dir: Path, card: ModelCard) -> Path:
     """Write ``model_card.json`` into ``model_dir`` (created if needed).
 

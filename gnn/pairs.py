@@ -158,52 +158,41 @@ def examples_from_maps(maps: Sequence[ArgMap], none_share: float = 1.0, seed: in
     words (the same topic), a third with a question on one side, the rest at random. The
     sampling depends on the seed and the map's content only.
     """
-    groups = dict(zip([m.name for m in maps], episodes([m.name for m in maps]), strict=True))
-    out: list[PairExample] = []
-    for amap in maps:
-        said, anchors = said_texts(amap)
-        props = [p.text for p in amap.props]
+    groups = episodes([m.name for m in maps])
+    return [e for amap, group in zip(maps, groups, strict=True) for e in _map_examples(amap, group, none_share, seed)]
 
-        name, group = amap.name, groups[amap.name]
 
-        def pair(
-            i: int,
-            j: int,
-            label: str,
-            said: list[str] = said,
-            anchors: list[int] = anchors,
-            props: list[str] = props,
-            name: str = name,
-            group: str = group,
-        ) -> PairExample:
-            written = (props[i], props[j])
-            spoken = written if anchors[i] >= 0 and anchors[i] == anchors[j] else (said[i], said[j])
-            return PairExample(*spoken, label, group, name)
+def _map_examples(amap: ArgMap, group: str, none_share: float, seed: int) -> list[PairExample]:
+    """The examples of one map (see :func:`examples_from_maps`)."""
+    said, anchors = said_texts(amap)
+    props = [p.text for p in amap.props]
 
-        related = set(amap.gold) | {(t, s) for s, t in amap.gold}
-        for (s, t), raw in sorted(amap.gold.items()):
-            out.append(pair(s, t, scheme_label("qt30", raw).value))
-        n = len(amap.props)
-        free = [(i, j) for i in range(n) for j in range(n) if i != j and (i, j) not in related]
-        if not free:
-            continue
-        rng = random.Random(f"{seed}:{amap.name}")
-        want = min(len(free), max(2, round(none_share * len(amap.gold))))
-        bags = [set(words(t)) for t in props]
+    def pair(i: int, j: int, label: str) -> PairExample:
+        written = (props[i], props[j])
+        spoken = written if anchors[i] >= 0 and anchors[i] == anchors[j] else (said[i], said[j])
+        return PairExample(*spoken, label, group, amap.name)
 
-        def overlap(p: tuple[int, int], bags: list[set[str]] = bags) -> float:
-            a, b = bags[p[0]], bags[p[1]]
-            return len(a & b) / max(len(a | b), 1)
+    related = set(amap.gold) | {(t, s) for s, t in amap.gold}
+    out = [pair(s, t, scheme_label("qt30", raw).value) for (s, t), raw in sorted(amap.gold.items())]
+    n = len(amap.props)
+    free = [(i, j) for i in range(n) for j in range(n) if i != j and (i, j) not in related]
+    if not free:
+        return out
+    rng = random.Random(f"{seed}:{amap.name}")
+    want = min(len(free), max(2, round(none_share * len(amap.gold))))
+    bags = [set(words(t)) for t in props]
 
-        rng.shuffle(free)
-        chosen: list[tuple[int, int]] = sorted(free, key=lambda p: -overlap(p))[: want // 3]
-        asks = [p for p in free if (_question(said[p[0]]) or _question(said[p[1]])) and p not in chosen]
-        chosen += asks[: want // 3]
-        taken = set(chosen)
-        chosen += [p for p in free if p not in taken][: want - len(chosen)]
-        for i, j in chosen:
-            out.append(pair(i, j, RelationLabel.NONE.value))
-    return out
+    def overlap(p: tuple[int, int]) -> float:
+        a, b = bags[p[0]], bags[p[1]]
+        return len(a & b) / max(len(a | b), 1)
+
+    rng.shuffle(free)
+    chosen: list[tuple[int, int]] = sorted(free, key=lambda p: -overlap(p))[: want // 3]
+    asks = [p for p in free if (_question(said[p[0]]) or _question(said[p[1]])) and p not in chosen]
+    chosen += asks[: want // 3]
+    taken = set(chosen)
+    chosen += [p for p in free if p not in taken][: want - len(chosen)]
+    return out + [pair(i, j, RelationLabel.NONE.value) for i, j in chosen]
 
 
 # -- features ----------------------------------------------------------------------------------
@@ -290,9 +279,7 @@ class PairVectors:
         v = np.stack([self._vec[t] for t in seconds]).astype(np.float32)
         cu = np.array([cue_flags(t) for t in firsts], dtype=np.float32) if cues else None
         cv = np.array([cue_flags(t) for t in seconds], dtype=np.float32) if cues else None
-        lex = None
-        if overlap:
-            lex = np.array([overlap_features(a, b) for a, b in zip(firsts, seconds, strict=True)], dtype=np.float32)
+        lex = np.array([overlap_features(a, b) for a, b in pairs], dtype=np.float32) if overlap else None
         return pair_features(u, v, cu, cv, lex)
 
 
@@ -545,13 +532,11 @@ def train_pairs(
 
 def scores(gold: Sequence[str], predicted: Sequence[str]) -> dict[str, float]:
     """Macro-F1 over :data:`LABELS`, macro-F1 over support and attack, and the F1 of each label."""
-    out = {
+    return {
         "macro_f1": macro_f1(gold, predicted, LABELS),
         "support_attack_f1": macro_f1(gold, predicted, LABELS[1:3]),
+        **{f"f1_{lab}": macro_f1(gold, predicted, (lab,)) for lab in LABELS},
     }
-    for lab in LABELS:
-        out[f"f1_{lab}"] = macro_f1(gold, predicted, (lab,))
-    return out
 
 
 def cross_validate_pairs(

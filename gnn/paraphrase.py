@@ -37,7 +37,6 @@ the model card) the same way. torch and transformers are imported lazily.
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import re
 from abc import ABC, abstractmethod
@@ -49,8 +48,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from gnn.paraphrase_eval import PairPrediction, ParaphrasePair, score_predictions
+from gnn.progress import each
 from gnn.trainer import FitResult, Progress, Schedule, Selection, Trainer
-from gnn.weights import float_state, half_state
+from gnn.weights import float_state, half_state, save_weights
 from ontology.errors import ModelError
 
 if TYPE_CHECKING:
@@ -144,16 +144,17 @@ class PairEmbedder:
         self.max_length = max_length
         self.cache_dir = cache_dir
 
-    def _key(self, guest: list[str], host: list[str]) -> str:
-        raw = json.dumps([self.encoder.cache_key(), self.layers, self.max_length, guest, host], ensure_ascii=False)
-        return hashlib.sha1(raw.encode("utf-8")).hexdigest()
-
     def embed(self, guest: list[str], host: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """(guest words x dim, host words x dim) float32; words truncated away get zero vectors."""
-        path = self.cache_dir / f"{self._key(guest, host)}.npz" if self.cache_dir else None
-        if path is not None and path.is_file():
-            with np.load(path) as data:
-                return data["guest"].astype(np.float32), data["host"].astype(np.float32)
+        from gnn.encoder import cached_half
+
+        key = [self.encoder.cache_key(), self.layers, self.max_length, guest, host]
+        # Cached as float16 (:func:`gnn.encoder.cached_half`): a pair predicts the same whether its
+        # vectors were just computed or read back from the cache (or there is no cache).
+        g, h = cached_half(self.cache_dir, key, ("guest", "host"), lambda: self._compute(guest, host))
+        return g, h
+
+    def _compute(self, guest: list[str], host: list[str]) -> tuple[np.ndarray, np.ndarray]:
         import torch
 
         tokenizer, model = self.encoder.load_transformer()
@@ -161,24 +162,14 @@ class PairEmbedder:
         with torch.inference_mode():
             states = model(**enc.to(next(model.parameters()).device), output_hidden_states=True).hidden_states
         hidden = torch.cat([states[i][0] for i in self.layers], dim=-1).float().cpu().numpy()
-        n_guest = len(guest)
-        words = np.zeros((n_guest + len(host), hidden.shape[1]), np.float32)
+        words = np.zeros((len(guest) + len(host), hidden.shape[1]), np.float32)
         counts = np.zeros(len(words))
         for pos, k in enumerate(index):
             if k >= 0:
                 words[k] += hidden[pos]
                 counts[k] += 1
         words /= np.maximum(counts, 1)[:, None]
-        # The cache stores float16; rounding here too makes a pair predict the same whether its
-        # vectors were just computed or read back from the cache (or there is no cache).
-        words = words.astype(np.float16)
-        sides = {0: words[:n_guest], 1: words[n_guest:]}
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp.npz")
-            np.savez(tmp, guest=sides[0], host=sides[1])
-            tmp.replace(path)
-        return sides[0].astype(np.float32), sides[1].astype(np.float32)
+        return words[: len(guest)], words[len(guest) :]
 
 
 def _norm(word: str) -> str:
@@ -259,18 +250,6 @@ def fit_pca(vectors: Sequence[np.ndarray], k: int, seed: int, sample: int = 4000
     mean = rows.mean(axis=0)
     _, _, vt = np.linalg.svd(rows - mean, full_matrices=False)
     return mean.astype(np.float32), vt[:k].astype(np.float32)
-
-
-def _each(
-    pairs: Sequence[ParaphrasePair], read: Callable[[ParaphrasePair], Any], progress: Progress | None
-) -> list[Any]:
-    """``read`` of every pair, reported as the ``encode`` stage."""
-    out = []
-    for done, pair in enumerate(pairs, start=1):
-        out.append(read(pair))
-        if progress:
-            progress("encode", done, len(pairs))
-    return out
 
 
 class Highlighter(ABC):
@@ -356,7 +335,7 @@ class Highlighter(ABC):
 
     def inputs(self, pairs: Sequence[ParaphrasePair], progress: Progress | None = None) -> list[Any]:
         """:meth:`read` of every pair (``progress`` hears the ``encode`` stage)."""
-        return _each(pairs, self.read, progress)
+        return each("encode", pairs, self.read, progress)
 
     def predict(self, pairs: Sequence[ParaphrasePair], progress: Progress | None = None) -> list[PairPrediction]:
         """Highlight probabilities for every token of every pair, in input order."""
@@ -364,12 +343,7 @@ class Highlighter(ABC):
 
     def save(self, model_dir: Path) -> int:
         """Write the weights and the configuration; returns the bytes written."""
-        from safetensors.torch import save_file
-
-        model_dir.mkdir(parents=True, exist_ok=True)
-        save_file(self.state(), str(model_dir / self.WEIGHTS))
-        (model_dir / CONFIG).write_text(json.dumps(asdict(self.config), indent=2) + "\n", encoding="utf-8")
-        return (model_dir / self.WEIGHTS).stat().st_size + (model_dir / CONFIG).stat().st_size
+        return save_weights(model_dir, self.WEIGHTS, self.state(), CONFIG, asdict(self.config))
 
 
 class ParaphraseHighlighter(Highlighter):
@@ -414,7 +388,7 @@ class ParaphraseHighlighter(Highlighter):
         inputs of all ``pairs`` (each encoded once)."""
         config.layers = config.layers or encoder.middle_and_last()
         embedder = PairEmbedder(encoder, config.layers, config.max_length, cache_dir)
-        vectors = _each(pairs, lambda p: embedder.embed(p.guest, p.host), progress)
+        vectors = each("encode", pairs, lambda p: embedder.embed(p.guest, p.host), progress)
         mean, components = fit_pca([v for g, h in vectors[:n_train] for v in (g, h)], config.pca, config.seed)
         model = cls(embedder, mean, components, config)
         return model, [model.features(p, g, h) for p, (g, h) in zip(pairs, vectors, strict=True)]

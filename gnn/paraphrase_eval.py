@@ -18,11 +18,11 @@ highlighted it, and ``votes`` / ``annotators`` the paraphrase votes. Gold follow
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from gnn.protocol import Pooled
+from gnn.metrics import PRF
+from gnn.protocol import Pooled, seeded_share
 
 THRESHOLD = 0.5
 
@@ -170,12 +170,12 @@ class ParaphraseMetrics:
     @property
     def f1(self) -> float:
         """Harmonic mean of precision and recall."""
-        return _harmonic(self.precision, self.recall)
+        return PRF.from_counts(self.true_positives, self.predicted_positives, self.positives).f1
 
     @property
     def floor_f1(self) -> float:
         """F1 of predicting every pair a paraphrase: the score any model must beat."""
-        return _harmonic(_rate(self.positives, self.pairs), 1.0 if self.positives else 0.0)
+        return PRF.from_counts(self.positives, self.pairs, self.positives).f1
 
     @property
     def accuracy(self) -> float:
@@ -220,10 +220,6 @@ class ParaphraseMetrics:
 
 def _rate(part: float, whole: float) -> float:
     return part / whole if whole else 0.0
-
-
-def _harmonic(precision: float, recall: float) -> float:
-    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
 
 
 def jaccard(a: set[int], b: set[int]) -> float:
@@ -271,11 +267,6 @@ def split_by_interview(
     The side of an interview depends only on a hash of its id, so the split does not move when
     pairs are added or reordered.
     """
-
-    def bucket(interview: str) -> float:
-        digest = hashlib.sha1(f"{salt}:{interview}".encode()).hexdigest()
-        return int(digest[:8], 16) / 0xFFFFFFFF
-
-    tune = [p for p in pairs if bucket(p.interview) >= held_out]
-    rest = [p for p in pairs if bucket(p.interview) < held_out]
+    tune = [p for p in pairs if seeded_share(salt, p.interview) >= held_out]
+    rest = [p for p in pairs if seeded_share(salt, p.interview) < held_out]
     return tune, rest

@@ -9,12 +9,15 @@ not call directly (the encoder inside a model's prediction).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import TypeVar
 
 from gnn.trainer import Progress
 
+T = TypeVar("T")
+R = TypeVar("R")
 _CURRENT: ContextVar[Progress | None] = ContextVar("argweb_progress", default=None)
 
 
@@ -33,3 +36,13 @@ def reporting_to(progress: Progress | None) -> Iterator[None]:
         yield
     finally:
         _CURRENT.reset(token)
+
+
+def each(stage: str, items: Sequence[T], fn: Callable[[T], R], progress: Progress | None) -> list[R]:
+    """``fn`` of every item, in order; ``progress`` hears ``(stage, done, total)`` after each."""
+    out: list[R] = []
+    for item in items:
+        out.append(fn(item))
+        if progress:
+            progress(stage, len(out), len(items))
+    return out

@@ -19,8 +19,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
-def _rank(seed: int, group: str) -> str:
+def _rank(seed: object, group: str) -> str:
     return hashlib.sha1(f"{seed}:{group}".encode()).hexdigest()
+
+
+def seeded_share(seed: object, key: str) -> float:
+    """A number in [0, 1] fixed by ``sha1(seed:key)``: where ``key`` falls in a seeded split."""
+    return int(_rank(seed, key)[:8], 16) / 0xFFFFFFFF
 
 
 def grouped_folds(groups: Sequence[str], k: int, seed: int = 0) -> list[int]:

@@ -6,7 +6,9 @@ and run in float32. Integer tensors (buffers such as counters) keep their type.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 
@@ -35,3 +37,14 @@ def round_to_half(module: Any) -> None:
         for tensor in module.state_dict().values():
             if tensor.is_floating_point():
                 tensor.copy_(tensor.half().float())
+
+
+def save_weights(model_dir: Path, weights: str, state: Mapping[str, Any], config_file: str, config: Any) -> int:
+    """Write ``state`` (tensors in their dtype) as the safetensors file ``weights`` and ``config`` as the
+    JSON file ``config_file`` into ``model_dir`` (created); returns the bytes written."""
+    from safetensors.torch import save_file
+
+    model_dir.mkdir(parents=True, exist_ok=True)
+    save_file({k: v.detach().cpu().contiguous() for k, v in state.items()}, str(model_dir / weights))
+    (model_dir / config_file).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    return (model_dir / weights).stat().st_size + (model_dir / config_file).stat().st_size

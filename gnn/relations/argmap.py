@@ -87,6 +87,16 @@ def without_locutions(amap: ArgMap) -> ArgMap:
     return canonical(replace(amap, locutions=[], transitions=[], gold_anchor={}, anchors=None))
 
 
+def edge_lists(edges: Iterable[EdgeRecord]) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """Per node id, the sources of the edges into it and the targets of the edges out of it."""
+    into: dict[str, list[str]] = defaultdict(list)
+    out: dict[str, list[str]] = defaultdict(list)
+    for edge in edges:
+        out[edge.source].append(edge.target)
+        into[edge.target].append(edge.source)
+    return into, out
+
+
 def maps_from_records(nodes: Iterable[NodeRecord], edges: Iterable[EdgeRecord]) -> list[ArgMap]:
     """Group AIF loader records into :class:`ArgMap` objects, one per discourse, in input order.
 
@@ -115,12 +125,7 @@ def maps_from_records(nodes: Iterable[NodeRecord], edges: Iterable[EdgeRecord]) 
             else:
                 kind[node.id] = (amap.id, node.aif_type or "", -1)
                 rel_nodes.append(node)
-    into: dict[str, list[str]] = defaultdict(list)
-    out: dict[str, list[str]] = defaultdict(list)
-    for edge in edges:
-        if edge.source in kind and edge.target in kind:
-            out[edge.source].append(edge.target)
-            into[edge.target].append(edge.source)
+    into, out = edge_lists(e for e in edges if e.source in kind and e.target in kind)
     for rel in rel_nodes:
         amap = maps[kind[rel.id][0]]
         sources = [kind[s] for s in into[rel.id]]

@@ -207,14 +207,21 @@ def tfidf_baseline(
     return probs
 
 
-def timed_probs(model: Any, graphs: Sequence[Any], device: str) -> tuple[list[np.ndarray], float]:
-    """Label probabilities of ``graphs`` and the throughput, in candidate pairs per second."""
+def heldout_metrics(
+    trained: Trained, report: Callable[[list[np.ndarray]], dict[str, Any]], device: str
+) -> dict[str, Any]:
+    """``heldout``: ``report`` of the model's probabilities of the held-out groups and its throughput
+    (``pairs_per_second``, candidate pairs); ``heldout_before_refit``: that of the selected networks
+    when the model was refit."""
     from gnn.relations.train import predict_probs
 
     start = time.perf_counter()
-    probs = predict_probs(model, graphs, device)
-    n_pairs = sum(len(p) for p in probs)
-    return probs, round(n_pairs / max(time.perf_counter() - start, 1e-9), 1)
+    probs = predict_probs(trained.model, trained.items["test"], device)
+    pairs_per_second = round(sum(len(p) for p in probs) / max(time.perf_counter() - start, 1e-9), 1)
+    out = {"heldout": {**report(probs), "pairs_per_second": pairs_per_second}}
+    if trained.selection_model is not None:
+        out["heldout_before_refit"] = report(predict_probs(trained.selection_model, trained.items["test"], device))
+    return out
 
 
 def save_stored(out_dir: Path, spec: Family[Any], state: Mapping[str, Any], stored: Mapping[str, Any]) -> None:
@@ -227,10 +234,9 @@ def save_stored(out_dir: Path, spec: Family[Any], state: Mapping[str, Any], stor
         stored: ``config`` (the network's :func:`~gnn.relations.model.build_model` configuration),
             ``hp`` and whatever else the family reads back (biases, decodings ...).
     """
-    from safetensors.torch import save_file
+    from gnn.weights import save_weights
 
-    save_file({k: v.detach().cpu().contiguous() for k, v in state.items()}, str(out_dir / spec.weights))
-    (out_dir / spec.config).write_text(json.dumps(stored, indent=2) + "\n", encoding="utf-8")
+    save_weights(out_dir, spec.weights, state, spec.config, stored)
 
 
 def load_stored(

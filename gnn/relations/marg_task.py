@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from gnn.protocol import spread
+from gnn.relations.argmap import edge_lists
 from gnn.relations.baseline import PairTfidfLR
 from gnn.relations.metrics import macro_f1
 from gnn.relations.text import TextVectors
@@ -82,11 +83,7 @@ def pairs_from_records(nodes: Sequence[NodeRecord], edges: Sequence[EdgeRecord])
     props = {n.id: n for n in nodes if isinstance(n, PropositionRecord)}
     events = {n.id: event_of(n.name or n.local_id or n.id) for n in nodes if isinstance(n, DiscourseRecord)}
     speakers = {n.local_id: n.speaker for n in nodes if isinstance(n, LocutionRecord)}
-    into: dict[str, list[str]] = {}
-    out: dict[str, list[str]] = {}
-    for e in edges:
-        out.setdefault(e.source, []).append(e.target)
-        into.setdefault(e.target, []).append(e.source)
+    into, out = edge_lists(edges)
     pairs = []
     for node in nodes:
         if isinstance(node, RelationRecord) and node.scheme_label in LABELS:

@@ -238,7 +238,6 @@ def evaluate_relations(
     *,
     device: str = "cpu",
     encoder: TextVectors | None = None,
-    objective: str = "general",
     threads: int | None = 1,
     seed: int = 0,
     variants: Mapping[str, Sequence[ArgMap]] | None = None,

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from gnn.progress import each
 from gnn.relations import family
 from gnn.relations.argmap import ArgMap, anchor_accuracy, without_locutions
 from gnn.relations.metrics import dialam_scores, relation_macro
@@ -28,6 +29,7 @@ from gnn.relations.qt30_task import (
     Decoding,
     biased_scores,
     decode,
+    decoded_rows,
     dev_scorer,
     item,
     split_maps,
@@ -56,12 +58,7 @@ FAMILY: family.Family[MapTensors] = family.Family("QT30", "maps", "qt30", DIMS, 
 
 def tensors_of(maps: Sequence[ArgMap], window: int, progress: Progress | None = None) -> list[MapTensors]:
     """Features and graphs of ``maps`` (``progress`` hears ``("QT30 features", done, total)``)."""
-    out = []
-    for m in maps:
-        out.append(map_tensors(m, window))
-        if progress is not None:
-            progress("QT30 features", len(out), len(maps))
-    return out
+    return each("QT30 features", maps, lambda m: map_tensors(m, window), progress)
 
 
 def _baseline(
@@ -77,14 +74,16 @@ def _baseline(
 
 
 def _report(test: Sequence[MapTensors], probs: Sequence[np.ndarray], decoding: Decoding) -> dict[str, Any]:
-    preds = []
-    for t, p in zip(test, probs, strict=True):
-        rels = decode(t.pairs, p, decoding.bias, directions=decoding.directions)
-        preds.append({k: v[0] for k, v in rels.items()})
-    return {
-        "official_style": dialam_scores([(t.gold, pred, t.n_props) for t, pred in zip(test, preds, strict=True)]),
-        "relations": relation_macro([(t.gold, pred) for t, pred in zip(test, preds, strict=True)], LABELS[1:]),
-    }
+    return _scores(decoded_rows(test, probs, decoding.bias, decoding.directions))
+
+
+def _reports(test: Sequence[MapTensors], probs: Sequence[np.ndarray], decodings: dict[str, Decoding]) -> dict[str, Any]:
+    return {obj: _report(test, probs, decodings[obj]) for obj in OBJECTIVES}
+
+
+def _scores(rows: Sequence[tuple[dict[tuple[int, int], str], dict[tuple[int, int], str], int]]) -> dict[str, Any]:
+    """Official-style scores and relation macro-F1 of (gold, predicted, propositions) rows of maps."""
+    return {"official_style": dialam_scores(rows), "relations": relation_macro([r[:2] for r in rows], LABELS[1:])}
 
 
 def train_qt30(
@@ -117,8 +116,7 @@ def train_qt30(
     if not parts["train"]:
         raise ModelError(f"QT30: {len(maps)} map(s) are too few: none falls into the training split")
     trained, decodings = _fit_and_tune(parts, hp, options, out_dir)
-    model, config, items = trained.model, trained.config, trained.items
-    tuning = trained.tuning_model
+    model, config, tuning = trained.model, trained.config, trained.tuning_model
     # Propositions-only copies (no L-nodes, no TA) of the development and held-out maps: the model
     # reads such a map as a dialogue whose turns were all lost, so the biases tuned on dialogue maps
     # over-relate it; the copies of the development maps (the ones train_gnn selected on) tune a
@@ -143,19 +141,10 @@ def train_qt30(
     )
     metrics: dict[str, Any] = {}
     if parts["test"]:
-        test_p, pairs_per_second = family.timed_probs(model, items["test"], options.device)
-        metrics["heldout"] = {obj: _report(parts["test"], test_p, decodings[obj]) for obj in OBJECTIVES}
-        metrics["heldout"]["pairs_per_second"] = pairs_per_second
-        if trained.selection_model is not None:
-            before = predict_probs(trained.selection_model, items["test"], options.device)
-            metrics["heldout_before_refit"] = {
-                obj: _report(parts["test"], before, decodings[obj]) for obj in OBJECTIVES
-            }
+        metrics = family.heldout_metrics(trained, lambda p: _reports(parts["test"], p, decodings), options.device)
         if bare["test"]:
             bare_p = predict_probs(model, bare_items["test"], options.device)
-            metrics["heldout_propositions_only"] = {
-                obj: _report(bare["test"], bare_p, bare_decodings[obj]) for obj in OBJECTIVES
-            }
+            metrics["heldout_propositions_only"] = _reports(bare["test"], bare_p, bare_decodings)
         options.log("QT30: training the TF-IDF + LR baseline")
         metrics["baseline_tfidf_lr"] = _baseline(parts["train"], parts["dev"], parts["test"], options.seed)
     right, total = anchor_accuracy([m for m in maps if split[m.name] == "test"])
@@ -370,13 +359,10 @@ def load_qt30(model_dir: Path, *, device: str = "cpu", encoder: TextVectors | No
 def score_maps(maps: Sequence[ArgMap], predicted: Sequence[Sequence[tuple[str, str, str, float]]]) -> dict[str, Any]:
     """Official-style scores of predictions against the maps' gold relations."""
     rows = []
-    rel_rows = []
     for amap, preds in zip(maps, predicted, strict=True):
         index = {p.local_id: k for k, p in enumerate(amap.props)}
-        pred = {(index[s], index[t]): lab for s, t, lab, _ in preds}
-        rows.append((amap.gold, pred, len(amap.props)))
-        rel_rows.append((amap.gold, pred))
-    return {"official_style": dialam_scores(rows), "relations": relation_macro(rel_rows, LABELS[1:])}
+        rows.append((amap.gold, {(index[s], index[t]): lab for s, t, lab, _ in preds}, len(amap.props)))
+    return _scores(rows)
 
 
 def baseline_on(train: Sequence[ArgMap], test: Sequence[ArgMap], seed: int = 0) -> dict[str, Any]:

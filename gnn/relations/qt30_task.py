@@ -18,7 +18,6 @@ attacks where the annotators found a thousand; ``shares`` keeps the proportions 
 
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 from collections import Counter
@@ -28,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from gnn.protocol import seeded_share
 from gnn.relations.metrics import dialam_scores
 from gnn.relations.qt30 import LABELS, MapTensors
 
@@ -65,7 +65,7 @@ def split_maps(names: Sequence[str], seed: int = 13, test_share: float = 0.15) -
     """
     out = {}
     for name in names:
-        u = int(hashlib.sha1(f"{seed}:{name}".encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
+        u = seeded_share(seed, name)
         out[name] = "test" if u < test_share else ("dev" if u < test_share + (1 - test_share) * 0.1 else "train")
     return out
 
@@ -150,9 +150,10 @@ def decode(
     return out
 
 
-def _decoded_rows(
+def decoded_rows(
     tensors: Sequence[MapTensors], probs: Sequence[np.ndarray], bias: Sequence[float], directions: str
 ) -> list[tuple[dict[tuple[int, int], str], dict[tuple[int, int], str], int]]:
+    """Per map: gold relations, decoded relations and the number of propositions (what the scores read)."""
     rows = []
     for t, p in zip(tensors, probs, strict=True):
         pred = {k: v[0] for k, v in decode(t.pairs, p, bias, directions=directions).items()}
@@ -164,7 +165,7 @@ def evaluate_maps(
     tensors: Sequence[MapTensors], probs: Sequence[np.ndarray], bias: Sequence[float], directions: str = "one"
 ) -> dict[str, dict[str, float]]:
     """Official-style general / focused scores of decoded predictions."""
-    return dialam_scores(_decoded_rows(tensors, probs, bias, directions))
+    return dialam_scores(decoded_rows(tensors, probs, bias, directions))
 
 
 def share_excess(gold: Counter[str], predicted: Counter[str], tolerance: float = SHARE_TOLERANCE) -> float:
@@ -187,7 +188,7 @@ def tune_shares(
     gold = Counter(label for t in tensors for label in t.gold.values())
 
     def value(b: list[float]) -> float:
-        rows = _decoded_rows(tensors, probs, b, directions)
+        rows = decoded_rows(tensors, probs, b, directions)
         excess = share_excess(gold, Counter(label for _, pred, _ in rows for label in pred.values()))
         return dialam_scores(rows)["general"]["f1"] if excess == 0 else -excess
 

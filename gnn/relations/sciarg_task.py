@@ -21,9 +21,10 @@ from typing import Any
 import numpy as np
 
 from gnn.relations import family
+from gnn.relations.argmap import edge_lists
 from gnn.relations.heads import HeadChoice
 from gnn.relations.metrics import relation_macro, triple_scores
-from gnn.relations.qt30_task import biased_scores, decode
+from gnn.relations.qt30_task import biased_scores, coordinate_biases, decode
 from gnn.relations.sciarg_features import (
     EDGE_TYPES,
     LABELS,
@@ -85,11 +86,7 @@ def papers_from_records(nodes: Sequence[NodeRecord], edges: Sequence[EdgeRecord]
             comp_of[node.id] = (node.discourse, node.local_id or node.id)
         elif isinstance(node, RelationRecord) and node.discourse:
             rels.append(node)
-    into: dict[str, list[str]] = {}
-    out: dict[str, list[str]] = {}
-    for edge in edges:
-        out.setdefault(edge.source, []).append(edge.target)
-        into.setdefault(edge.target, []).append(edge.source)
+    into, out = edge_lists(edges)
     for discourse, paper in papers.items():
         paper.comps.sort(key=lambda c: (c.start, c.end))
         paper.pieces = sorted(pieces.get(discourse, []))
@@ -239,18 +236,13 @@ def score(tensors: Sequence[PaperTensors], probs: Sequence[np.ndarray], bias: Se
 
 def tune(tensors: Sequence[PaperTensors], probs: Sequence[np.ndarray], rounds: int = 2) -> list[float]:
     """Coordinate search of per-label log-biases maximising micro R on ``tensors``."""
-    bias = [0.0] * len(LABELS)
-    best = score(tensors, probs, bias)["R"]["micro"]["f1"]
-    for _ in range(rounds):
-        for c in range(1, len(LABELS)):
-            # Down to -4: a class-weighted model (the baseline) over-predicts every relation.
-            for g in (-4.0, -3.0, -2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0):
-                trial = list(bias)
-                trial[c] = g
-                v = score(tensors, probs, trial)["R"]["micro"]["f1"]
-                if v > best + 1e-6:
-                    best, bias = v, trial
-    return bias
+
+    def value(bias: list[float]) -> float:
+        return float(score(tensors, probs, bias)["R"]["micro"]["f1"])
+
+    # Down to -4: a class-weighted model (the baseline) over-predicts every relation.
+    grid = (-4.0, -3.0, -2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
+    return coordinate_biases(value, len(LABELS), range(1, len(LABELS)), grid, rounds)[0]
 
 
 def _baseline(
@@ -371,11 +363,7 @@ def train_sciarg(
     family.save_stored(out_dir, spec, half_state(model.state_dict()), {"config": config, "bias": bias, "hp": hp})
     metrics: dict[str, Any] = {}
     if parts["test"]:
-        test_p, pairs_per_second = family.timed_probs(model, items["test"], options.device)
-        metrics["heldout"] = {**score(parts["test"], test_p, bias), "pairs_per_second": pairs_per_second}
-        if trained.selection_model is not None:
-            before = predict_probs(trained.selection_model, items["test"], options.device)
-            metrics["heldout_before_refit"] = score(parts["test"], before, bias)
+        metrics = family.heldout_metrics(trained, lambda p: score(parts["test"], p, bias), options.device)
         gold_total = sum(len(t.gold) for t in parts["test"])
         covered = sum(1 for t in parts["test"] for k in t.gold if k in set(map(tuple, t.pairs.tolist())))
         metrics["candidate_recall_heldout"] = round(covered / max(gold_total, 1), 4)
