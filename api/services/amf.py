@@ -145,13 +145,18 @@ def _text(doc: dict[str, Any]) -> str:
     return html.unescape(_TAGS.sub("", text))
 
 
-def _speakers(aif: dict[str, Any]) -> dict[str, str]:
-    """L-node id (as text) -> its speaker: the participant of its locution, else its ``Speaker :`` prefix."""
-    names = {
-        str(p.get("participantID")): " ".join(str(p.get(k) or "").strip() for k in ("firstname", "surname")).strip()
+def _participants(aif: dict[str, Any]) -> list[tuple[Any, str]]:
+    """``(participantID, "firstname surname")`` of each participant."""
+    return [
+        (p.get("participantID"), " ".join(str(p.get(k) or "").strip() for k in ("firstname", "surname")).strip())
         for p in _entries(aif, "participants")
         if isinstance(p, dict)
-    }
+    ]
+
+
+def _speakers(aif: dict[str, Any]) -> dict[str, str]:
+    """L-node id (as text) -> its speaker: the participant of its locution, else its ``Speaker :`` prefix."""
+    names = {str(pid): name for pid, name in _participants(aif)}
     out = {}
     for loc in _entries(aif, "locutions"):
         name = names.get(str(loc.get("personID")))
@@ -260,11 +265,7 @@ def _locutions(doc: dict[str, Any], aif: dict[str, Any], task: str, ids: _Ids) -
     units = []
     for speaker, said in _turns(_text(doc), doc.get("dialog") if isinstance(doc.get("dialog"), bool) else None):
         units += [(speaker, s) for s in (segment(said) if task == "segments" else [said])]
-    person_ids = {
-        " ".join(str(p.get(k) or "").strip() for k in ("firstname", "surname")).strip(): p.get("participantID")
-        for p in _entries(aif, "participants")
-        if isinstance(p, dict)
-    }
+    person_ids = {name: pid for pid, name in _participants(aif)}
     added = []
     for (speaker, said), nid in zip(units, ids.nodes(len(units)), strict=True):
         node = {"nodeID": nid, "text": said, "type": "L"}

@@ -278,14 +278,10 @@ class BrowseService:
         filters = filters or DiscourseFilter()
         size = _page_size(limit)
         after = decode_cursor(cursor, str) or ""
-        params: dict[str, Any] = {"after": after, "limit": size + 1}
         if filters.corpus:
             self.require_corpus(filters.corpus)
-            params["corpus"] = filters.corpus
-        if filters.speaker:
-            params["speaker"] = filters.speaker
-        if filters.q:
-            params["q"] = filters.q
+        given = {"corpus": filters.corpus, "speaker": filters.speaker, "q": filters.q}
+        params = {"after": after, "limit": size + 1} | {k: v for k, v in given.items() if v}
         query = browse.discourses(filters.kind, bool(filters.speaker), bool(filters.q), bool(filters.corpus))
         rows = self._rows(query, **params)
         items = [(node_view(r), int(r["units"])) for r in rows[:size]]

@@ -97,9 +97,7 @@ def load(settings: Settings, model_dir: Path | None = None) -> DiscourseModel:
     from gnn.registry import resolve_model
 
     resolved = resolve_model(TASK, model_dir, settings.models_dir)
-    path, card = resolved.path, resolved.card
-    encoder = card_encoder(path, card, settings.cache_dir)
-    return load_model(path, encoder=encoder)
+    return load_model(resolved.path, encoder=card_encoder(resolved.path, resolved.card, settings.cache_dir))
 
 
 def recipe_data(settings: Settings, profile: str, data: Sequence[Path] | None) -> list[Path]:
@@ -168,16 +166,9 @@ def train(
         train_d += [dialogues[i] for i in parts[0]]
         tune_d += [dialogues[i] for i in parts[1]]
         tests[path.name] = [dialogues[i] for i in parts[2]]
-        split_info[path.name] = {
-            "path": str(path),
-            "scheme": scheme,
-            "dialogues": len(dialogues),
-            "train": len(parts[0]),
-            "tune": len(parts[1]),
-            "test": len(parts[2]),
-            "test_positions": parts[2],
-            "tune_positions": parts[1],
-        }
+        sizes = {name: len(part) for name, part in zip(("train", "tune", "test"), parts, strict=True)}
+        split_info[path.name] = {"path": str(path), "scheme": scheme, "dialogues": len(dialogues), **sizes}
+        split_info[path.name] |= {"test_positions": parts[2], "tune_positions": parts[1]}
         reporter.log(f"{path.name}: {len(parts[0])} train / {len(parts[1])} tune / {len(parts[2])} test dialogues")
     config = ParserConfig(seed=seed, **PROFILES[profile])
     encoder = encoder_for(None, encoder_dir, settings.cache_dir)
@@ -300,6 +291,7 @@ def _predict(model: Any, dialogues: list[Dialogue], reporter: Reporter) -> list[
 
 def _graph_dialogues(graph: Graph, corpus: str | None, dialogue: str | None, scheme: str | None) -> list[Dialogue]:
     """Dialogues read from the graph (read views), each with its gold relations."""
+    from api.services.relations_graph import in_order
     from gnn.discourse.data import dialogue_from_view
     from graphstore import cypher
     from graphstore.aif_export import read_discourses, resolve_discourse
@@ -325,10 +317,7 @@ def _graph_dialogues(graph: Graph, corpus: str | None, dialogue: str | None, sch
     dialogues: list[Dialogue] = []
     for k, did in enumerate(ids):
         mine = [u for u in units.values() if u.discourse == did]
-        locutions = sorted(
-            (u for u in mine if u.node.has(Label.Locution)),
-            key=lambda u: (u.position if u.position is not None else 0, u.id),
-        )
+        locutions = in_order(u for u in mine if u.node.has(Label.Locution))
         relations = tuple(
             RelationView(u.node, tuple(sorted(into.get(u.id, ()))), tuple(sorted(out_of.get(u.id, ()))))
             for u in mine

@@ -31,7 +31,7 @@ from typing import Any
 from api.services.aif import refuse_gold
 from api.services.graph import Graph
 from api.services.mine_summary import Analysis, DialogueUnits, summarise
-from api.services.relations_graph import GRAPH_OBJECTIVE
+from api.services.relations_graph import AIF, GRAPH_OBJECTIVE, LoadedModel, load_for
 from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
 from graphstore.loaders.transcript import (
@@ -66,16 +66,6 @@ _MODELS: dict[str, LoadedModel] = {}
 _LOCK = threading.Lock()
 
 
-@dataclass(frozen=True)
-class LoadedModel:
-    """A model kept in memory with the name and version its predictions carry."""
-
-    name: str
-    version: str
-    path: Path
-    model: Any
-
-
 def discourse_model(settings: Settings) -> LoadedModel:
     """The shipped discourse parser, loaded on first use and kept."""
     from api.services import discourse
@@ -92,12 +82,7 @@ def discourse_model(settings: Settings) -> LoadedModel:
 
 def relation_model(settings: Settings) -> LoadedModel:
     """The relation model of the settings (else the shipped one), loaded on first use and kept."""
-    from api.services import relations
-    from gnn.modelcard import read_card
-
-    path, model = relations.qt30_model(settings)
-    card = read_card(path, "relations")
-    return LoadedModel(card.model, card.version, path, model)
+    return load_for(settings, AIF)
 
 
 def discourse_links(
@@ -135,15 +120,6 @@ def argument_links(
         # Mined debates go into the graph: its decoding (each relation type's count near its gold share).
         for s, t, lab, p in predict_dialogue(model, texts, speakers, transitions, GRAPH_OBJECTIVE)
     ]
-
-
-def analyse(settings: Settings, texts: Sequence[str], speakers: Sequence[str]) -> Analysis:
-    """Discourse links between utterances, then argument links with the discourse links as transitions.
-
-    Each utterance is its own argument unit (one proposition per locution).
-    """
-    disc = discourse_links(settings, texts, speakers)
-    return Analysis(disc, argument_links(settings, texts, speakers, [(x, y) for x, y, _, _ in disc]))
 
 
 def models(settings: Settings) -> tuple[LoadedModel, LoadedModel]:
@@ -225,10 +201,16 @@ def prepare(utterances: list[Utterance], corpus: str, name: str, source: str) ->
     return Mined(bundle, dialogue.id, utterances, locs, props)
 
 
-def prediction_rows(
-    analysis: Analysis, locutions: Sequence[str], units: Sequence[str]
-) -> tuple[list[PredictedRelation], list[PredictedRelation]]:
-    """The predicted relations of an analysis: discourse links between locutions, argument links between ``units``."""
+def write_predictions(
+    graph: Graph,
+    dialogue_id: str,
+    analysis: Analysis,
+    locutions: Sequence[str],
+    units: Sequence[str],
+) -> list[PredictionRun]:
+    """Write the two prediction runs of an analysis: discourse links between ``locutions``, argument
+    links between ``units`` (a run already written is not written again)."""
+    from api.services.predictions import write_run
     from graphstore.loaders.dialogue_json import scheme_label
 
     disc = [
@@ -245,20 +227,6 @@ def prediction_rows(
         PredictedRelation(source=units[s], target=units[t], label=RelationLabel(lab), score=score)
         for s, t, lab, score in analysis.arguments
     ]
-    return disc, args
-
-
-def write_predictions(
-    graph: Graph,
-    dialogue_id: str,
-    analysis: Analysis,
-    locutions: Sequence[str],
-    units: Sequence[str],
-) -> list[PredictionRun]:
-    """Write the two prediction runs of an analysis (a run already written is not written again)."""
-    from api.services.predictions import write_run
-
-    disc, args = prediction_rows(analysis, locutions, units)
     runs = runs_for(dialogue_id, models(graph.settings))
     for run, rows in zip(runs, (disc, args), strict=True):
         write_run(graph, run, rows)
@@ -288,8 +256,11 @@ def mine_utterances(
     if not 1 <= k <= 20:
         raise ApiError(f"k must lie in 1..20, not {k}")
     mined = prepare(utterances, corpus, name, source)
-    texts = [u.text for u in utterances]
-    analysis = analyse(graph.settings, texts, [u.speaker for u in utterances])
+    texts, speakers = [u.text for u in utterances], [u.speaker for u in utterances]
+    # Discourse links between utterances, then argument links with them as transitions: each
+    # utterance is its own argument unit (one proposition per locution).
+    disc = discourse_links(graph.settings, texts, speakers)
+    analysis = Analysis(disc, argument_links(graph.settings, texts, speakers, [(x, y) for x, y, _, _ in disc]))
     neighbours, why = nearest_elsewhere(graph, texts, k=k, corpus=corpus)
     runs = runs_for(mined.dialogue_id, models(graph.settings))
     if write:
@@ -302,7 +273,6 @@ def mine_utterances(
         reporter.log(
             f"{mined.dialogue_id}: dialogue and predictions written (runs {', '.join(r.run_id for r in runs)})"
         )
-    speakers = [u.speaker for u in utterances]
     units = DialogueUnits(mined.dialogue_id, corpus, speakers, texts, mined.locutions, mined.propositions)
     return summarise(
         units, analysis, runs=runs, neighbours=neighbours, neighbours_note=why, written=write, segmenter=SEGMENTER

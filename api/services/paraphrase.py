@@ -36,6 +36,7 @@ from ontology.terms import Prop
 
 if TYPE_CHECKING:
     from gnn.paraphrase import Highlighter
+    from gnn.registry import ResolvedModel
     from gnn.trainer import Progress
 
 TASK = "paraphrase"
@@ -145,10 +146,14 @@ def resolve_model(model: Path | None) -> Path:
         ApiError: ``model`` is not a paraphrase model.
         ModelError: No model given and none shipped.
     """
+    return _resolved(model).path
+
+
+def _resolved(model: Path | None) -> ResolvedModel:
     from api.settings import get_settings
     from gnn.registry import resolve_model as resolve
 
-    return resolve(TASK, model, get_settings().models_dir if model is not None else None).path
+    return resolve(TASK, model, get_settings().models_dir if model is not None else None)
 
 
 def _load(model: Path | None, cache_dir: Path | None) -> Highlighter:
@@ -157,11 +162,9 @@ def _load(model: Path | None, cache_dir: Path | None) -> Highlighter:
     Raises:
         ModelError: Its files are missing, or the encoder is not the one it was trained with.
     """
-    from api.settings import get_settings
     from gnn.paraphrase import load_highlighter
-    from gnn.registry import resolve_model as resolve
 
-    resolved = resolve(TASK, model, get_settings().models_dir if model is not None else None)
+    resolved = _resolved(model)
     try:
         return load_highlighter(resolved.path, resolved.card, cache_dir)
     except FileNotFoundError as e:
@@ -190,15 +193,8 @@ def predictions_tsv(rows: Sequence[Any]) -> str:
     writer = csv.writer(buf, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
     writer.writerow(HEADER)
     for p in rows:
-        writer.writerow(
-            [
-                p.qid,
-                int(p.paraphrase),
-                f"{p.score:.4f}",
-                json.dumps([round(x, 4) for x in p.guest_probs]),
-                json.dumps([round(x, 4) for x in p.host_probs]),
-            ]
-        )
+        probs = [json.dumps([round(x, 4) for x in side]) for side in (p.guest_probs, p.host_probs)]
+        writer.writerow([p.qid, int(p.paraphrase), f"{p.score:.4f}", *probs])
     return buf.getvalue()
 
 

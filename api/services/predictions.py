@@ -9,7 +9,7 @@ complete run of the same content is found instead of written again, scores are s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,42 +34,6 @@ def write_run(
         GraphStoreError: Neo4j failed (nothing of the run kept).
     """
     return _store(graph).write(run, relations, progress)
-
-
-def write_and_describe(
-    graph: Graph, run: PredictionRun, relations: Iterable[PredictedRelation], what: str, reporter: Reporter
-) -> dict[str, Any]:
-    """Write the run as :func:`write_run` does, logging ``what`` was written.
-
-    Returns:
-        The ``written`` and ``report`` entries of a predict command's JSON result.
-    """
-    report = write_run(graph, run, relations)
-    reporter.log(f"run {run.run_id}: {report.written} {what} written")
-    return {
-        "written": True,
-        "report": {"written": report.written, "counts": report.counts, "seconds": round(report.seconds, 2)},
-    }
-
-
-def pick_run(graph: Graph, run_for: Callable[[int], PredictionRun]) -> tuple[PredictionRun, int | None]:
-    """The run a prediction job writes, and its stored relation count when it is complete in the graph already.
-
-    ``run_for(attempt)`` gives the job's content-derived run (attempt 0), or the ids it takes when
-    an earlier run of the same content is complete but lost its relations with a deleted corpus
-    (attempt 1, 2, ...), so that the job writes them again instead of finding them "present".
-    """
-    first = run_for(0)
-    stored = {r.run.run_id: r for r in runs(graph, first.model, first.model_version)}
-    attempt, run = 0, first
-    while True:
-        found = stored.get(run.run_id)
-        if found is None or found.status != "complete":
-            return run, None
-        if found.relations > 0 or not found.counts.get("relations"):
-            return run, found.relations
-        attempt += 1
-        run = run_for(attempt)
 
 
 @dataclass(frozen=True)
@@ -107,9 +71,20 @@ class PredictionJob:
     def pick(self, graph: Graph) -> tuple[PredictionRun, int | None]:
         """The run to write, and its stored relation count when it is complete in the graph already.
 
-        See :func:`pick_run`.
+        That is :meth:`run` (attempt 0), or the ids of a later attempt when an earlier run of the
+        same content is complete but lost its relations with a deleted corpus, so that the job
+        writes them again instead of finding them "present".
         """
-        return pick_run(graph, self.run)
+        stored = {r.run.run_id: r for r in runs(graph, self.model, self.version)}
+        attempt = 0
+        while True:
+            run = self.run(attempt)
+            found = stored.get(run.run_id)
+            if found is None or found.status != "complete":
+                return run, None
+            if found.relations > 0 or not found.counts.get("relations"):
+                return run, found.relations
+            attempt += 1
 
     def write(
         self,
@@ -125,7 +100,10 @@ class PredictionJob:
             The ``run_id``, ``written`` and ``report`` entries of a predict command's JSON result.
         """
         chosen = run or self.pick(graph)[0]
-        return {"run_id": chosen.run_id} | write_and_describe(graph, chosen, rows, what, reporter)
+        report = write_run(graph, chosen, rows)
+        reporter.log(f"run {chosen.run_id}: {report.written} {what} written")
+        summary = {"written": report.written, "counts": report.counts, "seconds": round(report.seconds, 2)}
+        return {"run_id": chosen.run_id, "written": True, "report": summary}
 
 
 def runs(graph: Graph, model: str | None = None, version: str | None = None) -> list[StoredRun]:

@@ -22,6 +22,7 @@ from api.services import mine
 from api.services import predict as hook
 from api.services.graph import Graph
 from api.services.mine_summary import Analysis, DialogueUnits, summarise
+from api.services.relations_graph import in_order
 from ontology.errors import ApiError
 from ontology.records import prediction_score
 from ontology.terms import Label
@@ -99,8 +100,7 @@ def _stored(graph: Graph, ref: str) -> tuple[str, str | None, list[Any], list[An
     mine_units = [u for u in units.values() if u.discourse == did]
 
     def ordered(label: Label) -> list[Any]:
-        found = [u for u in mine_units if u.node.has(label)]
-        return sorted(found, key=lambda u: (u.position if u.position is not None else 0, u.id))
+        return in_order(u for u in mine_units if u.node.has(label))
 
     locs, props = ordered(Label.Locution), ordered(Label.Proposition)
     if not locs:
@@ -108,16 +108,13 @@ def _stored(graph: Graph, ref: str) -> tuple[str, str | None, list[Any], list[An
     loc_index = {u.id: i for i, u in enumerate(locs)}
     # L -> YA -> I: which locution(s) each proposition was said in.
     into: dict[str, list[str]] = defaultdict(list)
-    out_of: dict[str, list[str]] = defaultdict(list)
     for e in edges:
-        out_of[e.source].append(e.target)
         into[e.target].append(e.source)
     illocutions = {u.id for u in units.values() if u.node.has(Label.Illocution)}
-    anchors: dict[str, list[int]] = {}
-    for p in props:
-        anchors[p.id] = sorted(
-            {loc_index[s] for ya in into[p.id] if ya in illocutions for s in into[ya] if s in loc_index}
-        )
+    anchors = {
+        p.id: sorted({loc_index[s] for ya in into[p.id] if ya in illocutions for s in into[ya] if s in loc_index})
+        for p in props
+    }
     if not props:
         props = locs
         anchors = {u.id: [i] for i, u in enumerate(locs)}

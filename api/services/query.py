@@ -30,7 +30,7 @@ from typing import Any
 from neo4j import Driver
 
 from api.services.result_stream import ResultStream
-from api.services.sparql_remote import ACCEPT, RemoteReader, RemoteStore
+from api.services.sparql_remote import RemoteReader, RemoteStore
 from graphstore.readonly import CypherStream, ReadRunner
 from ontology.competency import CQ_DIR, CompetencyQuestion, load_questions
 from ontology.errors import (
@@ -75,13 +75,17 @@ def cypher_stream(
         QueryRefusedError: Not a plain read.
         QueryLimitError, DatabaseUnavailableError: From the database.
     """
-    if not query.strip():
-        raise ApiError("the Cypher query is empty")
-    if len(query) > MAX_QUERY_CHARS:
-        raise ApiError(f"the Cypher query is longer than {MAX_QUERY_CHARS} characters")
+    _check_size(query, "Cypher")
     runner = ReadRunner(driver, database, timeout)
     runner.check(query)
     return runner.stream(query, parameters, row_limit)
+
+
+def _check_size(query: str, language: str) -> None:
+    if not query.strip():
+        raise ApiError(f"the {language} query is empty")
+    if len(query) > MAX_QUERY_CHARS:
+        raise ApiError(f"the {language} query is longer than {MAX_QUERY_CHARS} characters")
 
 
 def cypher_json(items: Iterable[tuple[str, Any]]) -> Iterator[bytes]:
@@ -170,10 +174,7 @@ def check_sparql(query: str, allow_service: bool = False) -> str:
         QueryRefusedError: An update, a ``SERVICE`` clause (unless allowed), or codepoint escapes
             outside literals (which could spell a keyword the check cannot see).
     """
-    if not query.strip():
-        raise ApiError("the SPARQL query is empty")
-    if len(query) > MAX_QUERY_CHARS:
-        raise ApiError(f"the SPARQL query is longer than {MAX_QUERY_CHARS} characters")
+    _check_size(query, "SPARQL")
     if is_update(query):
         raise QueryRefusedError(f"SPARQL {query_form(query)} refused: the endpoint is read-only")
     syntax = syntax_only(query)
@@ -307,15 +308,6 @@ def running_workers() -> int:
 _LIVE: set[_Reader] = set()
 
 
-def _kill(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.kill()
-    proc.wait()
-    for stream in (proc.stdout, proc.stderr):
-        if stream is not None:
-            stream.close()
-
-
 def run_sparql(
     store: Path | RemoteStore,
     query: str,
@@ -353,7 +345,9 @@ def run_sparql(
     if slot is not None and not slot.acquire(blocking=False):
         raise DatabaseUnavailableError(f"{max_workers} SPARQL queries are running, the most at once; retry shortly")
     if isinstance(store, RemoteStore):
-        reader = RemoteReader(store, query, ACCEPT[chosen], time.monotonic() + timeout, timeout, slot)
+        # The media type without its parameters is what the server is asked for (Accept).
+        accept = media_type(form, chosen).split(";")[0]
+        reader = RemoteReader(store, query, accept, time.monotonic() + timeout, timeout, slot)
         return SparqlRun(form, chosen, reader.rest(), reader)
     return _start(store, query, form, chosen, timeout, memory_mb, slot)
 
@@ -457,7 +451,12 @@ class _Reader(ResultStream):
         """Kill the worker."""
         with contextlib.suppress(Exception):
             self.selector.close()
-        _kill(self.proc)
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                stream.close()
         _LIVE.discard(self)
 
     def line(self) -> bytes | None:

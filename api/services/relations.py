@@ -105,12 +105,6 @@ def model_dir_of(settings: Settings, model: Path | str | None = None) -> Path:
     return resolve_model("relations", model, settings.models_dir).path
 
 
-def _device(settings: Settings) -> str:
-    from gnn.device import pick_device
-
-    return pick_device()
-
-
 def train(
     settings: Settings,
     paths: list[Path],
@@ -132,11 +126,12 @@ def train(
         ApiError: ``encoder_dir`` with a profile that reads no encoder. ModelError: ``encoder_dir``
             is not a model directory.
     """
+    from gnn.device import pick_device
     from gnn.encoder import encoder_for
     from gnn.relations.pipeline import train_relations
 
     data = load_data(paths, reporter)
-    device = _device(settings)
+    device = pick_device()
     if encoder_dir is not None and profile != "full":
         raise ApiError(f"--encoder reads the texts of the full profile; the {profile} profile uses LSA vectors")
     encoder = encoder_for(None, encoder_dir, settings.cache_dir, device=device) if profile == "full" else None
@@ -155,28 +150,16 @@ def _device_and_encoder(settings: Settings, model_dir: Path) -> tuple[str, Any]:
     Raises:
         ModelError: Not a relations model, or its encoder is missing or not the one it was trained with.
     """
+    from gnn.device import pick_device
     from gnn.encoder import card_encoder
     from gnn.modelcard import read_card
 
-    device = _device(settings)
+    device = pick_device()
     card = read_card(model_dir, "relations")
     if not any(isinstance(v, dict) and v.get("text") == "encoder" for v in card.hyperparameters.values()):
         return device, None
     encoder = card_encoder(model_dir, card, settings.cache_dir, device=device)
     return device, encoder
-
-
-def _prediction_inputs(
-    settings: Settings, in_dir: Path, out_dir: Path, model: Path | None, pattern: str, kept: str
-) -> tuple[list[Path], Path]:
-    """The input files (``pattern`` under ``in_dir``) and the model directory of a prediction into files.
-
-    Raises:
-        ApiError: ``in_dir`` equals ``out_dir`` (the input ``kept`` would be overwritten), or ``model``
-            is not a model directory.
-    """
-    _require_distinct(in_dir, out_dir, kept)
-    return expand([in_dir], pattern), model_dir_of(settings, model)
 
 
 def _require_distinct(in_dir: Path, out_dir: Path, kept: str) -> None:
@@ -246,7 +229,8 @@ def predict_aif(
     """
     from gnn.relations.qt30_run import load_qt30
 
-    files, model_dir = _prediction_inputs(settings, in_dir, out_dir, model, "*.json", "maps")
+    _require_distinct(in_dir, out_dir, "maps")
+    files, model_dir = expand([in_dir], "*.json"), model_dir_of(settings, model)
     device, encoder = _device_and_encoder(settings, model_dir)
     qt = load_qt30(model_dir, device=device, encoder=encoder)
     stripped = [(f, strip_relations(read_map(f))) for f in files]
@@ -255,10 +239,7 @@ def predict_aif(
     outputs = [(f, add_relations(data, rels, str(f))) for (f, data), rels in zip(stripped, predicted, strict=True)]
     for f, data in outputs:
         write_json_atomic(out_dir / f.relative_to(in_dir), data)
-    counts = {"RA": 0, "CA": 0, "MA": 0}
-    for rels in predicted:
-        for rel in rels:
-            counts[rel.type] += 1
+    counts = {t: sum(rel.type == t for rels in predicted for rel in rels) for t in ("RA", "CA", "MA")}
     return {"maps": len(outputs), "relations": counts, "out": str(out_dir), "model": str(model_dir)}
 
 
@@ -325,16 +306,16 @@ def predict_sciarg(
     from gnn.relations.sciarg_task import load_sciarg as load_model
     from gnn.relations.sciarg_task import papers_from_records
 
+    _require_distinct(in_dir, out_dir, "papers")
     if components:
         from api.services.components import predict_dir
 
-        _require_distinct(in_dir, out_dir, "papers")
         with tempfile.TemporaryDirectory(prefix="argweb-components-") as tmp:
             tagged = predict_dir(in_dir, Path(tmp), components_model, link=False)
             reporter.log(f"tagged {tagged['components']} component(s) in {tagged['papers']} paper(s)")
             result = predict_sciarg(settings, Path(tmp), out_dir, model, reporter=reporter)
         return result | {"components": tagged["components"]}
-    anns, model_dir = _prediction_inputs(settings, in_dir, out_dir, model, "*.ann", "papers")
+    anns, model_dir = expand([in_dir], "*.ann"), model_dir_of(settings, model)
     device, encoder = _device_and_encoder(settings, model_dir)
     sm = load_model(model_dir, device=device, encoder=encoder)
     bundle = load_sciarg(anns)
@@ -374,11 +355,10 @@ def classify_pairs(
     from gnn.relations.qt30_run import classify_pairs as qt30_pairs
 
     _, qt = qt30_model(settings, model)
-    out = []
-    for label, score, probs in qt30_pairs(qt, pairs):
-        named = {ARGUMENT[k]: v for k, v in probs.items()}
-        out.append((RelationLabel(ARGUMENT[label]), score, named))
-    return out
+    return [
+        (RelationLabel(ARGUMENT[label]), score, {ARGUMENT[k]: v for k, v in probs.items()})
+        for label, score, probs in qt30_pairs(qt, pairs)
+    ]
 
 
 _LOADED: dict[tuple[str, str, str], Any] = {}
@@ -387,8 +367,10 @@ _LOAD_LOCK = threading.Lock()
 
 def _cached(settings: Settings, model: Path | None, family: str, load: Callable[..., Any]) -> tuple[Path, Any]:
     """``load(model_dir, device=, encoder=)`` of ``model`` (else the default model), loaded once per process."""
+    from gnn.device import pick_device
+
     model_dir = model_dir_of(settings, model)
-    device = _device(settings)
+    device = pick_device()
     key = (family, str(model_dir), device)
     with _LOAD_LOCK:
         if key not in _LOADED:

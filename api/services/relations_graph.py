@@ -22,7 +22,8 @@ model, its version, the objective and the discourses, so writing again writes no
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,7 @@ from api.services.predictions import PredictionJob
 from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
 from ontology.errors import ApiError, NotFoundError
-from ontology.labels import RelationLabel, scheme_label
+from ontology.labels import scheme_label
 from ontology.records import (
     EdgeRecord,
     LocutionRecord,
@@ -115,6 +116,11 @@ def _gold(unit: UnitView) -> bool:
     return unit.node.get(Prop.ORIGIN, "gold") != "predicted"
 
 
+def in_order(units: Iterable[UnitView]) -> list[UnitView]:
+    """``units`` in file order: by stored position (none counts as 0), then id."""
+    return sorted(units, key=lambda u: (u.position if u.position is not None else 0, u.id))
+
+
 def _by_discourse(units: Mapping[str, UnitView]) -> dict[str | None, list[UnitView]]:
     """The units of each discourse (one pass, instead of one scan of every unit per discourse)."""
     grouped: dict[str | None, list[UnitView]] = {}
@@ -148,13 +154,9 @@ def aif_records(
     grouped = _by_discourse(units)
     for did in ids:
         mine = [u for u in grouped.get(did, ()) if not u.node.has(Label.Relation) or _gold(u)]
-
-        def order(u: UnitView) -> tuple[int, str]:
-            return (u.position if u.position is not None else 0, u.id)
-
         is_input = [u for u in mine if not u.node.has(Label.Relation) or u.node.get(Prop.AIF_TYPE) not in _NOT_INPUT]
         input_ids = {u.id for u in is_input}
-        for k, u in enumerate(sorted(is_input, key=order)):
+        for k, u in enumerate(in_order(is_input)):
             fields = _unit_fields(u, k)
             if u.node.has(Label.Locution):
                 nodes.append(LocutionRecord(**fields, speaker=u.node.get(Prop.SPEAKER)))
@@ -162,7 +164,7 @@ def aif_records(
                 nodes.append(PropositionRecord(**fields))
             else:
                 nodes.append(_relation(u, fields))
-        for u in sorted((u for u in mine if u.id not in input_ids), key=order):
+        for u in in_order(u for u in mine if u.id not in input_ids):
             nodes.append(_relation(u, _unit_fields(u, None)))
     return nodes, _aif_edges(nodes, edges)
 
@@ -227,18 +229,18 @@ def sciarg_records(
     return nodes, _aif_edges(nodes, edges)
 
 
-@dataclass
-class _Loaded:
-    """A relation model of one family, ready to predict."""
+@dataclass(frozen=True)
+class LoadedModel:
+    """A model kept in memory with the name and version its predictions carry."""
 
-    model_dir: Path
     name: str
     version: str
+    path: Path
     model: Any
 
 
-def _load_for(settings: Settings, family: str, model_dir: Path | None) -> _Loaded:
-    """The model of ``family`` (``model_dir``, else the default relations model), loaded once per process."""
+def load_for(settings: Settings, family: str, model_dir: Path | None = None) -> LoadedModel:
+    """The relation model of ``family`` (``model_dir``, else the default one), loaded once per process."""
     from api.services import relations
     from gnn.modelcard import read_card
 
@@ -247,7 +249,7 @@ def _load_for(settings: Settings, family: str, model_dir: Path | None) -> _Loade
     else:
         path, model = relations.sciarg_model(settings, model_dir)
     card = read_card(path, "relations")
-    return _Loaded(path, card.model, card.version, model)
+    return LoadedModel(card.model, card.version, path, model)
 
 
 def _read_chunk(graph: Graph, family: str, ids: Sequence[str]) -> tuple[list[NodeRecord], list[EdgeRecord]]:
@@ -267,57 +269,46 @@ def _read_chunk(graph: Graph, family: str, ids: Sequence[str]) -> tuple[list[Nod
 
 
 def _predict_chunk(
-    loaded: _Loaded, family: str, nodes: list[NodeRecord], edges: list[EdgeRecord], objective: str
+    loaded: LoadedModel, family: str, nodes: list[NodeRecord], edges: list[EdgeRecord], objective: str
 ) -> tuple[list[PredictedRelation], Any, Any, int]:
     """Predictions of one chunk, plus the model inputs and raw predictions (for scoring) and the gold count."""
-    rows: list[PredictedRelation] = []
+    # Per predicted item, the graph id of each unit the model names (by local id or sentence).
     if family == AIF:
         from gnn.relations.argmap import maps_from_records
 
         items: list[Any] = [m for m in maps_from_records(nodes, edges) if m.props]
         raw = loaded.model.predict(items, objective) if items else []
-        for amap, rels in zip(items, raw, strict=True):
-            ids = {p.local_id: p.id for p in amap.props}
-            rows += [_row(ids[s], ids[t], AIF_LABELS[lab], lab, p) for s, t, lab, p in rels]
-        gold = sum(len(m.gold) for m in items)
+        graph_ids = [{p.local_id: p.id for p in amap.props} for amap in items]
+        labels, gold = AIF_LABELS, sum(len(m.gold) for m in items)
     elif family == MARG:
         from gnn.relations.marg_task import debates_from_records, pairs_from_records, predict_debates
 
         debates = [d for d in debates_from_records(nodes) if d.sentences]
         pairs = pairs_from_records(nodes, edges)
         raw = predict_debates(loaded.model, debates, objective) if debates else []
-        for debate, rels in zip(debates, raw, strict=True):
-            graph_id = dict(zip(debate.sentences, debate.node_ids, strict=True))
-            rows += [_row(graph_id[s], graph_id[t], MARG_LABELS[lab], lab, p) for s, t, lab, p in rels]
+        graph_ids = [dict(zip(d.sentences, d.node_ids, strict=True)) for d in debates]
         sentences = [set(d.sentences) for d in debates]
         items = [(d, [p for p in pairs if p.source_id in ids]) for d, ids in zip(debates, sentences, strict=True)]
-        gold = sum(p.label in MARG_LABELS for p in pairs)
+        labels, gold = MARG_LABELS, sum(p.label in MARG_LABELS for p in pairs)
     else:
         from gnn.relations.sciarg_task import papers_from_records
 
         items = [p for p in papers_from_records(nodes, edges) if p.comps]
         raw = loaded.model.predict(items) if items else []
-        for paper, rels in zip(items, raw, strict=True):
-            ids = {c.local_id: c.id for c in paper.comps}
-            rows += [_row(ids[s], ids[t], SCIARG_LABELS[lab], lab, p) for s, t, lab, p in rels]
-        gold = sum(len(p.gold) for p in items)
+        graph_ids = [{c.local_id: c.id for c in paper.comps} for paper in items]
+        labels, gold = SCIARG_LABELS, sum(len(p.gold) for p in items)
+    rows = [
+        PredictedRelation(source=g[s], target=g[t], label=labels[lab], score=prediction_score(p), scheme_label=lab)
+        for g, rels in zip(graph_ids, raw, strict=True)
+        for s, t, lab, p in rels
+    ]
     return rows, items, raw, gold
 
 
-def _row(source: str, target: str, label: RelationLabel, scheme_label: str, score: float) -> PredictedRelation:
-    return PredictedRelation(
-        source=source,
-        target=target,
-        label=label,
-        score=prediction_score(score),
-        scheme_label=scheme_label,
-    )
-
-
-def job_for(scope: Scope, loaded: _Loaded, objective: str) -> PredictionJob:
+def job_for(scope: Scope, loaded: LoadedModel, objective: str) -> PredictionJob:
     """The prediction job of ``loaded`` on ``scope``: its run id depends on model, version, objective and discourses."""
     params: dict[str, Any] = {
-        "model_dir": str(loaded.model_dir),
+        "model_dir": str(loaded.path),
         "family": scope.family,
         "objective": objective,
         "corpus": scope.corpus if scope.dialogue is None else None,
@@ -368,14 +359,14 @@ def predict(
     if objective not in OBJECTIVES:
         raise ApiError(f"unknown objective {objective!r}; expected one of {', '.join(OBJECTIVES)}")
     scope = resolve_scope(graph, corpus, dialogue)
-    loaded = _load_for(graph.settings, scope.family, model_dir)
+    loaded = load_for(graph.settings, scope.family, model_dir)
     job = job_for(scope, loaded, objective)
     run, present = job.pick(graph)
     result: dict[str, Any] = {
         "run_id": run.run_id,
         "model": run.model,
         "model_version": run.model_version,
-        "model_dir": str(loaded.model_dir),
+        "model_dir": str(loaded.path),
         "family": scope.family,
         "objective": objective,
         "corpus": scope.corpus,
@@ -407,9 +398,7 @@ def predict(
     if not inputs:
         what = {AIF: "propositions (I-nodes)", SCIARG: "argument components", MARG: "sentences"}[scope.family]
         raise ApiError(f"nothing to predict: no {what} in {scope.dialogue or 'corpus ' + scope.corpus}")
-    by_label: dict[str, int] = {}
-    for r in rows:
-        by_label[r.label.value] = by_label.get(r.label.value, 0) + 1
+    by_label = Counter(r.label.value for r in rows)
     result.update(predicted=len(rows), by_label=dict(sorted(by_label.items())), dialogues=len(inputs))
     # M-Arg's annotated pairs score the predictions even when all of them are Neither.
     annotated = scope.family == MARG and any(pairs for _, pairs in inputs)

@@ -274,13 +274,7 @@ def search(
         ApiError: Empty or oversized query, ``k`` out of range, unknown label.
         NotFoundError: Nothing embedded yet (no vector index).
     """
-    if not 1 <= k <= MAX_K:
-        raise ApiError(f"k must lie in 1..{MAX_K}, not {k}")
-    chosen = _labels(labels)
-    # Before the encoder loads (seconds): an unembedded graph is answered at once.
-    _require_index(_vectors(graph), chosen)
-    vec = _query_vectors(settings, [text])
-    return neighbours(graph, vec, k=k, corpus=corpus, labels=chosen)[0]
+    return _lookup(graph, settings, [text], k, labels, corpus=corpus)[0]
 
 
 def nearest(
@@ -301,11 +295,18 @@ def nearest(
         ApiError: An empty or oversized text, ``k`` out of range, unknown label.
         NotFoundError: Nothing embedded yet (no vector index).
     """
+    return _lookup(graph, settings, texts, k, labels, exclude_corpus=exclude_corpus)
+
+
+def _lookup(
+    graph: Graph, settings: Settings, texts: Sequence[str], k: int, labels: Sequence[str | Label] | None, **where: Any
+) -> list[list[SemanticHit]]:
+    """:func:`neighbours` of the embedded ``texts`` (``where``: the corpus filter), arguments checked first."""
     if not 1 <= k <= MAX_K:
         raise ApiError(f"k must lie in 1..{MAX_K}, not {k}")
     chosen = _labels(labels)
     if not texts:
         return []
+    # Before the encoder loads (seconds): an unembedded graph is answered at once.
     _require_index(_vectors(graph), chosen)
-    vecs = _query_vectors(settings, texts)
-    return neighbours(graph, vecs, k=k, exclude_corpus=exclude_corpus, labels=chosen)
+    return neighbours(graph, _query_vectors(settings, texts), k=k, labels=chosen, **where)

@@ -38,16 +38,6 @@ from ontology.errors import (
 from ontology.sparql import LoadReport, check_file, declare_prefixes, rdf_format_of
 
 CHUNK = 64 * 1024
-# What each result format is asked for as (Accept) and served as.
-ACCEPT = {
-    "json": "application/sparql-results+json",
-    "csv": "text/csv",
-    "tsv": "text/tab-separated-values",
-    "xml": "application/sparql-results+xml",
-    "ttl": "text/turtle",
-    "nt": "application/n-triples",
-    "jsonld": "application/ld+json",
-}
 # Graph Store Protocol media types of the syntaxes a push sends (triples: the default graph).
 _TRIPLES = {".nt": "application/n-triples", ".ttl": "text/turtle", ".rdf": "application/rdf+xml"}
 
@@ -181,7 +171,8 @@ def ask(store: RemoteStore, timeout: float = 5.0) -> bool:
     Raises:
         ArgwebError: The server is unreachable, failed, or did not answer in ``timeout`` seconds.
     """
-    reader = RemoteReader(store, "ASK { ?s ?p ?o }", ACCEPT["json"], time.monotonic() + timeout, timeout)
+    accept = "application/sparql-results+json"
+    reader = RemoteReader(store, "ASK { ?s ?p ?o }", accept, time.monotonic() + timeout, timeout)
     return b"true" in reader.collect(4096)
 
 

@@ -91,7 +91,7 @@ def test_aif_maps_from_the_graph_get_the_predictions_of_their_files(settings: Se
     units, edges = _as_stored(bundle.nodes, bundle.edges)
     ids = sorted({u.discourse for u in units.values() if u.discourse})
     nodes, rec_edges = relations_graph.aif_records(units, edges, ids)
-    loaded = relations_graph._load_for(settings, relations_graph.AIF, None)
+    loaded = relations_graph.load_for(settings, relations_graph.AIF, None)
     rows, maps, _, gold = relations_graph._predict_chunk(loaded, relations_graph.AIF, nodes, rec_edges, "general")
     assert [m.name for m in maps] == [p.stem for p in sorted(AIF_DIR.glob("*.json"))]
     assert gold == sum(1 for n in bundle.nodes if isinstance(n, RelationRecord) and n.aif_type in ("RA", "CA", "MA"))
@@ -112,7 +112,7 @@ def test_sciarg_papers_from_the_graph_get_the_predictions_of_their_files(setting
     sentences = {n.id: n.sentences for n in bundle.nodes if isinstance(n, PropositionRecord)}
     ids = sorted({u.discourse for u in units.values() if u.discourse})
     nodes, rec_edges = relations_graph.sciarg_records(units, edges, sentences, ids)
-    loaded = relations_graph._load_for(settings, relations_graph.SCIARG, None)
+    loaded = relations_graph.load_for(settings, relations_graph.SCIARG, None)
     rows, papers, _, gold = relations_graph._predict_chunk(loaded, relations_graph.SCIARG, nodes, rec_edges, "general")
     assert [p.name for p in papers] == [a.stem for a in anns]
     assert gold > 0
@@ -148,7 +148,7 @@ def test_m_arg_debates_from_the_graph_get_the_predictions_of_their_files(setting
     units, edges = _as_stored(bundle.nodes, bundle.edges)
     ids = sorted({u.discourse for u in units.values() if u.discourse})
     nodes, rec_edges = relations_graph.aif_records(units, edges, ids)
-    loaded = relations_graph._load_for(settings, relations_graph.MARG, None)
+    loaded = relations_graph.load_for(settings, relations_graph.MARG, None)
     rows, items, raw, gold = relations_graph._predict_chunk(loaded, relations_graph.MARG, nodes, rec_edges, "general")
     pairs = pairs_from_records(bundle.nodes, bundle.edges)
     assert gold == sum(p.label != "Neither" for p in pairs) > 0
