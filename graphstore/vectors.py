@@ -115,6 +115,19 @@ def embedding_counts() -> str:
     )
 
 
+def embedded_per_corpus(label: Label) -> str:
+    """Embedded ``label`` nodes per corpus: rows ``corpus``, ``n``."""
+    return f"MATCH (n:{_label(label)}) WHERE n.{EMB_MODEL} IS NOT NULL RETURN n.corpus AS corpus, count(*) AS n"
+
+
+def embedded_texts(label: Label) -> str:
+    """Every embedded ``label`` node's ``id``, ``corpus`` and ``text``, in id order."""
+    return (
+        f"MATCH (n:{_label(label)}) WHERE n.{EMB_MODEL} IS NOT NULL "
+        f"RETURN n.id AS id, n.corpus AS corpus, n.{Prop.TEXT.value} AS text ORDER BY id"
+    )
+
+
 def _hit_return(var: str, score: str) -> str:
     part_of = f"`{RelType.PART_OF.value}`"
     return (
@@ -276,10 +289,11 @@ class VectorStore:
 
     def corpus_sizes(self, label: Label) -> dict[str, int]:
         """Embedded nodes of ``label`` per corpus."""
-        rows = self.store.read(
-            f"MATCH (n:{_label(label)}) WHERE n.{EMB_MODEL} IS NOT NULL RETURN n.corpus AS corpus, count(*) AS n"
-        )
-        return {r["corpus"]: int(r["n"]) for r in rows}
+        return {r["corpus"]: int(r["n"]) for r in self.store.read(embedded_per_corpus(label))}
+
+    def embedded(self, label: Label) -> list[dict[str, Any]]:
+        """Rows ``id, corpus, text`` of every embedded ``label`` node, in id order."""
+        return self.store.read(embedded_texts(label))
 
     def nearest(
         self,

@@ -33,7 +33,7 @@ from graphstore.vectors import VectorStore
 from ontology.errors import ApiError
 from ontology.labels import RelationLabel
 from ontology.records import PredictedRelation, prediction_score
-from ontology.terms import Label, Prop
+from ontology.terms import Label
 
 MODEL = "cross-corpus-links"
 TASK = "cross-corpus-relations"
@@ -101,10 +101,7 @@ class LinkReport:
 
 
 def _propositions(store: VectorStore, limit: int | None) -> list[dict[str, Any]]:
-    rows = store.store.read(
-        f"MATCH (n:`{Label.Proposition.value}`) WHERE n.{Prop.EMBEDDING_MODEL.value} IS NOT NULL "
-        f"RETURN n.id AS id, n.corpus AS corpus, n.{Prop.TEXT.value} AS text ORDER BY id"
-    )
+    rows = store.embedded(Label.Proposition)
     if limit is not None and limit < len(rows):
         # A seeded sample spread over every corpus, not the first ids of one.
         rows = sorted(random.Random(0).sample(rows, limit), key=lambda r: r["id"])
@@ -204,20 +201,8 @@ def link_across_corpora(
             label, score, by = RelationLabel.REPHRASE, min(max(hit.score, 0.0), 1.0), "encoder-cosine"
         if label is RelationLabel.NONE or score < threshold:
             continue
-        links.append(
-            Link(
-                src["id"],
-                src["corpus"],
-                src["text"],
-                hit.id,
-                hit.corpus or "",
-                hit.text or "",
-                label,
-                score,
-                hit.score,
-                by,
-            )
-        )
+        ends = (src["id"], src["corpus"], src["text"], hit.id, hit.corpus or "", hit.text or "")
+        links.append(Link(*ends, label, score, hit.score, by))
     links.sort(key=lambda x: (-x.score, x.source, x.target))
     report.links = links
     report.counts = dict(sorted(Counter(x.label.value for x in links).items()))

@@ -44,3 +44,31 @@ def test_model_tests_do_not_import_the_application_layer() -> None:
                 if name.split(".")[0] == "api" or name == "tests.conftest"
             ]
     assert offenders == []
+
+
+def test_cypher_lives_in_graphstore_query_builders() -> None:
+    # Services, routes, the CLI and the models hand Cypher over to graphstore's builders and stores;
+    # a query written inline escapes the builders' READ/WRITE split and their parameter batching.
+    # (Docstrings and a query shown as an OpenAPI example, ``examples=[...]``, are documentation.)
+    import re
+
+    cypher = re.compile(r"\b(MATCH|MERGE|UNWIND|OPTIONAL MATCH|DETACH DELETE)\b\s*[(`$a-z]")
+    offenders = []
+    for package in ("api", "gnn"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            documentation = {
+                id(const)
+                for node in ast.walk(tree)
+                if (isinstance(node, ast.keyword) and node.arg == "examples") or isinstance(node, ast.Expr)
+                for const in ast.walk(node.value)
+            }
+            offenders += [
+                f"{path.relative_to(ROOT)}:{node.lineno}"
+                for node in ast.walk(tree)
+                if isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and id(node) not in documentation
+                and cypher.search(node.value)
+            ]
+    assert offenders == []
