@@ -346,8 +346,8 @@ def run_sparql(
         raise DatabaseUnavailableError(f"{max_workers} SPARQL queries are running, the most at once; retry shortly")
     if isinstance(store, RemoteStore):
         # The media type without its parameters is what the server is asked for (Accept).
-        accept = media_type(form, chosen).split(";")[0]
-        reader = RemoteReader(store, query, accept, time.monotonic() + timeout, timeout, slot)
+        asked = media_type(form, chosen).split(";")[0]
+        reader = RemoteReader(store, query, asked, time.monotonic() + timeout, timeout, slot)
         return SparqlRun(form, chosen, reader.rest(), reader)
     return _start(store, query, form, chosen, timeout, memory_mb, slot)
 

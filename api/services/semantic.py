@@ -299,9 +299,15 @@ def nearest(
 
 
 def _lookup(
-    graph: Graph, settings: Settings, texts: Sequence[str], k: int, labels: Sequence[str | Label] | None, **where: Any
+    graph: Graph,
+    settings: Settings,
+    texts: Sequence[str],
+    k: int,
+    labels: Sequence[str | Label] | None,
+    corpus: str | None = None,
+    exclude_corpus: str | None = None,
 ) -> list[list[SemanticHit]]:
-    """:func:`neighbours` of the embedded ``texts`` (``where``: the corpus filter), arguments checked first."""
+    """:func:`neighbours` of the embedded ``texts``, arguments checked first."""
     if not 1 <= k <= MAX_K:
         raise ApiError(f"k must lie in 1..{MAX_K}, not {k}")
     chosen = _labels(labels)
@@ -309,4 +315,5 @@ def _lookup(
         return []
     # Before the encoder loads (seconds): an unembedded graph is answered at once.
     _require_index(_vectors(graph), chosen)
-    return neighbours(graph, _query_vectors(settings, texts), k=k, labels=chosen, **where)
+    vectors = _query_vectors(settings, texts)
+    return neighbours(graph, vectors, k=k, corpus=corpus, exclude_corpus=exclude_corpus, labels=chosen)
