@@ -31,8 +31,9 @@ ROOT = BENCH_DIR.parent
 # Not benchmarks: the harness, this runner, the synthetic corpus generator bench/scale.py uses and the
 # SPARQL servers bench/sparql.py and the tests start.
 # The page generator bench/report.py is not one either, nor the smallest FastAPI app bench/api.py
-# starts beside the API (bench/api_floor.py).
-SKIP = {"harness", "all", "__init__", "synth", "sparql_servers", "report", "api_floor"}
+# starts beside the API (bench/api_floor.py), nor the relation rows bench/models.py reads
+# (bench/models_relations.py, still runnable by hand).
+SKIP = {"harness", "all", "__init__", "synth", "sparql_servers", "report", "api_floor", "models_relations"}
 
 
 def bench_args(script: Path, constant: str = "BENCH_ARGS") -> list[str]:
@@ -71,22 +72,30 @@ def machine() -> dict[str, object]:
     return {"cpus": os.cpu_count(), "memory_gb": memory, "python": platform.python_version()}
 
 
-def merged(earlier: dict[str, Any], now: dict[str, Any], ran: set[str]) -> dict[str, Any]:
+def merged(
+    earlier: dict[str, Any], now: dict[str, Any], ran: set[str], benchmarks: set[str] | None = None
+) -> dict[str, Any]:
     """``now`` (the scripts of ``ran``) laid over ``earlier``: the other scripts keep their figures,
-    times, loads and commits. A quick run is never merged into a full one, nor a full into a quick."""
+    times, loads and commits, except those that are no longer among ``benchmarks`` (when given).
+    A quick run is never merged into a full one, nor a full into a quick."""
     if bool(earlier.get("quick")) != bool(now["quick"]):
         raise SystemExit("--merge: the results file holds a run of the other kind (--quick or not); nothing merged")
-    kept = [f for f in earlier.get("figures", []) if f["bench"] not in ran]
+    gone: set[str] = set()
+    if benchmarks is not None:
+        gone = {f["bench"] for f in earlier.get("figures", [])} | set(earlier.get("seconds_per_script", {}))
+        gone -= benchmarks
+    replaced = ran | gone
+    kept = [f for f in earlier.get("figures", []) if f["bench"] not in replaced]
     out = dict(now)
     out["figures"] = kept + list(now["figures"])
     out["figures"].sort(key=lambda f: f["bench"])  # stable: each script's figures keep their order
     for key in ("failures", "seconds_per_script", "load_per_script"):
-        older = {k: v for k, v in earlier.get(key, {}).items() if k not in ran}
+        older = {k: v for k, v in earlier.get(key, {}).items() if k not in replaced}
         out[key] = {**older, **now[key]}
     before = earlier.get("commit_per_script") or {
         k: earlier.get("commit") for k in earlier.get("seconds_per_script", {})
     }
-    out["commit_per_script"] = {**{k: v for k, v in before.items() if k not in ran}, **now["commit_per_script"]}
+    out["commit_per_script"] = {**{k: v for k, v in before.items() if k not in replaced}, **now["commit_per_script"]}
     return out
 
 
@@ -105,6 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     scripts = sorted(p for p in BENCH_DIR.glob("*.py") if p.stem not in SKIP)
+    benchmarks = {p.stem for p in scripts}
     if args.only:
         unknown = set(args.only) - {p.stem for p in scripts}
         if unknown:
@@ -164,7 +174,8 @@ def main(argv: list[str] | None = None) -> int:
         "commit_per_script": {script.stem: head for script in scripts},
     }
     if args.merge and results.exists():
-        out = merged(json.loads(results.read_text(encoding="utf-8")), out, {script.stem for script in scripts})
+        earlier = json.loads(results.read_text(encoding="utf-8"))
+        out = merged(earlier, out, {script.stem for script in scripts}, benchmarks)
     results.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
     print(f"written to {results}")
     return 0 if not failures and all(f.passed for f in rows) else 1

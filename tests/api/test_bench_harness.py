@@ -94,9 +94,27 @@ def test_models_bench_times_every_task(tmp_path: Path) -> None:
     data = json.loads(results.read_text())
     assert data["failures"] == {}
     figures = {f["name"]: f["figure"] for f in data["figures"]}
-    for task in ("discourse", "relations/qt30", "relations/sciarg", "paraphrase", "components"):
+    # One training row per `argweb model train` command: the relations command trains every family.
+    for task in ("discourse", "relations", "paraphrase", "components", "pairs"):
         assert figures[f"{task}: training"] > 0, figures
+    assert not any(name.startswith("relations/") and name.endswith(": training") for name in figures)
     rates = [name for name in figures if ", cold cache" in name or ", warm cache" in name]
     tasks = {name.split(":")[0] for name in rates}
     assert tasks == {"discourse", "relations/qt30", "relations/sciarg", "relations/m-arg", "paraphrase", "components"}
     assert all(figures[name] > 0 for name in rates)
+
+
+def test_models_bench_times_the_training_command(tmp_path: Path) -> None:
+    """``--train`` times ``argweb model train TASK`` itself, into a directory it removes afterwards."""
+    import argparse
+
+    from bench import models
+
+    args = argparse.Namespace(train="quick")
+    row = models.training("paraphrase", args, models.ROOT / "gnn" / "models" / "paraphrase")
+    assert row["trained_here"] is True and row["training_seconds"] > 0
+    assert row["training_profile"].startswith("quick (")
+    assert not list(Path(models.tempfile.gettempdir()).glob("bench-train-paraphrase-*"))
+    args = argparse.Namespace(train="no-such-profile")
+    with pytest.raises(RuntimeError, match="exited with"):
+        models.training("paraphrase", args, models.ROOT / "gnn" / "models" / "paraphrase")

@@ -107,3 +107,7 @@ def test_a_merged_run_replaces_the_scripts_run_again_and_names_each_scripts_comm
     )
     with pytest.raises(SystemExit, match="other kind"):
         bench_all.merged({**earlier, "quick": True}, now, {"sparql"})
+    # A script that is no longer a benchmark leaves the page with its figures, time and commit.
+    out = bench_all.merged(earlier, now, {"sparql"}, benchmarks={"sparql"})
+    assert [f["bench"] for f in out["figures"]] == ["sparql"]
+    assert out["seconds_per_script"] == {"sparql": 700} and out["commit_per_script"] == {"sparql": "bbb"}
