@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -104,17 +105,30 @@ def test_models_bench_times_every_task(tmp_path: Path) -> None:
     assert all(figures[name] > 0 for name in rates)
 
 
-def test_models_bench_times_the_training_command(tmp_path: Path) -> None:
+def test_models_bench_times_the_training_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``--train`` times ``argweb model train TASK`` itself, into a directory it removes afterwards."""
     import argparse
+    import tempfile
 
     from bench import models
 
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the model directory goes
+    commands: list[list[str]] = []
+    run = models.subprocess.run
+
+    def spy(command: list[str], **kwargs: Any) -> Any:
+        commands.append(command)
+        return run(command, **kwargs)
+
+    monkeypatch.setattr(models.subprocess, "run", spy)
     args = argparse.Namespace(train="quick")
     row = models.training("paraphrase", args, models.ROOT / "gnn" / "models" / "paraphrase")
     assert row["trained_here"] is True and row["training_seconds"] > 0
     assert row["training_profile"].startswith("quick (")
-    assert not list(Path(models.tempfile.gettempdir()).glob("bench-train-paraphrase-*"))
+    (command,) = commands
+    assert command[1:7] == ["-m", "api.cli", "model", "train", "paraphrase", "--profile"]
+    out = Path(command[command.index("--out") + 1])
+    assert out.parent == tmp_path and not out.exists()
     args = argparse.Namespace(train="no-such-profile")
     with pytest.raises(RuntimeError, match="exited with"):
         models.training("paraphrase", args, models.ROOT / "gnn" / "models" / "paraphrase")
