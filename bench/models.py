@@ -84,8 +84,8 @@ def training(task: str, args: argparse.Namespace, card_dir: Path) -> dict[str, A
     Raises:
         RuntimeError: The training command failed (its last output lines say why).
     """
-    card = read_card(card_dir, task=task)
     if not args.train:
+        card = read_card(card_dir, task=task)
         return {"training_seconds": card.training_seconds, "training_profile": card.version}
     with tempfile.TemporaryDirectory(prefix=f"bench-train-{task}-") as out:
         command = [sys.executable, "-m", "api.cli", "model", "train", task, "--profile", args.train, "--out", out]
