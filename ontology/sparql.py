@@ -8,6 +8,7 @@ with the argweb prefixes predeclared; updates are refused.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import re
@@ -23,6 +24,7 @@ import pyoxigraph as ox
 
 from ontology.errors import ClientError, InvalidQueryError, NotFoundError, OntologyError
 from ontology.namespaces import PREFIXES
+from ontology.system import PRIVATE_DIR, PRIVATE_FILE
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 _INTEGER_TYPES = {
@@ -380,7 +382,8 @@ def load_store(store_dir: Path, file: Path, fmt: str | None = None, append: bool
 
     By default the store is replaced: the file is bulk-loaded into a sibling directory, which is
     swapped in only after the load succeeded (a malformed file leaves the old store as it was).
-    With ``append`` the file is added to the existing store in one transaction.
+    With ``append`` the file is added to the existing store in one transaction. Either way the store
+    is private wherever it is configured: the directories created for it are 0700, its files 0600.
 
     Raises:
         NotFoundError: No such file.
@@ -391,19 +394,29 @@ def load_store(store_dir: Path, file: Path, fmt: str | None = None, append: bool
     if not file.is_file():
         raise NotFoundError(f"{file}: no such file")
     rdf_format = rdf_format_of(file, fmt)
+    _private_parents(store_dir)
     if append:
-        with SparqlStore(store_dir) as store:
-            quads = store.add_file(file, fmt)
+        with contextlib.suppress(FileExistsError):
+            store_dir.mkdir(mode=PRIVATE_DIR)
+        try:
+            with SparqlStore(store_dir) as store:
+                quads = store.add_file(file, fmt)
+        finally:
+            # Files the append wrote are made the owner's too (the database creates them 0644).
+            make_private(store_dir)
         return LoadReport(file, quads, time.perf_counter() - started)
-    store_dir.parent.mkdir(parents=True, exist_ok=True)
     fresh = store_dir.with_name(store_dir.name + ".loading")
     old = store_dir.with_name(store_dir.name + ".old")
     recover_store(store_dir)
     shutil.rmtree(fresh, ignore_errors=True)
     quads = -1
     try:
+        # Private before the first file is written: nothing of the load is readable by others
+        # while it runs, and the files are then made the owner's alone before the swap.
+        fresh.mkdir(mode=PRIVATE_DIR)
         with refused_files(file, "load"):
             quads = _bulk_load(fresh, file, rdf_format)
+        make_private(fresh)
     finally:
         # Whatever happened (KeyboardInterrupt included), a failed load leaves no directory behind.
         if quads < 0:
@@ -413,6 +426,36 @@ def load_store(store_dir: Path, file: Path, fmt: str | None = None, append: bool
     fresh.rename(store_dir)
     shutil.rmtree(old, ignore_errors=True)
     return LoadReport(file, quads, time.perf_counter() - started)
+
+
+def _private_parents(store_dir: Path) -> None:
+    """Create the missing directories above ``store_dir`` with mode :data:`PRIVATE_DIR`.
+
+    The store may be configured anywhere (``ARGWEB_OXIGRAPH_STORE``), outside the private data
+    directory: what argweb creates for it is the owner's alone. A directory that already exists
+    (a home directory, a shared volume) is left as it is: the store directory itself is private.
+    """
+    missing = []
+    for parent in store_dir.parents:
+        if parent.exists():
+            break
+        missing.append(parent)
+    for directory in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            directory.mkdir(mode=PRIVATE_DIR)
+
+
+def make_private(store_dir: Path) -> None:
+    """Make a store directory and everything in it the owner's alone (0700 directories, 0600 files).
+
+    The database writes its files with the process's umask (0644 usually); a store holds the whole
+    graph, so no other local user may read it wherever it lives.
+    """
+    for path in [store_dir, *store_dir.rglob("*")]:
+        if path.is_symlink():
+            continue
+        with contextlib.suppress(FileNotFoundError):
+            path.chmod(PRIVATE_DIR if path.is_dir() else PRIVATE_FILE)
 
 
 def recover_store(store_dir: Path) -> bool:
