@@ -108,6 +108,7 @@ class Argweb:
             timeout=cfg.sparql_timeout,
             memory_mb=cfg.sparql_memory_mb,
             allow_service=cfg.allow_sparql_service,
+            max_workers=cfg.sparql_max_workers,
         )
         result = json.loads(run.collect(SPARQL_RESULT_BYTES))
         if "boolean" in result:

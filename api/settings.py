@@ -54,8 +54,10 @@ class Settings(BaseSettings):
         cypher_row_limit: Rows a ``/cypher`` query returns at most (the result is cut there).
         sparql_timeout: Seconds a SPARQL query (API or CLI) may run before it is stopped.
         sparql_memory_mb: Address-space limit of the process evaluating a SPARQL query.
-        sparql_max_workers: SPARQL queries the API evaluates at once; one more is answered 503
-            with ``Retry-After`` (each may take ``sparql_memory_mb``).
+        sparql_max_workers: SPARQL queries evaluated at once, whichever route starts them
+            (``/sparql``, ``/data/...``, competency questions); one more is answered 503 with
+            ``Retry-After`` (each may take ``sparql_memory_mb``). A query whose client leaves has its
+            worker killed at once.
         sparql_result_limit: Largest SPARQL result the API answers, in bytes (results are read
             whole before the answer starts, so that a cut result is never a 200).
         request_size_limit: Largest request body the API accepts, in bytes.
@@ -69,7 +71,8 @@ class Settings(BaseSettings):
         mine_max_turns: Speaker turns (AIF: L-nodes) a mined transcript may have.
         mine_max_turn_chars: Characters one turn of a mined transcript may have.
         mine_max_utterances: Utterances a mined transcript may have after segmentation.
-        oxigraph_store: The Oxigraph store SPARQL runs on (default ``<data_dir>/oxigraph``).
+        oxigraph_store: The Oxigraph store SPARQL runs on (default ``<data_dir>/oxigraph``); wherever
+            it is, the store and the directories created for it are the owner's alone (0700, files 0600).
         sparql_endpoint: The SPARQL 1.1 query endpoint of a server to use instead of the embedded
             Oxigraph store (Fuseki: ``http://host:3030/<dataset>/query``, the Oxigraph server:
             ``http://host:7878/query``); ``/sparql``, the Linked Data routes, ``/health`` and

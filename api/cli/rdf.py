@@ -156,6 +156,7 @@ def sparql(
         timeout=timeout if timeout is not None else cfg.sparql_timeout,
         memory_mb=cfg.sparql_memory_mb,
         allow_service=cfg.allow_sparql_service,
+        max_workers=cfg.sparql_max_workers,
     )
     out = sys.stdout.buffer
     if fmt != TABLE or graph_form:

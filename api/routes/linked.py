@@ -7,18 +7,21 @@ store), or, for a browser asking for HTML, a redirect to the graph page focused 
 
 from __future__ import annotations
 
+import functools
+import threading
 from functools import lru_cache
 from typing import Annotated
 from urllib.parse import quote
 
 from fastapi import APIRouter, Header, HTTPException, Request
-from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import RedirectResponse, Response
 
 from api.routes import deps
+from api.routes.query import sparql_answer
 from api.routes.schemas import Problem
 from api.services import query as svc
 from api.services.sparql_remote import sparql_store
+from api.settings import Settings
 from ontology.errors import NotFoundError
 from ontology.rdf import RdfMapper
 from ontology.sparql import holds_triples
@@ -54,21 +57,18 @@ def acceptable(accept: str | None) -> bool:
     return not ranked or any(media in served for media in ranked)
 
 
-def _describe(request: Request, iri: str, accept: str | None) -> tuple[bytes, str, bool]:
-    cfg = deps.settings(request)
-    run = svc.run_sparql(
+def _describe(cfg: Settings, iri: str, accept: str | None, cancel: threading.Event) -> svc.SparqlRun:
+    # Through the worker pool and its cap, as every SPARQL evaluation (40 concurrent dereferences
+    # once ran 40 workers beside a cap of 4).
+    return svc.run_sparql(
         sparql_store(cfg),
         f"DESCRIBE <{iri}>",
         accept=accept,
         timeout=cfg.sparql_timeout,
         memory_mb=cfg.sparql_memory_mb,
+        max_workers=cfg.sparql_max_workers,
+        cancel=cancel,
     )
-    body = b""
-    for chunk in run.chunks:
-        body += chunk
-        if len(body) > MAX_DESCRIPTION:
-            break
-    return body, svc.media_type(run.form, run.fmt), holds_triples(body, run.fmt)
 
 
 @router.get(
@@ -96,7 +96,7 @@ async def dereference(resource: str, request: Request, accept: Annotated[str | N
         return RedirectResponse(f"/?node={quote(resource, safe='')}", status_code=303)
     if any(c in iri for c in '<>"{}|^`\\ '):
         raise NotFoundError(f"no resource {iri} in the RDF export")
-    body, media, found = await run_in_threadpool(_describe, request, iri, accept)
-    if not found:
+    run, body = await sparql_answer(request, functools.partial(_describe, cfg, iri, accept), MAX_DESCRIPTION)
+    if not holds_triples(body, run.fmt):
         raise NotFoundError(f"no resource {iri} in the RDF export; run `argweb export rdf` after loading")
-    return Response(body, media_type=media, headers={"Vary": "Accept"})
+    return Response(body, media_type=svc.media_type(run.form, run.fmt), headers={"Vary": "Accept"})

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any
 from urllib.parse import parse_qs
 
@@ -21,6 +22,8 @@ from graphstore.readonly import CypherStream
 from ontology.errors import ApiError, QueryRefusedError
 
 router = APIRouter(tags=["query"])
+# Seconds between two looks at whether a SPARQL client is still connected.
+WATCH_INTERVAL = 0.2
 
 _QUERY_ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": Problem, "description": "Invalid query, or stopped by the time limit"},
@@ -91,7 +94,7 @@ async def _close(stream: CypherStream) -> None:
         await run_in_threadpool(stream.close)
 
 
-def _sparql_run(request: Request, query: str, fmt: str | None) -> svc.SparqlRun:
+def _sparql_run(request: Request, query: str, fmt: str | None, cancel: threading.Event) -> svc.SparqlRun:
     cfg = deps.settings(request)
     return svc.run_sparql(
         sparql_store(cfg),
@@ -103,34 +106,68 @@ def _sparql_run(request: Request, query: str, fmt: str | None) -> svc.SparqlRun:
         allow_service=cfg.allow_sparql_service,
         strict_format=False,
         max_workers=cfg.sparql_max_workers,
+        cancel=cancel,
     )
 
 
-async def _sparql_response(request: Request, query: str, fmt: str | None) -> Response:
-    """Evaluate in a worker and answer the whole result, or a problem.
+async def sparql_answer(
+    request: Request, start: Callable[[threading.Event], svc.SparqlRun], limit: int
+) -> tuple[svc.SparqlRun, bytes]:
+    """Start a SPARQL evaluation and read its whole result, watching the client all along.
 
-    The result is read completely (up to ``sparql_result_limit`` bytes) before the answer starts:
-    a result cut at the time limit is a 400, never a 200 with a truncated body. While it is read,
-    the client's connection is watched: a client that goes away has its worker killed at once.
+    ``start`` (which takes a place in the worker pool: :func:`api.services.query.run_sparql` with
+    the settings' cap) runs in a thread and is given an event that is set when the client goes
+    away; so is the read of the result. The client is watched from before the worker starts: an
+    aggregate or an ASK sends nothing until it is done, and its worker must end with its client
+    all the same. The worker is killed and its place given back on every path.
+
+    Raises:
+        ApiError: The client went away (nobody reads the answer), or from ``start``.
+        QueryLimitError, DatabaseUnavailableError: From ``start`` and :meth:`SparqlRun.collect`.
     """
-    cfg = deps.settings(request)
-    run = await run_in_threadpool(_sparql_run, request, query, fmt)
     cancel = threading.Event()
+    started: list[svc.SparqlRun] = []
+
+    def begin() -> svc.SparqlRun:
+        run = start(cancel)
+        started.append(run)
+        if cancel.is_set():
+            # The route gave up while this thread was starting the worker: nobody else will close it.
+            run.close()
+        return run
 
     async def watch() -> None:
         while not cancel.is_set():
             if await request.is_disconnected():
                 cancel.set()
                 return
-            await asyncio.sleep(0.2)
+            await asyncio.sleep(WATCH_INTERVAL)
 
     watcher = asyncio.create_task(watch())
     try:
-        body = await run_in_threadpool(run.collect, cfg.sparql_result_limit, cancel)
+        run = await run_in_threadpool(begin)
+        body = await run_in_threadpool(run.collect, limit, cancel)
     finally:
+        # Set before the runs are closed, so that a start finishing now closes its own (see begin).
         cancel.set()
         watcher.cancel()
-        run.close()
+        for run in started:
+            run.close()
+    return run, body
+
+
+async def _sparql_response(request: Request, query: str, fmt: str | None) -> Response:
+    """Evaluate in a worker and answer the whole result, or a problem.
+
+    The result is read completely (up to ``sparql_result_limit`` bytes) before the answer starts:
+    a result cut at the time limit is a 400, never a 200 with a truncated body. From the start of
+    the evaluation the client's connection is watched (:func:`sparql_answer`): a client that goes
+    away has its worker killed at once, whatever the query form.
+    """
+    cfg = deps.settings(request)
+    run, body = await sparql_answer(
+        request, functools.partial(_sparql_run, request, query, fmt), cfg.sparql_result_limit
+    )
     return Response(body, media_type=svc.media_type(run.form, run.fmt), headers={"Vary": "Accept"})
 
 

@@ -63,7 +63,12 @@ def answer(graph: Graph, names: Sequence[str] = ()) -> list[Answer]:
     answers = []
     for q in questions:
         run = run_sparql(
-            sparql, q.sparql, fmt="json", timeout=settings.sparql_timeout, memory_mb=settings.sparql_memory_mb
+            sparql,
+            q.sparql,
+            fmt="json",
+            timeout=settings.sparql_timeout,
+            memory_mb=settings.sparql_memory_mb,
+            max_workers=settings.sparql_max_workers,
         )
         columns, sparql_rows = solutions_from_json(run.collect(settings.sparql_result_limit))
         cypher_rows = store.read(q.cypher)

@@ -29,8 +29,9 @@ from typing import Any
 
 from neo4j import Driver
 
-from api.services.result_stream import ResultStream
+from api.services.result_stream import ABANDONED, ResultStream, Slot
 from api.services.sparql_remote import RemoteReader, RemoteStore
+from api.settings import Settings
 from graphstore.readonly import CypherStream, ReadRunner
 from ontology.competency import CQ_DIR, CompetencyQuestion, load_questions
 from ontology.errors import (
@@ -290,14 +291,78 @@ class SparqlRun:
             self.reader.close()
 
 
-# Concurrent SPARQL workers per limit (the API passes its setting); each may use memory_mb.
-_SLOTS: dict[int, threading.BoundedSemaphore] = {}
-_SLOTS_LOCK = threading.Lock()
+#: The cap of a caller that names none: the settings' default (``ARGWEB_SPARQL_MAX_WORKERS``).
+DEFAULT_MAX_WORKERS: int = Settings.model_fields["sparql_max_workers"].default
 
 
-def _slots(limit: int) -> threading.BoundedSemaphore:
-    with _SLOTS_LOCK:
-        return _SLOTS.setdefault(limit, threading.BoundedSemaphore(limit))
+@dataclass(frozen=True)
+class PoolState:
+    """What the worker pool holds now and has held (for drills and diagnostics).
+
+    Attributes:
+        running: Evaluations holding a place now (a worker process, or a request to a server).
+        peak: The most that held a place at once since the process started.
+        refused: Evaluations refused because their cap was reached.
+    """
+
+    running: int
+    peak: int
+    refused: int
+
+
+class WorkerPool:
+    """The one pool every SPARQL evaluation of this process goes through, whoever starts it.
+
+    A place is taken before a worker starts (or a server is asked) and given back when its result
+    is closed. Each caller names the cap it honours (the API its ``sparql_max_workers``), and is
+    admitted only while fewer evaluations than that hold a place, counting every route's.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running = 0
+        self._peak = 0
+        self._refused = 0
+
+    def take(self, cap: int) -> _Place:
+        """A place in the pool, or a refusal when ``cap`` evaluations already hold one.
+
+        Raises:
+            DatabaseUnavailableError: ``cap`` reached (answered 503 with ``Retry-After``).
+        """
+        with self._lock:
+            if self._running >= cap:
+                self._refused += 1
+                raise DatabaseUnavailableError(f"{cap} SPARQL queries are running, the most at once; retry shortly")
+            self._running += 1
+            self._peak = max(self._peak, self._running)
+        return _Place(self)
+
+    def _give_back(self) -> None:
+        with self._lock:
+            self._running -= 1
+
+    def state(self) -> PoolState:
+        """The pool's counters now."""
+        with self._lock:
+            return PoolState(self._running, self._peak, self._refused)
+
+
+class _Place:
+    """One held place of a :class:`WorkerPool`; :meth:`release` gives it back once."""
+
+    def __init__(self, pool: WorkerPool) -> None:
+        self._pool: WorkerPool | None = pool
+        self._lock = threading.Lock()
+
+    def release(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool._give_back()
+
+
+POOL = WorkerPool()
 
 
 def running_workers() -> int:
@@ -317,7 +382,8 @@ def run_sparql(
     memory_mb: int = 4096,
     allow_service: bool = False,
     strict_format: bool = True,
-    max_workers: int | None = None,
+    max_workers: int = DEFAULT_MAX_WORKERS,
+    cancel: threading.Event | None = None,
 ) -> SparqlRun:
     """Start a SPARQL query under a deadline and return its result stream.
 
@@ -327,11 +393,15 @@ def run_sparql(
     result byte are raised; after that, reaching the deadline ends the stream (the result is cut)
     and kills the child or closes the connection.
 
-    With ``max_workers``, at most that many workers run at once (across threads of this process);
-    one more query is refused at once instead of queueing.
+    Every evaluation takes a place in the one :data:`POOL` of this process first: while
+    ``max_workers`` evaluations (of any caller) hold one, the query is refused at once instead of
+    queueing. The place is given back when the result is closed (:meth:`SparqlRun.close`, or read to
+    its end). ``cancel`` (the client went away) is looked at while the worker computes and before
+    the first result byte, so a client that leaves during an aggregate ends its worker too.
 
     Raises:
-        ApiError, QueryRefusedError: From :func:`check_sparql` and Oxigraph's parser.
+        ApiError, QueryRefusedError: From :func:`check_sparql` and Oxigraph's parser; ApiError
+            also when ``cancel`` was set before the result started.
         QueryLimitError: No result started before the deadline, or the worker ran out of memory.
         DatabaseUnavailableError: No store at ``store``, the server does not answer, or
             ``max_workers`` already running (503).
@@ -341,15 +411,13 @@ def run_sparql(
     chosen = negotiate(form, accept, fmt, strict_format)
     if not isinstance(store, RemoteStore) and not (store / "CURRENT").is_file():
         raise DatabaseUnavailableError("the SPARQL store is not there; run `argweb export rdf` or `argweb rdf load`")
-    slot = _slots(max_workers) if max_workers else None
-    if slot is not None and not slot.acquire(blocking=False):
-        raise DatabaseUnavailableError(f"{max_workers} SPARQL queries are running, the most at once; retry shortly")
+    slot = POOL.take(max_workers)
     if isinstance(store, RemoteStore):
         # The media type without its parameters is what the server is asked for (Accept).
         asked = media_type(form, chosen).split(";")[0]
-        reader = RemoteReader(store, query, asked, time.monotonic() + timeout, timeout, slot)
+        reader = RemoteReader(store, query, asked, time.monotonic() + timeout, timeout, slot, cancel)
         return SparqlRun(form, chosen, reader.rest(), reader)
-    return _start(store, query, form, chosen, timeout, memory_mb, slot)
+    return _start(store, query, form, chosen, timeout, memory_mb, slot, cancel)
 
 
 def _start(
@@ -359,7 +427,8 @@ def _start(
     chosen: str,
     timeout: float,
     memory_mb: int,
-    slot: threading.BoundedSemaphore | None,
+    slot: Slot,
+    cancel: threading.Event | None,
 ) -> SparqlRun:
     deadline = time.monotonic() + timeout
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARGWEB_")}
@@ -373,8 +442,7 @@ def _start(
             env=env,
         )
     except BaseException:
-        if slot is not None:
-            slot.release()
+        slot.release()
         raise
     assert proc.stdin is not None and proc.stdout is not None
     try:
@@ -384,8 +452,12 @@ def _start(
         pass
     reader = _Reader(proc, deadline, slot, memory_mb, timeout)
     try:
-        line = reader.line()
+        # An aggregate or ASK computes all of its answer before this line: the wait for it is where
+        # a client that left is most often noticed.
+        line = reader.line(cancel)
         if line is None:
+            if cancel is not None and cancel.is_set():
+                raise ApiError(ABANDONED)
             raise reader.stopped()
         header = json.loads(line)
         if not header.get("ok"):
@@ -406,7 +478,7 @@ class _Reader(ResultStream):
         self,
         proc: subprocess.Popen[bytes],
         deadline: float,
-        slot: threading.BoundedSemaphore | None = None,
+        slot: Slot | None = None,
         memory_mb: int = 0,
         timeout: float = 0.0,
     ) -> None:
@@ -459,9 +531,10 @@ class _Reader(ResultStream):
                 stream.close()
         _LIVE.discard(self)
 
-    def line(self) -> bytes | None:
+    def line(self, cancel: threading.Event | None = None) -> bytes | None:
+        """The next line of the worker's output; None at the deadline, when ``cancel`` is set or at its end."""
         while b"\n" not in self.buffer:
-            data = self._read()
+            data = self._read(cancel)
             if not data:
                 return None
             self.buffer += data

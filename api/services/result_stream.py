@@ -5,8 +5,19 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from typing import Protocol
 
 from ontology.errors import ApiError, ArgwebError, QueryLimitError
+
+#: Why a result was not read: its client went away (what a watched route's ``cancel`` means).
+ABANDONED = "SPARQL query abandoned: the client went away"
+
+
+class Slot(Protocol):
+    """A place in the SPARQL worker pool (:class:`api.services.query.WorkerPool`), held while a result is read."""
+
+    def release(self) -> None:
+        """Give the place back."""
 
 
 class ResultStream:
@@ -17,10 +28,10 @@ class ResultStream:
     stream that ended is whole (:meth:`_check_end`) and what to free (:meth:`_release`).
 
     Args:
-        slot: A concurrency slot, given back by :meth:`close`.
+        slot: A place in the worker pool, given back by :meth:`close`.
     """
 
-    def __init__(self, slot: threading.BoundedSemaphore | None = None) -> None:
+    def __init__(self, slot: Slot | None = None) -> None:
         self.slot = slot
         self.buffer = b""
         self.cut = False
@@ -56,7 +67,7 @@ class ResultStream:
                 data = self._read(cancel)
                 if data is None:
                     if cancel is not None and cancel.is_set():
-                        raise ApiError("SPARQL query abandoned: the client went away")
+                        raise ApiError(ABANDONED)
                     raise self.stopped()
                 if not data:
                     self._check_end()

@@ -19,13 +19,14 @@ Only HTTP from the standard library: nothing is added to argweb's dependencies.
 from __future__ import annotations
 
 import http.client
+import select
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from api.services.result_stream import ResultStream
+from api.services.result_stream import ABANDONED, ResultStream, Slot
 from api.settings import Settings
 from ontology.errors import (
     ApiError,
@@ -82,10 +83,13 @@ class RemoteReader(ResultStream):
         accept: The media type asked for.
         deadline: ``time.monotonic()`` by which the whole answer must be read.
         timeout: The time limit, for messages.
-        slot: A concurrency slot, held until :meth:`close` (also when the constructor fails).
+        slot: A place in the worker pool, held until :meth:`close` (also when the constructor fails).
+        cancel: Set when the client went away: the wait for the server's answer stops and the
+            connection is closed.
 
     Raises:
         QueryLimitError: No answer started before the deadline.
+        ApiError: ``cancel`` was set before the answer started.
         InvalidQueryError: The server refused the query as invalid (4xx).
         DatabaseUnavailableError: The server is unreachable or failed (5xx).
     """
@@ -97,7 +101,8 @@ class RemoteReader(ResultStream):
         accept: str,
         deadline: float,
         timeout: float,
-        slot: threading.BoundedSemaphore | None = None,
+        slot: Slot | None = None,
+        cancel: threading.Event | None = None,
     ) -> None:
         super().__init__(slot)
         self.store = store
@@ -109,6 +114,7 @@ class RemoteReader(ResultStream):
             body = declare_prefixes(query).encode("utf-8")
             headers = {"Content-Type": "application/sparql-query; charset=utf-8", "Accept": accept}
             self.conn.request("POST", target, body=body, headers=headers)
+            self._await_answer(cancel)
             self.response = self.conn.getresponse()
         except TimeoutError as e:
             self.close()
@@ -126,6 +132,19 @@ class RemoteReader(ResultStream):
             if 400 <= status < 500:
                 raise InvalidQueryError(f"invalid SPARQL query: the SPARQL server says ({status}): {message[:500]}")
             raise DatabaseUnavailableError(f"the SPARQL server at {store.query_url} failed ({status}): {message[:500]}")
+
+    def _await_answer(self, cancel: threading.Event | None) -> None:
+        """Wait until the server starts its answer, looking at ``cancel`` meanwhile.
+
+        A server evaluating an aggregate sends nothing before it is done; a client that left
+        meanwhile must not hold its place in the pool until then.
+        """
+        sock = self.conn.sock if self.conn is not None else None
+        if cancel is None or sock is None:
+            return
+        while not select.select([sock], [], [], min(self._left(), 0.2))[0]:
+            if cancel.is_set():
+                raise ApiError(ABANDONED)
 
     def _left(self) -> float:
         left = self.deadline - time.monotonic()
