@@ -242,6 +242,44 @@ def test_clients_that_left_do_not_keep_the_endpoint_busy(store_dir: Path) -> Non
     record("sparql_clients_left_endpoint_free", cap=CAP, answered_after_s=round(answered, 2))
 
 
+def test_a_client_leaving_frees_its_place_with_a_sparql_server(tmp_path: Path) -> None:
+    """With a real Oxigraph server configured (``ARGWEB_SPARQL_ENDPOINT``), the cap's worth of
+    aggregates that the server computes for minutes, clients gone after 1.5 s: the connections to
+    the server are closed and the places given back within seconds, not at the server's timeout."""
+    from api.services.query import POOL
+    from api.services.sparql_remote import push
+    from bench.sparql_servers import oxigraph_server
+
+    filler = tmp_path / "filler.nt"
+    filler.write_text("".join(f'<urn:s{i}> <urn:p> "{i}" .\n' for i in range(FILLER)), encoding="utf-8")
+    with oxigraph_server(tmp_path, query_timeout=120.0) as server:
+        push(server.store, filler)
+        settings = Settings(
+            neo4j_uri=f"bolt://127.0.0.1:{free_port()}",
+            neo4j_password=SecretStr("unused-password"),
+            data_dir=tmp_path / "data",
+            api_key=SecretStr("sparql-pool-drill-key-0123456789"),
+            sparql_endpoint=server.store.query_url,
+            sparql_timeout=60,
+            sparql_max_workers=CAP,
+        )
+        with serve_app(create_app(settings)) as url, httpx.Client(base_url=url, timeout=30) as client:
+            before = POOL.state().running
+            held = [_hold(url, HEAVY["select-count"]) for _ in range(CAP)]
+            wait_for(lambda: POOL.state().running == before + CAP, 30, f"{CAP} places taken")
+            time.sleep(1.5)
+            assert client.get("/sparql", params={"query": "ASK { ?s ?p ?o }"}).status_code == 503
+            for raw in held:
+                raw.close()
+            left = time.perf_counter()
+            wait_for(lambda: POOL.state().running == before, 10, "the places of the clients that left")
+            freed = time.perf_counter() - left
+            response = client.get("/sparql", params={"query": "ASK { ?s ?p ?o }"})
+            assert response.status_code == 200, response.text
+            assert response.json()["boolean"] is True
+    record("sparql_server_client_left", cap=CAP, places_freed_after_s=round(freed, 2))
+
+
 # -- Finding 12: the SPARQL store is private wherever it is configured ------------------------------
 
 
