@@ -14,14 +14,14 @@ from neo4j import Driver
 
 from api.services.graph import Graph
 from graphstore.aif_export import export_corpus, export_discourse, validate_aif, write_aif
-from graphstore.loaders.aif import load_aif
-from graphstore.loaders.common import MAX_JSON_DEPTH, json_depth_exceeds, named_as
-from graphstore.loaders.registry import CORPORA
-from graphstore.loaders.xaif_write import FORMATS as MAP_FORMATS
-from graphstore.loaders.xaif_write import convert as convert_map
 from graphstore.readonly import ReadOnlyStore
 from graphstore.store import GraphStore, IngestReport
 from ontology.errors import ApiError, GraphStoreError, LoaderError
+from ontology.formats.aif import load_aif
+from ontology.formats.common import MAX_JSON_DEPTH, json_depth_exceeds, named_as
+from ontology.formats.registry import CORPORA
+from ontology.formats.xaif_write import FORMATS as MAP_FORMATS
+from ontology.formats.xaif_write import convert as convert_map
 from ontology.records import make_id
 
 

@@ -7,7 +7,7 @@ every other key of the document too. What argweb adds:
 
 * ``turns`` / ``segments``: from the document's ``text`` (``Speaker: text`` lines when ``dialog``),
   one locution (L-node, with its locution entry and participant) per speaker turn, or per sentence
-  of each turn (pySBD, :func:`graphstore.loaders.transcript.segment`), when the map has no L-node
+  of each turn (pySBD, :func:`ontology.formats.transcript.segment`), when the map has no L-node
   yet; then, for every L-node without one, a proposition (I-node) of its text anchored by a
   ``Default Illocuting`` YA-node;
 * ``ari``: RA / CA / MA nodes between the I-nodes, predicted by the QT30 relation model through the
@@ -42,11 +42,11 @@ from typing import Any
 
 from api.services.predict import Limits, running_slot
 from api.settings import Settings
-from graphstore.loaders.aif_write import add_relations, check_map, fresh_ids, strip_relations
-from graphstore.loaders.common import parse_json
-from graphstore.loaders.transcript import SEGMENTER, parse_turns, segment
 from ontology.aiftext import split_speaker
 from ontology.errors import ApiError, LoaderError
+from ontology.formats.aif_write import add_relations, check_map, fresh_ids, strip_relations
+from ontology.formats.common import parse_json
+from ontology.formats.transcript import SEGMENTER, parse_turns, segment
 
 TASKS = ("turns", "segments", "ari", "discourse")
 SECTION = "argweb"

@@ -15,8 +15,8 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from graphstore.loaders.common import corpus_bundle, read_json, require
 from ontology.errors import LoaderError
+from ontology.formats.common import corpus_bundle, read_json, require
 from ontology.records import (
     CorpusBundle,
     DiscourseRecord,

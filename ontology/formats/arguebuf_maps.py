@@ -31,9 +31,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from graphstore.loaders.aif_write import DEFAULT_TEXT
-from graphstore.loaders.common import corpus_bundle, decode_utf8, parse_json, read_bytes, require
 from ontology.errors import LoaderError
+from ontology.formats.aif_write import DEFAULT_TEXT
+from ontology.formats.common import corpus_bundle, decode_utf8, parse_json, read_bytes, require
 from ontology.records import (
     CorpusBundle,
     DiscourseRecord,

@@ -13,14 +13,14 @@ from typing import Any
 
 import pytest
 
-from graphstore.loaders.dialogue_json import load_dialogue_json
-from graphstore.loaders.registry import CORPORA, SAMPLES
 from ontology.errors import LoaderError
+from ontology.formats.dialogue_json import load_dialogue_json
+from ontology.formats.registry import CORPORA, SAMPLES
 from ontology.records import DiscourseRecord, LocutionRecord, RelationRecord, SpeakerRecord
 from ontology.terms import Label, RelType, Sense
 from tests.conftest import of_type
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+DATA = Path(__file__).resolve().parents[2] / "data"
 MOLWENI = SAMPLES / "molweni" / "DP" / "dev.json"
 STAC = SAMPLES / "stac" / "train.json"
 BAD = DATA / "bad"

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from graphstore.loaders.common import corpus_bundle, read_json, require
 from ontology.aiftext import speaker_of
 from ontology.errors import LoaderError
+from ontology.formats.common import corpus_bundle, read_json, require
 from ontology.records import (
     CorpusBundle,
     DiscourseRecord,

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from graphstore.loaders.aif import load_aif
-from graphstore.loaders.registry import CORPORA, SAMPLES
 from ontology.aiftext import speaker_of
 from ontology.errors import LoaderError
+from ontology.formats.aif import load_aif
+from ontology.formats.registry import CORPORA, SAMPLES
 from ontology.records import (
     CorpusBundle,
     DiscourseRecord,
@@ -30,7 +30,7 @@ from ontology.records import (
 )
 from ontology.terms import Label, RelType
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+DATA = Path(__file__).resolve().parents[2] / "data"
 MAPS_DIR = SAMPLES / "dialam-2024" / "my_train"
 MAPS = sorted(MAPS_DIR.glob("*.json"))
 BAD = DATA / "bad"

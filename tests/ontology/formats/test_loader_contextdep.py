@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from graphstore.loaders.contextdep import load_contextdep
-from graphstore.loaders.registry import files_for
 from ontology.errors import LoaderError
+from ontology.formats.contextdep import load_contextdep
+from ontology.formats.registry import files_for
 from ontology.records import (
     AnnotatorRecord,
     CorpusBundle,

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from graphstore.loaders.arguebuf_maps import load_arguebuf
 from ontology.errors import LoaderError
+from ontology.formats.arguebuf_maps import load_arguebuf
 from ontology.records import CorpusBundle, DiscourseRecord, PropositionRecord, RelationRecord
 from ontology.terms import Label, RelType
 
-FILES = Path(__file__).resolve().parents[1] / "data" / "formats" / "arguebuf"
+FILES = Path(__file__).resolve().parents[2] / "data" / "formats" / "arguebuf"
 SADFACE = FILES / "uniforms_sadface.json"
 ARGDOWN = FILES / "four_day_week_argdown.json"
 KIALO = FILES / "car_free_centres_kialo.txt"
