@@ -2,7 +2,7 @@
 
 Data paths are recognised by format: AIF JSON maps (``*.json`` with ``nodes``/``edges``) are QT30 /
 DialAM-2024, brat ``*.ann`` files Sci-Arg papers, ``*.csv`` files M-Arg. The files are read with the
-graphstore loaders and handed to :mod:`gnn.relations` as records; nothing here touches Neo4j.
+format readers (:mod:`ontology.formats`) and handed to :mod:`gnn.relations` as records; nothing here touches Neo4j.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Helpers shared by the loaders."""
+"""Helpers shared by the format readers and writers."""
 
 from __future__ import annotations
 
