@@ -57,7 +57,7 @@ class Argweb:
             What was written (nodes, edges, counts per label).
         """
         from api.services.ingest import ingest_files
-        from graphstore.loaders.registry import CORPORA, SAMPLES
+        from ontology.formats.registry import CORPORA, SAMPLES
 
         if paths is None:
             if corpus not in CORPORA:

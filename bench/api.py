@@ -55,8 +55,8 @@ sys.path[:] = [str(_HERE.parent)] + [p for p in sys.path if Path(p or ".").resol
 from api.services.browse import RelationFilter  # noqa: E402
 from bench.harness import MAIN_HELP, bench_api, bench_graph, cpu_seconds  # noqa: E402
 from graphstore import browse  # noqa: E402
-from graphstore.loaders.registry import SAMPLES  # noqa: E402
 from graphstore.readonly import ReadRunner  # noqa: E402
+from ontology.formats.registry import SAMPLES  # noqa: E402
 
 GOAL_RATIO = 1.3
 GOAL_RELATIONS_MS = 20.0

@@ -37,7 +37,7 @@ _HERE = Path(__file__).resolve().parent
 sys.path[:] = [str(_HERE.parent)] + [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
 from bench.harness import MAIN_HELP, bench_api, bench_graph, record  # noqa: E402
-from graphstore.loaders.registry import SAMPLES  # noqa: E402
+from ontology.formats.registry import SAMPLES  # noqa: E402
 
 GOAL_SECONDS = 3.0
 # make bench runs the main job first: the figures are those of the full graph with its predictions.

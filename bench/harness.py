@@ -265,8 +265,8 @@ def bench_graph(
 ) -> Iterator[tuple[Settings, Any]]:
     """:func:`bench_neo4j` with the corpora of ``args.corpora`` loaded (nothing is written to ``--uri``
     or the main job's graph)."""
-    from graphstore.loaders.registry import CORPORA
     from graphstore.store import GraphStore
+    from ontology.formats.registry import CORPORA
 
     with bench_neo4j(args, prefix, log) as (settings, driver):
         if not args.uri and not getattr(args, "main", False):

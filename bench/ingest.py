@@ -44,8 +44,8 @@ from api.services.corpora import corpora_root
 from api.settings import get_settings
 from bench.harness import bench_neo4j
 from graphstore import cypher
-from graphstore.loaders.registry import CORPORA
 from graphstore.store import DEFAULT_BATCH_SIZE, GraphStore
+from ontology.formats.registry import CORPORA
 from ontology.records import CorpusBundle, EdgeRecord, NodeRecord
 
 TARGET_SECONDS = 60.0

@@ -53,7 +53,7 @@ from bench.harness import record  # noqa: E402
 from bench.models_relations import timed_twice  # noqa: E402
 from gnn.encoder import TextEncoder  # noqa: E402
 from gnn.modelcard import read_card  # noqa: E402
-from graphstore.loaders.registry import SAMPLES  # noqa: E402
+from ontology.formats.registry import SAMPLES  # noqa: E402
 
 FIXTURE = SAMPLES / "molweni" / "DP" / "dev.json"
 SHARED = ROOT.parent / "shared" / "corpora"
@@ -189,7 +189,7 @@ def bench_components(args: argparse.Namespace) -> list[dict[str, Any]]:
 
     shipped = shipped_model("components")
     from gnn.components import ComponentTagger
-    from graphstore.loaders.sciarg import _text_start, split_sentences
+    from ontology.formats.sciarg import _text_start, split_sentences
 
     shared = SHARED / "sciarg" / "compiled_corpus"
     txts = [] if args.samples else [shared / f"A{k}.txt" for k in range(25, 33) if (shared / f"A{k}.txt").is_file()]

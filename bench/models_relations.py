@@ -129,7 +129,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     from bench.harness import record
-    from graphstore.loaders.registry import SAMPLES
+    from ontology.formats.registry import SAMPLES
 
     shared = ROOT.parent / "shared" / "corpora"
     if not shared.is_dir():

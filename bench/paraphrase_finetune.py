@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 from api.services.paraphrase import pairs_from_file  # noqa: E402
 from gnn.paraphrase_eval import ParaphraseMetrics, ParaphrasePair, score_predictions, split_by_interview  # noqa: E402
 from gnn.registry import shipped_model  # noqa: E402
-from graphstore.loaders.registry import SAMPLES  # noqa: E402
+from ontology.formats.registry import SAMPLES  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "corpora" / "contextdep"
 # `make bench`: the finetune profile (all six layers, ten epochs; about 6 minutes).

@@ -28,9 +28,9 @@ from rich.console import Console
 from rich.table import Table
 
 from api.services.graph import embedded_server, open_driver, private_settings
-from graphstore.loaders.registry import CORPORA, SAMPLES
 from graphstore.predictions import PredictionStore
 from graphstore.store import DEFAULT_BATCH_SIZE, GraphStore
+from ontology.formats.registry import CORPORA, SAMPLES
 from ontology.labels import RelationLabel
 from ontology.records import PredictedRelation, PredictionRun
 

@@ -53,8 +53,8 @@ def main() -> int:
     from api.services.graph import Graph, embedded_server, neo4j_password, open_driver, private_settings
     from api.settings import get_settings
     from bench.harness import record
-    from graphstore.loaders.registry import CORPORA
     from graphstore.store import GraphStore
+    from ontology.formats.registry import CORPORA
 
     root = corpora_root(get_settings().with_overrides(corpora=Path(args.corpora) if args.corpora else None))
     work = Path(args.data_dir) if args.data_dir else Path(tempfile.mkdtemp(prefix="argweb-bench-search-"))

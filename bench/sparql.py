@@ -253,9 +253,9 @@ def main() -> int:
     args = parser.parse_args()
 
     from api.services.graph import embedded_server, open_driver, private_settings
-    from graphstore.loaders.registry import CORPORA
     from graphstore.store import GraphStore
     from ontology.competency import load_questions, normalise
+    from ontology.formats.registry import CORPORA
     from ontology.rdf import PREFIXES
     from ontology.sparql import SparqlStore
 

@@ -379,8 +379,8 @@ def read_manifest(out: Path) -> list[Shard]:
 
 def bundle_sources(out: Path) -> list[Callable[[], Any]]:
     """One callable per shard that parses it with the normal loader into a ``CorpusBundle``."""
-    from graphstore.loaders.aif import load_aif
-    from graphstore.loaders.dialogue_json import load_dialogue_json
+    from ontology.formats.aif import load_aif
+    from ontology.formats.dialogue_json import load_dialogue_json
 
     sources: list[Callable[[], Any]] = []
     for shard in read_manifest(out):

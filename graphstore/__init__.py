@@ -1,1 +1,1 @@
-"""Neo4j runtime, schema, batched ingest, corpus loaders and Cypher query builders."""
+"""Neo4j runtime, schema, batched ingest of record bundles and Cypher query builders."""

@@ -50,11 +50,11 @@ from pathlib import Path
 from typing import Any
 
 from graphstore import cypher
-from graphstore.loaders.aif_write import fresh_ids
 from graphstore.reads import edge_view, unit_view
 from graphstore.store import GraphStore
 from ontology.aiftext import split_speaker
 from ontology.errors import ClientError, GraphStoreError, NotFoundError
+from ontology.formats.aif_write import fresh_ids
 from ontology.records import scheme_term
 from ontology.system import PRIVATE_FILE
 from ontology.terms import Label, Prop, RelType

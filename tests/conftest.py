@@ -22,9 +22,9 @@ from rdflib import Graph
 from api.services.corpora import corpora_root
 from api.services.graph import embedded_server, open_driver, private_settings
 from api.settings import Settings, get_settings
-from graphstore.loaders.registry import CORPORA, SAMPLES
 from graphstore.runtime import EmbeddedNeo4j
 from graphstore.store import GraphStore
+from ontology.formats.registry import CORPORA, SAMPLES
 from ontology.rdf import ONTOLOGY_FILE
 from ontology.records import CorpusBundle
 

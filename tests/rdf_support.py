@@ -12,9 +12,9 @@ from pathlib import Path
 
 from neo4j import Driver
 
-from graphstore.loaders.registry import CORPORA
 from graphstore.predictions import PredictionStore
 from graphstore.store import GraphStore
+from ontology.formats.registry import CORPORA
 from ontology.labels import RelationLabel
 from ontology.records import PredictedRelation, PredictionRun, PropositionRecord
 from tests.conftest import SAMPLES
@@ -37,7 +37,7 @@ PREDICTION_NODES = len(PREDICTED) + 1
 def loader_exists(corpus: str) -> bool:
     """Whether the loader module of ``corpus`` exists (molweni/stac/qt30 always do)."""
     module = LOADER_MODULES.get(corpus)
-    return module is None or importlib.util.find_spec(f"graphstore.loaders.{module}") is not None
+    return module is None or importlib.util.find_spec(f"ontology.formats.{module}") is not None
 
 
 def sample_predictions(propositions: list[str]) -> list[PredictedRelation]:

@@ -11,7 +11,7 @@ import typer
 from api.cli_common import REPORTER, group, settings
 from api.services.graph import Graph
 from api.services.ingest import bulk_ingest_files, ingest_files, ingest_format
-from graphstore.loaders.registry import CORPORA, FORMATS, CorpusSpec, FormatSpec
+from ontology.formats.registry import CORPORA, FORMATS, CorpusSpec, FormatSpec
 
 PathsArg = Annotated[list[Path], typer.Argument(help="Files or directories.")]
 BulkOpt = Annotated[

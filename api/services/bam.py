@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from gnn.bam import BratDocument, documents_from_records, evaluate, majority_baseline
-from graphstore.loaders.sciarg import load_paper
 from ontology.errors import LoaderError
+from ontology.formats.sciarg import load_paper
 from ontology.records import EdgeRecord, NodeRecord
 
 

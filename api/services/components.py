@@ -17,9 +17,9 @@ from typing import Any
 from api.services.training import profile_config, write_trained_card
 from gnn.bam import BratDocument, Component, Relation, documents_from_records, evaluate
 from gnn.modelcard import ModelCard, atomic_write_bytes
-from graphstore.loaders.common import decode_utf8, read_bytes
-from graphstore.loaders.sciarg import load_paper
 from ontology.errors import LoaderError, ModelError
+from ontology.formats.common import decode_utf8, read_bytes
+from ontology.formats.sciarg import load_paper
 from ontology.records import EdgeRecord, NodeRecord
 
 TASK = "components"
@@ -199,7 +199,7 @@ def component_lines(txt: Path, model: Path | None = None, tagger: Any = None) ->
 
     Sentences come from the Sci-Arg loader's splitter, so the tagger sees what it was trained on.
     """
-    from graphstore.loaders.sciarg import _text_start, split_sentences
+    from ontology.formats.sciarg import _text_start, split_sentences
 
     text = decode_utf8(txt, read_bytes(txt), keep_bom=True)
     spans = split_sentences(text, _text_start(text))

@@ -14,9 +14,9 @@ from api.services.ingest import bulk_load, graph_empty, write_bundle
 from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
 from graphstore.bulk import BulkReport
-from graphstore.loaders.registry import CORPORA, SAMPLES, CorpusSpec
 from graphstore.store import IngestReport
 from ontology.errors import ArgwebError, StoreNotEmptyError
+from ontology.formats.registry import CORPORA, SAMPLES, CorpusSpec
 from ontology.records import CorpusBundle
 
 # Where a checkout next to the shared data finds the corpora.

@@ -207,7 +207,7 @@ def sciarg_pipeline(settings: Settings, corpus: Path, names: list[str], options:
     from gnn.bam import Relation, documents_from_records, evaluate
     from gnn.components import PROFILES, TaggerConfig, TokenVectors, train_tagger
     from gnn.relations.sciarg_task import load_sciarg, papers_from_records
-    from graphstore.loaders.sciarg import load_paper
+    from ontology.formats.sciarg import load_paper
     from ontology.records import EdgeRecord, NodeRecord
     from ontology.system import atomic_write_bytes
 

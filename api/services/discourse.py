@@ -1,7 +1,7 @@
 """Discourse parsing services: train, evaluate and parse Molweni/STAC JSON files.
 
 Shared by the CLI (``argweb train|evaluate|parse discourse``) and the HTTP API. Files are read with
-the corpus loader (``graphstore.loaders.dialogue_json``) into ontology records, turned into plain
+the corpus loader (``ontology.formats.dialogue_json``) into ontology records, turned into plain
 dialogues for the model, and predictions are written back in the file's own format. torch is
 imported lazily (inside the functions): the CLI imports this module at start.
 
@@ -23,10 +23,10 @@ from api.services.corpora import corpora_root
 from api.services.graph import Graph
 from api.services.reporting import SILENT, Reporter, stages
 from api.settings import Settings
-from graphstore.loaders.common import read_json
-from graphstore.loaders.dialogue_json import detect_scheme, load_dialogue_json, scheme_label, write_dialogue_json
 from graphstore.perturb import DIALOGUE_VARIANTS
 from ontology.errors import ApiError, NotFoundError
+from ontology.formats.common import read_json
+from ontology.formats.dialogue_json import detect_scheme, load_dialogue_json, scheme_label, write_dialogue_json
 
 if TYPE_CHECKING:
     from gnn.discourse.data import Dialogue

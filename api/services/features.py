@@ -8,9 +8,9 @@ from pathlib import Path
 from api.services.graph import Graph
 from api.services.reporting import SILENT, Reporter
 from gnn.audio import FeatureConfig, FeatureReport, Segment, compute_features
-from graphstore.loaders.marg import PART_NAMES
 from graphstore.units import find_part_audio, timed_utterances
 from ontology.errors import ApiError, NotFoundError
+from ontology.formats.marg import PART_NAMES
 from ontology.terms import Prop
 
 

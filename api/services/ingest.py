@@ -9,9 +9,9 @@ from api.services.graph import Graph, embedded_server
 from api.services.reporting import SILENT, Reporter
 from graphstore import cypher
 from graphstore.bulk import BulkLoader, BulkReport
-from graphstore.loaders.registry import CORPORA, FORMATS, files_for
 from graphstore.store import GraphStore, IngestReport
 from ontology.errors import ApiError
+from ontology.formats.registry import CORPORA, FORMATS, files_for
 from ontology.records import CorpusBundle
 
 
@@ -81,7 +81,7 @@ def load_format(name: str, paths: list[Path], corpus: str | None = None, variant
     """Parse and validate maps in another tool's format (files or directories); nothing is written.
 
     Args:
-        name: A format of :data:`graphstore.loaders.registry.FORMATS` (``xaif``, ``ova``, ...).
+        name: A format of :data:`ontology.formats.registry.FORMATS` (``xaif``, ``ova``, ...).
         paths: Files or directories.
         corpus: The corpus to load them into (default: the format's name); never a gold corpus.
         variant: ``--format`` of a reader of several formats (``arguebuf``); None: detected per file.

@@ -2,7 +2,7 @@
 
 ``argweb mine`` and ``POST /predict`` (tasks ``transcript`` and ``dialogue``) share this pipeline:
 
-1. the transcript is read and segmented (:mod:`graphstore.loaders.transcript`) into a dialogue
+1. the transcript is read and segmented (:mod:`ontology.formats.transcript`) into a dialogue
    bundle -- locutions, propositions, illocutions: gold structure, because it is the input;
 2. the shipped discourse parser links the utterances (who answers whom, with an SDRT sense);
 3. the relation model (QT30) predicts support / attack / rephrase between the propositions, given
@@ -34,7 +34,8 @@ from api.services.mine_summary import Analysis, DialogueUnits, summarise
 from api.services.relations_graph import AIF, GRAPH_OBJECTIVE, LoadedModel, load_for
 from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
-from graphstore.loaders.transcript import (
+from ontology.errors import ApiError, NotFoundError
+from ontology.formats.transcript import (
     SEGMENTER,
     TranscriptLimits,
     Utterance,
@@ -42,7 +43,6 @@ from graphstore.loaders.transcript import (
     segment,
     transcript_bundle,
 )
-from ontology.errors import ApiError, NotFoundError
 from ontology.labels import RelationLabel
 from ontology.records import (
     SCORE_DIGITS,
@@ -211,7 +211,7 @@ def write_predictions(
     """Write the two prediction runs of an analysis: discourse links between ``locutions``, argument
     links between ``units`` (a run already written is not written again)."""
     from api.services.predictions import write_run
-    from graphstore.loaders.dialogue_json import scheme_label
+    from ontology.formats.dialogue_json import scheme_label
 
     disc = [
         PredictedRelation(

@@ -24,9 +24,9 @@ from api.services.training import profile_config, write_trained_card
 from gnn.contextdep import pairs_from_records
 from gnn.modelcard import ModelCard, atomic_write_bytes, read_card
 from gnn.paraphrase_eval import ParaphrasePair, score_predictions, split_by_interview
-from graphstore.loaders.contextdep import load_contextdep, read_token_pairs, split_of
 from graphstore.pairs import utterance_pairs
 from ontology.errors import LoaderError, ModelError, NotFoundError
+from ontology.formats.contextdep import load_contextdep, read_token_pairs, split_of
 from ontology.labels import RelationLabel
 from ontology.records import (
     PredictedRelation,

@@ -2,7 +2,7 @@
 
 Data paths are recognised by format: AIF JSON maps (``*.json`` with ``nodes``/``edges``) are QT30 /
 DialAM-2024, brat ``*.ann`` files Sci-Arg papers, ``*.csv`` files M-Arg. The files are read with the
-graphstore loaders and handed to :mod:`gnn.relations` as records; nothing here touches Neo4j.
+format readers (:mod:`ontology.formats`) and handed to :mod:`gnn.relations` as records; nothing here touches Neo4j.
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ from typing import Any
 
 from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
-from graphstore.loaders.aif import load_aif
-from graphstore.loaders.aif_write import add_relations, read_map, strip_relations, write_json_atomic
-from graphstore.loaders.brat_write import write_paper
-from graphstore.loaders.common import FileRelation, expand, named_as
-from graphstore.loaders.marg import load_marg
-from graphstore.loaders.sciarg import load_sciarg
 from graphstore.perturb import AIF_VARIANTS
 from ontology.errors import ApiError, LoaderError
+from ontology.formats.aif import load_aif
+from ontology.formats.aif_write import add_relations, read_map, strip_relations, write_json_atomic
+from ontology.formats.brat_write import write_paper
+from ontology.formats.common import FileRelation, expand, named_as
+from ontology.formats.marg import load_marg
+from ontology.formats.sciarg import load_sciarg
 from ontology.labels import RelationLabel
 from ontology.records import PropositionRecord
 
@@ -250,7 +250,7 @@ def map_relations(
 
     The one prediction path of AIF maps (``argweb predict aif`` and the oAMF module ``/amf/ari``):
     each map is read by the AIF loader as it is given (callers reduce it to the test-input form
-    first, :func:`graphstore.loaders.aif_write.strip_relations`) and the model predicts over all
+    first, :func:`ontology.formats.aif_write.strip_relations`) and the model predicts over all
     maps at once.
 
     Args:

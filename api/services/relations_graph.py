@@ -7,7 +7,7 @@ same QT30 objective (the graph's default is :data:`GRAPH_OBJECTIVE`, ``predict a
 
 * **AIF dialogues** (QT30 / DialAM-2024, and any corpus of AIF dialogues with propositions): the
   map in the DialAM test-input form -- L-nodes, I-nodes and gold TA transitions, numbered in file
-  order without the YA/RA/CA/MA nodes (:func:`graphstore.loaders.aif_write.strip_relations`), since
+  order without the YA/RA/CA/MA nodes (:func:`ontology.formats.aif_write.strip_relations`), since
   the model recovers each I-node's locution from that order. The gold RA/CA/MA only score the
   predictions; they are never model input.
 * **Sci-Arg documents**: the gold components with their type, character span and first sentence.

@@ -1,7 +1,7 @@
 """Dialogues as plain objects, built from ontology records or read views, and leak-free splits.
 
 ``gnn`` never reads corpus files or the graph itself: the JSON loader
-(``graphstore.loaders.dialogue_json``) produces ontology records, the graph produces
+(``ontology.formats.dialogue_json``) produces ontology records, the graph produces
 :class:`~ontology.views.DiscourseView` s, and both are turned into :class:`Dialogue` here.
 
 Dialogues are keyed by their position (``<source>#<index>``), never by their id alone: STAC reuses
@@ -74,7 +74,7 @@ def dialogues_from_bundle(bundle: CorpusBundle, domain: str | None = None, sourc
     """The dialogues of a loaded Molweni/STAC bundle, in file order.
 
     Args:
-        bundle: What ``graphstore.loaders.dialogue_json.load_dialogue_json`` returned.
+        bundle: What ``ontology.formats.dialogue_json.load_dialogue_json`` returned.
         domain: ``molweni`` or ``stac``; default: the bundle's corpus id.
         source: Prefix of the position keys (default: the corpus id).
 

@@ -110,8 +110,24 @@ def test_string_ids_get_fresh_string_ids() -> None:
     ("doc", "expect"),
     [
         ({"AIF": [1]}, "field 'AIF' must be an object"),
-        ({"AIF": {"nodes": [{"nodeID": 1, "type": "L", "text": "x"}], "edges": [{"fromID": 1, "toID": 7}]}}, "toID 7"),
-        ({"AIF": {"nodes": [{"nodeID": 1}], "edges": []}}, "node #0: missing field 'type'"),
+        (
+            {
+                "AIF": {
+                    "nodes": [{"nodeID": 1, "type": "L", "text": "x"}],
+                    "edges": [{"edgeID": 4, "fromID": 1, "toID": 7}],
+                }
+            },
+            "edge 4: refers to missing node '7'",
+        ),
+        ({"AIF": {"nodes": [{"nodeID": 1}], "edges": []}}, "node 1: missing field 'type'"),
+        # The AIF reader's checks, the same as `argweb corpus ingest xaif` and POST /aif (issue 47, item 11).
+        ({"AIF": {"nodes": [{"nodeID": 1, "type": "I", "text": ["a", "b"]}]}}, "node 1: field 'text' has type list"),
+        ({"AIF": {"nodes": [{"nodeID": 1, "type": "I"}]}}, "node 1: missing field 'text'"),
+        ({"AIF": {"nodes": [{"nodeID": 1, "type": "I", "text": 7}]}}, "node 1: field 'text' has type int"),
+        (
+            {"AIF": {"nodes": [{"nodeID": 1, "type": "I", "text": "x", "timestamp": float("inf")}]}},
+            "node 1: field 'timestamp' is inf",
+        ),
         ({"text": {"txt": "no speaker here"}, "dialog": True}, "line 1: text before the first speaker"),
         ({"text": ""}, "no L-nodes and no text"),
         ({"text": 5}, "field 'text' must be a string"),

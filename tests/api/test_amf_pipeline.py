@@ -22,8 +22,8 @@ from api.app import create_app
 from api.cli.main import app as cli_app
 from api.services import amf
 from api.settings import Settings
-from graphstore.loaders.aif_write import read_map, strip_relations
-from graphstore.loaders.registry import SAMPLES
+from ontology.formats.aif_write import read_map, strip_relations
+from ontology.formats.registry import SAMPLES
 from tests.api.test_amf import kept
 from tests.conftest import serve_app
 

@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 from api.cli.main import app
 from api.services.graph import Graph, private_settings
 from api.services.ingest import bulk_load
-from graphstore.loaders.registry import SAMPLES
 from ontology.errors import ApiError
+from ontology.formats.registry import SAMPLES
 
 
 def test_bulk_load_is_refused_for_an_external_server(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from api.cli.main import app
 from api.services.discourse import read_dialogues
 from api.services.paraphrase import pairs_from_file
 from gnn.discourse.cv import dialogue_groups
-from graphstore.loaders.registry import SAMPLES
+from ontology.formats.registry import SAMPLES
 
 pytestmark = pytest.mark.model  # cross-validates real models
 

@@ -15,8 +15,8 @@ from api.services.reporting import Advance
 from api.settings import Settings
 from gnn.discourse.train import PROFILES
 from gnn.modelcard import read_card
-from graphstore.loaders.registry import SAMPLES
 from ontology.errors import ApiError, LoaderError, NotFoundError
+from ontology.formats.registry import SAMPLES
 
 pytestmark = pytest.mark.model  # trains and runs the discourse parser
 

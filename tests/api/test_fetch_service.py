@@ -9,7 +9,7 @@ import pytest
 from api.services.corpora import FETCHED_CORPORA, corpora_root
 from api.services.fetch import fetch
 from api.settings import Settings
-from graphstore.loaders.registry import CORPORA, SAMPLES
+from ontology.formats.registry import CORPORA, SAMPLES
 from tests.conftest import shared_corpora
 
 pytestmark = pytest.mark.corpora

@@ -19,8 +19,8 @@ from typer.testing import CliRunner
 
 from api.cli.main import app
 from gnn.encoder import TextEncoder
-from graphstore.loaders.registry import SAMPLES
 from ontology.errors import ModelError
+from ontology.formats.registry import SAMPLES
 
 pytestmark = pytest.mark.model  # trains on a local encoder
 

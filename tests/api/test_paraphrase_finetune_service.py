@@ -9,7 +9,7 @@ import pytest
 from api.services import paraphrase as service
 from gnn.modelcard import read_card
 from gnn.paraphrase import FineTunedHighlighter
-from graphstore.loaders.registry import SAMPLES
+from ontology.formats.registry import SAMPLES
 
 pytestmark = pytest.mark.model  # trains a model
 SAMPLE = SAMPLES / "contextdep"

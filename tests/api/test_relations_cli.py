@@ -14,8 +14,8 @@ from gnn.encoder import TextEncoder
 from gnn.registry import shipped_model
 from gnn.relations.argmap import maps_from_records
 from gnn.relations.qt30_run import load_qt30
-from graphstore.loaders.aif import load_aif
-from graphstore.loaders.registry import SAMPLES
+from ontology.formats.aif import load_aif
+from ontology.formats.registry import SAMPLES
 
 pytestmark = pytest.mark.model  # trains and runs the relation model
 
@@ -119,7 +119,7 @@ def test_predict_sciarg_keeps_span_lines(model: Path, tmp_path: Path) -> None:
 
 def test_predict_sciarg_with_components_runs_the_pipeline(model: Path, tmp_path: Path) -> None:
     from api.services.components import component_lines
-    from graphstore.loaders.sciarg import load_sciarg
+    from ontology.formats.sciarg import load_sciarg
 
     papers = tmp_path / "papers"
     papers.mkdir()

@@ -17,9 +17,9 @@ import pytest
 
 from api.services import relations, relations_graph
 from api.settings import Settings
-from graphstore.loaders.aif import load_aif
-from graphstore.loaders.registry import CORPORA, SAMPLES
-from graphstore.loaders.sciarg import load_sciarg
+from ontology.formats.aif import load_aif
+from ontology.formats.registry import CORPORA, SAMPLES
+from ontology.formats.sciarg import load_sciarg
 from ontology.labels import RelationLabel
 from ontology.records import (
     EdgeRecord,

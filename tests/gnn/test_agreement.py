@@ -22,7 +22,7 @@ from gnn.agreement import (
     marg_table,
     nominal_alpha,
 )
-from graphstore.loaders.registry import SAMPLES
+from ontology.formats.registry import SAMPLES
 from ontology.terms import Prop
 from ontology.views import JudgementView
 

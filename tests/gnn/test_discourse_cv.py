@@ -9,8 +9,8 @@ from gnn.discourse.cv import cross_validate_discourse, dialogue_groups, fold_pla
 from gnn.discourse.data import Dialogue, dialogues_from_bundle
 from gnn.discourse.train import PROFILES, ParserConfig
 from gnn.encoder import TextEncoder
-from graphstore.loaders.dialogue_json import load_dialogue_json
-from graphstore.loaders.registry import SAMPLES
+from ontology.formats.dialogue_json import load_dialogue_json
+from ontology.formats.registry import SAMPLES
 
 
 @pytest.fixture(scope="module")

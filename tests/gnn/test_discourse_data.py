@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from gnn.discourse.data import Dialogue, dialogues_from_bundle, session_groups, split_by_groups
-from graphstore.loaders.dialogue_json import load_dialogue_json
-from graphstore.loaders.registry import SAMPLES
+from ontology.formats.dialogue_json import load_dialogue_json
+from ontology.formats.registry import SAMPLES
 from ontology.terms import Sense
 
 pytestmark = pytest.mark.unit  # synthetic data, no model loaded: in the unit tier

@@ -30,9 +30,9 @@ from gnn.encoder import TextEncoder
 from gnn.modelcard import ModelCard, read_card, write_card
 from gnn.registry import shipped_model
 from gnn.trainer import Schedule, Trainer
-from graphstore.loaders.dialogue_json import load_dialogue_json
-from graphstore.loaders.registry import SAMPLES
 from ontology.errors import ModelError
+from ontology.formats.dialogue_json import load_dialogue_json
+from ontology.formats.registry import SAMPLES
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from gnn.relations.marg_task import (
     score_transfer,
     window_starts,
 )
-from graphstore.loaders.registry import CORPORA, SAMPLES
+from ontology.formats.registry import CORPORA, SAMPLES
 
 pytestmark = pytest.mark.unit  # synthetic data, no model loaded: in the unit tier
 

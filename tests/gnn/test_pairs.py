@@ -29,10 +29,10 @@ from gnn.pairs import (
     tune_bias,
 )
 from gnn.relations.argmap import ArgMap, maps_from_records
-from graphstore.loaders.aif import load_aif
-from graphstore.loaders.registry import SAMPLES
 from ontology.aiftext import split_speaker
 from ontology.errors import ModelError
+from ontology.formats.aif import load_aif
+from ontology.formats.registry import SAMPLES
 
 CHALLENGE = Path(__file__).resolve().parents[1] / "data" / "challenge" / "relations.jsonl"
 

@@ -22,8 +22,8 @@ from gnn.paraphrase import (
 )
 from gnn.paraphrase_eval import ParaphrasePair, split_by_interview
 from gnn.registry import shipped_model
-from graphstore.loaders.contextdep import load_contextdep
-from graphstore.loaders.registry import SAMPLES
+from ontology.formats.contextdep import load_contextdep
+from ontology.formats.registry import SAMPLES
 
 SAMPLE = SAMPLES / "contextdep"
 TRAIN, DEV = SAMPLE / "ANON_TRAIN_TOKEN-annotations.tsv", SAMPLE / "ANON_DEV_TOKEN-annotations.tsv"

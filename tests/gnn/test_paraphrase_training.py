@@ -11,8 +11,8 @@ import pytest
 from gnn.contextdep import pairs_from_records
 from gnn.paraphrase import PROFILES, HighlighterConfig, train_highlighter
 from gnn.paraphrase_eval import ParaphrasePair, split_by_interview
-from graphstore.loaders.contextdep import load_contextdep
-from graphstore.loaders.registry import SAMPLES
+from ontology.formats.contextdep import load_contextdep
+from ontology.formats.registry import SAMPLES
 
 SAMPLE = SAMPLES / "contextdep"
 

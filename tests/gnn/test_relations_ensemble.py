@@ -20,8 +20,8 @@ from gnn.relations.sciarg_features import Comp, Paper
 from gnn.relations.sciarg_task import context_vectors, load_sciarg, papers_from_records, train_sciarg
 from gnn.relations.train import RelationFit
 from gnn.trainer import Schedule, Trainer
-from graphstore.loaders.registry import SAMPLES
-from graphstore.loaders.sciarg import load_sciarg as load_brat
+from ontology.formats.registry import SAMPLES
+from ontology.formats.sciarg import load_sciarg as load_brat
 
 TEXT = "Results vary. Therefore, the method is robust, since errors stay small in practice. No claim here."
 SECOND = TEXT.index(" No claim")

@@ -122,8 +122,8 @@ def test_one_parts_of_same_partner_on_each_side() -> None:
 
 _VOCAB_SCRIPT = """
 import json
-from graphstore.loaders.registry import SAMPLES
-from graphstore.loaders.sciarg import load_sciarg
+from ontology.formats.registry import SAMPLES
+from ontology.formats.sciarg import load_sciarg
 from gnn.relations.sciarg_task import papers_from_records
 from gnn.relations.sciarg_features import fit_vocab
 bundle = load_sciarg(sorted((SAMPLES / "sciarg" / "compiled_corpus").glob("*.ann")))

@@ -21,12 +21,12 @@ from gnn.relations.qt30_task import Decoding
 from gnn.relations.sciarg_task import load_sciarg as load_sciarg_model
 from gnn.relations.sciarg_task import papers_from_records
 from gnn.relations.text import Lsa
-from graphstore.loaders.aif import load_aif
-from graphstore.loaders.aif_write import add_relations, read_map, strip_relations
-from graphstore.loaders.common import FileRelation
-from graphstore.loaders.registry import CORPORA, SAMPLES
-from graphstore.loaders.sciarg import load_sciarg
 from ontology.errors import ModelError
+from ontology.formats.aif import load_aif
+from ontology.formats.aif_write import add_relations, read_map, strip_relations
+from ontology.formats.common import FileRelation
+from ontology.formats.registry import CORPORA, SAMPLES
+from ontology.formats.sciarg import load_sciarg
 from ontology.records import DiscourseRecord, PropositionRecord
 
 DATA = SAMPLES

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from graphstore.loaders.aif import load_aif
-from graphstore.loaders.common import describe_sources, mismatch
 from graphstore.store import owner_gone, process_token
 from ontology.errors import LoaderError
+from ontology.formats.aif import load_aif
+from ontology.formats.common import describe_sources, mismatch
 from ontology.records import CorpusBundle, CorpusRecord, EdgeRecord, PropositionRecord
 from ontology.terms import RelType
 

@@ -15,9 +15,9 @@ from gnn.agreement import (
     marg_agreement,
 )
 from graphstore.judgements import judgements
-from graphstore.loaders.registry import CORPORA
 from graphstore.runtime import EmbeddedNeo4j
 from graphstore.store import GraphStore
+from ontology.formats.registry import CORPORA
 from tests.conftest import PASSWORD, SAMPLES
 from tests.gnn.test_agreement import CDEP, cdep_expected, marg_expected, marg_rows
 

@@ -11,12 +11,12 @@ import pytest
 from typer.testing import CliRunner
 
 from graphstore.aif_export import build_aif, export_corpus, export_discourse, validate_aif
-from graphstore.loaders.aif import load_aif
-from graphstore.loaders.dialogue_json import load_dialogue_json
 from graphstore.predictions import PredictionStore
 from graphstore.runtime import EmbeddedNeo4j
 from graphstore.store import GraphStore
 from ontology.errors import ClientError, GraphStoreError, NotFoundError
+from ontology.formats.aif import load_aif
+from ontology.formats.dialogue_json import load_dialogue_json
 from ontology.labels import RelationLabel
 from ontology.records import (
     CorpusBundle,

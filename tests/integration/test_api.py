@@ -2,9 +2,9 @@ from fastapi.testclient import TestClient
 
 from api.app import create_app
 from api.settings import Settings
-from graphstore.loaders.dialogue_json import load_dialogue_json
 from graphstore.runtime import EmbeddedNeo4j
 from graphstore.store import GraphStore
+from ontology.formats.dialogue_json import load_dialogue_json
 from tests.conftest import SAMPLES
 
 

@@ -16,8 +16,8 @@ from neo4j import Driver
 from typer.testing import CliRunner
 
 from api.cli.main import app
-from graphstore.loaders.registry import SAMPLES
 from graphstore.store import GraphStore
+from ontology.formats.registry import SAMPLES
 
 BAD = Path(__file__).resolve().parents[1] / "data" / "bad"
 MANIFEST = json.loads((BAD / "manifest.json").read_text(encoding="utf-8"))

@@ -21,10 +21,10 @@ from api.services.ingest import bulk_load, write_bundle
 from bench.synth import bundle_sources, generate, read_manifest
 from graphstore import cypher
 from graphstore.bulk import import_outcome
-from graphstore.loaders.registry import CORPORA, SAMPLES
 from graphstore.store import GraphStore
 from ontology.competency import load_questions, normalise
 from ontology.errors import ApiError, DatabaseUnavailableError
+from ontology.formats.registry import CORPORA, SAMPLES
 from tests.conftest import embedded_settings
 
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from graphstore.loaders.registry import CORPORA, SAMPLES
 from graphstore.store import GraphStore
 from ontology.errors import ArgwebError
+from ontology.formats.registry import CORPORA, SAMPLES
 from tests.integration.drill_support import DrillServer, record, settled_state
 
 pytestmark = pytest.mark.drill

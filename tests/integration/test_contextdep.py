@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from graphstore.loaders.contextdep import load_contextdep
 from graphstore.store import GraphStore
 from ontology.errors import LoaderError
+from ontology.formats.contextdep import load_contextdep
 from tests.conftest import BAD, graph_snapshot, sample_bundle
-from tests.graphstore.test_loader_contextdep import ANON, TOKENS, token_rows
+from tests.ontology.formats.test_loader_contextdep import ANON, TOKENS, token_rows
 
 
 def test_ingest_reingest_and_failed_ingest(store: GraphStore) -> None:

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from graphstore.loaders.registry import CORPORA, SAMPLES
 from graphstore.store import GraphStore
+from ontology.formats.registry import CORPORA, SAMPLES
 from tests.conftest import shared_corpora
 from tests.integration.cli_support import ROOT, run_argweb
 from tests.integration.drill_support import (

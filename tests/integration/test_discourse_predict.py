@@ -11,8 +11,8 @@ from neo4j import Driver
 from api.services import discourse
 from api.services.graph import Graph
 from api.settings import Settings
-from graphstore.loaders.registry import CORPORA
 from graphstore.store import GraphStore
+from ontology.formats.registry import CORPORA
 from tests.conftest import SAMPLES
 from tests.integration.test_predictions import _gold_fingerprint
 

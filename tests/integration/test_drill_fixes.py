@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from api.cli.main import app
 from graphstore import cypher
-from graphstore.loaders.registry import CORPORA, SAMPLES
 from graphstore.store import GraphStore
+from ontology.formats.registry import CORPORA, SAMPLES
 
 
 def cli(args: list[str], env: dict[str, str]) -> tuple[int, str]:

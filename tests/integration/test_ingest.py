@@ -19,10 +19,10 @@ from neo4j.exceptions import ServiceUnavailable
 from typer.testing import CliRunner
 
 from graphstore import cypher
-from graphstore.loaders.registry import CORPORA
-from graphstore.loaders.registry import SAMPLES as PACKAGED_SAMPLES
 from graphstore.store import GraphStore, edge_groups, node_groups
 from ontology.errors import GraphStoreError, LoaderError
+from ontology.formats.registry import CORPORA
+from ontology.formats.registry import SAMPLES as PACKAGED_SAMPLES
 from ontology.records import CorpusBundle, CorpusRecord, LocutionRecord
 
 DATA = Path(__file__).resolve().parents[1] / "data"

@@ -42,12 +42,12 @@ from api.services.rdf import export_rdf
 from api.settings import Settings
 from graphstore import cypher
 from graphstore.bulk import BulkLoader
-from graphstore.loaders.registry import CORPORA, SAMPLES
-from graphstore.loaders.transcript import read_utterances
 from graphstore.predictions import PredictionStore
 from graphstore.runtime import LEGACY_PASSWORD, PASSWORD_FILE, EmbeddedNeo4j, free_port
 from graphstore.store import GraphStore, running
 from ontology.errors import CorpusIncompleteError, GraphStoreError, StoreNotEmptyError, WriteConflictError
+from ontology.formats.registry import CORPORA, SAMPLES
+from ontology.formats.transcript import read_utterances
 from ontology.labels import RelationLabel
 from ontology.records import PredictedRelation, PredictionRun
 from tests.conftest import PASSWORD, served_settings

@@ -17,9 +17,9 @@ from api.services.apiserver import api_server
 from api.services.graph import Graph
 from api.services.ingest import ingest_files
 from api.settings import Settings
-from graphstore.loaders.registry import CORPORA
 from graphstore.runtime import free_port
 from graphstore.store import GraphStore
+from ontology.formats.registry import CORPORA
 from tests.conftest import SAMPLES
 from tests.integration.cli_support import run_argweb
 

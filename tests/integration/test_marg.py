@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from graphstore.loaders.marg import load_marg
-from graphstore.loaders.registry import CORPORA
 from graphstore.store import GraphStore
 from ontology.errors import LoaderError
+from ontology.formats.marg import load_marg
+from ontology.formats.registry import CORPORA
 from tests.conftest import BAD, SAMPLES, graph_snapshot, sample_bundle
-from tests.graphstore.test_loader_marg import GOLD, SENTENCES
+from tests.ontology.formats.test_loader_marg import GOLD, SENTENCES
 
 
 def test_ingest_reingest_and_failed_ingest_write_nothing(store: GraphStore) -> None:

@@ -14,9 +14,9 @@ from api.cli.mine import print_summary
 from api.services import corpora, mine, semantic
 from api.services.graph import Graph
 from api.settings import Settings
-from graphstore.loaders.registry import CORPORA
 from graphstore.store import GraphStore
 from ontology.errors import ApiError, LoaderError
+from ontology.formats.registry import CORPORA
 from tests.conftest import DATA, PASSWORD, SAMPLES, graph_snapshot, shared_corpora
 from tests.integration.cli_support import run_argweb
 from tests.integration.test_predictions import _gold_fingerprint

@@ -28,8 +28,8 @@ from api.app import create_app
 from api.problems import PROBLEM
 from api.services.apiserver import ApiServer
 from api.services.mainjob import RDF_EXPORT
-from graphstore.loaders.registry import SAMPLES
 from graphstore.runtime import free_port
+from ontology.formats.registry import SAMPLES
 from tests.conftest import embedded_settings
 from tests.integration.cli_support import run_argweb
 from tests.integration.drill_support import DrillServer, kill9, record, wait_for

@@ -10,9 +10,9 @@ from neo4j import Driver
 from api.services import paraphrase as service
 from api.services.graph import Graph
 from api.settings import Settings
-from graphstore.loaders.registry import CORPORA
 from graphstore.store import GraphStore
 from ontology.errors import NotFoundError
+from ontology.formats.registry import CORPORA
 from tests.conftest import SAMPLES
 
 pytestmark = pytest.mark.integration

@@ -15,9 +15,9 @@ from api.services import relations, relations_graph
 from api.services.graph import Graph
 from api.settings import Settings
 from graphstore.export import GraphReader
-from graphstore.loaders.registry import CORPORA
 from graphstore.store import GraphStore
 from ontology.errors import ApiError
+from ontology.formats.registry import CORPORA
 from ontology.rdf import write_export
 from ontology.sparql import SparqlStore
 from tests.api.test_relations_graph import _file_relations, ann_relations

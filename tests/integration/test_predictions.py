@@ -13,10 +13,10 @@ from typer.testing import CliRunner
 
 from graphstore import cypher
 from graphstore.export import GraphReader
-from graphstore.loaders.registry import CORPORA
 from graphstore.predictions import PredictionStore
 from graphstore.store import GraphStore
 from ontology.errors import GraphStoreError, PredictionError
+from ontology.formats.registry import CORPORA
 from ontology.labels import RelationLabel
 from ontology.rdf import write_export
 from ontology.records import PredictedRelation, PredictionRun, scheme_term

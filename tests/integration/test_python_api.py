@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from api.settings import get_settings
-from graphstore.loaders.registry import CORPORA, SAMPLES
 from graphstore.store import GraphStore
+from ontology.formats.registry import CORPORA, SAMPLES
 
 ROOT = Path(__file__).resolve().parents[2]
 

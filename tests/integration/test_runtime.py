@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from api.services.graph import embedded_server, open_driver
-from graphstore.loaders.registry import CORPORA
-from graphstore.loaders.registry import SAMPLES as PACKAGED_SAMPLES
 from graphstore.runtime import EmbeddedNeo4j, class_archive, free_port, process_alive
 from graphstore.store import GraphStore
+from ontology.formats.registry import CORPORA
+from ontology.formats.registry import SAMPLES as PACKAGED_SAMPLES
 from tests.conftest import embedded_settings
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from graphstore.loaders.sciarg import load_sciarg
 from graphstore.store import GraphStore
 from ontology.errors import LoaderError
+from ontology.formats.sciarg import load_sciarg
 from tests.conftest import BAD, graph_snapshot, sample_bundle
-from tests.graphstore.test_loader_sciarg import CORPUS_DIR
+from tests.ontology.formats.test_loader_sciarg import CORPUS_DIR
 
 
 def test_ingest_reingest_and_failed_ingest(store: GraphStore) -> None:

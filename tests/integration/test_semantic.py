@@ -12,10 +12,10 @@ from neo4j import Driver
 from api.services import semantic
 from api.services.graph import Graph
 from api.settings import Settings
-from graphstore.loaders.registry import CORPORA
 from graphstore.store import GraphStore
 from graphstore.vectors import VECTOR_INDEXES
 from ontology.errors import ApiError, NotFoundError
+from ontology.formats.registry import CORPORA
 from ontology.terms import Prop
 from tests.conftest import SAMPLES
 

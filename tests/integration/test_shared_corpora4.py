@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from graphstore.loaders.registry import CORPORA
 from graphstore.store import GraphStore
+from ontology.formats.registry import CORPORA
 from ontology.records import CorpusBundle
 from tests.conftest import shared_corpora
 

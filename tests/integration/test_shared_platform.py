@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from neo4j import Driver
 
-from graphstore.loaders.registry import CORPORA
 from graphstore.store import GraphStore
+from ontology.formats.registry import CORPORA
 from tests.conftest import shared_corpora
 
 pytestmark = pytest.mark.corpora

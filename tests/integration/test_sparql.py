@@ -12,9 +12,9 @@ import pytest
 from neo4j import Driver
 
 from graphstore.export import GraphReader
-from graphstore.loaders.registry import CORPORA
 from graphstore.store import GraphStore
 from ontology.errors import ClientError, InvalidQueryError, NotFoundError
+from ontology.formats.registry import CORPORA
 from ontology.rdf import PREFIXES, RdfMapper, write_export
 from ontology.sparql import SparqlStore, is_update, load_store, python_value, query_form, serialize_result
 from tests.conftest import shared_corpora

@@ -18,10 +18,10 @@ from typer.testing import CliRunner
 
 from api.cli.main import app
 from gnn.relations.argmap import ArgMap, anchor_propositions, maps_from_records
-from graphstore.loaders.aif import load_aif
-from graphstore.loaders.aif_write import strip_relations
-from graphstore.loaders.registry import SAMPLES
 from graphstore.perturb import AIF_VARIANTS, shuffled
+from ontology.formats.aif import load_aif
+from ontology.formats.aif_write import strip_relations
+from ontology.formats.registry import SAMPLES
 
 MAPS = sorted((SAMPLES / "dialam-2024" / "my_train").glob("*.json"))
 

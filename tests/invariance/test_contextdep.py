@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 
 from api.services import paraphrase
-from graphstore.loaders.contextdep import load_contextdep
-from graphstore.loaders.registry import SAMPLES
 from graphstore.perturb import rewrite_table
+from ontology.formats.contextdep import load_contextdep
+from ontology.formats.registry import SAMPLES
 from tests.invariance.perturb import canonical, differences
 
 pytestmark = pytest.mark.invariance

@@ -21,9 +21,9 @@ import pytest
 from api.services.relations import qt30_model
 from api.settings import Settings
 from gnn.relations.marg_task import debates_from_records, predict_debates
-from graphstore.loaders.marg import load_marg
-from graphstore.loaders.registry import SAMPLES
 from graphstore.perturb import rewrite_table
+from ontology.formats.marg import load_marg
+from ontology.formats.registry import SAMPLES
 from ontology.records import JudgementRecord, RelationRecord
 from tests.invariance.perturb import canonical, differences
 

@@ -15,9 +15,9 @@ import pytest
 
 from api.services import relations
 from api.settings import Settings
-from graphstore.loaders.registry import SAMPLES
-from graphstore.loaders.sciarg import load_sciarg
 from graphstore.perturb import crlf, renumber_brat, shuffle_lines
+from ontology.formats.registry import SAMPLES
+from ontology.formats.sciarg import load_sciarg
 from ontology.records import CorpusBundle, NodeRecord, PropositionRecord, RelationRecord
 from tests.invariance.perturb import canonical, differences
 

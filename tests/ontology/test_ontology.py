@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from rdflib import OWL, RDF, RDFS, Graph, Literal, URIRef
 
-from graphstore.loaders.registry import CORPORA
 from ontology import codegen, records
 from ontology.errors import OntologyError
+from ontology.formats.registry import CORPORA
 from ontology.rdf import PREFIXES, load_vocabulary
 from ontology.reasoning import ReasonerReport, check_consistency, run_hermit
 from ontology.terms import LABEL_IRI, PROP_IRI, REL_TYPE_IRI, SCHEME_TERMS, SENSE_IRI, Label, Prop, RelType

@@ -21,8 +21,8 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from bench.explorer import chromium, largest_map, open_timed
 from graphstore.aif_export import validate_aif
-from graphstore.loaders.aif import load_aif
 from graphstore.predictions import PredictionStore
+from ontology.formats.aif import load_aif
 from ontology.labels import RelationLabel
 from ontology.records import PredictedRelation, PredictionRun
 from tests.conftest import ROOT, SAMPLES

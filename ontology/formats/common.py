@@ -1,4 +1,4 @@
-"""Helpers shared by the loaders."""
+"""Helpers shared by the format readers and writers."""
 
 from __future__ import annotations
 
@@ -285,7 +285,8 @@ def parse_delimited(path: Path, text: str, delimiter: str = ",") -> tuple[list[s
     """Split decoded text into a normalised header and rows keyed by it.
 
     Raises:
-        LoaderError: Empty file, malformed quoting or a row with the wrong number of fields.
+        LoaderError: Empty file, a header without rows (a file that loads nothing), malformed
+            quoting or a row with the wrong number of fields.
     """
     # Token lists and HTML contexts exceed the default 128 KiB field limit.
     csv.field_size_limit(max(csv.field_size_limit(), 1 << 28))
@@ -310,6 +311,8 @@ def parse_delimited(path: Path, text: str, delimiter: str = ",") -> tuple[list[s
                 raise LoaderError(f"{path}: line {start}: {len(fields)} fields, the header has {len(header)}")
             rows.append(Row(start, dict(zip(header, fields, strict=True))))
         start = reader.line_num + 1
+    if not rows:
+        raise LoaderError(f"{path}: line 1: a header and no rows; a file that loads nothing is refused")
     return header, rows
 
 

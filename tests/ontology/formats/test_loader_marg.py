@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from graphstore.loaders.marg import load_marg, resolve_pair
-from graphstore.loaders.registry import files_for
 from ontology.errors import LoaderError
+from ontology.formats.marg import load_marg, resolve_pair
+from ontology.formats.registry import files_for
 from ontology.records import (
     AnnotatorRecord,
     CorpusBundle,

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from graphstore.loaders.arguebuf_maps import load_arguebuf
 from ontology.errors import LoaderError
+from ontology.formats.arguebuf_maps import load_arguebuf
 from ontology.records import CorpusBundle, DiscourseRecord, PropositionRecord, RelationRecord
 from ontology.terms import Label, RelType
 
-FILES = Path(__file__).resolve().parents[1] / "data" / "formats" / "arguebuf"
+FILES = Path(__file__).resolve().parents[2] / "data" / "formats" / "arguebuf"
 SADFACE = FILES / "uniforms_sadface.json"
 ARGDOWN = FILES / "four_day_week_argdown.json"
 KIALO = FILES / "car_free_centres_kialo.txt"
@@ -173,3 +173,11 @@ def test_a_named_format_overrides_detection(tmp_path: Path) -> None:
     assert len(load_arguebuf([renamed], "maps", variant="kialo").nodes) == len(load_arguebuf([KIALO], "maps").nodes)
     with pytest.raises(LoaderError, match="unknown arguebuf format 'aml'"):
         load_arguebuf([KIALO], "maps", variant="aml")
+
+
+def test_a_map_without_claims_is_refused(tmp_path: Path) -> None:
+    """A file that loads nothing (its Document alone) is refused, not recorded (issue 47, item 11)."""
+    empty = tmp_path / "empty.json"
+    empty.write_text('{"nodes": [], "edges": []}', encoding="utf-8")
+    with pytest.raises(LoaderError, match=r"empty\.json: no claim in the sadface map"):
+        load_arguebuf([empty])

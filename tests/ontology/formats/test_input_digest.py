@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from graphstore.loaders import registry
-from graphstore.loaders.registry import CORPORA, SAMPLES, folder_digest, reader_digest
 from ontology.errors import LoaderError
+from ontology.formats import registry
+from ontology.formats.registry import CORPORA, SAMPLES, folder_digest, reader_digest
 
 pytestmark = pytest.mark.unit
 

@@ -10,6 +10,15 @@ Speakers are named by the map's participants (xAIF, OVA3) or else from the locut
 ``personID`` values of its locutions kept on it (``person_ids``). AIFdb person ids do not name
 people in QT30: one id is several speakers' (an annotation slot) and one speaker has several ids.
 A locution nobody names is spoken by no Speaker; its person id stays in its stored locutions.
+
+:func:`read_map` is the one validation of an AIF map: every door that takes a map (``argweb
+corpus ingest aif|xaif|ova``, ``POST /aif``, the bulk load and the oAMF modules) goes through it,
+so a map refused at one is refused at all, with the file and the record named. Every node's
+``text`` is a string; a ``timestamp`` is a string or absent; a file whose map holds no node is
+refused (it would load nothing). What gold maps hold and AIF allows is kept and reported instead
+(:func:`read_map`'s notes): relation nodes without a premise or a conclusion, an edge from a node
+to itself (seven L -> L edges in the DialAM-2024 training maps) and a locution entry of a node that
+is not an L-node (five in the same maps; not stored, as no locution holds it).
 """
 
 from __future__ import annotations
@@ -21,9 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from graphstore.loaders.common import corpus_bundle, read_json, require
 from ontology.aiftext import speaker_of
 from ontology.errors import LoaderError
+from ontology.formats.common import corpus_bundle, read_json, require
 from ontology.records import (
     CorpusBundle,
     DiscourseRecord,
@@ -93,15 +102,30 @@ def _list_field(data: Any, key: str, where: str, required: bool) -> list[Any]:
 
 
 def _participants(path: Path, raw: list[Any]) -> dict[str, str]:
-    """personID -> "firstname surname" of the map's participants (xAIF, OVA3, AIFdb exports)."""
+    """personID -> "firstname surname" of the map's participants (xAIF, OVA3, AIFdb exports); a
+    participant without a name maps to ``""``."""
     names: dict[str, str] = {}
     for k, person in enumerate(raw):
         where = f"{path}: participant #{k}"
         pid = str(require(person, "participantID", (str, int), where))
         name = " ".join(str(person.get(part) or "").strip() for part in ("firstname", "surname")).strip()
-        if name:
-            names.setdefault(pid, name)
+        if name or pid not in names:
+            names[pid] = names.get(pid) or name
     return names
+
+
+def _node_fields(node: Any, where: str) -> tuple[str, str, str | None]:
+    """A node's type, text and timestamp, checked: the text a string, the timestamp a string or absent.
+
+    A list or a number would be stored as its Python spelling (``"['a', 'b']"``, ``"inf"``), and a
+    node without text is no statement at all: each is refused, naming the node.
+    """
+    ntype = require(node, "type", str, where)
+    text = require(node, "text", str, where)
+    stamp = node.get("timestamp")
+    if stamp is not None and not isinstance(stamp, str):
+        raise LoaderError(f"{where}: field 'timestamp' is {stamp!r} ({type(stamp).__name__}); a timestamp is a string")
+    return ntype, text, stamp
 
 
 def _gaps(path: Path, kinds: Mapping[str, str], ins: Counter[str], outs: Counter[str]) -> list[str]:
@@ -141,11 +165,14 @@ def read_map(
         lenient: xAIF's rules: ``edges``, ``locutions`` and ``participants`` may be absent or null.
 
     Returns:
-        What the map leaves out but is stored as it is: relation nodes (RA, CA, MA, TA, YA) without
-        a premise or a conclusion, one line each naming the file and the node.
+        What the map holds that gold holds too, one line each naming the file and the record:
+        relation nodes (RA, CA, MA, TA, YA) without a premise or a conclusion and edges from a node
+        to itself (stored as they are), locution entries of nodes that are not L-nodes (not stored).
 
     Raises:
-        LoaderError: Malformed map; the message names the file and the node or edge.
+        LoaderError: Malformed map (among others: a node's ``text`` missing or not a string, a
+            ``timestamp`` that is not a string, a locution's ``personID`` not among the listed
+            participants); the message names the file and the node or edge.
     """
     where = f"{path}"
     raw_nodes = _list_field(data, "nodes", where, required=True)
@@ -158,6 +185,7 @@ def read_map(
         swhere = f"{path}: schemefulfillment #{k}"
         node_id = str(require(entry, "nodeID", (str, int), swhere))
         fulfilled.setdefault(node_id, str(require(entry, "schemeID", (str, int), swhere)))
+    notes: list[str] = []
     stem = path.stem
     dlg_id = make_id(corpus, stem)
     nodes.append(
@@ -169,21 +197,24 @@ def read_map(
         lwhere = f"{path}: locution #{k}"
         node_id = str(require(loc, "nodeID", (str, int), lwhere))
         check_fields([("nodeID", node_id)], lwhere)
+        person = loc.get("personID")
+        if persons and person is not None and str(person) not in persons:
+            raise LoaderError(f"{lwhere} (node {node_id}): personID {person!r} is not a participant of the map")
         locs.setdefault(node_id, []).append({key: value for key, value in loc.items() if key != "nodeID"})
 
     # Speakers from the L-node texts of the whole map, however the colon is spaced; an annotator's
     # copy ("Anna: Fiona Bruce : ...") is spoken by the speaker of the locution it copies.
     l_nodes = [n for n in raw_nodes if isinstance(n, dict) and n.get("type") == "L"]
-    l_speakers = speaker_of([None if n.get("text") is None else str(n.get("text")) for n in l_nodes])
+    l_speakers = speaker_of([n.get("text") if isinstance(n.get("text"), str) else None for n in l_nodes])
     speaker_by_node = {id(n): spk for n, spk in zip(l_nodes, l_speakers, strict=True)}
 
     local_ids: set[str] = set()
+    types: dict[str, str] = {}
     relation_kinds: dict[str, str] = {}
     for pos, node, local, nwhere in _with_ids(path, raw_nodes, "nodeID", "node"):
         local_ids.add(local)
-        ntype = require(node, "type", str, nwhere)
-        text = node.get("text")
-        text = None if text is None else str(text)
+        ntype, text, stamp = _node_fields(node, nwhere)
+        types[local] = ntype
         common: dict[str, Any] = {
             "id": make_id(corpus, stem, local),
             "corpus": corpus,
@@ -191,7 +222,7 @@ def read_map(
             "local_id": local,
             "position": pos,
             "text": text,
-            "timestamp": _opt_str(node.get("timestamp")),
+            "timestamp": stamp,
         }
         if layout and local in layout:
             common["layout_x"], common["layout_y"] = layout[local]
@@ -202,7 +233,7 @@ def read_map(
             if entries:
                 person = entries[0].get("personID")
                 # A participant's full name (xAIF, OVA3) names the Speaker; else the text's.
-                listed = persons.get(str(person)) if person is not None else None
+                listed = (persons.get(str(person)) or None) if person is not None else None
                 name = listed or speaker
                 speaker = speaker or listed
                 if name is not None:
@@ -232,6 +263,11 @@ def read_map(
     missing_locs = set(locs) - local_ids
     if missing_locs:
         raise LoaderError(f"{path}: locution for missing node {sorted(missing_locs)[0]!r}")
+    notes += [
+        f"{path}: locution of {types[local]} node {local}, which is not an L-node; not stored"
+        for local in sorted(locs)
+        if types[local] != "L"
+    ]
     if layout:
         strays = sorted(set(layout) - local_ids)
         if strays:
@@ -246,6 +282,8 @@ def read_map(
         for end in (src, dst):
             if end not in local_ids:
                 raise LoaderError(f"{ewhere}: refers to missing node {end!r}")
+        if src == dst:
+            notes.append(f"{ewhere}: links {types[src]} node {src} to itself; stored as it is")
         outs[src] += 1
         ins[dst] += 1
         if (src, dst) in ends:
@@ -261,7 +299,27 @@ def read_map(
                 id=make_id(corpus, stem, "e", eid),
             )
         )
-    return _gaps(path, relation_kinds, ins, outs)
+    return _gaps(path, relation_kinds, ins, outs) + notes
+
+
+def check_map(data: Any, where: str, *, lenient: bool = False) -> list[str]:
+    """Validate one parsed AIF map by reading it (:func:`read_map`), for a door that stores nothing.
+
+    The oAMF modules answer with a changed copy of the map they are sent; they check it here, so a
+    map they take is one that ``argweb corpus ingest`` and ``POST /aif`` take too.
+
+    Args:
+        data: The map.
+        where: What names the map in messages (``xAIF document: AIF``).
+        lenient: xAIF's rules (see :func:`read_map`).
+
+    Returns:
+        The notes :func:`read_map` returns.
+
+    Raises:
+        LoaderError: Malformed map; the message starts with ``where`` and names the record.
+    """
+    return read_map(data, Path(where), "check", [], [], {}, lenient=lenient)
 
 
 def load_aif_map(
@@ -315,7 +373,10 @@ def load_maps(paths: list[Path], corpus: str, read: MapReader, name: str, what: 
             )
         maps[path.stem] = path
     for path in paths:
+        before = len(nodes)
         notes += read(path, corpus, nodes, edges, speakers)
+        if len(nodes) - before <= 1:  # the map's Dialogue record alone
+            raise LoaderError(f"{path}: the map holds no nodes; a file that loads nothing is refused")
     nodes.extend(speaker.record(sid, corpus) for sid, speaker in speakers.items())
     origin = f"{len(paths)} {what} from {paths[0].parent}" if paths else "no files"
     return corpus_bundle(corpus, name, paths, nodes, edges, origin, notes=notes)

@@ -13,14 +13,14 @@ from typing import Any
 
 import pytest
 
-from graphstore.loaders.dialogue_json import load_dialogue_json
-from graphstore.loaders.registry import CORPORA, SAMPLES
 from ontology.errors import LoaderError
+from ontology.formats.dialogue_json import load_dialogue_json
+from ontology.formats.registry import CORPORA, SAMPLES
 from ontology.records import DiscourseRecord, LocutionRecord, RelationRecord, SpeakerRecord
 from ontology.terms import Label, RelType, Sense
 from tests.conftest import of_type
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+DATA = Path(__file__).resolve().parents[2] / "data"
 MOLWENI = SAMPLES / "molweni" / "DP" / "dev.json"
 STAC = SAMPLES / "stac" / "train.json"
 BAD = DATA / "bad"
@@ -224,3 +224,12 @@ def test_wrong_shape_names_the_record(tmp_path: Path) -> None:
     assert not any(isinstance(n, RelationRecord) for n in bundle.nodes)
     path.write_text(json.dumps([{"id": "d1", "edus": edus, "relations": [{"x": 0, "y": 1, "type": "QAP"}]}]))
     assert sum(isinstance(n, RelationRecord) for n in load_dialogue_json([path], "molweni").nodes) == 1
+
+
+def test_an_empty_array_is_refused(tmp_path: Path) -> None:
+    """Issue 47, item 11: ``[]`` loaded nothing and was recorded; a file that loads nothing is refused."""
+    empty = tmp_path / "empty.json"
+    empty.write_text("[]", encoding="utf-8")
+    with pytest.raises(LoaderError, match="an empty array, no dialogue") as err:
+        load_dialogue_json([MOLWENI, empty], "molweni")
+    assert str(err.value).startswith(str(empty))

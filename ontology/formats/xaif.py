@@ -10,7 +10,7 @@ Three forms are read, told apart by their keys (a file need not say which it is)
   [{"nodeID", "visible", "x", "y", "timestamp"}], "edges": [...]}, "text": "..."}``;
 * plain **AIF** (AIFdb, ``{"nodes", "edges", "locutions"}``), string ids.
 
-The map itself is read by the AIF reader (:func:`graphstore.loaders.aif.read_map`), so a map is
+The map itself is read by the AIF reader (:func:`ontology.formats.aif.read_map`), so a map is
 the same graph in every wrapper; the layout (``x``, ``y`` per node, from ``OVA`` or ``ova``) is
 kept on the nodes (``layout_x`` / ``layout_y``). Relation nodes without all their ends are stored as
 they are and reported (:attr:`~ontology.records.CorpusBundle.notes`); an edge to a node that is not
@@ -23,9 +23,9 @@ import math
 from pathlib import Path
 from typing import Any
 
-from graphstore.loaders.aif import Layout, MapSpeaker, load_maps, read_map
-from graphstore.loaders.common import read_json, require
 from ontology.errors import LoaderError
+from ontology.formats.aif import Layout, MapSpeaker, load_maps, read_map
+from ontology.formats.common import read_json, require
 from ontology.records import CorpusBundle, EdgeRecord, NodeRecord
 
 DEFAULT_CORPUS = "xaif"

@@ -15,8 +15,8 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from graphstore.loaders.common import corpus_bundle, read_json, require
 from ontology.errors import LoaderError
+from ontology.formats.common import corpus_bundle, read_json, require
 from ontology.records import (
     CorpusBundle,
     DiscourseRecord,
@@ -72,6 +72,8 @@ def load_dialogue_json(
         data = read_json(path)
         if not isinstance(data, list):
             raise LoaderError(f"{path}: expected a JSON array of dialogues, got {type(data).__name__}")
+        if not data:
+            raise LoaderError(f"{path}: an empty array, no dialogue; a file that loads nothing is refused")
         for k, dlg in enumerate(data):
             where = f"{path}: dialogue #{k}"
             local = require(dlg, "id", (str, int), where)

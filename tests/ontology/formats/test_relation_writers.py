@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from graphstore.loaders.aif import load_aif
-from graphstore.loaders.aif_write import add_relations, read_map, strip_relations, write_maps
-from graphstore.loaders.brat_write import with_relations, write_paper
-from graphstore.loaders.common import FileRelation
-from graphstore.loaders.registry import SAMPLES
-from graphstore.loaders.sciarg import load_sciarg
 from ontology.errors import LoaderError
+from ontology.formats.aif import load_aif
+from ontology.formats.aif_write import add_relations, read_map, strip_relations, write_maps
+from ontology.formats.brat_write import with_relations, write_paper
+from ontology.formats.common import FileRelation
+from ontology.formats.registry import SAMPLES
+from ontology.formats.sciarg import load_sciarg
 
 DATA = SAMPLES
 MAPS = sorted((DATA / "dialam-2024" / "my_train").glob("*.json"))

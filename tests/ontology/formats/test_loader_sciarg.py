@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from graphstore.loaders.registry import files_for
-from graphstore.loaders.sciarg import load_sciarg, split_sentences
 from ontology.errors import LoaderError
+from ontology.formats.registry import files_for
+from ontology.formats.sciarg import load_sciarg, split_sentences
 from ontology.records import CorpusBundle, DiscourseRecord, PropositionRecord, RelationRecord, SentenceRecord
 from ontology.terms import Label, RelType
 from tests.conftest import BAD, SAMPLES, of_type, sample_bundle

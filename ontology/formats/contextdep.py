@@ -29,7 +29,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from graphstore.loaders.common import (
+from ontology.errors import LoaderError
+from ontology.formats.common import (
     Annotators,
     Row,
     corpus_bundle,
@@ -39,7 +40,6 @@ from graphstore.loaders.common import (
     require_columns,
     vote_fields,
 )
-from ontology.errors import LoaderError
 from ontology.records import (
     CorpusBundle,
     DiscourseRecord,

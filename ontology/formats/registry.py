@@ -14,26 +14,27 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from graphstore.loaders.aif import load_aif
-from graphstore.loaders.arguebuf_maps import ARGUEBUF_FORMATS, load_arguebuf
-from graphstore.loaders.common import expand, find_files, unique_files, walk_once
-from graphstore.loaders.contextdep import load_contextdep
-from graphstore.loaders.dialogue_json import load_dialogue_json
-from graphstore.loaders.marg import load_marg
-from graphstore.loaders.sciarg import load_sciarg
-from graphstore.loaders.xaif import load_xaif
 from ontology.errors import LoaderError
+from ontology.formats.aif import load_aif
+from ontology.formats.arguebuf_maps import ARGUEBUF_FORMATS, load_arguebuf
+from ontology.formats.common import expand, find_files, unique_files, walk_once
+from ontology.formats.contextdep import load_contextdep
+from ontology.formats.dialogue_json import load_dialogue_json
+from ontology.formats.marg import load_marg
+from ontology.formats.sciarg import load_sciarg
+from ontology.formats.xaif import load_xaif
 from ontology.records import CorpusBundle
 
-SAMPLES: Path = Path(__file__).resolve().parent.parent / "samples"
+SAMPLES: Path = Path(__file__).resolve().parents[2] / "graphstore" / "samples"
 """Small real excerpts of every corpus, laid out like a corpora directory, shipped in the package:
-what the main job loads when no corpora directory is found, and what the tests load."""
+what the main job loads when no corpora directory is found, and what the tests load. They are
+package data of ``graphstore`` (found by path, never imported), so reading them needs no Neo4j."""
 
 
 @cache
 def reader_digest() -> str:
-    """Digest of the code that decides what a load writes: the graphstore package (loaders,
-    writers, Cypher) and the ontology.
+    """Digest of the code that decides what a load writes: the ontology (records and the format
+    readers of ``ontology.formats``) and the graphstore package (writers, Cypher).
 
     Part of every corpus' input digest, so that changed reading or writing code loads the files
     again (computed once per process).

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from graphstore.loaders.dialogue_json import detect_scheme, scheme_label, write_dialogue_json
-from graphstore.loaders.registry import SAMPLES
 from ontology.errors import LoaderError
+from ontology.formats.dialogue_json import detect_scheme, scheme_label, write_dialogue_json
+from ontology.formats.registry import SAMPLES
 from ontology.terms import Sense
 
 CORPORA = SAMPLES

@@ -13,9 +13,9 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
-from graphstore.loaders.common import FileRelation, decode_utf8, read_bytes
-from graphstore.loaders.sciarg import METADATA_LINES
 from ontology.errors import LoaderError
+from ontology.formats.common import FileRelation, decode_utf8, read_bytes
+from ontology.formats.sciarg import METADATA_LINES
 from ontology.system import atomic_write_bytes
 
 

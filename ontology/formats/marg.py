@@ -37,7 +37,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from graphstore.loaders.common import (
+from ontology import records
+from ontology.errors import LoaderError
+from ontology.formats.common import (
     Annotators,
     Row,
     corpus_bundle,
@@ -49,8 +51,6 @@ from graphstore.loaders.common import (
     require_columns,
     vote_fields,
 )
-from ontology import records
-from ontology.errors import LoaderError
 from ontology.records import build, link, make_id, relation_from_scheme
 from ontology.terms import Label
 

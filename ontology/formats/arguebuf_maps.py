@@ -31,9 +31,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from graphstore.loaders.aif_write import DEFAULT_TEXT
-from graphstore.loaders.common import corpus_bundle, decode_utf8, parse_json, read_bytes, require
 from ontology.errors import LoaderError
+from ontology.formats.aif_write import DEFAULT_TEXT
+from ontology.formats.common import corpus_bundle, decode_utf8, parse_json, read_bytes, require
 from ontology.records import (
     CorpusBundle,
     DiscourseRecord,
@@ -393,7 +393,11 @@ def load_arguebuf(paths: list[Path], corpus: str = DEFAULT_CORPUS, variant: str 
         text = decode_utf8(path, read_bytes(path))
         fmt = variant or detect(path, text)
         graph, title = _convert(path, fmt, text)
-        for record in _records(path, fmt, graph, title, corpus, text):
+        records = _records(path, fmt, graph, title, corpus, text)
+        if not any(isinstance(record, PropositionRecord) for record in records):
+            # Its Document record alone: a file that loads nothing is refused, not recorded.
+            raise LoaderError(f"{path}: no claim in the {fmt} map; a file that loads nothing is refused")
+        for record in records:
             (edges if isinstance(record, EdgeRecord) else nodes).append(record)
         if fmt not in formats:
             formats.append(fmt)

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from graphstore.loaders.contextdep import load_contextdep
-from graphstore.loaders.registry import files_for
 from ontology.errors import LoaderError
+from ontology.formats.contextdep import load_contextdep
+from ontology.formats.registry import files_for
 from ontology.records import (
     AnnotatorRecord,
     CorpusBundle,
@@ -158,3 +158,17 @@ def test_bad_inputs_name_file_and_record(tmp_path: Path) -> None:
 
 def test_cli_path_expansion() -> None:
     assert len(files_for("contextdep", [SAMPLE])) == 4
+
+
+def test_a_header_only_file_is_refused(tmp_path: Path) -> None:
+    """Issue 47, item 11: a header-only file loaded nothing and was recorded; a file that loads nothing
+    is refused (the corpus marker and its input digest stay as they were)."""
+    tokens = tmp_path / "ANON_DEV_TOKEN-annotations.tsv"
+    tokens.write_text((SAMPLE / tokens.name).read_text(encoding="utf-8").split("\n")[0] + "\n", encoding="utf-8")
+    msg = _error([tokens])
+    assert f"{tokens}: line 1: a header and no rows" in msg
+    anon = tmp_path / "ANON_dev.tsv"
+    header = (SAMPLE / "ANON_dev.tsv").read_bytes().decode("utf-16").split("\n")[0]
+    anon.write_bytes(b"\xff\xfe" + (header + "\n").encode("utf-16-le"))
+    msg = _error([SAMPLE / "ANON_DEV_TOKEN-annotations.tsv", anon])
+    assert f"{anon}: line 1: a header and no rows" in msg

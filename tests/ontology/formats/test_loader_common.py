@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from graphstore.loaders.common import expand, find_files, json_depth_exceeds, read_json, unique_files, vote_fields
 from ontology.errors import LoaderError
+from ontology.formats.common import expand, find_files, json_depth_exceeds, read_json, unique_files, vote_fields
 from ontology.records import relation_from_scheme
 
 

@@ -34,9 +34,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from graphstore.loaders.common import decode_utf8, parse_json, read_bytes, require
 from ontology import records as rec
 from ontology.errors import LoaderError
+from ontology.formats.common import decode_utf8, parse_json, read_bytes, require
 
 AIF_SCHEME = "qt30"
 ILLOCUTION = "Default Illocuting"

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from graphstore.loaders.aif import load_aif
-from graphstore.loaders.registry import CORPORA, SAMPLES
 from ontology.aiftext import speaker_of
 from ontology.errors import LoaderError
+from ontology.formats.aif import load_aif
+from ontology.formats.registry import CORPORA, SAMPLES
 from ontology.records import (
     CorpusBundle,
     DiscourseRecord,
@@ -30,7 +30,7 @@ from ontology.records import (
 )
 from ontology.terms import Label, RelType
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+DATA = Path(__file__).resolve().parents[2] / "data"
 MAPS_DIR = SAMPLES / "dialam-2024" / "my_train"
 MAPS = sorted(MAPS_DIR.glob("*.json"))
 BAD = DATA / "bad"
@@ -227,7 +227,10 @@ def test_malformed_maps(tmp_path: Path) -> None:
         ([], r"expected an object, got list"),
         ({"nodes": []}, r"missing field 'edges'"),
         (
-            {"nodes": [{"nodeID": "1", "type": "L"}, {"nodeID": "1", "type": "I"}], "edges": []},
+            {
+                "nodes": [{"nodeID": "1", "type": "L", "text": "a"}, {"nodeID": "1", "type": "I", "text": "a"}],
+                "edges": [],
+            },
             r"node 1: duplicate nodeID",
         ),
         ({"nodes": [{"nodeID": "1"}], "edges": []}, r"node 1: missing field 'type'"),
@@ -238,3 +241,72 @@ def test_malformed_maps(tmp_path: Path) -> None:
         path.write_text(json.dumps(content), encoding="utf-8")
         with pytest.raises(LoaderError, match=message):
             load_aif([path], "qt30")
+
+
+def _one_node_map(tmp_path: Path, node: str, name: str = "drill") -> Path:
+    """A map with one I-node written as the JSON text ``node`` (so that ``Infinity`` stays a bare token)."""
+    path = tmp_path / f"{name}.json"
+    path.write_text('{"nodes": [' + node + '], "edges": []}', encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("node", "message"),
+    [
+        ('{"nodeID": "7", "type": "I", "text": ["a", "b"]}', "node 7: field 'text' has type list"),
+        ('{"nodeID": "7", "type": "I", "text": 42}', "node 7: field 'text' has type int"),
+        ('{"nodeID": "7", "type": "I", "text": "a", "timestamp": Infinity}', "node 7: field 'timestamp' is inf"),
+        ('{"nodeID": "7", "type": "I", "text": "a", "timestamp": 12}', "node 7: field 'timestamp' is 12"),
+        ('{"nodeID": "7", "type": "I"}', "node 7: missing field 'text'"),
+        ('{"nodeID": "7", "type": "I", "text": null}', "node 7: field 'text' has type NoneType"),
+    ],
+)
+def test_a_node_text_or_timestamp_that_is_no_string_is_refused(tmp_path: Path, node: str, message: str) -> None:
+    """Issue 47, item 11: these were stored as their Python spelling (``"['a', 'b']"``, ``"inf"``) or
+    as a node without text; the reader, which every door shares, refuses them naming file and node."""
+    path = _one_node_map(tmp_path, node)
+    with pytest.raises(LoaderError, match=message.replace("(", r"\(")) as err:
+        load_aif([path], "drill")
+    assert str(err.value).startswith(str(path))
+
+
+def test_a_map_without_nodes_is_refused(tmp_path: Path) -> None:
+    """A file that loads nothing is refused, not recorded: else the corpus marker is rewritten."""
+    good = _one_node_map(tmp_path, '{"nodeID": "7", "type": "I", "text": "a"}', "good")
+    empty = tmp_path / "empty.json"
+    empty.write_text('{"nodes": [], "edges": []}', encoding="utf-8")
+    with pytest.raises(LoaderError, match=r"empty\.json: the map holds no nodes"):
+        load_aif([good, empty], "drill")
+
+
+def test_self_loops_and_locutions_of_other_nodes_are_kept_and_reported(tmp_path: Path) -> None:
+    """Seven DialAM-2024 training maps hold an L -> L edge to the node itself and five a locution of a
+    node that is no L-node: data that gold holds is kept (the loop) or left out (the locution), and said."""
+    path = tmp_path / "loop.json"
+    aif = {
+        "nodes": [
+            {"nodeID": "1", "type": "L", "text": "Ann : Tax sugar"},
+            {"nodeID": "2", "type": "I", "text": "Tax sugar"},
+        ],
+        "edges": [{"edgeID": "9", "fromID": "1", "toID": "1"}],
+        "locutions": [{"nodeID": "1", "personID": "4"}, {"nodeID": "2", "personID": "4"}],
+    }
+    path.write_text(json.dumps(aif), encoding="utf-8")
+    bundle = load_aif([path], "drill")
+    assert f"{path}: edge 9: links L node 1 to itself; stored as it is" in bundle.notes
+    assert f"{path}: locution of I node 2, which is not an L-node; not stored" in bundle.notes
+    aif_edges = [(e.source, e.target) for e in bundle.edges if e.type == RelType.AIF_EDGE]
+    assert aif_edges == [("drill:loop:1", "drill:loop:1")]
+
+
+def test_a_locution_of_a_person_who_is_no_participant_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "m.json"
+    aif = {
+        "nodes": [{"nodeID": "1", "type": "L", "text": "Ann : Tax sugar"}],
+        "edges": [],
+        "locutions": [{"nodeID": "1", "personID": "5"}],
+        "participants": [{"participantID": "4", "firstname": "Ann", "surname": "Lee"}],
+    }
+    path.write_text(json.dumps(aif), encoding="utf-8")
+    with pytest.raises(LoaderError, match=r"locution #0 \(node 1\): personID '5' is not a participant"):
+        load_aif([path], "drill")

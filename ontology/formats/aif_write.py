@@ -17,8 +17,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from graphstore.loaders.common import FileRelation, read_json, require
 from ontology.errors import LoaderError
+from ontology.formats.common import FileRelation, read_json, require
 
 DROPPED_TYPES = frozenset({"YA", "RA", "CA", "MA"})
 # AIFdb's default scheme names of the three relation node types.

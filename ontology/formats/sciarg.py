@@ -22,8 +22,8 @@ import itertools
 import re
 from pathlib import Path
 
-from graphstore.loaders.common import corpus_bundle, decode_utf8, mismatch, read_bytes
 from ontology.errors import LoaderError, OntologyError
+from ontology.formats.common import corpus_bundle, decode_utf8, mismatch, read_bytes
 from ontology.records import (
     CorpusBundle,
     DiscourseRecord,

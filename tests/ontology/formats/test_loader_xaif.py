@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from graphstore.loaders.xaif import load_xaif, map_form
-from graphstore.loaders.xaif_write import convert, to_ova, to_xaif
 from ontology.errors import LoaderError
+from ontology.formats.xaif import load_xaif, map_form
+from ontology.formats.xaif_write import convert, to_ova, to_xaif
 from ontology.records import LocutionRecord, PropositionRecord, RelationRecord, SpeakerRecord
 
-FORMATS = Path(__file__).resolve().parents[1] / "data" / "formats"
+FORMATS = Path(__file__).resolve().parents[2] / "data" / "formats"
 OVA3 = FORMATS / "ova3_analysis.json"
 XAIF = FORMATS / "xaif_integer_ids.json"
 PARTIAL = FORMATS / "xaif_partial.json"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from graphstore.loaders.transcript import read_utterances, segment, transcript_bundle, transcript_key
 from ontology.errors import ClientError, LoaderError
+from ontology.formats.transcript import read_utterances, segment, transcript_bundle, transcript_key
 from ontology.records import EdgeRecord, LocutionRecord, PropositionRecord, RelationRecord, SpeakerRecord
 from ontology.terms import Label, RelType
 from tests.conftest import DATA, SAMPLES

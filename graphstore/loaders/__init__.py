@@ -1,1 +1,0 @@
-"""Corpus loaders: each turns source files into one validated :class:`~ontology.records.CorpusBundle`."""
