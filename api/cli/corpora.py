@@ -86,7 +86,12 @@ def print_comparisons(result: dict[str, Any], out: Console | None = None) -> Non
 def stats(
     as_json: JsonFlag = False,
     predicted: Annotated[
-        bool, typer.Option("--predicted", help="Count predicted relations and prediction runs too (else gold only).")
+        bool,
+        typer.Option(
+            "--predicted",
+            help="Count predicted relations and prediction runs too, and each run against gold per type "
+            "(else gold only).",
+        ),
     ] = False,
 ) -> None:
     """Counts per label, relationship type and corpus (the corpora's gold content unless --predicted).
