@@ -172,7 +172,13 @@ async function draw(discourse, focus) {
   const canCompare = comparable(discourse);
   $("compare-label").hidden = !canCompare;
   if (filters.compare && canCompare) {
-    try { comparison = await compare.fetchComparison(discourse.id, compareRun); } catch (e) { status(e.message); }
+    try { comparison = await compare.fetchComparison(discourse.id, compareRun); } catch (e) {
+      // A run chosen on another map that does not cover this one: the newest run that does.
+      if (compareRun && e instanceof ApiProblem && e.status === 404) {
+        compareRun = null;
+        comparison = await compare.fetchComparison(discourse.id, null).catch((e2) => { status(e2.message); return null; });
+      } else status(e.message);
+    }
     timings.compare_ms = Math.round(performance.now() - started);
   }
   filters.run = comparison ? comparison.run.run_id : null;
@@ -288,8 +294,6 @@ async function loadDiscourse(id, focus, pending) {
     status(e.message); return;
   }
   timings = { fetch_ms: Math.round(performance.now() - t0) };
-  // Another map: the newest run on it, unless the address named one for the first map drawn.
-  if (current && current.id !== discourse.id) compareRun = null;
   ensureOption(discourse.id, discourse.local_id || discourse.id);
   $("discourse").value = discourse.id;
   await draw(discourse, focus);

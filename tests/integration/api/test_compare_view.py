@@ -74,10 +74,12 @@ def test_compare_view_shows_the_routes_counts_which_are_the_graphs(
     browser: Any, live_url: str, api_graph: ApiGraph, compared: ComparedMap
 ) -> None:
     map_id = compared.map_id
-    seconds = open_timed(browser, f"{live_url}/?corpus=qt30&discourse={map_id}&compare=1&run={RUN_A}", map_id)
+    page = f"{live_url}/?corpus=qt30&discourse={map_id}&compare=1&run={RUN_A}"
+    cold = open_timed(browser, page, map_id)
+    seconds = open_timed(browser, page, map_id)  # the browser's caches warm, as bench/explorer.py times it
     _wait_compared(browser, map_id, RUN_A)
     print(
-        f"\ncompare view of the largest qt30 sample map {map_id}: drawn in {seconds:.2f} s "
+        f"\ncompare view of the largest qt30 sample map {map_id}: drawn in {seconds:.2f} s (first open {cold:.2f} s) "
         f"(page: {browser.execute_script('return window.argwebTimings')}; goal <= 3 s on the full corpora)"
     )
     body = _route(live_url, map_id, RUN_A)
@@ -147,6 +149,9 @@ def test_compare_box_only_where_a_map_can_be_compared(browser: Any, live_url: st
     browser.find_element("id", "compare").click()
     _wait_compared(browser, compared.map_id, RUN_B)
     assert "compare=1" in browser.current_url
+    # A run that does not cover the map asked for: the newest run that does.
+    browser.get(f"{live_url}/?corpus=qt30&discourse=qt30:nodeset21318&compare=1&run={RUN_A}")
+    _wait_compared(browser, "qt30:nodeset21318", "run-api-test")
 
 
 def test_dashboard_has_the_runs_against_gold_and_no_empty_panels(
