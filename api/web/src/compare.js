@@ -9,8 +9,8 @@ export const MARKS = {
   match: { color: "#15803d", text: "predicted, matches gold (same ends, same type)", suffix: " ✓" },
   other_type: { color: "#d97706", text: "predicted, gold has another type on these ends", suffix: " ≠" },
   unmatched: { color: "#dc2626", text: "predicted, not in gold", suffix: " ✗" },
-  missed: { color: "#7c3aed", text: "gold, missed by the run", suffix: " · missed" },
-  partly: { color: "#a78bfa", text: "gold, some of its edges missed", suffix: " · partly missed" },
+  missed: { color: "#7c3aed", text: "gold, missed by the run", suffix: " ○" },
+  partly: { color: "#a78bfa", text: "gold, some of its edges missed", suffix: " ◐" },
   found: { color: "#15803d", text: "gold, found by the run", suffix: "" },
 };
 
@@ -68,7 +68,7 @@ export function markArcs(container, marks) {
 
 const COUNTS = ["gold", "predicted", "matched", "other_type", "missed"];
 const SCORES = ["precision", "recall", "f1"];
-const fmt = (x) => (x == null ? "–" : x.toFixed(3));
+const fmt = (x) => (x == null ? "–" : x.toFixed(2));
 
 function runName(r) { return `${r.run_id} · ${r.model} ${r.model_version} (${r.relations})`; }
 
@@ -84,7 +84,7 @@ export function renderPanel(result, onRun) {
       `<option value="${esc(r.run_id)}"${r.run_id === result.run.run_id ? " selected" : ""}>${esc(runName(r))}</option>`).join("")}</select></label>`
     : "";
   const legend = Object.entries(MARKS).filter(([k]) => k !== "found").map(([, m]) =>
-    `<div class="legend-row"><span class="swatch" style="background:${m.color}"></span>${esc(m.text)}</div>`).join("");
+    `<div class="legend-row"><span class="swatch" style="background:${m.color}"></span>${esc(m.suffix.trim())} ${esc(m.text)}</div>`).join("");
   const run = result.run;
   panel.innerHTML = `<h2>Predicted against gold</h2>` +
     `<p class="muted">run <b id="compare-run-id">${esc(run.run_id)}</b> · ${esc(run.model)} ${esc(run.model_version)} · ` +

@@ -88,8 +88,8 @@ def test_compare_view_shows_the_routes_counts_which_are_the_graphs(
     assert _route_counts(body) == want
     assert _shown(browser) == want
     shown_micro = browser.execute_script(PANEL)["micro"]
-    assert shown_micro["precision"] == f"{body['micro']['precision']:.3f}"
-    assert shown_micro["recall"] == f"{body['micro']['recall']:.3f}"
+    assert shown_micro["precision"] == f"{body['micro']['precision']:.2f}"
+    assert shown_micro["recall"] == f"{body['micro']['recall']:.2f}"
     # Each predicted relation is drawn with its mark; each gold relation with a missed edge too.
     drawn = browser.execute_script(DRAWN_MARKS)
     assert {k: v for k, v in drawn.items() if k.startswith("pred:")} == compared.marks
@@ -106,6 +106,11 @@ def test_compare_view_shows_the_routes_counts_which_are_the_graphs(
         == [RUN_A] * 5
     )
     OUT.mkdir(parents=True, exist_ok=True)
+    # The screenshot shows the marked relations with their ends.
+    browser.execute_script(
+        "const cy = window.argwebGraph; cy.zoom(1); "
+        "cy.center(cy.nodes('.relation').filter(n => ['match', 'other_type', 'partly'].includes(n.data('cmp'))))"
+    )
     assert browser.save_screenshot(str(OUT / "explorer-compare.png"))
     # The run picker: the other run covering the map, and the address follows.
     Select(browser.find_element("id", "compare-run")).select_by_value(RUN_B)
