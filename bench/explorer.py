@@ -13,10 +13,16 @@ One run does:
    page's main thread over the open (Chrome's ThreadTime): on a machine busy with other work the
    wall time stretches, the main thread's CPU time is what the page itself costs.
 
-Goal: the largest QT30 and M-Arg maps drawn and interactive in <= 3 s (median wall time).
+With ``--compare`` each map opens in the compare view (``compare=1``: its newest prediction run
+against gold, marked, with the scores panel; the map needs gold relations and a run, as on the
+main job's graph); ``--screenshots`` saves the last view of each map and the corpus's dashboard as
+``bench/out/explorer[-compare]-<corpus>.png`` and ``bench/out/dashboard-<corpus>.png``.
+
+Goal: the largest QT30 and M-Arg maps drawn and interactive in <= 3 s (median wall time), in the
+compare view too.
 
 Usage: ``python bench/explorer.py [--url http://127.0.0.1:8000 | --corpora DIR | --uri bolt://...
---password ...] [--corpus qt30 m-arg] [--n 5]``
+--password ...] [--corpus qt30 m-arg] [--n 5] [--compare] [--screenshots]``
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ GOAL_SECONDS = 3.0
 BENCH_ARGS = ["--main"]
 BENCH_QUICK_ARGS = ["--n", "1"]
 LOADED = "return document.body.dataset.loaded || ''"
+OUT = _HERE / "out"
 
 
 def _binary(*names: str) -> str:
@@ -145,6 +152,8 @@ def main() -> None:
     parser.add_argument("--uri")
     parser.add_argument("--user", default="neo4j")
     parser.add_argument("--password", default="")
+    parser.add_argument("--compare", action="store_true", help="open the maps in the compare view")
+    parser.add_argument("--screenshots", action="store_true", help=f"save the views and dashboards under {OUT}")
     args = parser.parse_args()
 
     with ExitStack() as stack:
@@ -155,7 +164,7 @@ def main() -> None:
         browser = stack.enter_context(chromium())
         for corpus in args.corpus:
             map_id, units = largest_map(url, corpus)
-            page = f"{url}/?corpus={corpus}&discourse={map_id}"
+            page = f"{url}/?corpus={corpus}&discourse={map_id}" + ("&compare=1" if args.compare else "")
             opened = [open_in_tab(browser, page, map_id) for _ in range(args.n + 1)][1:]  # the first warms caches
             seconds = [o["wall_s"] for o in opened]
             cpu = [o["main_thread_cpu_s"] for o in opened]
@@ -166,11 +175,30 @@ def main() -> None:
                 f"median {median:.2f} s, slowest {max(seconds):.2f} s over {args.n} opens; main-thread CPU median "
                 f"{statistics.median(cpu):.2f} s; last page split {opened[-1]['split']}"
             )
+            compared = ""
+            if args.compare or args.screenshots:
+                open_timed(browser, page, map_id)
+                compared = browser.execute_script("return document.body.dataset.compared || ''")
+            if args.compare:
+                print(
+                    f"  compare view: run {compared}"
+                    if compared
+                    else "  compare view: not comparable (no gold or no run)"
+                )
+            if args.screenshots:
+                OUT.mkdir(parents=True, exist_ok=True)
+                shot = OUT / f"explorer{'-compare' if args.compare else ''}-{corpus}.png"
+                browser.save_screenshot(str(shot))
+                browser.get(f"{url}/dashboard/{corpus}")
+                time.sleep(3)  # the plots are images the page loads after it
+                browser.save_screenshot(str(OUT / f"dashboard-{corpus}.png"))
+                print(f"  screenshots: {shot}, {OUT / f'dashboard-{corpus}.png'}")
             note = (
                 f"{map_id}, {counts['nodes']} nodes / {counts['edges']} edges, slowest {max(seconds):.2f} s, "
-                f"main-thread CPU {statistics.median(cpu):.2f} s"
+                f"main-thread CPU {statistics.median(cpu):.2f} s" + (f", run {compared}" if compared else "")
             )
-            record(f"explorer: largest {corpus} map drawn and interactive", median, "s", GOAL_SECONDS, "lower", note)
+            what = "compare view" if args.compare and compared else "map"
+            record(f"explorer: largest {corpus} {what} drawn and interactive", median, "s", GOAL_SECONDS, "lower", note)
 
 
 if __name__ == "__main__":

@@ -889,3 +889,66 @@ def relation_origin_counts() -> str:
         "RETURN r.corpus AS corpus, labels(r) AS kinds, r.sense AS sense, "
         "coalesce(r.origin, 'gold') AS origin, r.run_id AS run, count(*) AS n ORDER BY corpus, sense"
     )
+
+
+# -- predicted against gold (api.services.comparison) ----------------------------------------------
+
+
+def comparison_map_relations() -> str:
+    """Gold and predicted relations of the discourse ``$id`` (PART_OF it or touching one of its units).
+
+    Returns ``{id, labels, sense, origin, run, sources, targets}``; predicted relations need not
+    be PART_OF a discourse, so they are found through their ends too.
+    """
+    node_, rel = f"`{Label.Node.value}`", f"`{Label.Relation.value}`"
+    part_of, edge = _rel(RelType.PART_OF), _rel(RelType.AIF_EDGE)
+    unit = f"(u:`{Label.Locution.value}` OR u:`{Label.Proposition.value}`)"
+    return (
+        f"MATCH (d:`{Label.Discourse.value}` {{id: $id}}) "
+        "CALL (d) { "
+        f"MATCH (r:{rel})-[:{part_of}]->(d) RETURN r "
+        "UNION "
+        f"MATCH (u)-[:{part_of}]->(d) WHERE {unit} MATCH (u)-[:{edge}]-(r:{rel}) RETURN r "
+        "} "
+        "WITH DISTINCT r "
+        "RETURN r.id AS id, labels(r) AS labels, r.sense AS sense, coalesce(r.origin, 'gold') AS origin, "
+        f"r.run_id AS run, [(s:{node_})-[:{edge}]->(r) | s.id] AS sources, "
+        f"[(r)-[:{edge}]->(t:{node_}) | t.id] AS targets"
+    )
+
+
+def comparison_runs() -> str:
+    """The run nodes of the run ids ``$runs``: ``{props}`` each."""
+    return (
+        f"UNWIND $runs AS run MATCH (p:`{Label.PredictionRun.value}` {{id: 'pred:' + run}}) "
+        "RETURN properties(p) AS props"
+    )
+
+
+def comparison_corpus_runs() -> str:
+    """The prediction runs with relations filed under ``$corpus``, with how many each has there."""
+    return (
+        f"MATCH (r:`{Label.Relation.value}`) WHERE r.corpus = $corpus AND r.origin = 'predicted' "
+        "RETURN r.run_id AS run, count(*) AS n ORDER BY run"
+    )
+
+
+def comparison_corpus_relations() -> str:
+    """Relations of ``$corpus`` of a class in ``$classes``, gold or of the run ``$run``.
+
+    Returns ``{id, labels, sense, origin, sources, targets, discourses}``: ``discourses`` are those
+    the relation is PART_OF and those of its ends (a map's comparison takes both, see
+    :func:`comparison_map_relations`).
+    """
+    node_, rel = f"`{Label.Node.value}`", f"`{Label.Relation.value}`"
+    part_of, edge = _rel(RelType.PART_OF), _rel(RelType.AIF_EDGE)
+    disc = f"`{Label.Discourse.value}`"
+    return (
+        f"MATCH (r:{rel}) WHERE r.corpus = $corpus "
+        "AND (coalesce(r.origin, 'gold') = 'gold' OR r.run_id = $run) "
+        "AND any(l IN labels(r) WHERE l IN $classes) "
+        "RETURN r.id AS id, labels(r) AS labels, r.sense AS sense, coalesce(r.origin, 'gold') AS origin, "
+        f"[(s:{node_})-[:{edge}]->(r) | s.id] AS sources, [(r)-[:{edge}]->(t:{node_}) | t.id] AS targets, "
+        f"[(r)-[:{part_of}]->(d:{disc}) | d.id] + [(r)-[:{edge}]-(:{node_})-[:{part_of}]->(d:{disc}) | d.id] "
+        "AS discourses"
+    )

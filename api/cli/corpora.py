@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -15,7 +16,7 @@ from api.cli.options import JsonFlag, show
 from api.cli.predictions import PREDICTIONS, delete_predictions
 from api.cli_common import console, settings
 from api.progress import ConsoleReporter
-from api.services import corpora, mainjob
+from api.services import comparison, corpora, mainjob
 from api.services.graph import Graph
 from ontology.errors import ApiError
 
@@ -51,16 +52,59 @@ def print_stats(result: dict[str, Any], out: Console | None = None) -> None:
     out.print(rel)
 
 
+def print_comparisons(result: dict[str, Any], out: Console | None = None) -> None:
+    """The stats tables, then predicted against gold per corpus, run and relation type (if any run)."""
+    out = out or Console()
+    print_stats(result, out)
+    rows = result.get("predicted_against_gold") or []
+    if not rows:
+        return
+    table = Table(title="predicted against gold (micro over the maps each run covers)")
+    for col in ("corpus", "run", "model", "maps", "type", "gold", "predicted", "matched", "other type", "missed"):
+        table.add_column(col, justify="right" if col in ("maps", "gold", "predicted", "matched") else "left")
+    for col in ("P", "R", "F1"):
+        table.add_column(col, justify="right")
+
+    def shown(x: float | None) -> str:
+        return "-" if x is None else f"{x:.3f}"
+
+    for c in rows:
+        run = c["run"]
+        for t in [*c["types"], c["micro"]]:
+            table.add_row(
+                c["corpus"],
+                run["run_id"],
+                f"{run['model']} {run['model_version']}",
+                str(c["maps"]),
+                t["type"],
+                *(str(t[k]) for k in ("gold", "predicted", "matched", "other_type", "missed")),
+                *(shown(t[k]) for k in ("precision", "recall", "f1")),
+            )
+    out.print(table)
+
+
 def stats(
     as_json: JsonFlag = False,
     predicted: Annotated[
-        bool, typer.Option("--predicted", help="Count predicted relations and prediction runs too (else gold only).")
+        bool,
+        typer.Option(
+            "--predicted",
+            help="Count predicted relations and prediction runs too, and each run against gold per type "
+            "(else gold only).",
+        ),
     ] = False,
 ) -> None:
-    """Counts per label, relationship type and corpus (the corpora's gold content unless --predicted)."""
+    """Counts per label, relationship type and corpus (the corpora's gold content unless --predicted).
+
+    With --predicted also each prediction run against gold per corpus and relation type: matched,
+    other type, missed, precision, recall and F1, micro over the maps the run covers (the rules:
+    docs/graph-model.md, "Predicted against gold").
+    """
     with Graph(settings()) as graph:
         result = corpora.stats(graph, include_predicted=predicted)
-    show(result, as_json, print_stats)
+        if predicted:
+            result["predicted_against_gold"] = [asdict(c) for c in comparison.graph_comparisons(graph)]
+    show(result, as_json, print_comparisons if predicted else print_stats)
 
 
 def delete(

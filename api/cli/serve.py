@@ -61,7 +61,7 @@ def report(
     out: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("report"),
 ) -> None:
     """Write the corpus dashboard plots (relation types, speakers, topics, agreement, gold vs
-    predicted) as PNG and SVG."""
+    predicted, each prediction run against gold) that apply to the corpus as PNG and SVG."""
     from api.services import report as report_service
     from api.services.browse import BrowseService
     from api.services.graph import Graph
@@ -71,4 +71,5 @@ def report(
         service = BrowseService(graph.driver(), cfg.neo4j_database, cfg.cypher_timeout)
         data = report_service.corpus_data(service, corpus)
     written = report_service.write_report(data, out)
-    console.print(f"{out}: {len(written)} files, PNG and SVG of {', '.join(report_service.PLOTS)}")
+    plots = report_service.applicable(data)
+    console.print(f"{out}: {len(written)} files, PNG and SVG of {', '.join(plots) or 'nothing (no data)'}")

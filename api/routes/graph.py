@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from api.routes import deps
 from api.routes.schemas import (
     Agreement,
+    Comparison,
     Corpus,
     CorpusDetail,
     Discourse,
@@ -30,6 +31,7 @@ from api.routes.schemas import (
     SemanticSearchPage,
 )
 from api.services import browse as svc
+from api.services import comparison as comparison_svc
 from api.services.browse import BrowseService
 from api.services.semantic import search as semantic_search
 from api.services.sparql_remote import RemoteStore, sparql_store
@@ -173,6 +175,20 @@ _discourse_list("/documents", _document_filter)
 def document(document_id: str, service: Browse) -> Response:
     """A document: sentences or argument components in order, and its relations."""
     return fast(Discourse.of(service.discourse(document_id, Label.Document)))
+
+
+@router.get("/discourses/{discourse_id:path}/comparison", response_model=Comparison, responses=ERRORS, tags=["graph"])
+def discourse_comparison(
+    discourse_id: str,
+    service: Browse,
+    run: Annotated[
+        str | None, Query(max_length=500, description="prediction run id (default: the newest on the map)")
+    ] = None,
+) -> Response:
+    """A prediction run's relations on a map against the map's gold relations: each predicted
+    relation marked (match, other type, unmatched), the gold edges missed, and precision, recall
+    and F1 per relation type and micro (rules: docs/graph-model.md, "Predicted against gold")."""
+    return fast(Comparison.of(comparison_svc.map_comparison(service.reader, discourse_id, run)))
 
 
 @router.get("/discourses/{discourse_id:path}", response_model=Discourse, responses=ERRORS, tags=["graph"])

@@ -60,22 +60,73 @@ def static(name: Annotated[str, PathParam(pattern=r"^[A-Za-z0-9_.-]+$")]) -> Fil
     return FileResponse(path, media_type=_STATIC_TYPES[path.suffix], headers={"Cache-Control": "max-age=300"})
 
 
+def _score(x: float | None) -> str:
+    return "–" if x is None else f"{x:.3f}"
+
+
+def _comparison_table(data: report.CorpusData) -> str:
+    """Each prediction run against gold per relation type, with its model and run (HTML)."""
+    if not data.comparisons:
+        return ""
+    head = "".join(
+        f"<th>{h}</th>"
+        for h in (
+            "model",
+            "run",
+            "maps",
+            "type",
+            "gold",
+            "predicted",
+            "matched",
+            "other type",
+            "missed",
+            "P",
+            "R",
+            "F1",
+        )
+    )
+    rows = []
+    for c in data.comparisons:
+        for t in [*c.types, c.micro]:
+            cells = [
+                f"{c.run.model} {c.run.model_version}",
+                c.run.run_id,
+                str(c.maps),
+                t.type,
+                *(str(v) for v in (t.gold, t.predicted, t.matched, t.other_type, t.missed)),
+                *(_score(v) for v in (t.precision, t.recall, t.f1)),
+            ]
+            micro = ' class="micro"' if t.type == "micro" else ""
+            tds = "".join(f"<td>{html.escape(v)}</td>" for v in cells)
+            rows.append(
+                f'<tr data-run="{html.escape(c.run.run_id)}" data-type="{html.escape(t.type)}"{micro}>{tds}</tr>'
+            )
+    return (
+        '<section class="against-gold"><h2>Predicted against gold</h2><p class="muted">Edges (source–target '
+        "pairs) per relation type, micro over the maps each run covers; a prediction matches when gold has "
+        "the same ends and type (docs/graph-model.md). Open a map with “compare with gold” to see them drawn.</p>"
+        f'<table id="against-gold"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></section>'
+    )
+
+
 @router.get("/dashboard/{corpus}", response_class=HTMLResponse, responses={404: {"model": Problem}})
 def dashboard(corpus: str, request: Request) -> HTMLResponse:
     """Plots of a corpus: relation types, utterances per speaker, relations per topic, agreement
-    against trust and confidence thresholds, gold against predicted per type."""
-    deps.browse(request).corpus(corpus)  # 404 for an unknown corpus
+    against trust and confidence thresholds, gold and predicted per type, and each prediction run
+    against gold per type with its model and run; a plot that does not apply is left out."""
+    data = report.corpus_data(deps.browse(request), corpus)  # 404 for an unknown corpus
     name = html.escape(corpus)
     figures = "".join(
-        f'<figure><img src="/dashboard/{name}/{plot}.svg" alt="{html.escape(title)}" loading="lazy">'
-        f'<figcaption>{html.escape(title)} · <a href="/dashboard/{name}/{plot}.png">PNG</a></figcaption></figure>'
-        for plot, title in report.PLOTS.items()
+        f'<figure data-plot="{plot}"><img src="/dashboard/{name}/{plot}.svg" alt="{html.escape(report.PLOTS[plot])}" '
+        f'loading="lazy"><figcaption>{html.escape(report.PLOTS[plot])} · '
+        f'<a href="/dashboard/{name}/{plot}.png">PNG</a></figcaption></figure>'
+        for plot in report.applicable(data)
     )
     page = (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
         f"<title>argweb · {name}</title><link rel=stylesheet href=/static/page.css></head>"
         f'<body class=dashboard><header><a href="/">argweb</a> <h1>corpus {name}</h1></header>'
-        f"<main class=plots>{figures}</main></body></html>"
+        f"{_comparison_table(data)}<main class=plots>{figures}</main></body></html>"
     )
     return HTMLResponse(page)
 
@@ -95,6 +146,6 @@ async def dashboard_plot(
     if plot not in report.PLOTS:
         raise NotFoundError(f"no plot {plot!r}; plots: {', '.join(report.PLOTS)}")
     service = deps.browse(request)
-    data = await run_in_threadpool(report.corpus_data, service, corpus)
+    data = await run_in_threadpool(report.corpus_data, service, corpus, plot == "predicted-against-gold")
     body = await run_in_threadpool(report.render, plot, data, ext)
     return Response(body, media_type="image/svg+xml" if ext == "svg" else "image/png")

@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from api.services.browse import CorpusInfo, Neighbourhood, SearchHit
+from api.services.comparison import MapComparison
 from ontology.terms import Prop
 from ontology.views import DiscourseView, EdgeView, NodeView, RelationView, SemanticHit, UnitView
 
@@ -360,3 +361,57 @@ def truthful_openapi(schema: dict[str, Any]) -> dict[str, Any]:
                     },
                 )
     return schema
+
+
+class TypeScores(BaseModel):
+    """Predicted against gold for one edge type (or all: ``micro``); rules in docs/graph-model.md."""
+
+    type: str = Field(description="Relation class, with the sense of a discourse relation (or 'micro').")
+    gold: int = Field(description="Gold edges (source-target pairs) of the type.")
+    predicted: int = Field(description="Predicted edges of the type.")
+    matched: int = Field(description="Predicted edges gold has with the same ends and type.")
+    other_type: int = Field(description="Predicted edges whose ends gold links with another type.")
+    missed: int = Field(description="Gold edges no prediction matches.")
+    precision: float | None = None
+    recall: float | None = None
+    f1: float | None = None
+
+
+class ComparedRun(BaseModel):
+    """A prediction run compared with gold."""
+
+    run_id: str
+    model: str
+    model_version: str
+    task: str
+    created_at: str
+    relations: int = Field(description="Its predicted relations on the map (or in the corpus).")
+    classes: list[str] = Field(description="The relation classes it predicts: the classes compared.")
+
+
+class MissedEdgeOut(BaseModel):
+    """A gold edge no prediction of the run matches."""
+
+    relation: str
+    source: str
+    target: str
+    type: str
+
+
+class Comparison(BaseModel):
+    """A run's predicted relations on a map against the map's gold relations."""
+
+    discourse: str
+    run: ComparedRun
+    runs: list[ComparedRun] = Field(description="Every run with relations on the map, newest first.")
+    types: list[TypeScores]
+    micro: TypeScores
+    marks: dict[str, str] = Field(
+        description="Relation id -> match | other_type | unmatched (predicted), found | partly | missed (gold)."
+    )
+    missed: list[MissedEdgeOut]
+
+    @classmethod
+    def of(cls, result: MapComparison) -> Comparison:
+        """From the service's comparison."""
+        return cls.model_validate(result, from_attributes=True)

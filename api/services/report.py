@@ -1,8 +1,10 @@
 """Corpus dashboard plots (matplotlib), shared by ``/dashboard/{corpus}`` and ``argweb report``.
 
 Plots: relation types, utterances per speaker, relations per topic, Krippendorff's alpha against
-trust and confidence thresholds, gold against predicted relations per type. A plot with no data
-says so in the figure instead of being left out, so a dashboard always has the same panels.
+trust and confidence thresholds, gold and predicted relations per type, and each prediction run
+against gold per type (matched, other type, missed; :mod:`api.services.comparison`). A plot that
+does not apply to a corpus (no topics, no annotator judgements, no predictions) is left out of its
+dashboard and report (:func:`applicable`); asked for by name, it says so in the figure.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from api.services import comparison
 from api.services.browse import BrowseService
+from api.services.comparison import CorpusComparison
 from graphstore import browse
 from ontology.views import NodeView
 
@@ -23,7 +27,10 @@ PLOTS: dict[str, str] = {
     "topics": "Relations per topic",
     "agreement": "Agreement (Krippendorff's alpha) against thresholds",
     "gold-vs-predicted": "Gold and predicted relations per type",
+    "predicted-against-gold": "Predicted against gold per type, per prediction run",
 }
+MAX_RUNS = 6
+"""Runs drawn in the predicted-against-gold plot (the newest; the page's table lists them all)."""
 THRESHOLDS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 # The graph page's colours, so a kind looks the same everywhere.
 KIND_COLORS = {
@@ -47,10 +54,30 @@ class CorpusData:
     speakers: list[tuple[str, int]] = field(default_factory=list)
     topics: dict[str, Counter[str]] = field(default_factory=dict)
     agreement: dict[str, list[tuple[float, float | None]]] = field(default_factory=dict)
+    comparisons: list[CorpusComparison] = field(default_factory=list)
 
 
-def corpus_data(service: BrowseService, corpus: str) -> CorpusData:
+def applicable(data: CorpusData) -> list[str]:
+    """The plots that apply to the corpus, in :data:`PLOTS` order (the others are left out)."""
+    has = {
+        "relation-types": bool(data.relations.get("gold")),
+        "speakers": bool(data.speakers),
+        "topics": bool(data.topics),
+        "agreement": any(a is not None for series in data.agreement.values() for _, a in series),
+        "gold-vs-predicted": bool(data.relations.get("predicted")),
+        "predicted-against-gold": bool(data.relations.get("predicted")),
+    }
+    return [plot for plot in PLOTS if has[plot]]
+
+
+def corpus_data(service: BrowseService, corpus: str, with_comparisons: bool = True) -> CorpusData:
     """Read the dashboard figures of ``corpus``.
+
+    Args:
+        service: Reads the graph.
+        corpus: The corpus.
+        with_comparisons: Also compare each prediction run with gold (a read of the corpus's
+            relations; the plots other than ``predicted-against-gold`` do without).
 
     Raises:
         NotFoundError: No such corpus.
@@ -87,6 +114,8 @@ def corpus_data(service: BrowseService, corpus: str) -> CorpusData:
             ]
         if not (has_trust or has_conf):
             data.agreement["all judgements"] = [(0.0, ag.agreement_row(js).alpha)]
+    if with_comparisons and data.relations.get("predicted"):
+        data.comparisons = comparison.corpus_comparisons(service.reader, corpus)
     return data
 
 
@@ -104,6 +133,47 @@ def _barh(ax: Any, counts: list[tuple[str, int]], color: str) -> None:
         ax.text(v, i, f" {v}", va="center", fontsize=7)
 
 
+def _score(x: float | None) -> str:
+    return "-" if x is None else f"{x:.2f}"
+
+
+def _against_gold(data: CorpusData) -> Any:
+    """Per run (the newest :data:`MAX_RUNS`): gold, predicted and matched edges per type."""
+    from matplotlib.figure import Figure
+
+    runs = data.comparisons[:MAX_RUNS]
+    rows = max(1, len(runs))
+    height = sum(1.2 + 0.32 * len(c.types) for c in runs) if runs else 4.5
+    fig = Figure(figsize=(8, max(3.0, height)), layout="constrained")
+    axes = fig.subplots(rows, 1, squeeze=False)[:, 0]
+    fig.suptitle(f"{data.corpus}: {PLOTS['predicted-against-gold']}", fontsize=11)
+    if not runs:
+        _empty(axes[0], "no prediction runs in this corpus")
+        return fig
+    for ax, c in zip(axes, runs, strict=True):
+        kinds = [t.type for t in c.types]
+        y = list(range(len(kinds)))
+        for offset, key, color in (
+            (-0.27, "gold", "#4c72b0"),
+            (0.0, "predicted", "#dd8452"),
+            (0.27, "matched", "#55a868"),
+        ):
+            values = [getattr(t, key) for t in c.types]
+            ax.barh([i + offset for i in y], values, height=0.26, label=key, color=color)
+            for i, v in zip(y, values, strict=True):
+                ax.text(v, i + offset, f" {v}", va="center", fontsize=6)
+        ax.set_yticks(y, kinds, fontsize=8)
+        ax.invert_yaxis()
+        m = c.micro
+        ax.set_title(
+            f"{c.run.model} {c.run.model_version} · run {c.run.run_id} · {c.maps} maps · "
+            f"P {_score(m.precision)} R {_score(m.recall)} F1 {_score(m.f1)}",
+            fontsize=8,
+        )
+        ax.legend(fontsize=7, loc="lower right")
+    return fig
+
+
 def figure(plot: str, data: CorpusData) -> Any:
     """The matplotlib figure of one plot."""
     import matplotlib
@@ -111,6 +181,8 @@ def figure(plot: str, data: CorpusData) -> Any:
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
 
+    if plot == "predicted-against-gold":
+        return _against_gold(data)
     fig = Figure(figsize=(8, 4.5), layout="constrained")
     ax = fig.subplots()
     ax.set_title(f"{data.corpus}: {PLOTS[plot]}", fontsize=11)
@@ -180,10 +252,10 @@ def render(plot: str, data: CorpusData, ext: str) -> bytes:
 
 
 def write_report(data: CorpusData, out_dir: Path) -> list[Path]:
-    """Write every plot of a corpus as PNG and SVG into ``out_dir``."""
+    """Write every plot that applies to a corpus (:func:`applicable`) as PNG and SVG into ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for plot in PLOTS:
+    for plot in applicable(data):
         for ext in ("png", "svg"):
             path = out_dir / f"{data.corpus}-{plot}.{ext}"
             path.write_bytes(render(plot, data, ext))

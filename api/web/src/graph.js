@@ -12,7 +12,8 @@
 import cytoscape from "cytoscape";
 import dagre from "cytoscape-dagre";
 import { $, api, ApiProblem, color, esc, relationLabel, save, short, speakerColors, UNIT_KINDS } from "./common.js";
-import { viewFor } from "./model.js";
+import { comparable, viewFor } from "./model.js";
+import * as compare from "./compare.js";
 import * as argument from "./views/argument.js";
 import * as thread from "./views/thread.js";
 import * as paper from "./views/paper.js";
@@ -23,7 +24,8 @@ cytoscape.use(dagre);
 
 const VIEWS = ["argument", "thread", "paper", "interview"];
 const READABLE = 0.92; // the least zoom a map opens at: 12 px labels stay at 11 px
-const filters = { origin: "all", hidden: new Set(), minScore: 0, speaker: "" };
+const filters = { origin: "all", hidden: new Set(), minScore: 0, speaker: "", compare: false, run: null };
+let compareRun = null; // the run asked for in the compare view (null: the newest on the map)
 let current = null; // the discourse drawn
 let view = null; // the drawn view: { counts, focus, selected, fade, destroy, svgText?, cy? }
 let palette = new Map();
@@ -111,7 +113,7 @@ function drawGraph(container, discourse, kind) {
   const big = nodes.length > 600;
   const cy = cytoscape({
     // No fit at creation: it would measure every label of the map before the layout has run.
-    container, elements: [...nodes, ...edges], style: [...mod.style, ...COMMON_STYLE], layout: { name: "preset", fit: false },
+    container, elements: [...nodes, ...edges], style: [...mod.style, ...COMMON_STYLE, ...compare.STYLE], layout: { name: "preset", fit: false },
     minZoom: 0.05, maxZoom: 3, hideEdgesOnViewport: big, textureOnViewport: big,
   });
   timings.cy_ms = Math.round(performance.now() - t0) - timings.build_ms;
@@ -165,6 +167,21 @@ function drawGraph(container, discourse, kind) {
 
 async function draw(discourse, focus) {
   const started = performance.now();
+  // The compare view: the comparison is read first, so that only its run's predictions are drawn.
+  let comparison = null;
+  const canCompare = comparable(discourse);
+  $("compare-label").hidden = !canCompare;
+  if (filters.compare && canCompare) {
+    try { comparison = await compare.fetchComparison(discourse.id, compareRun); } catch (e) {
+      // A run chosen on another map that does not cover this one: the newest run that does.
+      if (compareRun && e instanceof ApiProblem && e.status === 404) {
+        compareRun = null;
+        comparison = await compare.fetchComparison(discourse.id, null).catch((e2) => { status(e2.message); return null; });
+      } else status(e.message);
+    }
+    timings.compare_ms = Math.round(performance.now() - started);
+  }
+  filters.run = comparison ? comparison.run.run_id : null;
   current = discourse;
   const selected = focus || (view && view.selected && view.selected());
   if (view) view.destroy();
@@ -185,6 +202,14 @@ async function draw(discourse, focus) {
   $("edge-name").textContent = kind === "paper" || kind === "interview" ? "relations" : "edges";
   legend(discourse);
   downloads(discourse);
+  if (comparison) {
+    view.marked = view.cy ? compare.markGraph(view.cy, comparison.marks) : kind === "paper" ? compare.markArcs(container, comparison.marks) : {};
+    compare.renderPanel(comparison, (run) => { compareRun = run; redraw(); });
+    document.body.dataset.compared = comparison.run.run_id;
+  } else {
+    compare.hidePanel();
+    delete document.body.dataset.compared;
+  }
   if (selected) view.focus(selected);
   // Wait for two frames: the map is on screen and answers input when ``loaded`` is set.
   await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
@@ -242,6 +267,8 @@ function remember() {
   if (filters.minScore > 0) params.set("min_score", String(filters.minScore));
   if (filters.hidden.size) params.set("hide", [...filters.hidden].sort().join(","));
   if (filters.speaker) params.set("speaker", filters.speaker);
+  if (filters.compare) params.set("compare", "1");
+  if (filters.compare && compareRun) params.set("run", compareRun);
   const wanted = new URLSearchParams(location.search).get("maps");
   if (wanted) params.set("maps", wanted);
   history.replaceState(null, "", `/?${params.toString()}`);
@@ -260,6 +287,8 @@ async function loadDiscourse(id, focus, pending) {
   delete document.body.dataset.loaded;
   const t0 = performance.now();
   let discourse;
+  // The comparison is fetched while the map is (the map's id as the address or list gives it).
+  if (filters.compare) compare.fetchComparison(id, compareRun).catch(() => {});
   try { discourse = await (pending || api(`/discourses/${encodeURIComponent(id)}`)); } catch (e) {
     if (e instanceof ApiProblem && e.status === 404) { unknown(id, e.message); return; }
     status(e.message); return;
@@ -388,6 +417,10 @@ async function main() {
   for (const k of (params.get("hide") || "").split(",").filter(Boolean)) filters.hidden.add(k);
   filters.speaker = params.get("speaker") || "";
   if (VIEWS.includes(params.get("view"))) $("view").value = params.get("view");
+  filters.compare = params.get("compare") === "1";
+  compareRun = params.get("run") || null;
+  $("compare").checked = filters.compare;
+  $("compare").addEventListener("change", () => { filters.compare = $("compare").checked; redraw(); });
   $("speaker").addEventListener("change", () => { filters.speaker = $("speaker").value; if (view) view.fade(filters.speaker); remember(); });
   $("min-score").addEventListener("input", () => {
     filters.minScore = parseFloat($("min-score").value) || 0;

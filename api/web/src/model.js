@@ -1,12 +1,16 @@
 // What a view draws of a discourse: its units and the relations the filters keep.
 
 // Relations kept by the page's filters: of the origins shown (``all``, ``gold`` or ``predicted``),
-// none of a hidden kind, predicted ones at or above the minimum score (gold ones have no score).
+// none of a hidden kind, predicted ones at or above the minimum score (gold ones have no score) and
+// of the chosen run, if one is.
 export function keptRelations(discourse, filters) {
   const hidden = filters.hidden || new Set(); const minScore = filters.minScore || 0;
   const origin = filters.origin || "all";
+  // With a run chosen (the compare view), the predictions of other runs are left out.
+  const run = filters.run || null;
   return discourse.relations.filter((r) => (origin === "all" || (r.origin === "predicted") === (origin === "predicted")) &&
-    !hidden.has(r.kind) && !(r.origin === "predicted" && r.score != null && r.score < minScore));
+    !hidden.has(r.kind) && !(r.origin === "predicted" && r.score != null && r.score < minScore) &&
+    !(run && r.origin === "predicted" && r.run_id !== run));
 }
 
 // Units drawn as graph nodes: sentences are a document's text, not nodes.
@@ -40,4 +44,10 @@ export function relationEdges(relations, ids) {
     for (const t of r.targets) if (ids.has(t)) edges.push({ id: `e${k++}`, source: r.id, target: t, relation: r, cls, end: "out" });
   }
   return edges;
+}
+
+// Whether a map can be compared with gold: it has gold relations and predictions of some run.
+export function comparable(discourse) {
+  return discourse.relations.some((r) => r.origin !== "predicted") &&
+    discourse.relations.some((r) => r.origin === "predicted" && r.run_id);
 }
