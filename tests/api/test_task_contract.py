@@ -261,3 +261,30 @@ def test_the_cross_encoder_recipe_fine_tunes_a_local_encoder_for_one_step(
     probs = np.array([[p.probabilities[k] for k in LABELS] for p in answered])
     assert np.allclose(probs.sum(axis=1), 1.0, atol=1e-6)
     service.forget()
+
+
+def test_predict_pairs_reads_a_file_and_writes_the_same_answers(tmp_path: Path) -> None:
+    rows = [json.loads(line) for line in SHIPPED_PREDICTIONS.read_text(encoding="utf-8").splitlines()]
+    asked = tmp_path / "asked.jsonl"
+    asked.write_text("".join(json.dumps({"source": r["source"], "target": r["target"]}) + "\n" for r in rows))
+    out = tmp_path / "answers.jsonl"
+    result = CliRunner().invoke(_app(), ["predict", "pairs", "--in", str(asked), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    written = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [(w["source"], w["target"], w["label"]) for w in written] == [
+        (r["source"], r["target"], r["label"]) for r in rows
+    ]
+    assert all(abs(w["score"] - r["score"]) < 1e-4 for w, r in zip(written, rows, strict=True))
+    asked.write_text('{"source": "only one side"}\n')
+    refused = CliRunner().invoke(_app(), ["predict", "pairs", "--in", str(asked), "--out", str(tmp_path / "no")])
+    assert refused.exit_code == 2 and "asked.jsonl:1" in refused.output and not (tmp_path / "no").exists()
+
+
+def test_a_notebook_relates_texts_through_the_registry(tmp_path: Path) -> None:
+    from api.notebook import Argweb
+
+    rows = [json.loads(line) for line in SHIPPED_PREDICTIONS.read_text(encoding="utf-8").splitlines()][:3]
+    found = Argweb().relate("pairs", [(r["source"], r["target"]) for r in rows])
+    assert [p.label for p in found] == [r["label"] for r in rows]
+    with pytest.raises(ApiError, match="unknown model task 'sentiment'"):
+        Argweb().relate("sentiment", [("a", "b")])
