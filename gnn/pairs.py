@@ -62,6 +62,7 @@ if TYPE_CHECKING:
     import torch
 
     from gnn.encoder import TextEncoder
+    from gnn.relations.marg_task import Pair
     from gnn.trainer import FitResult, Schedule, Selection
     from ontology.records import CorpusBundle
 
@@ -940,7 +941,7 @@ class PairTask(Task[Any, PairExample, PairPredictor]):
         """The challenge pairs as labelled examples (one group)."""
         return [PairExample(r.source, r.target, r.label, "challenge", r.id) for r in read_challenge(CHALLENGE)]
 
-    def marg_pairs(self, resources: Resources) -> list[Any]:
+    def marg_pairs(self, resources: Resources) -> list[Pair]:
         """M-Arg's gold pairs, when the caller read them (:attr:`references`)."""
         from gnn.relations.marg_task import pairs_from_records
 

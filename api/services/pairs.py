@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from api.services import tasks
 from api.services.reporting import SILENT, Reporter
@@ -21,6 +21,9 @@ from gnn.pairs import TASK as PAIR_TASK
 from gnn.pairs import VERSION as _VERSION
 from gnn.task import CVReport, TrainReport
 from ontology.labels import RelationLabel
+
+if TYPE_CHECKING:
+    from gnn.relations.marg_task import Pair
 
 TASK = TASK_NAME
 VERSION = str(_VERSION)
@@ -103,11 +106,6 @@ def classify(
     return [(RelationLabel(p.label), p.score, dict(p.probabilities)) for p in found]
 
 
-def challenge(model: PairPredictor, path: Path = CHALLENGE) -> dict[str, Any]:
-    """How many pairs of the challenge file a loaded model labels right (:func:`gnn.pairs.challenge_score`)."""
-    return PAIR_TASK.challenge(model, path)
-
-
-def marg_pairs(settings: Settings) -> list[Any]:
+def marg_pairs(settings: Settings) -> list[Pair]:
     """M-Arg's gold pairs under the corpora directory (empty when it is not there)."""
     return PAIR_TASK.marg_pairs(tasks.resources(settings, PAIR_TASK))

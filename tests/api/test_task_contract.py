@@ -288,3 +288,33 @@ def test_a_notebook_relates_texts_through_the_registry(tmp_path: Path) -> None:
     assert [p.label for p in found] == [r["label"] for r in rows]
     with pytest.raises(ApiError, match="unknown model task 'sentiment'"):
         Argweb().relate("sentiment", [("a", "b")])
+
+
+def _returns_untyped(function: Any) -> bool:
+    """Whether ``function`` is annotated to return ``Any``, a bare ``dict`` or a ``dict`` of ``Any`` (or nothing)."""
+    import inspect
+
+    returned = inspect.signature(function).return_annotation
+    text = returned if isinstance(returned, str) else getattr(returned, "__name__", str(returned))
+    return returned is inspect.Signature.empty or text in ("Any", "dict") or text.replace(" ", "") == "dict[str,Any]"
+
+
+def test_the_task_layer_returns_typed_values() -> None:
+    import inspect
+
+    from api.services import pairs as pair_service
+
+    modules = (service, pair_service)
+    public = [
+        f
+        for m in modules
+        for name, f in vars(m).items()
+        if inspect.isfunction(f) and f.__module__ == m.__name__ and not name.startswith("_")
+    ]
+    assert len(public) >= 10
+    assert [f.__qualname__ for f in public if _returns_untyped(f)] == []
+    contract = ("train", "evaluate", "cross_validate", "load", "predict", "examples", "fit")
+    for name in contract_tasks():
+        task = get_task(name)
+        untyped = [m for m in contract if _returns_untyped(getattr(type(task), m))]
+        assert untyped == [], name
