@@ -14,6 +14,7 @@ from typing import Any
 
 from api.services.graph import Graph
 from api.settings import Settings, get_settings
+from gnn.task import PredictedRelation
 from graphstore.store import IngestReport
 from ontology.errors import ApiError
 from ontology.views import DiscourseView
@@ -154,6 +155,25 @@ class Argweb:
             cache = self.settings.embeddings_dir / "contextdep-pairs"
             return paraphrase.predict_graph(self.graph, corpus, model, write=write, cache_dir=cache)
         raise ApiError(f"no graph prediction for task {task!r}; expected discourse, relations or paraphrase")
+
+    def relate(
+        self, task: str, pairs: Sequence[tuple[str, str]], *, model: Path | str | None = None
+    ) -> list[PredictedRelation]:
+        """How the first text of each pair relates to the second, by a task on the task contract
+        (as ``argweb predict TASK --in FILE``; ``pairs``: the out-of-context pair model).
+
+        Args:
+            task: A registered task on the contract (:func:`gnn.task.contract_tasks`).
+            pairs: ``(source, target)`` texts.
+            model: A model directory or a trained model's name (default: the task's shipped model).
+
+        Raises:
+            UnknownTaskError: ``task`` is not on the contract.
+        """
+        from api.services import tasks
+        from gnn.task import TextPair
+
+        return tasks.predict(self.settings, task, [TextPair(a, b) for a, b in pairs], model)
 
     def plot(self, corpus: str, plot: str) -> Any:
         """One dashboard plot of a corpus as a matplotlib figure (as ``argweb corpus report``)."""

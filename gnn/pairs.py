@@ -29,26 +29,42 @@ import json
 import random
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import numpy as np
 
-from gnn.protocol import Fold, FoldOutcome, Pooled, cross_validate
-from gnn.relations.argmap import ArgMap, anchor_propositions, words
+from gnn.modelcard import ModelCard
+from gnn.protocol import tuning_part
+from gnn.relations.argmap import ArgMap, anchor_propositions, maps_from_records, words
 from gnn.relations.metrics import macro_f1
 from gnn.relations.qt30_task import coordinate_biases, episodes
+from gnn.task import (
+    CardVersion,
+    CVReport,
+    EvalReport,
+    Fitted,
+    PredictedRelation,
+    Recipes,
+    Resources,
+    Task,
+    TextPair,
+    TrainReport,
+    finish_card,
+)
 from ontology.aiftext import split_speaker
-from ontology.errors import ModelError
+from ontology.errors import LoaderError, ModelError
 from ontology.labels import RelationLabel, scheme_label
 
 if TYPE_CHECKING:
     import torch
 
     from gnn.encoder import TextEncoder
-    from gnn.trainer import FitResult, Selection
+    from gnn.relations.marg_task import Pair
+    from gnn.trainer import FitResult, Schedule, Selection
+    from ontology.records import CorpusBundle
 
 LABELS: tuple[str, ...] = (
     RelationLabel.NONE.value,
@@ -83,7 +99,7 @@ class PairExample:
     map_name: str = ""
 
 
-@dataclass
+@dataclass(frozen=True)
 class PairConfig:
     """The recipe of the pair model.
 
@@ -124,6 +140,15 @@ PROFILES: dict[str, dict[str, Any]] = {
     "full": {"hidden": 224, "encoder": "all-mpnet-base-v2"},
 }
 """Training profiles: ``full`` is the shipped recipe; ``quick`` a small, fast one for tests (on MiniLM)."""
+TASK_NAME = "pairs"
+MODEL_NAME = "pair-mlp"
+VERSION = 2
+"""Bumped whenever the shipped weights change (predictions carry it as ``model_version``)."""
+CHALLENGE = Path(__file__).resolve().parents[1] / "tests" / "data" / "challenge" / "relations.jsonl"
+"""The hand-written clear cases (never trained or tuned on)."""
+CHALLENGE_SECOND = CHALLENGE.with_name("relations-2.jsonl")
+"""A second set, written after version 2 was shipped and scored once: how far the first set's figure
+carries over to pairs nobody had seen the model answer."""
 
 
 # -- data --------------------------------------------------------------------------------------
@@ -539,42 +564,6 @@ def scores(gold: Sequence[str], predicted: Sequence[str]) -> dict[str, float]:
     }
 
 
-def cross_validate_pairs(
-    examples: Sequence[PairExample],
-    config: PairConfig,
-    vectors: PairVectors,
-    folds: int = 5,
-    seed: int = 13,
-    *,
-    log: Callable[[str], None] = lambda _msg: None,
-) -> dict[str, Any]:
-    """Out-of-fold figures of the recipe ``config`` on ``examples``, folds by QT30 episode.
-
-    In each fold the training folds' episodes are split into a training and a tuning part
-    (:func:`gnn.protocol.fold_plan`); the epoch and the biases are chosen on the tuning part, and
-    the held-out fold is scored once.
-    """
-
-    def run_fold(fold: Fold) -> FoldOutcome:
-        model, training = train_pairs(
-            [examples[i] for i in fold.train], [examples[i] for i in fold.tune], replace(config), vectors
-        )
-        test = [examples[i] for i in fold.test]
-        predicted = [lab for lab, _, _ in model.predict([(e.source, e.target) for e in test])]
-        gold = [e.label for e in test]
-        tally = Pooled()
-        tally.add_pairs(list(enumerate(gold)), list(enumerate(predicted)))
-        chosen = {"epoch": training.fit.best_epoch, "bias": [round(b, 2) for b in model.bias]}
-        return FoldOutcome(scores(gold, predicted), {"": tally}, chosen)
-
-    protocol = (
-        f"{len(examples)} QT30 pairs (gold RA/CA/MA and sampled none) grouped by episode; in each fold about "
-        "1/10 of the training pairs (whole episodes) choose the epoch and the per-label biases"
-    )
-    return cross_validate([e.group for e in examples], run_fold, folds, seed, protocol, log=log,
-                          what="pairs cross-validation")  # fmt: skip
-
-
 # -- the challenge set and M-Arg ---------------------------------------------------------------
 
 
@@ -625,3 +614,353 @@ def challenge_score(pairs: Sequence[ChallengePair], predicted: Sequence[str]) ->
         "per_label": per,
         "answers": [{"id": p.id, "gold": p.label, "predicted": lab} for p, lab in zip(pairs, predicted, strict=True)],
     }
+
+
+def score_marg(model: PairPredictor, pairs: Sequence[Any]) -> dict[str, Any]:
+    """Support / attack on M-Arg's gold pairs, out of domain (:func:`gnn.relations.marg_task.score_transfer`).
+
+    Each pair is labelled source -> target; support and attack become M-Arg's ``Support`` and
+    ``Attack``, rephrase and none ``Neither``.
+    """
+    from gnn.relations.marg_task import score_transfer
+    from ontology.labels import scheme_raw
+
+    marg_of = {lab.value: scheme_raw("m-arg", lab) for lab in (RelationLabel.SUPPORT, RelationLabel.ATTACK)}
+    predicted = model.predict([(p.source, p.target) for p in pairs])
+    rows = [
+        (p.source_id, p.target_id, marg_of[lab], score)
+        for p, (lab, score, _) in zip(pairs, predicted, strict=True)
+        if lab in marg_of
+    ]
+    return score_transfer(pairs, [rows])
+
+
+# -- recipes -------------------------------------------------------------------------------------
+
+
+class PairPredictor(Protocol):
+    """A trained pair model of any recipe: probabilities over :data:`LABELS`, decided with biases."""
+
+    bias: list[float]
+
+    def probabilities(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """``(len(pairs), 4)`` probabilities over :data:`LABELS`."""
+        ...
+
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[str, float, dict[str, float]]]:
+        """Per pair: the decided label, its probability, and the probability of every label."""
+        ...
+
+    def save(self, model_dir: Path) -> int:
+        """Write the model's files into ``model_dir``; returns the bytes written."""
+        ...
+
+
+@dataclass(frozen=True)
+class RecipeCard:
+    """What a recipe puts into the model card: the model's name, files, encoder and description."""
+
+    model: str
+    weights: list[str]
+    encoder: str | None
+    encoder_fingerprint: str | None
+    encoder_dir: str | None
+    notes: str
+
+
+class PairRecipe(Protocol):
+    """One way to train the pair model (:data:`RECIPE_MODULES`: one module each)."""
+
+    name: str
+    config_type: type
+    files: tuple[str, ...]
+
+    def fit(
+        self, train: Sequence[PairExample], tune: Sequence[PairExample], config: Any, resources: Resources, refit: bool
+    ) -> tuple[PairPredictor, PairTraining]:
+        """A model trained on ``train`` (epoch and biases chosen on ``tune``; ``refit``: then on both)."""
+        ...
+
+    def card(self, config: Any, resources: Resources) -> RecipeCard:
+        """The card fields of a model trained with ``config``."""
+        ...
+
+    def load(self, model_dir: Path, encoder: TextEncoder | None, device: str | None) -> PairPredictor:
+        """The model in ``model_dir``."""
+        ...
+
+
+class MlpRecipe:
+    """The shipped recipe: an MLP over the frozen sentence encoder's vectors (CPU, minutes)."""
+
+    name: str = "mlp"
+    config_type: type = PairConfig
+    files: tuple[str, ...] = (WEIGHTS, CONFIG)
+
+    def __init__(self) -> None:
+        """No vectors yet: they are kept per encoder once one is read."""
+        self._vectors: dict[tuple[str | None, str | None, str], PairVectors] = {}
+
+    def forget(self) -> None:
+        """Drop the kept vectors (a new run may read another encoder from the same place)."""
+        self._vectors.clear()
+
+    def vectors(self, config: PairConfig, resources: Resources) -> PairVectors:
+        """The cached vectors of the encoder ``config`` reads (or the one the caller chose)."""
+        key = (config.encoder, str(resources.encoder_dir) if resources.encoder_dir else None, str(resources.cache_dir))
+        if key not in self._vectors:
+            self._vectors[key] = PairVectors(resources.encoder(config.encoder))
+        return self._vectors[key]
+
+    def fit(
+        self, train: Sequence[PairExample], tune: Sequence[PairExample], config: Any, resources: Resources, refit: bool
+    ) -> tuple[PairPredictor, PairTraining]:
+        """:func:`train_pairs` on the encoder's vectors."""
+        vectors = self.vectors(config, resources)
+        return train_pairs(train, tune, config, vectors, refit=refit, device=resources.device, log=resources.log)
+
+    def card(self, config: Any, resources: Resources) -> RecipeCard:
+        """An MLP over the frozen encoder's vectors."""
+        encoder = self.vectors(config, resources).encoder
+        return RecipeCard(
+            MODEL_NAME,
+            list(self.files),
+            encoder.name,
+            encoder.fingerprint(),
+            str(resources.encoder_dir.resolve()) if resources.encoder_dir else None,
+            f"MLP over frozen {encoder.name} sentence vectors of the two texts ([u, v, u*v, |u-v|, u.v], "
+            "cue-word flags and word overlap), source -> target; per-label log-biases chosen on the tuning "
+            "episodes. Out of context: two texts, no map.",
+        )
+
+    def load(self, model_dir: Path, encoder: TextEncoder | None, device: str | None) -> PairPredictor:
+        """:meth:`PairModel.load` (it needs the encoder its card names).
+
+        Raises:
+            ModelError: No encoder given, or not a pair model.
+        """
+        if encoder is None:
+            raise ModelError(f"{model_dir}: the pair MLP reads texts with an encoder; none was given")
+        return PairModel.load(model_dir, encoder)
+
+
+RECIPE_MODULES: tuple[str, ...] = ("gnn.pairs_cross",)
+"""The pair recipes beyond the MLP, one module each, imported on first use: each has ``RECIPE``
+(a :class:`PairRecipe`) and ``PROFILES`` (name -> its frozen config)."""
+
+
+def schedule_of(config: Any) -> Schedule:
+    """The optimiser schedule of a pair recipe's config (each config says its own)."""
+    from gnn.trainer import Schedule
+
+    if isinstance(config, PairConfig):
+        return Schedule(
+            epochs=config.epochs, lr=config.lr, weight_decay=config.weight_decay, seed=config.seed, autocast=False
+        )
+    schedule: Schedule = config.schedule()
+    return schedule
+
+
+# -- the task ------------------------------------------------------------------------------------
+
+
+class PairTask(Task[Any, PairExample, PairPredictor]):
+    """The out-of-context pair task on the task contract (:mod:`gnn.task`)."""
+
+    name = TASK_NAME
+    model_name = MODEL_NAME
+    version = VERSION
+    reads = "aif"
+    default_data = ("dialam-2024", "my_train")
+    references: ClassVar[Mapping[str, tuple[str, ...]]] = {"marg": ("m-arg",)}
+
+    def __init__(self) -> None:
+        """The MLP recipe; the others are imported when :attr:`recipes` is first asked for."""
+        self._mlp = MlpRecipe()
+        self._recipes: Recipes[Any] | None = None
+        self._by_config: dict[type, PairRecipe] = {PairConfig: self._mlp}
+
+    @property
+    def recipes(self) -> Recipes[Any]:  # type: ignore[override]
+        """The profiles of every recipe: ``full`` (shipped), ``quick``, and those of :data:`RECIPE_MODULES`."""
+        if self._recipes is None:
+            import importlib
+
+            profiles: dict[str, Any] = {k: PairConfig(**v) for k, v in PROFILES.items()}
+            for module_name in RECIPE_MODULES:
+                module = importlib.import_module(module_name)
+                self._by_config[module.RECIPE.config_type] = module.RECIPE
+                profiles |= module.PROFILES
+            self._recipes = Recipes(profiles, "full", schedule_of)
+        return self._recipes
+
+    def recipe(self, config: Any) -> PairRecipe:
+        """The recipe that trains ``config``."""
+        _ = self.recipes  # the plug-in recipes are known once their profiles are
+        return self._by_config[type(config)]
+
+    def examples(self, records: CorpusBundle, config: Any) -> list[PairExample]:
+        """The labelled pairs of the QT30 maps in ``records`` (:func:`examples_from_maps`).
+
+        Raises:
+            LoaderError: No QT30 / DialAM maps there.
+        """
+        maps = maps_from_records(records.nodes, records.edges)
+        if not maps:
+            raise LoaderError(f"no QT30 / DialAM AIF maps in {records.origin}")
+        return examples_from_maps(maps, config.none_share, config.seed)
+
+    def group(self, example: PairExample) -> str:
+        """The QT30 episode."""
+        return example.group
+
+    def gold(self, example: PairExample) -> str:
+        """The pair's label."""
+        return example.label
+
+    def inputs(self, example: PairExample) -> TextPair:
+        """The two texts."""
+        return TextPair(example.source, example.target)
+
+    def scores(self, gold: Sequence[str], predicted: Sequence[str]) -> dict[str, float]:
+        """:func:`scores`."""
+        return scores(gold, predicted)
+
+    def encoder_name(self, config: Any, resources: Resources) -> str | None:
+        """The encoder the recipe reads texts with."""
+        return self.recipe(config).card(config, resources).encoder
+
+    def protocol(self, examples: Sequence[PairExample]) -> str:
+        """QT30 pairs grouped by episode, epoch and biases chosen inside the training folds."""
+        return (
+            f"{len(examples)} QT30 pairs (gold RA/CA/MA and sampled none) grouped by episode; in each fold about "
+            "1/10 of the training pairs (whole episodes) choose the epoch and the per-label biases"
+        )
+
+    def cross_validate(
+        self,
+        examples: Sequence[PairExample],
+        config: Any,
+        resources: Resources,
+        *,
+        folds: int = 5,
+        seed: int = 13,
+        profile: str = "",
+    ) -> CVReport:
+        """:meth:`gnn.task.Task.cross_validate`, the encoder read afresh for the run."""
+        self._mlp.forget()
+        return super().cross_validate(examples, config, resources, folds=folds, seed=seed, profile=profile)
+
+    def fit(
+        self, train: Sequence[PairExample], tune: Sequence[PairExample], config: Any, resources: Resources
+    ) -> Fitted[PairPredictor]:
+        """One model of the recipe, the epoch and biases chosen on ``tune``."""
+        model, training = self.recipe(config).fit(train, tune, config, resources, False)
+        return Fitted(model, {"epoch": training.fit.best_epoch, "bias": [round(b, 2) for b in model.bias]})
+
+    def train(
+        self, examples: Sequence[PairExample], out: Path, config: Any, profile: str, resources: Resources
+    ) -> TrainReport:
+        """Train into ``out`` and write the card (with the challenge and M-Arg figures).
+
+        About a tenth of the episodes (:func:`gnn.protocol.tuning_part`) choose the epoch and the
+        decision biases; with them chosen, the model is trained again on every pair, stopping at
+        that epoch.
+        """
+        self._mlp.forget()
+        tune_mask = tuning_part([e.group for e in examples], config.seed)
+        train_part = [e for e, t in zip(examples, tune_mask, strict=True) if not t]
+        tune_part = [e for e, t in zip(examples, tune_mask, strict=True) if t]
+        recipe = self.recipe(config)
+        model, run = recipe.fit(train_part, tune_part, config, resources, True)
+        metrics: dict[str, Any] = {
+            "best_epoch": run.fit.best_epoch,
+            "tune_macro_f1": run.fit.best_score,
+            "bias": dict(zip(LABELS, model.bias, strict=True)),
+        }
+        if CHALLENGE.is_file():
+            metrics["challenge"] = {k: v for k, v in self.challenge(model).items() if k != "answers"}
+        marg = self.marg_pairs(resources)
+        if marg:
+            metrics["marg"] = score_marg(model, marg)
+        parts = recipe.card(config, resources)
+        card = ModelCard(
+            task=self.name,
+            model=parts.model,
+            version=str(self.version),
+            weights=parts.weights,
+            encoder=parts.encoder,
+            encoder_fingerprint=parts.encoder_fingerprint,
+            encoder_dir=parts.encoder_dir,
+            data={
+                "files": [str(p) for p in resources.data_files],
+                "pairs": len(examples),
+                "labels": {lab: sum(e.label == lab for e in examples) for lab in sorted({e.label for e in examples})},
+                "split": "about 1/10 of the episodes (whole) choose the epoch and the biases; the head is then "
+                "trained again on every pair up to that epoch",
+                "tune_pairs": len(tune_part),
+            },
+            notes=parts.notes,
+        )
+        written = finish_card(out, card, config, profile, run.history, run.seconds, metrics, model.save(out))
+        ch = metrics.get("challenge")
+        extra = f"; challenge set {ch['right']} of {ch['pairs']} right" if ch else ""
+        extra += f"; M-Arg support/attack macro-F1 {metrics['marg']['support_attack_f1']:.3f}" if marg else ""
+        summary = (
+            f"pair model -> {out} in {written.training_seconds}s; epoch {metrics['best_epoch']}, "
+            f"tune macro-F1 {metrics['tune_macro_f1']:.3f}{extra}"
+        )
+        return TrainReport(self.name, out, written, CardVersion.of(written), summary)
+
+    def load(self, model_dir: Path, *, encoder: TextEncoder | None, device: str | None) -> PairPredictor:
+        """The pair model in ``model_dir``, of whichever recipe wrote it.
+
+        Raises:
+            ModelError: Not a pair model.
+        """
+        _ = self.recipes
+        for recipe in self._by_config.values():
+            if recipe is not self._mlp and all((model_dir / f).is_file() for f in recipe.files):
+                return recipe.load(model_dir, encoder, device)
+        return self._mlp.load(model_dir, encoder, device)
+
+    def predict(self, loaded: PairPredictor, records: Sequence[TextPair]) -> list[PredictedRelation]:
+        """The label of each pair, source -> target, with its probability and every label's."""
+        answers = loaded.predict([(r.source, r.target) for r in records])
+        return [
+            PredictedRelation(r.source, r.target, lab, p, probs)
+            for r, (lab, p, probs) in zip(records, answers, strict=True)
+        ]
+
+    def challenge(self, model: PairPredictor, path: Path = CHALLENGE) -> dict[str, Any]:
+        """How many pairs of the challenge file ``model`` labels right (:func:`challenge_score`)."""
+        rows = read_challenge(path)
+        return challenge_score(rows, [lab for lab, _, _ in model.predict([(r.source, r.target) for r in rows])])
+
+    def evaluation_examples(self) -> list[PairExample]:
+        """The challenge pairs as labelled examples (one group)."""
+        return [PairExample(r.source, r.target, r.label, "challenge", r.id) for r in read_challenge(CHALLENGE)]
+
+    def marg_pairs(self, resources: Resources) -> list[Pair]:
+        """M-Arg's gold pairs, when the caller read them (:attr:`references`)."""
+        from gnn.relations.marg_task import pairs_from_records
+
+        bundle = resources.references.get("marg")
+        return pairs_from_records(bundle.nodes, bundle.edges) if bundle is not None else []
+
+    def evaluate(self, loaded: PairPredictor, examples: Sequence[PairExample], resources: Resources) -> EvalReport:
+        """Scores on ``examples``; on the challenge set its counts per label, and M-Arg's figures when read."""
+        report = super().evaluate(loaded, examples, resources)
+        details: dict[str, Any] = {}
+        if examples and all(e.group == "challenge" for e in examples):
+            rows = [ChallengePair(e.map_name, e.source, e.target, e.label, "") for e in examples]
+            details["challenge"] = challenge_score(rows, [lab for lab, _, _ in loaded.predict(
+                [(e.source, e.target) for e in examples])])  # fmt: skip
+        marg = self.marg_pairs(resources)
+        if marg:
+            details["marg"] = score_marg(loaded, marg)
+        return replace(report, details=details)
+
+
+TASK = PairTask()
+"""The pair task (registered in :mod:`gnn.task` as ``pairs``)."""

@@ -14,7 +14,7 @@ path) into a directory and its card:
 A name or directory the caller gave that is not a model of the task is the caller's mistake
 (:class:`~ontology.errors.NotFoundError` or :class:`~ontology.errors.ApiError`: exit 2 / 4xx); a
 shipped model that is missing or broken is not (:class:`~ontology.errors.ModelError`: exit 1 /
-5xx). A new task is one line in :data:`TASKS`.
+5xx). A new task is one registration (:func:`gnn.task.register`).
 """
 
 from __future__ import annotations
@@ -23,19 +23,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gnn.modelcard import CARD_FILE, ModelCard, read_card
+from gnn.task import SHIPPED, SHIPPED_DIR, UnknownTaskError
 from ontology.errors import ApiError, ModelError, NotFoundError
 
-PACKAGE = Path(__file__).resolve().parent
-SHIPPED_DIR = PACKAGE / "models"
+__all__ = ["SHIPPED_DIR", "TASKS", "ResolvedModel", "registered_models", "resolve_model", "shipped_model"]
 
-TASKS: dict[str, Path] = {
-    "discourse": SHIPPED_DIR / "discourse",
-    "relations": SHIPPED_DIR / "relations",
-    "paraphrase": SHIPPED_DIR / "paraphrase",
-    "components": SHIPPED_DIR / "components",
-    "pairs": SHIPPED_DIR / "pairs",
-}
-"""Task name -> the directory of its shipped model."""
+PACKAGE = Path(__file__).resolve().parent
+
+TASKS: dict[str, Path] = SHIPPED
+"""Task name -> the directory of its shipped model: every task registered with :func:`gnn.task.register`."""
 
 
 @dataclass(frozen=True)
@@ -57,10 +53,10 @@ def shipped_model(task: str) -> Path:
     """The directory of ``task``'s shipped model.
 
     Raises:
-        ApiError: Unknown task.
+        UnknownTaskError: Unknown task (a client error).
     """
     if task not in TASKS:
-        raise ApiError(f"unknown model task {task!r}; expected one of {sorted(TASKS)}")
+        raise UnknownTaskError(f"unknown model task {task!r}; expected one of {sorted(TASKS)}")
     return TASKS[task]
 
 

@@ -15,39 +15,48 @@ from api.cli import (
     fetch,
     ingest,
     mine,
-    pairs,
     paraphrase,
     predictions,
     rdf,
     relations,
     semantic,
     serve,
+    tasks,
 )
 from api.cli.grammar import build
 
-# Each module registers its commands under their old names; the grammar places them (api.cli.grammar).
-_staging = typer.Typer()
-for _module in (
-    db,
-    ingest,
-    corpora,
-    predictions,
-    rdf,
-    competency,
-    analysis,
-    fetch,
-    serve,
-    discourse,
-    relations,
-    bam,
-    paraphrase,
-    pairs,
-    components,
-    semantic,
-    mine,
-):
-    _module.register(_staging)
-app, ALIASES = build(_staging)
+
+def build_app() -> tuple[typer.Typer, dict[str, str]]:
+    """The ``argweb`` app and its aliases, from the modules' commands and the task registry as it is now.
+
+    Each module registers its commands under their old names; the grammar places them
+    (:mod:`api.cli.grammar`); every task on the contract gets its commands from :mod:`api.cli.tasks`.
+    """
+    staging = typer.Typer()
+    for module in (
+        db,
+        ingest,
+        corpora,
+        predictions,
+        rdf,
+        competency,
+        analysis,
+        fetch,
+        serve,
+        discourse,
+        relations,
+        bam,
+        paraphrase,
+        tasks,
+        components,
+        semantic,
+        mine,
+    ):
+        module.register(staging)
+    return build(staging)
+
+
+app, ALIASES = build_app()
 
 
 def main() -> None:

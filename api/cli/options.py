@@ -11,6 +11,7 @@ stay with the command.
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -143,3 +144,23 @@ def print_labels(labels: dict[str, Any], title: str) -> None:
             counts.add_row(decoding or "—", label, str(c["gold"]), str(c["predicted"]), recall)
     if labels:
         Console().print(counts)
+
+
+@dataclass(frozen=True)
+class Presentation:
+    """How a task's commands describe themselves and print an evaluation.
+
+    Attributes:
+        train_help: Help of ``model train TASK``.
+        evaluate_help: Help of ``model evaluate TASK``.
+        data_help: What ``--data`` reads.
+        print_details: Prints the task's own details of an evaluation (:class:`gnn.task.EvalReport`),
+            after the shared table.
+        cv_title: Title of the cross-validation table, from its item and group counts.
+    """
+
+    train_help: str
+    evaluate_help: str
+    data_help: str
+    print_details: Callable[[Any], None] | None = None
+    cv_title: Callable[[int, int], str] | None = None

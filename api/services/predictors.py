@@ -1,7 +1,7 @@
 """The predictors of ``POST /predict``: real models behind :func:`api.services.predict.register`.
 
 * ``pair``: two texts -> the out-of-context pair model's label (support / attack / rephrase /
-  none) of the first towards the second (:mod:`api.services.pairs`), and its probabilities;
+  none) of the first towards the second (the ``pairs`` task, :mod:`gnn.pairs`), and its probabilities;
   nothing is stored (the texts are not graph nodes).
 * ``dialogue``: a stored dialogue -> the discourse parser's links between its locutions and the
   relation model's links between its propositions (anchored by YA edges; a dialogue without
@@ -54,7 +54,8 @@ def predict_pair(request: hook.PredictionRequest, graph: Graph) -> dict[str, Any
     Raises:
         ApiError: An empty or oversized text, or ``write`` (a pair is not stored).
     """
-    from api.services import pairs
+    from api.services import tasks
+    from gnn.task import TextPair
 
     assert request.texts is not None
     first, second = (t.strip() for t in request.texts)
@@ -62,8 +63,8 @@ def predict_pair(request: hook.PredictionRequest, graph: Graph) -> dict[str, Any
         raise ApiError(f"a pair needs two non-empty texts of at most {MAX_PAIR_CHARS} characters")
     if request.write:
         raise ApiError("pair predictions are not stored: the texts are not graph nodes (use task transcript)")
-    card, _ = pairs.load(graph.settings)
-    ((label, score, probabilities),) = pairs.classify(graph.settings, [(first, second)])
+    card = tasks.load(graph.settings, "pairs").card
+    (found,) = tasks.predict(graph.settings, "pairs", [TextPair(first, second)])
     return {
         "task": "pair",
         "model": card.model,
@@ -75,14 +76,14 @@ def predict_pair(request: hook.PredictionRequest, graph: Graph) -> dict[str, Any
             {
                 "source": "text:0",
                 "target": "text:1",
-                "label": label.value,
-                "score": prediction_score(score),
+                "label": found.label,
+                "score": prediction_score(found.score),
                 "kind": "argument",
                 "model": card.model,
                 "model_version": card.version,
             }
         ],
-        "probabilities": {k: prediction_score(v) for k, v in probabilities.items()},
+        "probabilities": {k: prediction_score(v) for k, v in found.probabilities.items()},
     }
 
 

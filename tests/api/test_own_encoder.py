@@ -139,7 +139,7 @@ def test_pairs_train_cross_validate_and_answer_on_a_local_encoder_and_refuse_ano
     encoder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from api.cli_common import settings
-    from api.services import pairs
+    from api.services import pairs, tasks
 
     monkeypatch.setenv("ARGWEB_CACHE_DIR", str(tmp_path / "cache"))  # this encoder's vectors are throwaway
     out = tmp_path / "pairs"
@@ -152,14 +152,14 @@ def test_pairs_train_cross_validate_and_answer_on_a_local_encoder_and_refuse_ano
     assert scored.exit_code == 0, scored.output
     report = json.loads(scored.stdout[scored.stdout.index("{") :])
     assert report["encoder"] == encoder.name and len(report["folds"]) == 2
-    pairs._LOADED.clear()  # a fresh process would load it again
+    tasks.forget()  # a fresh process would load it again
     _tiny_bert(encoder, seed=1)
     try:
         with pytest.raises(ModelError, match=f"fingerprint {card['encoder_fingerprint']}"):
             pairs.classify(settings(), [("Taxes must rise.", "No, they must not.")], model=out)
     finally:
         _tiny_bert(encoder, seed=0)
-        pairs._LOADED.clear()
+        tasks.forget()
 
 
 def test_components_train_and_tag_on_a_local_encoder_and_refuse_another(

@@ -12,12 +12,12 @@ import pytest
 from gnn.encoder import TextEncoder
 from gnn.pairs import (
     LABELS,
+    TASK,
     PairConfig,
     PairModel,
     PairVectors,
     _matrix,
     challenge_score,
-    cross_validate_pairs,
     cue_flags,
     decide,
     examples_from_maps,
@@ -29,6 +29,7 @@ from gnn.pairs import (
     tune_bias,
 )
 from gnn.relations.argmap import ArgMap, maps_from_records
+from gnn.task import Resources
 from ontology.aiftext import split_speaker
 from ontology.errors import ModelError
 from ontology.formats.aif import load_aif
@@ -131,13 +132,13 @@ def test_a_trained_model_saves_loads_and_predicts_the_same(
         PairModel.load(tmp_path, vectors.encoder)
 
 
-def test_cross_validation_folds_by_episode(maps: list[ArgMap], vectors: PairVectors) -> None:
+def test_cross_validation_folds_by_episode(maps: list[ArgMap], tmp_path: Path) -> None:
     found = examples_from_maps(maps)
-    out = cross_validate_pairs(found, PairConfig(hidden=8, epochs=1), vectors, folds=2, seed=0)
-    assert out["items"] == len(found) and out["groups"] == len({e.group for e in found}) >= 2
-    assert {"macro_f1", "support_attack_f1", "f1_attack"} <= set(out["figures"])
-    assert sum(row["gold"] for row in out["labels"].values()) == len(found)
-    for row in out["folds"]:
+    out = TASK.cross_validate(found, PairConfig(hidden=8, epochs=1), Resources(tmp_path), folds=2, seed=0)
+    assert out.items == len(found) and out.groups == len({e.group for e in found}) >= 2
+    assert {"macro_f1", "support_attack_f1", "f1_attack"} <= set(out.figures)
+    assert sum(row.gold for row in out.labels.values()) == len(found)
+    for row in out.folds:
         assert "epoch" in row["chosen"] and len(row["chosen"]["bias"]) == len(LABELS)
 
 
