@@ -18,9 +18,9 @@ from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
 from gnn.modelcard import ModelCard
 from gnn.task import CVReport, EvalReport, PredictedRelation, Resources, Task, TextPair, TrainReport, get_task
+from ontology.errors import LoaderError
 from ontology.formats.aif import load_aif
 from ontology.formats.marg import load_marg
-from ontology.errors import LoaderError
 from ontology.records import CorpusBundle
 
 READERS: dict[str, tuple[str, Callable[[list[Path]], CorpusBundle]]] = {

@@ -44,8 +44,8 @@ from gnn.task import (
     unregister,
 )
 from gnn.trainer import Schedule
-from ontology.formats.registry import SAMPLES
 from ontology.errors import ApiError
+from ontology.formats.registry import SAMPLES
 from ontology.records import CorpusBundle
 from tests.api.test_own_encoder import _tiny_bert
 
