@@ -9,6 +9,7 @@ The workbench's graph result is saved as ``bench/out/workbench-graph.png``.
 from __future__ import annotations
 
 import csv
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ import requests
 from neo4j import Driver
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -37,9 +39,13 @@ pytestmark = pytest.mark.integration
 OUT = ROOT / "bench" / "out"
 MAP = "qt30:nodeset21318"
 LOADED = "return document.body.dataset.loaded || ''"
+# The editor's text replaced, the cursor at its end and the focus in it.
 SET_QUERY = (
-    "const v = window.argwebEditor; v.dispatch({changes: {from: 0, to: v.state.doc.length, insert: arguments[0]}})"
+    "const v = window.argwebEditor; v.dispatch({changes: {from: 0, to: v.state.doc.length, insert: arguments[0]}}); "
+    "v.dispatch({selection: {anchor: v.state.doc.length}}); v.focus()"
 )
+OPTIONS = "return [...document.querySelectorAll('.cm-tooltip-autocomplete li')].map(li => li.textContent)"
+DOC = "return window.argwebEditor.state.doc.toString()"
 
 
 @dataclass(frozen=True)
@@ -165,15 +171,10 @@ def test_the_workbench_completes_draws_a_graph_downloads_and_marks_errors(
     content = browser.find_element("css selector", "#editor .cm-content")
     content.click()
     content.send_keys("MATCH (p:Propo")
-    options = _wait(
-        browser,
-        "return [...document.querySelectorAll('.cm-tooltip-autocomplete li')].map(li => li.textContent)",
-        lambda found: any(o.startswith("Proposition") for o in found),
-        timeout=30,
-    )
+    options = _wait(browser, OPTIONS, lambda found: any(o.startswith("Proposition") for o in found), timeout=30)
     assert options[0].startswith("Proposition"), options
     content.send_keys(Keys.ENTER)
-    assert browser.execute_script("return window.argwebEditor.state.doc.toString()") == "MATCH (p:Proposition)"
+    assert browser.execute_script(DOC) == "MATCH (p:Proposition)"
     # A query whose result holds nodes and relationships, run with Ctrl+Enter, drawn as a graph.
     query = f"MATCH (u:Locution)-[r:PART_OF]->(d:Discourse {{id: '{MAP}'}}) RETURN u, r, d ORDER BY u.id"
     browser.execute_script(SET_QUERY, query)
@@ -187,6 +188,7 @@ def test_the_workbench_completes_draws_a_graph_downloads_and_marks_errors(
     assert browser.execute_script("return window.argwebResultGraph.edges().length") == expected["row_count"]
     assert browser.find_element("id", "result-graph").is_displayed()
     OUT.mkdir(parents=True, exist_ok=True)
+    browser.execute_script("document.getElementById('result-graph').scrollIntoView({block: 'end'})")
     shot = OUT / "workbench-graph.png"
     assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
     # The result as CSV (a header and one line per row) and as JSON.
@@ -213,12 +215,32 @@ def test_the_workbench_completes_draws_a_graph_downloads_and_marks_errors(
     assert browser.execute_script("return document.body.dataset.errorAt") == "1:20"
     marked = browser.execute_script("return document.querySelector('.cm-lintRange-error')?.textContent")
     assert marked == "RETRN"
-    # The history keeps both queries, newest first, after a reload.
+    # SPARQL: the ontology's classes complete, and the position Oxigraph names is marked.
+    browser.find_element("id", "tab-sparql").click()
+    browser.execute_script(SET_QUERY, "SELECT ?p WHERE { ?p a ")
+    ActionChains(browser).send_keys("aw:Propo").perform()
+    options = _wait(browser, OPTIONS, lambda found: any(o.startswith("aw:Proposition") for o in found), timeout=30)
+    ActionChains(browser).send_keys(Keys.ENTER).perform()
+    assert browser.execute_script(DOC).startswith("SELECT ?p WHERE { ?p a aw:Proposition"), options
+    broken = "SELECT ?p WHERE { ?p a aw:Proposition . FILTR ?p }"
+    browser.execute_script(SET_QUERY, broken)
+    ActionChains(browser).key_down(Keys.CONTROL).send_keys(Keys.ENTER).key_up(Keys.CONTROL).perform()
+    assert _wait(browser, "return document.body.dataset.done || ''") == "error"
+    answer = requests.post(
+        f"{url}/sparql", data=broken, headers={"Content-Type": "application/sparql-query"}, timeout=60
+    )
+    assert answer.status_code == 400
+    position = re.search(r"error at (\d+):(\d+)", answer.json()["detail"])
+    assert position is not None, answer.json()
+    assert browser.execute_script("return document.body.dataset.errorAt") == f"{position[1]}:{position[2]}"
+    assert answer.json()["detail"] in browser.find_element("id", "problem").text
+    # The history keeps the queries, newest first, after a reload.
     browser.get(f"{url}/workbench")
     _wait(browser, "return document.body.dataset.ready || ''")
     kept = [b.text for b in browser.find_elements("css selector", "#history .history-item")]
-    assert kept[0].endswith(bad) and any(MAP in k for k in kept), kept
+    assert kept[0] == f"sparql {broken}" and kept[1] == f"cypher {bad}" and any(MAP in k for k in kept), kept
     # A node of the graph opens in its map.
+    browser.find_element("id", "tab-cypher").click()
     browser.execute_script(SET_QUERY, query)
     browser.find_element("id", "run").click()
     assert _wait(browser, "return document.body.dataset.done || ''") == "ok"
