@@ -230,7 +230,10 @@ def _require_index(store: VectorStore, labels: Sequence[Label]) -> None:
     present = store.indexes()
     missing = [VECTOR_INDEXES[label] for label in labels if VECTOR_INDEXES[label] not in present]
     if missing:
-        raise NotFoundError(f"no vector index {', '.join(missing)} in the graph: run `argweb embed` first")
+        raise NotFoundError(
+            f"no vector index {', '.join(missing)} in the graph: "
+            "run `argweb run` (it embeds what its predictions encoded) or `argweb embed` first"
+        )
 
 
 def neighbours(
