@@ -370,6 +370,21 @@ class TextEncoder:
         atomic_savez(root / name, keys=np.array(keys), vecs=vecs.astype(np.float32))
         self._shards_read.add(name)
 
+    def cached(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """The vectors the cache already holds for ``texts``, by :func:`text_key`; nothing is computed.
+
+        The model is not loaded: a caller that only writes what earlier runs encoded (the main
+        job after its predictions) never pays for a forward pass.
+        """
+        self._read_shards()
+        found: dict[str, np.ndarray] = {}
+        for text in texts:
+            key = text_key(text)
+            vec = self._cache.get(key)
+            if vec is not None:
+                found[key] = vec
+        return found
+
     # -- encoding -----------------------------------------------------------------------------
     def encode(self, texts: Sequence[str], progress: Progress | bool | None = None) -> np.ndarray:
         """Embeddings of ``texts``, from the cache where possible.

@@ -558,6 +558,27 @@ def ping() -> str:
     return "RETURN 1 AS ok"
 
 
+# -- schema of the graph itself: what an editor completes ----------------------------------------
+
+
+def schema_labels() -> str:
+    """Every node label in the graph: rows ``name``."""
+    return "CALL db.labels() YIELD label RETURN label AS name ORDER BY name"
+
+
+def schema_relationship_types() -> str:
+    """Every relationship type in the graph: rows ``name``."""
+    return "CALL db.relationshipTypes() YIELD relationshipType RETURN relationshipType AS name ORDER BY name"
+
+
+def schema_property_keys() -> str:
+    """Every property key in the graph but the ingest journal's (``$hidden``): rows ``name``."""
+    return (
+        "CALL db.propertyKeys() YIELD propertyKey WHERE NOT propertyKey IN $hidden "
+        "RETURN propertyKey AS name ORDER BY name"
+    )
+
+
 # -- RDF export: id-ordered pagination, so that memory stays flat in graph size ---------------------
 
 

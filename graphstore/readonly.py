@@ -372,6 +372,22 @@ class CypherStream:
         self.close()
 
 
+_EXPLAIN = "EXPLAIN "
+_POSITION = re.compile(r"\(line (\d+), column (\d+) \(offset: (\d+)\)\)")
+
+
+def _unexplained(message: str) -> str:
+    """``message`` with the positions Neo4j gave in ``EXPLAIN <query>`` moved to ``<query>`` itself."""
+
+    def shift(m: re.Match[str]) -> str:
+        line, column, offset = (int(g) for g in m.groups())
+        if line == 1:
+            column = max(column - len(_EXPLAIN), 1)
+        return f"(line {line}, column {column} (offset: {max(offset - len(_EXPLAIN), 0)}))"
+
+    return _POSITION.sub(shift, message)
+
+
 def _translate(e: Exception, what: str) -> ArgwebError:
     """The argweb error for a driver exception."""
     if isinstance(e, ServiceUnavailable | SessionExpired | OSError):
@@ -475,9 +491,11 @@ class ReadRunner:
         """
         try:
             with self.driver.session(database=self.database, default_access_mode=READ_ACCESS) as session:
-                summary = session.run(Query("EXPLAIN " + query, timeout=self.timeout)).consume()
+                summary = session.run(Query(_EXPLAIN + query, timeout=self.timeout)).consume()
         except (Neo4jError, DriverError, OSError) as e:
-            raise _translate(e, "Cypher query") from e
+            error = _translate(e, "Cypher query")
+            # The position Neo4j names is in the EXPLAIN statement; the client's query starts later.
+            raise type(error)(_unexplained(str(error))) from e
         qtype = summary.query_type or ""
         plan: dict[str, Any] | None = summary.plan
         operators = tuple(str(step.get("operatorType", "")).split("@")[0] for step in _walk(plan))

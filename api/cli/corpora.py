@@ -189,6 +189,10 @@ def print_summary(report: mainjob.MainJobReport) -> None:
     if models:
         text = "; ".join(f"{m} ({', '.join(cs)})" for m, cs in models.items())
         console.print(f"models: {escape(text)}", highlight=False, soft_wrap=True)
+    embedded = next((s for s in report.steps if s.name == "embed"), None)
+    if embedded is not None and report.embedded is not None:
+        line = f"semantic search: {escape(embedded.summary)} ({embedded.seconds:.1f}s added)"
+        console.print(line, highlight=False, soft_wrap=True)
     for o in report.failed:
         console.print(
             f"[bold red]{o.task} on {o.corpus} FAILED[/]: {escape(o.message)}", highlight=False, soft_wrap=True
@@ -234,13 +238,14 @@ def run(
     ] = True,
     serve: Annotated[bool, typer.Option("--serve/--no-serve", help="Start the API in the background.")] = True,
     embed: Annotated[
-        bool,
+        bool | None,
         typer.Option(
             "--embed/--no-embed",
-            help="Embed new locutions and propositions for semantic search (off by default: a cold embedding "
-            "cache costs longer than the rest of the job; `argweb embed` does it later).",
+            help="Semantic search: by default the job writes the vectors its predictions left in the encoder "
+            "cache (nothing is encoded again); --embed also encodes the texts the cache lacks (a cold cache "
+            "costs longer than the rest of the job; `argweb embed` does it later); --no-embed skips the step.",
         ),
-    ] = False,
+    ] = None,
     keep_export: Annotated[
         bool,
         typer.Option(

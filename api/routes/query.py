@@ -15,8 +15,9 @@ from fastapi.responses import Response, StreamingResponse
 from starlette.background import BackgroundTask
 
 from api.routes import deps
-from api.routes.schemas import CypherRequest, CypherResult, Problem, Question
+from api.routes.schemas import CypherRequest, CypherResult, GraphSchemaModel, Problem, Question
 from api.services import query as svc
+from api.services.schema import graph_schema
 from api.services.sparql_remote import sparql_store
 from graphstore.readonly import CypherStream
 from ontology.errors import ApiError, QueryRefusedError
@@ -51,6 +52,22 @@ def competency_questions() -> list[Question]:
         Question(name=q.name, title=q.title, requires=list(q.requires), cypher=q.cypher, sparql=q.sparql)
         for q in svc.competency_questions()
     ]
+
+
+@router.get("/schema", response_model=GraphSchemaModel, responses={503: {"model": Problem}})
+def schema(request: Request) -> GraphSchemaModel:
+    """The graph's labels, relationship types and property keys, and the ontology's SPARQL prefixes,
+    classes and properties: what the workbench completes."""
+    cfg = deps.settings(request)
+    found = graph_schema(deps.driver(request), cfg.neo4j_database, cfg.cypher_timeout)
+    return GraphSchemaModel(
+        labels=list(found.labels),
+        relationship_types=list(found.relationship_types),
+        property_keys=list(found.property_keys),
+        prefixes=found.prefixes,
+        classes=list(found.classes),
+        properties=list(found.properties),
+    )
 
 
 @router.post("/cypher", response_model=CypherResult, responses=_QUERY_ERRORS)

@@ -297,6 +297,17 @@ class CypherResult(BaseModel):
     error: str | None = None
 
 
+class GraphSchemaModel(BaseModel):
+    """What a query editor completes: the graph's vocabulary and the ontology's SPARQL terms."""
+
+    labels: list[str] = Field(description="Node labels in the graph")
+    relationship_types: list[str] = Field(description="Relationship types in the graph")
+    property_keys: list[str] = Field(description="Property keys in the graph")
+    prefixes: dict[str, str] = Field(description="SPARQL prefixes predeclared by /sparql, to their namespace IRIs")
+    classes: list[str] = Field(description="The ontology's classes, prefixed (aw:Proposition)")
+    properties: list[str] = Field(description="The ontology's properties, prefixed (aw:text)")
+
+
 class AifImport(BaseModel):
     """What an AIF import wrote."""
 

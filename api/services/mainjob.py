@@ -178,11 +178,17 @@ def predict_defaults(
     return outcomes
 
 
-def embed_units(graph: Graph, reporter: Reporter = SILENT) -> dict[str, Any] | None:
+def embed_units(graph: Graph, reporter: Reporter = SILENT, cached_only: bool = False) -> dict[str, Any] | None:
     """Embed the locutions and propositions that are new or changed (semantic search), or None when it failed.
 
     Idempotent and cheap when nothing changed (one read of ids, texts and keys); a failing encoder
     is reported and the job goes on, a database that went away stops it.
+
+    Args:
+        graph: The graph.
+        reporter: Log lines and progress.
+        cached_only: Write only the vectors the encoder cache holds (those the prediction step
+            encoded), encoding nothing (:func:`api.services.semantic.embed_graph`).
 
     Raises:
         DatabaseUnavailableError: Neo4j is unreachable.
@@ -190,7 +196,7 @@ def embed_units(graph: Graph, reporter: Reporter = SILENT) -> dict[str, Any] | N
     from api.services.semantic import embed_graph
 
     try:
-        return embed_graph(graph, graph.settings, reporter=reporter).as_dict()
+        return embed_graph(graph, graph.settings, reporter=reporter, cached_only=cached_only).as_dict()
     except DatabaseUnavailableError:
         raise
     except Exception as e:  # the semantic layer must not end the main job
@@ -454,6 +460,16 @@ def _predict_summary(outcomes: Sequence[PredictionOutcome]) -> str:
     return ", ".join(parts)
 
 
+def _embed_summary(done: dict[str, Any] | None) -> str:
+    if done is None:
+        return "FAILED"
+    written, left = sum(done["written"].values()), sum(done.get("uncached", {}).values())
+    parts = [f"{written:,} vectors written" if written else "no new vectors", "vector indexes online"]
+    if left:
+        parts.append(f"{left:,} texts not in the encoder cache (`argweb embed` encodes them)")
+    return ", ".join(parts)
+
+
 def _rdf_summary(rdf: RdfSync) -> str:
     return f"{rdf.triples:,} triples loaded" if rdf.exported else "unchanged since the last run"
 
@@ -464,14 +480,14 @@ def run(
     bulk: bool | None = None,
     reload: bool = False,
     predict: bool = True,
-    embed: bool = False,
+    embed: bool | None = None,
     serve: bool = True,
     keep_export: bool = False,
     reporter: Reporter = SILENT,
     on_step: Callable[[Step], None] | None = None,
 ) -> MainJobReport:
-    """The main job: load every corpus found, write the default models' predictions, embed (when
-    asked), export to the SPARQL store and start the API in the background.
+    """The main job: load every corpus found, write the default models' predictions, write the
+    vectors of semantic search, export to the SPARQL store and start the API in the background.
 
     Args:
         settings: Which graph, data directory, corpora and API port.
@@ -479,7 +495,11 @@ def run(
         reload: Read every corpus again, even one whose files and reader are unchanged since
             its last complete load (:func:`api.services.corpora.run_all`).
         predict: Write the default models' predictions.
-        embed: Embed new locutions and propositions for semantic search.
+        embed: None (default): write the vectors of new locutions and propositions that the
+            encoder cache holds (the prediction step fills it; nothing is encoded again) and the
+            vector indexes, so that search by meaning works after the job (with ``predict``
+            only: without it the cache has nothing new); True: also encode the texts the cache
+            lacks; False: no embedding step.
         serve: Start the API in the background (a running one is kept).
         keep_export: Keep the RDF export file after the SPARQL store was loaded from it.
         reporter: Receives every detail and the progress.
@@ -513,12 +533,8 @@ def run(
             report.outcomes = step("predict", lambda: predict_defaults(graph, loaded, reporter), _predict_summary)
             report.others = other_runs(graph, report.outcomes)
         report.counts = relation_counts(graph, report.outcomes if predict else None)
-        if embed:
-            report.embedded = step(
-                "embed",
-                lambda: embed_units(graph, reporter),
-                lambda done: "FAILED" if done is None else "new and changed texts embedded",
-            )
+        if embed or (embed is None and predict):
+            report.embedded = step("embed", lambda: embed_units(graph, reporter, cached_only=not embed), _embed_summary)
             if report.embedded is None:
                 report.outcomes.append(PredictionOutcome("embedding", "(all)", "failed"))
         report.rdf = step("rdf", lambda: sync_rdf(graph, reporter, keep_export=keep_export), _rdf_summary)

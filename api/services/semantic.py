@@ -75,6 +75,8 @@ class EmbedReport:
         encode_seconds: Time spent encoding (cache reads included).
         write_seconds: Time spent writing the vectors (index updates included).
         index_seconds: Time waiting for the vector indexes to come online.
+        uncached: Pending nodes left without a vector because the encoder cache had none for
+            their text (only when asked to write from the cache alone).
     """
 
     model: str
@@ -83,6 +85,7 @@ class EmbedReport:
     encode_seconds: float = 0.0
     write_seconds: float = 0.0
     index_seconds: float = 0.0
+    uncached: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready summary."""
@@ -90,6 +93,7 @@ class EmbedReport:
             "model": self.model,
             "pending": self.pending,
             "written": self.written,
+            "uncached": self.uncached,
             "encode_seconds": round(self.encode_seconds, 2),
             "write_seconds": round(self.write_seconds, 2),
             "index_seconds": round(self.index_seconds, 2),
@@ -97,7 +101,12 @@ class EmbedReport:
 
 
 def embed_graph(
-    graph: Graph, settings: Settings, corpus: str | None = None, reporter: Reporter = SILENT
+    graph: Graph,
+    settings: Settings,
+    corpus: str | None = None,
+    reporter: Reporter = SILENT,
+    *,
+    cached_only: bool = False,
 ) -> EmbedReport:
     """Embed every locution and proposition with a text whose embedding is missing or stale.
 
@@ -109,6 +118,9 @@ def embed_graph(
         settings: Embedding cache and batch sizes.
         corpus: Only this corpus.
         reporter: Log lines and progress.
+        cached_only: Write only the vectors the encoder cache holds (what the prediction models
+            encoded with the same encoder) and encode nothing: the main job's bounded step. The
+            nodes left are counted in ``uncached``; a later full embedding writes them.
 
     Raises:
         ApiError: The vector indexes exist with other dimensions.
@@ -124,18 +136,22 @@ def embed_graph(
     for label in EMBEDDED_LABELS:
         report.pending[label.value] = 0
         report.written[label.value] = 0
+        report.uncached[label.value] = 0
         for page in store.pending(label, tag, text_key, corpus):
             report.pending[label.value] += len(page)
             with reporter.progress(f"embedding {label.value.lower()}s", len(page)) as advance:
                 for s in range(0, len(page), 4096):
                     chunk = page[s : s + 4096]
                     t0 = time.perf_counter()
-                    vecs = enc.encode([n.text for n in chunk])
+                    if cached_only:
+                        found = enc.cached([n.text for n in chunk])
+                        keep = [n for n in chunk if text_key(n.text) in found]
+                        report.uncached[label.value] += len(chunk) - len(keep)
+                        pairs = [(n, found[text_key(n.text)]) for n in keep]
+                    else:
+                        pairs = list(zip(chunk, enc.encode([n.text for n in chunk]), strict=True))
                     t1 = time.perf_counter()
-                    rows = [
-                        {"id": n.id, "vec": v.tolist(), "key": text_key(n.text)}
-                        for n, v in zip(chunk, vecs, strict=True)
-                    ]
+                    rows = [{"id": n.id, "vec": v.tolist(), "key": text_key(n.text)} for n, v in pairs]
                     report.written[label.value] += store.write(label, tag, rows)
                     report.encode_seconds += t1 - t0
                     report.write_seconds += time.perf_counter() - t1
@@ -143,8 +159,10 @@ def embed_graph(
     t0 = time.perf_counter()
     store.ensure_indexes(enc.dim)
     report.index_seconds = time.perf_counter() - t0
+    left = sum(report.uncached.values())
     reporter.log(
         f"embedded {sum(report.written.values())} of {sum(report.pending.values())} pending node(s) with {tag}"
+        + (f"; {left} without a cached vector (`argweb embed` encodes them)" if left else "")
     )
     return report
 
@@ -212,7 +230,10 @@ def _require_index(store: VectorStore, labels: Sequence[Label]) -> None:
     present = store.indexes()
     missing = [VECTOR_INDEXES[label] for label in labels if VECTOR_INDEXES[label] not in present]
     if missing:
-        raise NotFoundError(f"no vector index {', '.join(missing)} in the graph: run `argweb embed` first")
+        raise NotFoundError(
+            f"no vector index {', '.join(missing)} in the graph: "
+            "run `argweb run` (it embeds what its predictions encoded) or `argweb embed` first"
+        )
 
 
 def neighbours(

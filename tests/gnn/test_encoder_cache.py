@@ -39,3 +39,15 @@ def test_progress_counts_the_texts_computed_to_a_callback_or_to_the_caller(tmp_p
         encoder.encode(["a", "b", "c"], progress=True)
     assert heard == [("encoding with model", 2, 3), ("encoding with model", 3, 3)]
     encoder.encode(["d"], progress=True)  # outside the block: nobody listens, nothing fails
+
+
+def test_cached_gives_what_earlier_runs_encoded_and_computes_nothing(tmp_path: Path) -> None:
+    from gnn.encoder import text_key
+
+    vectors = HashEncoder(tmp_path / "model", cache_dir=tmp_path / "cache").encode(TEXTS[:2])
+    later = HashEncoder(tmp_path / "model", cache_dir=tmp_path / "cache")
+    found = later.cached(TEXTS)
+    assert sorted(found) == sorted({text_key(t) for t in TEXTS[:2]})
+    assert np.array_equal(found[text_key(TEXTS[0])], vectors[0])
+    assert later.computed == []  # the texts the cache lacks are left out, not encoded
+    assert HashEncoder(tmp_path / "model").cached(TEXTS) == {}  # no cache, nothing found

@@ -118,6 +118,7 @@ def _calls(ids: dict[str, str]) -> dict[tuple[str, str], Call]:
         Call("GET", "/health", True),
         Call("GET", "/corpora", True),
         Call("GET", "/corpora/molweni", True),
+        Call("GET", "/schema", True),
         Call("GET", "/dialogues", True),
         Call("GET", f"/dialogues/{dialogue}", True),
         Call("GET", "/documents", True),

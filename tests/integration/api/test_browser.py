@@ -335,9 +335,10 @@ def test_the_workbench_runs_a_competency_question(browser: webdriver.Chrome, liv
     assert len(browser.find_elements("css selector", "#results tbody tr")) == expected["row_count"]
     # A write is refused, and the page shows the problem's detail.
     browser.find_element("id", "tab-cypher").click()
-    editor = browser.find_element("id", "query")
-    editor.clear()
-    editor.send_keys("CREATE (n:Node {id: 'x'}) RETURN n")
+    browser.execute_script(
+        "const v = window.argwebEditor; v.dispatch({changes: {from: 0, to: v.state.doc.length, insert: arguments[0]}})",
+        "CREATE (n:Node {id: 'x'}) RETURN n",
+    )
     browser.find_element("id", "run").click()
     WebDriverWait(browser, 60).until(lambda d: d.execute_script("return document.body.dataset.done || ''"))
     refused = requests.post(f"{live_url}/cypher", json={"query": "CREATE (n:Node {id: 'x'}) RETURN n"}, timeout=60)
