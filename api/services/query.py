@@ -36,6 +36,7 @@ from ontology.competency import CQ_DIR, CompetencyQuestion, load_questions
 from ontology.errors import (
     ApiError,
     ArgwebError,
+    BusyError,
     DatabaseUnavailableError,
     NotFoundError,
     QueryLimitError,
@@ -333,8 +334,8 @@ def run_sparql(
     Raises:
         ApiError, QueryRefusedError: From :func:`check_sparql` and Oxigraph's parser.
         QueryLimitError: No result started before the deadline, or the worker ran out of memory.
-        DatabaseUnavailableError: No store at ``store``, the server does not answer, or
-            ``max_workers`` already running (503).
+        DatabaseUnavailableError: No store at ``store``, or the server does not answer (503).
+        BusyError: ``max_workers`` already running (503).
         InvalidQueryError: The server refused the query as invalid.
     """
     form = check_sparql(query, allow_service)
@@ -343,7 +344,7 @@ def run_sparql(
         raise DatabaseUnavailableError("the SPARQL store is not there; run `argweb export rdf` or `argweb rdf load`")
     slot = _slots(max_workers) if max_workers else None
     if slot is not None and not slot.acquire(blocking=False):
-        raise DatabaseUnavailableError(f"{max_workers} SPARQL queries are running, the most at once; retry shortly")
+        raise BusyError(f"{max_workers} SPARQL queries are running, the most at once; retry shortly")
     if isinstance(store, RemoteStore):
         # The media type without its parameters is what the server is asked for (Accept).
         asked = media_type(form, chosen).split(";")[0]

@@ -24,7 +24,7 @@ from graphstore.loaders.common import FileRelation, expand, named_as
 from graphstore.loaders.marg import load_marg
 from graphstore.loaders.sciarg import load_sciarg
 from graphstore.perturb import AIF_VARIANTS
-from ontology.errors import ApiError, LoaderError
+from ontology.errors import ApiError, LoaderError, UnknownProfileError
 from ontology.labels import RelationLabel
 from ontology.records import PropositionRecord
 
@@ -123,13 +123,15 @@ def train(
     and networks trained; ``reporter`` gets a line per training epoch.
 
     Raises:
+        UnknownProfileError: ``profile`` is not a relations profile (before any data is read).
         ApiError: ``encoder_dir`` with a profile that reads no encoder. ModelError: ``encoder_dir``
             is not a model directory.
     """
     from gnn.device import pick_device
     from gnn.encoder import encoder_for
-    from gnn.relations.pipeline import train_relations
+    from gnn.relations.pipeline import PROFILES, train_relations
 
+    UnknownProfileError.check(profile, PROFILES, "relations")
     data = load_data(paths, reporter)
     device = pick_device()
     if encoder_dir is not None and profile != "full":

@@ -26,11 +26,13 @@ from gnn.relations.marg_task import Debate, Pair, cross_validate, predict_debate
 from gnn.relations.sciarg_task import Paper
 from gnn.relations.text import Lsa, TextVectors
 from gnn.trainer import Progress
-from ontology.errors import ModelError
+from ontology.errors import ModelError, UnknownProfileError
 
 TASK = "relations"
 MODEL = "relation-gnn"
 VERSION = "0.8.0"
+PROFILES = ("quick", "full")
+"""The relation recipes: ``quick`` reads the texts as LSA vectors, ``full`` through the text encoder."""
 
 
 @dataclass
@@ -123,6 +125,7 @@ def train_relations(
 
     Raises:
         ModelError: No data of any family.
+        UnknownProfileError: ``profile`` is neither quick nor full.
     """
     from gnn.device import seed_everything
     from gnn.relations.qt30_run import train_qt30
@@ -130,8 +133,7 @@ def train_relations(
 
     if not data.families():
         raise ModelError("no relation data given (QT30/DialAM AIF maps, Sci-Arg brat papers or M-Arg pair files)")
-    if profile not in ("quick", "full"):
-        raise ModelError(f"unknown profile {profile!r}; use quick or full")
+    UnknownProfileError.check(profile, PROFILES, "relations")
     _threads(threads)
     seed_everything(seed)
     out_dir.mkdir(parents=True, exist_ok=True)
