@@ -15,6 +15,7 @@ from api.errors import EXIT_FAILURE, EXIT_USAGE, outcome
 from api.problems import kind_of
 from api.services import predict as predict_service
 from api.services.predict import Limits, PredictionRequest, running_slot
+from graphstore.loaders.registry import SAMPLES
 from ontology.errors import (
     BusyError,
     ClientError,
@@ -88,3 +89,19 @@ def test_every_slot_taken_is_a_503_of_its_own() -> None:
     # The slot is free again once the holder left.
     with running_slot(limits):
         pass
+
+
+@pytest.mark.parametrize(
+    ("task", "data"),
+    [
+        ("discourse", []),
+        ("paraphrase", []),
+        ("components", []),
+        # The relation cross-validation reads its data first: the shipped sample keeps that short.
+        ("relations", ["--data", str(SAMPLES / "dialam-2024" / "my_train")]),
+    ],
+)
+def test_an_unknown_profile_of_a_cross_validation_is_the_callers_mistake(task: str, data: list[str]) -> None:
+    result = runner.invoke(app, ["model", "evaluate", task, "--cv", "2", "--profile", "nope", *data])
+    assert result.exit_code == EXIT_USAGE, result.output
+    assert "unknown profile 'nope'" in result.output and "expected one of" in result.output
