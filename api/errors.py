@@ -2,7 +2,9 @@
 
 ``outcome(exc)`` gives the HTTP status, the process exit code and the message for any exception.
 Client mistakes (bad arguments, malformed input files, invalid queries, unknown names) are 4xx and
-exit code 2; a database that cannot be reached is 503 and exit code 1; a write that met another
+exit code 2 (an unknown task or training profile among them, everywhere); a database that cannot be
+reached, a task with no model installed and a bounded kind of work with every slot taken (predictions,
+SPARQL queries) are 503 and exit code 1; a write that met another
 run holding what it needs (a bulk load, an ingest of the same corpus) or a half-loaded corpus is
 409 and exit code 1; a full disk (``ENOSPC``, whatever raised it) is 507 and exit code 1, said in
 those words; any other argweb error is a server-side failure (500, exit code 1).
@@ -15,11 +17,13 @@ from typing import NamedTuple
 
 from ontology.errors import (
     ArgwebError,
+    BusyError,
     ClientError,
     CorpusIncompleteError,
     DatabaseUnavailableError,
     InvalidQueryError,
     LoaderError,
+    ModelNotInstalledError,
     NotFoundError,
     QueryRefusedError,
     UnauthorizedError,
@@ -38,6 +42,8 @@ _OUTCOMES: tuple[tuple[type[BaseException], int, int], ...] = (
     (LoaderError, 422, EXIT_USAGE),
     (ClientError, 400, EXIT_USAGE),
     (DatabaseUnavailableError, 503, EXIT_FAILURE),
+    (ModelNotInstalledError, 503, EXIT_FAILURE),
+    (BusyError, 503, EXIT_FAILURE),
     (CorpusIncompleteError, 409, EXIT_FAILURE),
     (WriteConflictError, 409, EXIT_FAILURE),
     (ArgwebError, 500, EXIT_FAILURE),

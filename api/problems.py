@@ -18,14 +18,18 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from api.errors import INSUFFICIENT_STORAGE, no_space, outcome
 from ontology.errors import (
     ArgwebError,
+    BusyError,
     CorpusIncompleteError,
     DatabaseUnavailableError,
     InvalidQueryError,
     LoaderError,
+    ModelNotInstalledError,
     NotFoundError,
     QueryLimitError,
     QueryRefusedError,
     UnauthorizedError,
+    UnknownProfileError,
+    UnknownTaskError,
     WriteConflictError,
 )
 
@@ -42,7 +46,11 @@ _KINDS: tuple[tuple[type[ArgwebError], str], ...] = (
     (QueryLimitError, "query-limit"),
     (InvalidQueryError, "invalid-query"),
     (LoaderError, "invalid-input"),
+    (UnknownTaskError, "unknown-task"),
+    (UnknownProfileError, "unknown-profile"),
     (DatabaseUnavailableError, "unavailable"),
+    (ModelNotInstalledError, "no-model"),
+    (BusyError, "busy"),
     (CorpusIncompleteError, "incomplete"),
     (WriteConflictError, "conflict"),
 )

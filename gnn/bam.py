@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 from gnn.metrics import PRF
 from gnn.segmentation import BoundaryCounts, boundary_counts, masses_from_labels
+from ontology.errors import ClientError, LoaderError
 from ontology.records import (
     DiscourseRecord,
     EdgeRecord,
@@ -173,7 +174,7 @@ def relation_triples(
     for rel in relations:
         src, tgt = components.get(rel.source), components.get(rel.target)
         if src is None or tgt is None:
-            raise ValueError(f"{doc.name}: relation {rel} refers to a component it does not define")
+            raise LoaderError(f"{doc.name}: relation {rel} refers to a component it does not define")
         if rel.label in SYMMETRIC:
             out.add((frozenset({src.spans, tgt.spans}), rel.label))
         else:
@@ -239,12 +240,12 @@ def evaluate(pred: Mapping[str, BratDocument], gold: Mapping[str, BratDocument])
     components and relations. A gold document without a prediction counts as predicting nothing.
 
     Raises:
-        ValueError: A predicted document that is not in the gold set, or a relation whose
-            argument is not a component of its document.
+        ClientError: A predicted document that is not in the gold set.
+        LoaderError: A relation whose argument is not a component of its document (names both).
     """
     extra = sorted(set(pred) - set(gold))
     if extra:
-        raise ValueError(f"predicted documents without gold: {extra[:5]}")
+        raise ClientError(f"predicted documents without gold: {extra[:5]}")
     s_tp = s_n = a_tp = a_pred = a_gold = 0
     b_values: list[float] = []
     pooled = BoundaryCounts()

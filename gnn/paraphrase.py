@@ -3,9 +3,10 @@
 Both utterances go through a text encoder (the offline MiniLM, or any local Hugging Face encoder)
 as one input (``[CLS] guest [SEP] host [SEP]``) so that every token's vector is conditioned on the
 other side; a word's vector is the mean of its sub-words in two layers (the middle and the last).
-The shipped model keeps the encoder frozen (:class:`ParaphraseHighlighter`): a model with a
-fine-tuned encoder (:class:`FineTunedHighlighter`, the ``finetune`` and ``lora`` profiles) scores
-somewhat better, but its weights (43 MB) are too large to ship. Each word then gets a small
+The shipped model keeps the encoder frozen (:class:`ParaphraseHighlighter`); a fine-tuned encoder
+(whole layers or low-rank adapters) was measured and not adopted: it is
+``experiments/paraphrase_finetune.py``, a :class:`Highlighter` of its own trained by
+:func:`fit_highlighter` (figures in ``docs/experiments/paraphrase.md``). Each word gets a small
 feature vector, and a token-level MLP gives the probability that annotators highlight it:
 
 * the word's encoder vector reduced by PCA (fitted on the training words) to 64 dimensions;
@@ -20,14 +21,7 @@ feature vector, and a token-level MLP gives the probability that annotators high
 A pair is a paraphrase when both sides have a word with probability >= 0.5 (Wegmann et al.
 2024). The head (PCA + MLP) weighs about 150 kB.
 
-The fine-tuned kind trains the encoder's top ``finetune_layers`` layers (all six of MiniLM-L6 in
-``finetune``), or low-rank adapters on them (``lora``), with a linear token head: a word's logit is
-the mean of its sub-words' logits (words cut off by the 512-token limit keep logit 0), and the
-frozen lower layers' outputs are computed once per pair, so an epoch costs only the trained layers
-(about 30 s for all six over the 420 ContextDeP training pairs on the 2-core machine). It needs a
-BERT-like encoder (``encoder.layer``).
-
-Both kinds (:class:`Highlighter`) are trained by :class:`gnn.trainer.Trainer` on the same per-word
+A highlighter (:class:`Highlighter`) is trained by :class:`gnn.trainer.Trainer` on the same per-word
 targets (``ParaphrasePair.targets``) with binary cross-entropy; after each epoch a logit offset is
 chosen on the tuning pairs, and the epoch and offset that score best there are kept. They predict
 and store themselves (``paraphrase_config.json`` beside one safetensors file, the encoder named by
@@ -36,7 +30,6 @@ the model card) the same way. torch and transformers are imported lazily.
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from abc import ABC, abstractmethod
@@ -82,27 +75,20 @@ class HighlighterConfig:
     target: str = "share"
     seed: int = 13
     base_model: str = ""
-    # Fine-tuning (FineTunedHighlighter): trained top encoder layers (0 = frozen encoder with
-    # the PCA + MLP head), their learning rate (``lr`` is the head's) and pairs per step.
-    finetune_layers: int = 0
-    encoder_lr: float = 5e-5
+    # Pairs per forward pass at prediction (and per step of a highlighter trained by pairs).
     pair_batch: int = 8
-    # Low-rank adapters instead of whole trained layers (0: the layers themselves are trained).
-    lora_rank: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-# ``finetune`` fine-tunes all six MiniLM layers with a linear token head (about 6 minutes on the
-# 2-core machine); its 43 MB of weights are too large to ship, so the shipped model is a frozen
-# one. ``lora`` trains low-rank adapters instead (docs/models/paraphrase.md compares the three;
-# its encoder learning rate, 1e-3 rather than 5e-4, was chosen on the tuning half).
+# The fine-tuned encoder's recipes (``finetune``, ``lora``) were measured and not adopted:
+# experiments/paraphrase_finetune.py.
 PROFILES: dict[str, dict[str, Any]] = {
     "quick": {"epochs": 5},
     "full": {"epochs": 15},
-    "finetune": {"epochs": 10, "finetune_layers": 6, "lr": 1e-3, "dropout": 0.1},
-    # Rank-8 adapters on the six layers instead of the layers themselves: 1.4 MB of weights.
-    "lora": {"epochs": 10, "finetune_layers": 6, "lora_rank": 8, "encoder_lr": 1e-3, "lr": 1e-3, "dropout": 0.1},
 }
+# Configuration keys of the fine-tuned highlighters (experiments/paraphrase_finetune.py); a frozen
+# model's configuration written while they were part of the product carries them with 0.
+FINETUNE_KEYS = ("finetune_layers", "encoder_lr", "lora_rank")
 
 
 def pair_encoding(tokenizer: Any, guest: list[str], host: list[str], max_length: int) -> tuple[Any, list[int]]:
@@ -253,7 +239,8 @@ def fit_pca(vectors: Sequence[np.ndarray], k: int, seed: int, sample: int = 4000
 
 
 class Highlighter(ABC):
-    """What both highlighter kinds share: prediction, the offset choice and storage.
+    """What a highlighter kind implements and shares: prediction, the offset choice and storage (the
+    shipped kind is :class:`ParaphraseHighlighter`; ``experiments/paraphrase_finetune.py`` holds another).
 
     A kind reads each pair into inputs once (:meth:`read`), gives one logit per guest-then-host
     word of each pair (:meth:`word_logits`), and for :class:`gnn.trainer.Trainer` its network
@@ -462,208 +449,6 @@ class ParaphraseHighlighter(Highlighter):
         return state
 
 
-# The linear maps of a BERT layer that get adapters: attention query, key, value and output, and
-# the feed-forward block's two projections.
-LORA_TARGETS = (
-    ("attention", "self", "query"),
-    ("attention", "self", "key"),
-    ("attention", "self", "value"),
-    ("attention", "output", "dense"),
-    ("intermediate", "dense"),
-    ("output", "dense"),
-)
-
-
-def add_lora(layers: Any, rank: int, alpha: float | None = None) -> None:
-    """Freeze ``layers`` and give each of their :data:`LORA_TARGETS` a trainable low-rank update.
-
-    ``W x`` becomes ``W x + (alpha / rank) * B A x`` (Hu et al. 2022) with ``A`` (rank x in) drawn
-    like a linear layer's weight and ``B`` (out x rank) zero, so training starts from the encoder
-    as it is. The layer norms stay trainable (a few thousand parameters).
-    """
-    import math
-
-    import torch
-
-    class LoraLinear(torch.nn.Module):
-        def __init__(self, base: torch.nn.Linear) -> None:
-            super().__init__()
-            self.base = base
-            self.lora_a = torch.nn.Parameter(torch.empty(rank, base.in_features))
-            self.lora_b = torch.nn.Parameter(torch.zeros(base.out_features, rank))
-            torch.nn.init.kaiming_uniform_(self.lora_a, a=math.sqrt(5))
-            self.scale = (alpha if alpha is not None else 2.0 * rank) / rank
-
-        def forward(self, x: torch.Tensor) -> torch.Tensor:
-            return self.base(x) + (x @ self.lora_a.T @ self.lora_b.T) * self.scale
-
-    for layer in layers:
-        for p in layer.parameters():
-            p.requires_grad_(False)
-        for path in LORA_TARGETS:
-            parent = layer
-            for name in path[:-1]:
-                parent = getattr(parent, name)
-            setattr(parent, path[-1], LoraLinear(getattr(parent, path[-1])))
-        for module in layer.modules():
-            if isinstance(module, torch.nn.LayerNorm):
-                for p in module.parameters():
-                    p.requires_grad_(True)
-
-
-def _through(layers: Any, x: Any, attention_mask: Any) -> Any:
-    """``x`` (batch x sub-words x width) through BERT ``layers`` in turn (``attention_mask``: additive or ``None``)."""
-    for layer in layers:
-        out = layer(x, attention_mask=attention_mask)
-        x = out[0] if isinstance(out, tuple) else out
-    return x
-
-
-class FineTunedHighlighter(Highlighter):
-    """Frozen lower encoder layers, fine-tuned upper layers (or adapters on them) and a token head.
-
-    Build one with :func:`train_highlighter` or :func:`load_highlighter`.
-    Its inputs are each pair's frozen-layer states, their sub-words' word indices and its word count.
-
-    Args:
-        config: Hyper-parameters; ``finetune_layers`` is the number of trained top layers.
-        encoder: The encoder whose layers are copied and trained.
-
-    Raises:
-        ModelError: The encoder has no BERT-like layer stack.
-    """
-
-    WEIGHTS = "paraphrase_encoder.safetensors"
-
-    def __init__(self, config: HighlighterConfig, encoder: TextEncoder) -> None:
-        import torch
-
-        self.config, self.encoder = config, encoder
-        self.tokenizer, self.base = encoder.load_transformer()
-        stack = getattr(getattr(self.base, "encoder", None), "layer", None)
-        if not isinstance(stack, torch.nn.ModuleList):
-            raise ModelError(f"{encoder.model_dir}: no BERT-like layer stack (encoder.layer) to fine-tune")
-        n_layers = len(stack)
-        self.frozen = n_layers - max(1, min(config.finetune_layers, n_layers))
-        self.layers = torch.nn.ModuleList(copy.deepcopy(stack[k]) for k in range(self.frozen, n_layers))
-        if config.lora_rank > 0:
-            add_lora(self.layers, config.lora_rank)
-        self.width = int(self.base.config.hidden_size)
-        self.head = torch.nn.Sequential(torch.nn.Dropout(config.dropout), torch.nn.Linear(self.width, 1))
-        # Its state dict's keys ("layers.", "head.") are those of the weights file.
-        self.module = torch.nn.ModuleDict({"layers": self.layers, "head": self.head})
-        self.module.to(next(self.base.parameters()).device)
-
-    @classmethod
-    def restore(
-        cls, state: dict[str, Any], config: HighlighterConfig, encoder: TextEncoder, cache_dir: Path | None = None
-    ) -> FineTunedHighlighter:
-        """The highlighter of stored layers (or adapters) and head; the rest is the encoder's own.
-
-        Raises:
-            FileNotFoundError: The stored layers do not match the configuration.
-        """
-        model = cls(config, encoder)
-        layers = {k[len("layers.") :] for k in state if k.startswith("layers.")}
-        if layers != set(model.stored_layer_state()):
-            raise FileNotFoundError(f"{cls.WEIGHTS}: its layer weights do not match the configuration")
-        model.module.load_state_dict(state, strict=config.lora_rank == 0)
-        model.module.eval()
-        return model
-
-    @property
-    def notes(self) -> str:
-        """What the model is, for its card."""
-        tuned = f"rank-{self.config.lora_rank} adapters on" if self.config.lora_rank else "fine-tuned"
-        return (
-            f"{self.encoder.name} pair encoding (guest and host in one input), top {len(self.layers)} layers {tuned} "
-            "(stored), the rest frozen + linear token head"
-        )
-
-    # -- inputs -------------------------------------------------------------------------------
-    def read(self, pair: ParaphrasePair) -> tuple[Any, Any, int]:
-        """Output of the frozen layers for one pair (float16, sub-words x width), its word index and word count.
-
-        Only the embeddings and the frozen layers run: the encoder's own upper layers, which the
-        trained copies replace, are skipped.
-        """
-        import torch
-
-        enc, index = pair_encoding(self.tokenizer, pair.guest, pair.host, self.config.max_length)
-        enc = enc.to(next(self.base.parameters()).device)
-        with torch.inference_mode():
-            x = self.base.embeddings(input_ids=enc["input_ids"], token_type_ids=enc.get("token_type_ids"))
-            # One unpadded sequence: no attention mask is needed.
-            states = _through(self.base.encoder.layer[: self.frozen], x, None)[0]
-        return states.half().cpu(), torch.tensor(index), len(pair.guest) + len(pair.host)
-
-    def word_logits(self, inputs: Sequence[Any]) -> list[torch.Tensor]:
-        """One logit per guest-then-host word of each pair, from its :meth:`read` (in the module's mode)."""
-        import torch
-
-        device = next(self.head.parameters()).device
-        length = max(s.shape[0] for s, _, _ in inputs)
-        x = torch.zeros(len(inputs), length, self.width, device=device)
-        mask = torch.zeros(len(inputs), length, device=device)
-        for row, (s, _, _) in enumerate(inputs):
-            x[row, : len(s)] = s.float().to(device)
-            mask[row, : len(s)] = 1.0
-        # Padding is masked out of every sub-word's attention (an additive mask the layers broadcast).
-        additive = (1.0 - mask)[:, None, None, :] * -1e9
-        # float32 words whatever the autocast precision of the layers (index_add keeps one dtype)
-        logits = self.head(_through(self.layers, x, additive)).squeeze(-1).float()
-        words = []
-        for row, (_, index, n) in enumerate(inputs):
-            index = index.to(device)
-            keep = index >= 0
-            total = torch.zeros(n, device=device).index_add(0, index[keep], logits[row, : len(index)][keep])
-            count = torch.zeros(n, device=device).index_add(0, index[keep], torch.ones(int(keep.sum()), device=device))
-            words.append(total / count.clamp_min(1.0))
-        return words
-
-    # -- prediction and training --------------------------------------------------------------
-    def batches(self, inputs: Sequence[Any], targets: Sequence[np.ndarray], rng: np.random.Generator) -> list[Any]:
-        """Batches of ``pair_batch`` pairs of about the same length (little padding), in a random order."""
-        order = sorted(range(len(inputs)), key=lambda i: inputs[i][0].shape[0])
-        chunks = [order[k : k + self.config.pair_batch] for k in range(0, len(order), self.config.pair_batch)]
-        return [([inputs[i] for i in chunks[j]], [targets[i] for i in chunks[j]]) for j in rng.permutation(len(chunks))]
-
-    def loss(self, batch: Any) -> torch.Tensor:
-        """The mean word loss of the batch."""
-        import torch
-
-        inputs, targets = batch
-        logits = torch.cat(self.word_logits(inputs))
-        target = torch.from_numpy(np.concatenate(targets)).to(logits.device)
-        return torch.nn.functional.binary_cross_entropy_with_logits(logits, target)
-
-    def trainable(self) -> list[Any]:
-        """The encoder-side parameters training updates (all of the copied layers, or their adapters)."""
-        return [p for p in self.layers.parameters() if p.requires_grad]
-
-    def param_groups(self) -> Any:
-        """The layers at ``encoder_lr``, the head at ``lr``."""
-        return [{"params": self.trainable(), "lr": self.config.encoder_lr}, {"params": self.head.parameters()}]
-
-    def schedule(self) -> Schedule:
-        """AdamW at constant learning rates, gradients clipped to norm 1."""
-        c = self.config
-        return Schedule(epochs=c.epochs, lr=c.lr, weight_decay=c.weight_decay, decay="none", clip=1.0, seed=c.seed)
-
-    # -- storage ------------------------------------------------------------------------------
-    def stored_layer_state(self) -> dict[str, Any]:
-        """What is stored of the layers: everything, or with adapters only the trained tensors."""
-        if self.config.lora_rank == 0:
-            return dict(self.layers.state_dict())
-        return {name: p for name, p in self.layers.named_parameters() if p.requires_grad}
-
-    def state(self) -> dict[str, Any]:
-        """The stored layers and the head (float32)."""
-        state = {f"layers.{k}": v for k, v in self.stored_layer_state().items()}
-        state |= {f"head.{k}": v for k, v in self.head.state_dict().items()}
-        return {k: v.detach().cpu().contiguous() for k, v in state.items()}
-
-
 @dataclass
 class _Fit:
     """A highlighter as :class:`gnn.trainer.Fittable`: its network on the training pairs; after each
@@ -711,12 +496,8 @@ def train_highlighter(
     progress: Progress | None = None,
     log: Callable[[str], None] | None = None,
 ) -> tuple[Highlighter, FitResult, dict[str, float | int]]:
-    """Read the pairs once, fit the highlighter ``config`` names on ``train``, keep the epoch best on ``tune``.
-
-    A frozen-encoder highlighter when ``config.finetune_layers`` is 0, else a fine-tuned one
-    (:class:`FineTunedHighlighter`). With each epoch the logit offset (``config.bias``, from
-    :data:`BIASES`) is chosen on ``tune``; epoch and offset maximise F1 plus the mean highlight Jaccard.
-    Without tuning pairs the last epoch is kept with offset 0.
+    """Read the pairs once, fit the frozen-encoder highlighter ``config`` names on ``train``, keep the
+    epoch best on ``tune`` (:func:`fit_highlighter`).
 
     Args:
         train: Annotated training pairs.
@@ -736,22 +517,47 @@ def train_highlighter(
     seed_everything(config.seed)  # the network's initial weights
     encoder = TextEncoder(encoder_dir)
     config.base_model = config.base_model or encoder.name
-    model: Highlighter
-    if config.finetune_layers > 0:
-        model = FineTunedHighlighter(config, encoder)
-        inputs = model.inputs([*train, *tune], progress)
-    else:
-        model, inputs = ParaphraseHighlighter.fitted([*train, *tune], len(train), config, encoder, cache_dir, progress)
-    targets = [np.concatenate(pair.targets(config.target)).astype(np.float32) for pair in train]
-    job = _Fit(model, inputs[: len(train)], targets, tune, inputs[len(train) :])
-    fit = Trainer(model.schedule(), progress=progress, log=log).fit(job)
-    config.bias = float(fit.chosen.get("bias", 0.0))
-    tuned = score_predictions(tune, model.from_logits(tune, model.logits(job.tune_inputs))).as_dict() if tune else {}
+    model, inputs = ParaphraseHighlighter.fitted([*train, *tune], len(train), config, encoder, cache_dir, progress)
+    fit, tuned = fit_highlighter(model, inputs, train, tune, progress, log)
     return model, fit, tuned
 
 
+def fit_highlighter(
+    model: Highlighter,
+    inputs: Sequence[Any],
+    train: Sequence[ParaphrasePair],
+    tune: Sequence[ParaphrasePair],
+    progress: Progress | None = None,
+    log: Callable[[str], None] | None = None,
+) -> tuple[FitResult, dict[str, float | int]]:
+    """Fit any :class:`Highlighter` on ``train`` and keep the epoch best on ``tune``.
+
+    With each epoch the logit offset (``model.config.bias``, from :data:`BIASES`) is chosen on
+    ``tune``; epoch and offset maximise F1 plus the mean highlight Jaccard. Without tuning pairs the
+    last epoch is kept with offset 0.
+
+    Args:
+        model: The highlighter, its network initialised.
+        inputs: ``model.read`` of the ``train`` then the ``tune`` pairs (:meth:`Highlighter.inputs`).
+        train: Annotated training pairs.
+        tune: Annotated tuning pairs.
+        progress: ``(stage, done, total)``: ``train`` per epoch.
+        log: A line per epoch (loss and tuning figures).
+
+    Returns:
+        The trainer's result (kept epoch, per-epoch history, time) and the tuning metrics.
+    """
+    config = model.config
+    targets = [np.concatenate(pair.targets(config.target)).astype(np.float32) for pair in train]
+    job = _Fit(model, list(inputs[: len(train)]), targets, tune, list(inputs[len(train) :]))
+    fit = Trainer(model.schedule(), progress=progress, log=log).fit(job)
+    config.bias = float(fit.chosen.get("bias", 0.0))
+    tuned = score_predictions(tune, model.from_logits(tune, model.logits(job.tune_inputs))).as_dict() if tune else {}
+    return fit, tuned
+
+
 def load_highlighter(model_dir: Path, card: ModelCard | None = None, cache_dir: Path | None = None) -> Highlighter:
-    """The highlighter saved in ``model_dir``, of either kind.
+    """The frozen-encoder highlighter saved in ``model_dir``.
 
     Args:
         model_dir: A directory :meth:`Highlighter.save` wrote.
@@ -762,7 +568,7 @@ def load_highlighter(model_dir: Path, card: ModelCard | None = None, cache_dir: 
     Raises:
         FileNotFoundError: ``model_dir`` lacks the configuration or the weights it names.
         ModelError: The encoder is not the one the card records (:func:`gnn.modelcard.check_encoder`), or
-            the configuration names a head other than the MLP.
+            the configuration names a head other than the MLP, or a fine-tuned encoder (an experiment).
     """
     from safetensors.torch import load_file
 
@@ -779,12 +585,18 @@ def load_highlighter(model_dir: Path, card: ModelCard | None = None, cache_dir: 
         raise ModelError(
             f"{config_path}: head {head!r} was removed, only the MLP head loads (docs/experiments/paraphrase.md)"
         )
+    finetuned = {key: raw.pop(key) for key in FINETUNE_KEYS if key in raw}
+    if finetuned.get("finetune_layers", 0):
+        raise ModelError(
+            f"{config_path}: a fine-tuned highlighter ({finetuned['finetune_layers']} encoder layers trained) is an "
+            "experiment, not a model argweb serves; load it with experiments/paraphrase_finetune.py "
+            "(docs/experiments/paraphrase.md)"
+        )
     config = HighlighterConfig(**raw | {"layers": tuple(raw.get("layers", ()))})
-    kind: type[Highlighter] = FineTunedHighlighter if config.finetune_layers > 0 else ParaphraseHighlighter
-    weights = model_dir / kind.WEIGHTS
+    weights = model_dir / ParaphraseHighlighter.WEIGHTS
     if not weights.is_file():
-        raise FileNotFoundError(f"{weights}: not a paraphrase model directory (no {kind.WEIGHTS})")
+        raise FileNotFoundError(f"{weights}: not a paraphrase model directory (no {ParaphraseHighlighter.WEIGHTS})")
     encoder = TextEncoder(Path(card.encoder_dir) if card is not None and card.encoder_dir else None)
     if card is not None:
         check_encoder(model_dir, card, encoder.fingerprint(), encoder.name)
-    return kind.restore(load_file(str(weights)), config, encoder, cache_dir)
+    return ParaphraseHighlighter.restore(load_file(str(weights)), config, encoder, cache_dir)

@@ -15,9 +15,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from gnn.paraphrase import HighlighterConfig, train_highlighter
+from gnn.paraphrase import Highlighter, HighlighterConfig, train_highlighter
 from gnn.paraphrase_eval import PairPrediction, ParaphrasePair, score_predictions
 from gnn.protocol import Fold, FoldOutcome, cross_validate
+from gnn.trainer import FitResult
+
+Trainer = Callable[..., tuple[Highlighter, FitResult, dict[str, float | int]]]
+"""``(train, tune, config, *, encoder_dir, cache_dir) -> (model, fit, tuning figures)``, as
+:func:`gnn.paraphrase.train_highlighter`."""
 
 FIGURES = ("f1", "precision", "recall", "accuracy", "jaccard_guest", "jaccard_host", "floor_f1")
 
@@ -44,15 +49,16 @@ def run_fold(
     config: HighlighterConfig,
     cache_dir: Path | None = None,
     encoder_dir: Path | None = None,
+    trainer: Trainer = train_highlighter,
 ) -> tuple[FoldOutcome, list[PairPrediction]]:
-    """Train on ``fold.train``, choose on ``fold.tune``, then predict ``fold.test``.
+    """Train on ``fold.train`` with ``trainer``, choose on ``fold.tune``, then predict ``fold.test``.
 
     Returns:
         The fold's outcome (the held-out figures, predicted against gold pairs, the chosen epoch
         and offset) and its held-out predictions.
     """
     train, tune, test = ([pairs[i] for i in part] for part in (fold.train, fold.tune, fold.test))
-    model, fit, _ = train_highlighter(train, tune, replace(config), encoder_dir=encoder_dir, cache_dir=cache_dir)
+    model, fit, _ = trainer(train, tune, replace(config), encoder_dir=encoder_dir, cache_dir=cache_dir)
     predictions = model.predict(test)
     scores = score_predictions(test, predictions)
     figures = {name: float(getattr(scores, name)) for name in FIGURES}
@@ -70,6 +76,7 @@ def cross_validate_paraphrase(
     cache_dir: Path | None = None,
     encoder_dir: Path | None = None,
     log: Callable[[str], None] = lambda _msg: None,
+    trainer: Trainer = train_highlighter,
 ) -> dict[str, Any]:
     """Out-of-fold figures of the highlighter recipe ``config`` on ``pairs``, folds by interview.
 
@@ -81,6 +88,8 @@ def cross_validate_paraphrase(
         cache_dir: Pair-encoding cache.
         encoder_dir: A local encoder directory instead of the packaged MiniLM.
         log: Receives a line per fold.
+        trainer: Trains a fold's highlighter (default the shipped kind's :func:`gnn.paraphrase.train_highlighter`;
+            ``experiments/paraphrase_finetune.py`` passes its fine-tuned one).
 
     Returns:
         :func:`gnn.protocol.cross_validate`'s summary (labels ``paraphrase`` / ``not_paraphrase``),
@@ -90,7 +99,7 @@ def cross_validate_paraphrase(
     predictions: list[PairPrediction] = []
 
     def fold_run(fold: Fold) -> FoldOutcome:
-        outcome, predicted = run_fold(pairs, fold, config, cache_dir, encoder_dir)
+        outcome, predicted = run_fold(pairs, fold, config, cache_dir, encoder_dir, trainer)
         held.extend(pairs[i] for i in fold.test)
         predictions.extend(predicted)
         return outcome

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from gnn.metrics import PRF
 from gnn.protocol import Pooled, seeded_share
+from ontology.errors import LoaderError
 
 THRESHOLD = 0.5
 
@@ -56,7 +57,7 @@ class ParaphrasePair:
         """Majority-vote gold label."""
         share = self.share
         if share is None:
-            raise ValueError(f"QID {self.qid}: no votes, so no gold label")
+            raise LoaderError(f"QID {self.qid}: no paraphrase votes, so no gold label")
         return share >= THRESHOLD
 
     def gold_highlights(self, side: str) -> set[int]:
@@ -79,7 +80,7 @@ class ParaphrasePair:
         the majority vote; ``mix``: the mean of the two.
         """
         if self.guest_hl is None or self.host_hl is None or self.share is None:
-            raise ValueError(f"QID {self.qid}: no highlights to train on")
+            raise LoaderError(f"QID {self.qid}: no highlights or votes to train on")
         share = self.share
         out: list[list[float]] = []
         for hls in (self.guest_hl, self.host_hl):

@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ontology.errors import ClientError
+
 
 def _rank(seed: object, group: str) -> str:
     return hashlib.sha1(f"{seed}:{group}".encode()).hexdigest()
@@ -35,13 +37,13 @@ def grouped_folds(groups: Sequence[str], k: int, seed: int = 0) -> list[int]:
     order) to the fold with the fewest items so far.
 
     Raises:
-        ValueError: ``k`` < 2, or fewer groups than folds.
+        ClientError: ``k`` < 2, or fewer groups than folds (the caller asked for more folds than the data allow).
     """
     sizes = Counter(groups)
     if k < 2:
-        raise ValueError(f"cross-validation needs at least 2 folds, not {k}")
+        raise ClientError(f"cross-validation needs at least 2 folds, not {k}")
     if len(sizes) < k:
-        raise ValueError(f"{len(sizes)} group(s) cannot fill {k} folds")
+        raise ClientError(f"{len(sizes)} group(s) cannot fill {k} folds; ask for at most {len(sizes)}")
     load = [0] * k
     fold_of: dict[str, int] = {}
     for group in sorted(sizes, key=lambda g: (-sizes[g], _rank(seed, g))):

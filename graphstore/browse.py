@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ontology.errors import ClientError
 from ontology.terms import Label, RelType
 
 FULLTEXT_INDEX = "node_text"
@@ -168,7 +169,7 @@ def neighbors(rel_types: Sequence[RelType], direction: str, depth: int) -> str:
     Returns one row ``{nodes, edges, truncated}`` (``nodes`` empty when there is no path).
     """
     if not 1 <= depth <= 3:
-        raise ValueError(f"depth must be 1..3, not {depth}")
+        raise ClientError(f"depth must be 1..3, not {depth}")
     types = "|".join(_rel(t) for t in rel_types)
     pattern = f"[:{types}*1..{depth}]" if types else f"[*1..{depth}]"
     left, right = {"out": ("-", "->"), "in": ("<-", "-"), "both": ("-", "-")}[direction]
@@ -228,10 +229,10 @@ def relations(
         sense: Filter on ``$sense``.
 
     Raises:
-        ValueError: ``origin`` neither gold, predicted nor None.
+        ClientError: ``origin`` neither gold, predicted nor None.
     """
     if origin not in (None, "gold", "predicted"):
-        raise ValueError(f"origin must be gold or predicted, not {origin!r}")
+        raise ClientError(f"origin must be gold or predicted, not {origin!r}")
     relation = _label(Label.Relation)
     labels = f"{_label(Label.Node)}:{relation}"
     # The kind is tested on each row: a label in the pattern lets the planner scan it and join.

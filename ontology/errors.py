@@ -7,6 +7,8 @@ exit code) is decided in one place, ``api/errors.py``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 
 class ArgwebError(Exception):
     """Root of every error argweb raises on purpose."""
@@ -59,6 +61,50 @@ class ModelError(ArgwebError):
 
 class ApiError(ClientError):
     """The API or CLI was used with invalid arguments or settings."""
+
+
+class UnknownTaskError(ApiError):
+    """The caller named a model task that is not registered; the message lists the known ones."""
+
+    @classmethod
+    def check(cls, task: str, known: Iterable[str]) -> None:
+        """Raise unless ``task`` is one of ``known``.
+
+        Raises:
+            UnknownTaskError: ``task`` is not known; the message names it and lists the known ones.
+        """
+        names = list(known)
+        if task not in names:
+            raise cls(f"unknown task {task!r}; expected one of {', '.join(names)}")
+
+
+class UnknownProfileError(ApiError):
+    """The caller named a training profile (recipe) its task does not have; the message lists the known ones."""
+
+    @classmethod
+    def check(cls, profile: str, known: Iterable[str], task: str | None = None) -> None:
+        """Raise unless ``profile`` is one of ``known``, the profiles of ``task``.
+
+        Every task checks its profile here, so an unknown one is the caller's mistake (400, exit
+        code 2) whichever task was asked.
+
+        Raises:
+            UnknownProfileError: ``profile`` is not known; the message names it, the task and the known ones.
+        """
+        names = sorted(known)
+        if profile not in names:
+            of = f" for the {task} task" if task else ""
+            raise cls(f"unknown profile {profile!r}{of}; expected one of {', '.join(names)}")
+
+
+class ModelNotInstalledError(ModelError):
+    """No model is installed for what was asked (train one or install the shipped one): the server
+    or command is not at fault in what it was asked, and the same request succeeds once one is."""
+
+
+class BusyError(ArgwebError):
+    """Every slot of a bounded kind of work (predictions, SPARQL queries) is taken: the request is
+    refused, not queued, and the same request succeeds once a slot is free."""
 
 
 class QueryRefusedError(InvalidQueryError):

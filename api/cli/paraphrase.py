@@ -59,9 +59,7 @@ def train_paraphrase(data: list[Path] | None, out: Path | None, profile: str, se
     """Train the ContextDeP highlighter (MiniLM pair encoding + token head) and write its model card.
 
     Profiles: quick and full keep the encoder frozen (a PCA + MLP head; full is the shipped
-    model); finetune also fine-tunes the encoder's six layers (about 6 minutes, 43 MB of weights);
-    lora trains rank-8 adapters on them instead (1.4 MB). --encoder reads the pairs with another
-    local encoder (fine-tuning needs a BERT-like one).
+    model). --encoder reads the pairs with another local encoder.
     Default data: the train and dev token files of <corpora>/contextdep. Dev pairs are split by
     interview into a tuning half and a held-out half; the card reports both.
     """

@@ -96,11 +96,6 @@ def _print_eval(result: dict[str, Any]) -> None:
             table.add_row("Sci-Arg", "TF-IDF+LR", "R (micro)", f"{b['f1']:.4f}", f"{b['p']:.4f}", f"{b['r']:.4f}")
             table.add_row("Sci-Arg", "TF-IDF+LR", "macro-F1", f"{base['relations']['macro_f1']:.4f}", "", "")
     if "marg" in result:
-        cv = result["marg"]["cross_validation"]
-        for name in ("text", "text+audio", "baseline_tfidf_lr"):
-            if name in cv:
-                m = cv[name]["macro_f1"]
-                table.add_row("M-Arg", name, "macro-F1 (CV)", f"{m['mean']:.4f} ± {m['std']:.4f}", "", "")
         for obj, t in result["marg"].get("qt30_transfer", {}).items():
             model = f"QT30 GNN, no M-Arg training ({obj})"
             table.add_row("M-Arg", model, "macro-F1 (gold pairs)", f"{t['macro_f1']:.4f}", "", "")

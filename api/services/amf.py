@@ -382,7 +382,7 @@ def run_task(task: str, doc: dict[str, Any], settings: Settings, limits: Limits 
 
     Raises:
         ApiError: Unknown task, a malformed document (the record named), or beyond the limits.
-        DatabaseUnavailableError: As many model requests running as the limits allow (503, retry).
+        BusyError: As many model requests running as the limits allow (503, retry).
     """
     check_task(task)
     limits = limits or Limits(settings.predict_max_utterances, settings.predict_max_chars, settings.predict_max_running)

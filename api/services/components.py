@@ -82,13 +82,13 @@ def train(
             layers), instead of the packaged MiniLM (layers 3 and 6); recorded in the card.
 
     Raises:
-        ModelError: Unknown profile, or an encoder directory that is not one.
+        UnknownProfileError: Unknown profile. ModelError: An encoder directory that is not one.
         LoaderError: Missing or unreadable papers.
     """
     from gnn.components import PROFILES, TaggerConfig, TokenVectors, nearest_claim_relations, train_tagger
     from gnn.encoder import TextEncoder
 
-    config = profile_config(PROFILES, profile, seed, TaggerConfig)
+    config = profile_config(PROFILES, profile, seed, TaggerConfig, "components")
     encoder = TextEncoder(encoder_dir)
     if encoder_dir is not None:
         config.layers = encoder.middle_and_last()

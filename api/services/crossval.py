@@ -46,7 +46,7 @@ def discourse(
         reporter: Progress lines.
 
     Raises:
-        ApiError: Unknown profile. NotFoundError: No data file.
+        UnknownProfileError: Unknown profile. NotFoundError: No data file.
     """
     from api.services.discourse import read_dialogues, recipe_data
     from gnn.discourse.cv import cross_validate_discourse
@@ -85,7 +85,7 @@ def paraphrase(
         reporter: Progress lines.
 
     Raises:
-        ModelError: Unknown profile. LoaderError: Unreadable data.
+        UnknownProfileError: Unknown profile. LoaderError: Unreadable data.
     """
     from api.services.corpora import corpora_root
     from api.services.paraphrase import default_data, pairs_from_file
@@ -97,7 +97,7 @@ def paraphrase(
     pairs = [p for path in paths for p in pairs_from_file(path)]
     if not pairs:
         raise LoaderError(f"no ContextDeP pairs in {', '.join(map(str, paths))}")
-    config = profile_config(PROFILES, profile, seed, HighlighterConfig)
+    config = profile_config(PROFILES, profile, seed, HighlighterConfig, "paraphrase")
     cache = settings.embeddings_dir / "contextdep-pairs"
     out = cross_validate_paraphrase(pairs, config, folds, seed, cache_dir=cache, log=reporter.log)
     return {**out, "profile": profile, "files": [str(p) for p in paths]}
@@ -275,7 +275,7 @@ def components(
         reporter: Progress lines.
 
     Raises:
-        ModelError: Unknown profile.
+        UnknownProfileError: Unknown profile.
         ApiError: Fewer of those papers than folds.
         LoaderError: Unreadable papers.
     """
@@ -288,7 +288,7 @@ def components(
     from gnn.relations.sciarg_cv import SHIPPED_PAPERS, TUNE_SHARE
 
     corpus = data or corpora_root(settings) / SCIARG_DIR
-    config = profile_config(PROFILES, profile, seed, TaggerConfig)
+    config = profile_config(PROFILES, profile, seed, TaggerConfig, "components")
     present = [name for name in SHIPPED_PAPERS if (corpus / f"{name}.ann").is_file()]
     if len(present) < folds:
         raise ApiError(f"{corpus}: {len(present)} of the papers A01-A32 found, fewer than the {folds} folds")

@@ -24,7 +24,7 @@ from api.services.graph import Graph
 from api.services.reporting import SILENT, Reporter, stages
 from api.settings import Settings
 from graphstore.perturb import DIALOGUE_VARIANTS
-from ontology.errors import ApiError, NotFoundError
+from ontology.errors import ApiError, NotFoundError, UnknownProfileError
 from ontology.formats.common import read_json
 from ontology.formats.dialogue_json import detect_scheme, load_dialogue_json, scheme_label, write_dialogue_json
 
@@ -104,13 +104,12 @@ def recipe_data(settings: Settings, profile: str, data: Sequence[Path] | None) -
     """The Molweni/STAC files a discourse recipe reads: ``data``, or :data:`DEFAULT_DATA` under the corpora.
 
     Raises:
-        ApiError: ``profile`` is not a discourse profile.
+        UnknownProfileError: ``profile`` is not a discourse profile.
         NotFoundError: No data given and none of the default files present.
     """
     from gnn.discourse.train import PROFILES
 
-    if profile not in PROFILES:
-        raise ApiError(f"unknown profile {profile!r}; expected one of {sorted(PROFILES)}")
+    UnknownProfileError.check(profile, PROFILES, "discourse")
     if data:
         return list(data)
     root = corpora_root(settings)
@@ -147,7 +146,7 @@ def train(
 
     Raises:
         NotFoundError: No data file found.
-        ApiError: Unknown profile.
+        UnknownProfileError: Unknown profile.
     """
     from gnn.discourse.data import split_by_groups
     from gnn.discourse.train import MODEL_NAME, PROFILES, TASK, ParserConfig, save_model, train_parser

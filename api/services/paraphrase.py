@@ -108,12 +108,12 @@ def train(
         log: A line per epoch.
 
     Raises:
-        ModelError: Unknown profile, or an encoder that cannot be read.
+        UnknownProfileError: Unknown profile. ModelError: An encoder that cannot be read.
         LoaderError: Unreadable data.
     """
     from gnn.paraphrase import CONFIG, PROFILES, HighlighterConfig, train_highlighter
 
-    config = profile_config(PROFILES, profile, seed, HighlighterConfig)
+    config = profile_config(PROFILES, profile, seed, HighlighterConfig, "paraphrase")
     parts = split_data(paths)
     model, fit, tuned = train_highlighter(parts["train"], parts["tune"], config, encoder_dir, cache_dir, progress, log)
     metrics: dict[str, Any] = {"tune": tuned, "best_epoch": fit.best_epoch}

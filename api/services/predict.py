@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from ontology.errors import ApiError, DatabaseUnavailableError
+from ontology.errors import ApiError, BusyError, ModelNotInstalledError, UnknownTaskError
 
 TASKS = ("pair", "dialogue", "transcript")
 
@@ -50,9 +50,12 @@ _PREDICTORS: dict[str, Predictor] = {}
 
 
 def register(task: str, predictor: Predictor) -> None:
-    """Install the predictor of ``task`` (called by the model services when they are wired in)."""
-    if task not in TASKS:
-        raise ValueError(f"unknown prediction task {task!r}")
+    """Install the predictor of ``task`` (called by the model services when they are wired in).
+
+    Raises:
+        UnknownTaskError: ``task`` is not one of :data:`TASKS`.
+    """
+    UnknownTaskError.check(task, TASKS)
     _PREDICTORS[task] = predictor
 
 
@@ -99,7 +102,7 @@ def predict_limited(request: PredictionRequest, graph: Any, limits: Limits) -> d
 
     Raises:
         ApiError: Beyond the size limits (:func:`check_limits`).
-        DatabaseUnavailableError: ``limits.running`` requests are being computed (503, retry).
+        BusyError: ``limits.running`` requests are being computed (503, retry).
     """
     check_limits(request, limits)
     with running_slot(limits):
@@ -111,12 +114,12 @@ def running_slot(limits: Limits) -> Iterator[None]:
     """One of the ``limits.running`` slots of model requests (``/predict`` and ``/amf``), held while inside.
 
     Raises:
-        DatabaseUnavailableError: Every slot is taken (503, retry): a request is refused, not queued.
+        BusyError: Every slot is taken (503, retry): a request is refused, not queued.
     """
     with _RUNNING_LOCK:
         slot = _RUNNING.setdefault(limits.running, threading.BoundedSemaphore(limits.running))
     if not slot.acquire(blocking=False):
-        raise DatabaseUnavailableError(f"{limits.running} predictions are being computed, the most at once; retry")
+        raise BusyError(f"{limits.running} predictions are being computed, the most at once; retry")
     try:
         yield
     finally:
@@ -127,11 +130,11 @@ def predict(request: PredictionRequest, graph: Any) -> dict[str, Any]:
     """Predicted edges with scores for a pair, a stored dialogue or a new transcript.
 
     Raises:
+        UnknownTaskError: The task is not one of :data:`TASKS`.
         ApiError: The request does not fit its task.
-        DatabaseUnavailableError: No model is installed for the task.
+        ModelNotInstalledError: No model is installed for the task (503).
     """
-    if request.task not in TASKS:
-        raise ApiError(f"task must be one of {', '.join(TASKS)}")
+    UnknownTaskError.check(request.task, TASKS)
     if request.task == "pair" and request.texts is None:
         raise ApiError("a pair prediction needs two texts")
     if request.model is not None:
@@ -142,5 +145,5 @@ def predict(request: PredictionRequest, graph: Any) -> dict[str, Any]:
         raise ApiError("a transcript prediction needs utterances")
     predictor = _PREDICTORS.get(request.task)
     if predictor is None:
-        raise DatabaseUnavailableError(f"no model is installed for {request.task} prediction on this server")
+        raise ModelNotInstalledError(f"no model is installed for {request.task} prediction on this server")
     return predictor(request, graph)

@@ -37,6 +37,7 @@ from ontology.competency import CQ_DIR, CompetencyQuestion, load_questions
 from ontology.errors import (
     ApiError,
     ArgwebError,
+    BusyError,
     DatabaseUnavailableError,
     NotFoundError,
     QueryLimitError,
@@ -328,12 +329,12 @@ class WorkerPool:
         """A place in the pool, or a refusal when ``cap`` evaluations already hold one.
 
         Raises:
-            DatabaseUnavailableError: ``cap`` reached (answered 503 with ``Retry-After``).
+            BusyError: ``cap`` reached (answered 503 with ``Retry-After``).
         """
         with self._lock:
             if self._running >= cap:
                 self._refused += 1
-                raise DatabaseUnavailableError(f"{cap} SPARQL queries are running, the most at once; retry shortly")
+                raise BusyError(f"{cap} SPARQL queries are running, the most at once; retry shortly")
             self._running += 1
             self._peak = max(self._peak, self._running)
         return _Place(self)
@@ -403,8 +404,8 @@ def run_sparql(
         ApiError, QueryRefusedError: From :func:`check_sparql` and Oxigraph's parser; ApiError
             also when ``cancel`` was set before the result started.
         QueryLimitError: No result started before the deadline, or the worker ran out of memory.
-        DatabaseUnavailableError: No store at ``store``, the server does not answer, or
-            ``max_workers`` already running (503).
+        DatabaseUnavailableError: No store at ``store``, or the server does not answer (503).
+        BusyError: ``max_workers`` already running (503).
         InvalidQueryError: The server refused the query as invalid.
     """
     form = check_sparql(query, allow_service)

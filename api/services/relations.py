@@ -18,7 +18,7 @@ from typing import Any
 from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
 from graphstore.perturb import AIF_VARIANTS
-from ontology.errors import ApiError, LoaderError
+from ontology.errors import ApiError, LoaderError, UnknownProfileError
 from ontology.formats.aif import load_aif
 from ontology.formats.aif_write import add_relations, read_map, strip_relations, write_json_atomic
 from ontology.formats.brat_write import write_paper
@@ -123,13 +123,15 @@ def train(
     and networks trained; ``reporter`` gets a line per training epoch.
 
     Raises:
+        UnknownProfileError: ``profile`` is not a relations profile (before any data is read).
         ApiError: ``encoder_dir`` with a profile that reads no encoder. ModelError: ``encoder_dir``
             is not a model directory.
     """
     from gnn.device import pick_device
     from gnn.encoder import encoder_for
-    from gnn.relations.pipeline import train_relations
+    from gnn.relations.pipeline import PROFILES, train_relations
 
+    UnknownProfileError.check(profile, PROFILES, "relations")
     data = load_data(paths, reporter)
     device = pick_device()
     if encoder_dir is not None and profile != "full":

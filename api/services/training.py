@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from gnn.modelcard import ModelCard, git_commit, write_card
-from ontology.errors import ModelError
+from ontology.errors import UnknownProfileError
 
 ConfigT = TypeVar("ConfigT")
 
@@ -25,15 +25,18 @@ class TrainingRun(Protocol):
 
 
 def profile_config(
-    profiles: Mapping[str, Mapping[str, Any]], profile: str, seed: int, config: Callable[..., ConfigT]
+    profiles: Mapping[str, Mapping[str, Any]],
+    profile: str,
+    seed: int,
+    config: Callable[..., ConfigT],
+    task: str | None = None,
 ) -> ConfigT:
-    """The model configuration of ``profile`` with ``seed``.
+    """The model configuration of ``profile`` (a profile of ``task``) with ``seed``.
 
     Raises:
-        ModelError: Unknown profile.
+        UnknownProfileError: Unknown profile.
     """
-    if profile not in profiles:
-        raise ModelError(f"unknown profile {profile!r}; expected one of {sorted(profiles)}")
+    UnknownProfileError.check(profile, profiles, task)
     return config(seed=seed, **profiles[profile])
 
 

@@ -24,7 +24,7 @@ import numpy as np
 from gnn.relations.heads import HeadChoice
 from gnn.relations.text import Lsa, TextVectors
 from gnn.trainer import Progress
-from ontology.errors import ModelError
+from ontology.errors import ModelError, UnknownProfileError
 
 
 @dataclass
@@ -127,7 +127,12 @@ class Family(Generic[T]):
 
 
 def profile_hp(profiles: Mapping[str, Mapping[str, Any]], profile: str, epochs: int | None) -> dict[str, Any]:
-    """A copy of the hyper-parameters of ``profile``, with ``epochs`` overriding the profile's."""
+    """A copy of the hyper-parameters of ``profile``, with ``epochs`` overriding the profile's.
+
+    Raises:
+        UnknownProfileError: ``profile`` is not one of ``profiles``.
+    """
+    UnknownProfileError.check(profile, profiles, "relations")
     hp = dict(profiles[profile])
     if epochs is not None:
         hp["epochs"] = epochs

@@ -4,9 +4,9 @@
 pairs; the service recognises the format and hands over loader records) and writes one model
 directory with a sub-model per family present (``qt30.*``, ``sciarg.*``: safetensors weights and
 their JSON configuration) and one model card
-whose sections are keyed by family. M-Arg has 102 gold pairs only: it is reported by
-cross-validation, not stored as a model; its debates are read by the QT30 network instead, which
-is scored on those pairs without ever training on them (``qt30_transfer``).
+whose sections are keyed by family. M-Arg has 102 gold pairs only and no model of its own: its
+debates are read by the QT30 network, which is scored on those pairs without ever training on them
+(``qt30_transfer``); the logistic regression once cross-validated on them is ``experiments/marg_cv.py``.
 """
 
 from __future__ import annotations
@@ -22,15 +22,17 @@ import numpy as np
 from gnn.modelcard import ModelCard, git_commit, read_card, write_card
 from gnn.relations.argmap import ArgMap
 from gnn.relations.family import TrainOptions
-from gnn.relations.marg_task import Debate, Pair, cross_validate, predict_debates, score_transfer
+from gnn.relations.marg_task import Debate, Pair, predict_debates, score_transfer
 from gnn.relations.sciarg_task import Paper
-from gnn.relations.text import Lsa, TextVectors
+from gnn.relations.text import TextVectors
 from gnn.trainer import Progress
-from ontology.errors import ModelError
+from ontology.errors import ClientError, ModelError, UnknownProfileError
 
 TASK = "relations"
 MODEL = "relation-gnn"
 VERSION = "0.8.0"
+PROFILES = ("quick", "full")
+"""The relation recipes: ``quick`` reads the texts as LSA vectors, ``full`` through the text encoder."""
 
 
 @dataclass
@@ -55,17 +57,6 @@ def _threads(n: int | None) -> None:
 
         # On a shared CPU one thread per process avoids the spin-wait collapse of two-thread ops.
         torch.set_num_threads(n)
-
-
-def _marg(data: RelationData, encoder: TextVectors | None, seed: int) -> dict[str, Any]:
-    text: TextVectors
-    if encoder is not None:
-        text = encoder
-    else:
-        text = Lsa.fit(data.marg_sentences or [s for p in data.marg for s in (p.source, p.target)], seed=seed)
-    out = cross_validate(data.marg, text, data.marg_audio, seed=seed)
-    out["text_model"] = getattr(text, "name", "encoder")
-    return out
 
 
 def marg_transfer(model_dir: Path, data: RelationData, *, device: str, encoder: TextVectors | None) -> dict[str, Any]:
@@ -122,16 +113,21 @@ def train_relations(
         log: Receives progress lines (one per training epoch of every network).
 
     Raises:
-        ModelError: No data of any family.
+        ClientError: No data of any family, or M-Arg pairs only (they train nothing).
+        UnknownProfileError: ``profile`` is neither quick nor full.
     """
     from gnn.device import seed_everything
     from gnn.relations.qt30_run import train_qt30
     from gnn.relations.sciarg_task import train_sciarg
 
     if not data.families():
-        raise ModelError("no relation data given (QT30/DialAM AIF maps, Sci-Arg brat papers or M-Arg pair files)")
-    if profile not in ("quick", "full"):
-        raise ModelError(f"unknown profile {profile!r}; use quick or full")
+        raise ClientError("no relation data given (QT30/DialAM AIF maps, Sci-Arg brat papers or M-Arg pair files)")
+    if not (data.qt30 or data.sciarg):
+        raise ClientError(
+            "M-Arg pairs alone train no relation model (no M-Arg model ships; its logistic-regression "
+            "cross-validation is experiments/marg_cv.py): give QT30/DialAM maps or Sci-Arg papers too"
+        )
+    UnknownProfileError.check(profile, PROFILES, "relations")
     _threads(threads)
     seed_everything(seed)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -146,14 +142,13 @@ def train_relations(
             continue
         log(f"{name}: {len(items)} {unit}")
         sections[family] = train(items, out_dir, options)
-    if data.marg:
-        log(f"M-Arg: {len(data.marg)} pairs (cross-validation)")
-        metrics = {"cross_validation": _marg(data, use_encoder, seed)}
-        # Only a QT30 network of this run: out_dir may hold an older one.
-        transfer = marg_transfer(out_dir, data, device=device, encoder=use_encoder) if "qt30" in sections else {}
-        if transfer:
-            metrics["qt30_transfer"] = transfer
-        sections["marg"] = {"metrics": metrics}
+    # No M-Arg model ships: M-Arg's gold pairs only score this run's QT30 network (the logistic
+    # regression once cross-validated here is experiments/marg_cv.py). Only a QT30 network of this
+    # run: out_dir may hold an older one.
+    transfer = marg_transfer(out_dir, data, device=device, encoder=use_encoder) if "qt30" in sections else {}
+    if transfer:
+        log(f"M-Arg: {len(data.marg)} gold pairs scored with the QT30 network")
+        sections["marg"] = {"metrics": {"qt30_transfer": transfer}}
     weights = [f for s in sections.values() for f in s.get("files", [])]
     fingerprint, encoder_dir = _encoder_identity(use_encoder)
     card = ModelCard(
@@ -246,8 +241,8 @@ def evaluate_relations(
 
     QT30 maps of the model's held-out split (Sci-Arg papers A25-A32) are the evaluation set when
     any are present, otherwise all given maps/papers; the baseline is trained on the other given
-    ones (when there are none it is left out and said so). M-Arg pairs are cross-validated, and
-    the model's QT30 network is scored on them too (given the sentence file, the debates).
+    ones (when there are none it is left out and said so). On M-Arg pairs the model's QT30 network
+    is scored (given the sentence file, the debates; ``marg.qt30_transfer``).
 
     ``variants`` are the same QT30 maps written other valid ways (by variant name; see
     :mod:`graphstore.perturb`): the evaluated ones among them are scored too, and
@@ -281,9 +276,7 @@ def evaluate_relations(
             if rest_p
             else "no training papers given besides the evaluated ones"
         )
-    if data.marg:
-        out["marg"] = {"cross_validation": _marg(data, encoder, seed)}
-        transfer = marg_transfer(model_dir, data, device=device, encoder=encoder)
-        if transfer:
-            out["marg"]["qt30_transfer"] = transfer
+    transfer = marg_transfer(model_dir, data, device=device, encoder=encoder)
+    if transfer:
+        out["marg"] = {"qt30_transfer": transfer}
     return out

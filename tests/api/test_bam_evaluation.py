@@ -92,7 +92,7 @@ def test_relation_to_unknown_component_is_an_error() -> None:
     doc = BratDocument(
         "x", [(0, 2)], ["ab"], {"T1": Component("T1", "data", ((0, 2),))}, [Relation("supports", "T1", "T9")]
     )
-    with pytest.raises(ValueError, match="T9"):
+    with pytest.raises(LoaderError, match="T9"):
         evaluate({"x": doc}, {"x": doc})
 
 

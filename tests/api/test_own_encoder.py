@@ -102,14 +102,13 @@ def test_discourse_trains_and_parses_on_a_local_encoder(encoder: Path, tmp_path:
     assert dialogues and all("relations" in d for d in dialogues)
 
 
-@pytest.mark.parametrize("profile", ["quick", "lora"])  # the frozen-encoder and the fine-tuned highlighter
 def test_paraphrase_trains_and_predicts_on_a_local_encoder_and_refuses_another(
-    encoder: Path, profile: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    encoder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("ARGWEB_CACHE_DIR", str(tmp_path / "cache"))  # this encoder's pair vectors are throwaway
     out, dev = tmp_path / "highlighter", next(p for p in CONTEXTDEP if "_DEV_" in p.name)
     data = [arg for path in CONTEXTDEP for arg in ("--data", str(path))]
-    card = _train(encoder, "paraphrase", profile, data, out)
+    card = _train(encoder, "paraphrase", "quick", data, out)
 
     def predict(target: Path) -> Result:
         return CliRunner().invoke(

@@ -20,7 +20,7 @@ def test_the_app_installs_a_predictor_per_task() -> None:
 @pytest.mark.parametrize(
     ("request_", "message"),
     [
-        (predict.PredictionRequest("guess"), "task must be one of"),
+        (predict.PredictionRequest("guess"), "unknown task 'guess'; expected one of pair, dialogue, transcript"),
         (predict.PredictionRequest("pair"), "needs two texts"),
         (predict.PredictionRequest("pair", texts=("a", "b"), model="x"), "only the server's installed models"),
         (predict.PredictionRequest("dialogue"), "needs dialogue_id"),

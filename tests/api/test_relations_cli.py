@@ -185,7 +185,7 @@ def test_evaluate_m_arg_scores_the_qt30_network_on_the_gold_pairs(model: Path) -
     result = CliRunner().invoke(app, [*args, "--json"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout[result.stdout.index("{") :])["marg"]
-    assert out["cross_validation"]["pairs"] == 15
+    assert set(out) == {"qt30_transfer"}  # no M-Arg model ships (experiments/marg_cv.py)
     assert set(out["qt30_transfer"]) == {"general", "focused", "shares"}
     assert all(t["pairs"] == 15 for t in out["qt30_transfer"].values())
     table = CliRunner().invoke(app, args)

@@ -8,6 +8,7 @@ import pytest
 
 from gnn.protocol import Fold, FoldOutcome, Pooled, cross_validate, grouped_folds, spread
 from gnn.relations.qt30_task import episodes
+from ontology.errors import ClientError
 
 pytestmark = pytest.mark.unit  # synthetic data, no model loaded: in the unit tier
 
@@ -34,7 +35,7 @@ def test_folds_do_not_depend_on_the_input_order() -> None:
 
 
 def test_too_few_groups_is_an_error() -> None:
-    with pytest.raises(ValueError, match="cannot fill 5 folds"):
+    with pytest.raises(ClientError, match="cannot fill 5 folds"):
         grouped_folds(["a", "b", "a"], 5)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
-import statistics
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +12,7 @@ import pytest
 
 from gnn.modelcard import read_card
 from gnn.relations.argmap import anchor_accuracy, maps_from_records, without_locutions
-from gnn.relations.marg_task import LABELS, Pair, cross_validate, debates_from_records, event_of, pairs_from_records
+from gnn.relations.marg_task import debates_from_records, event_of, pairs_from_records
 from gnn.relations.pipeline import RelationData, evaluate_relations, train_relations
 from gnn.relations.qt30 import candidate_recall, map_tensors
 from gnn.relations.qt30_run import load_qt30
@@ -21,7 +20,7 @@ from gnn.relations.qt30_task import Decoding
 from gnn.relations.sciarg_task import load_sciarg as load_sciarg_model
 from gnn.relations.sciarg_task import papers_from_records
 from gnn.relations.text import Lsa
-from ontology.errors import ModelError
+from ontology.errors import ClientError, ModelError
 from ontology.formats.aif import load_aif
 from ontology.formats.aif_write import add_relations, read_map, strip_relations
 from ontology.formats.common import FileRelation
@@ -159,7 +158,8 @@ def test_marg_debates_are_scored_with_the_qt30_network(model_dir: Path, qt30_map
     for pair in pairs:
         assert pair.group and names[props[pair.source_id]].startswith(pair.group + "_")
     out = evaluate_relations(model_dir, data)["marg"]
-    assert set(out) == {"cross_validation", "qt30_transfer"}
+    # No M-Arg model ships: only the QT30 network is scored on M-Arg (experiments/marg_cv.py has the rest).
+    assert set(out) == {"qt30_transfer"}
     for scores in out["qt30_transfer"].values():
         assert scores["pairs"] == 15
         assert 0.0 <= scores["support_attack_f1"] <= 1.0 and 0.0 <= scores["macro_f1"] <= 1.0
@@ -167,58 +167,13 @@ def test_marg_debates_are_scored_with_the_qt30_network(model_dir: Path, qt30_map
     card = train_relations(dataclasses.replace(data, qt30=qt30_maps), tmp_path / "m", epochs=2, seed=1)
     assert card.metrics["marg"]["qt30_transfer"]["general"]["pairs"] == 15
     assert read_card(tmp_path / "m", "relations").metrics["marg"]["qt30_transfer"]
-    # Without QT30 maps there is no network of the run to score, and none is taken from an older model there.
+    assert "cross_validation" not in card.metrics["marg"]
+    # M-Arg pairs alone train nothing: refused before anything is written, an older model there kept as it was.
     shutil.copytree(model_dir, tmp_path / "old")
-    assert (tmp_path / "old" / "qt30.safetensors").is_file()
-    only = train_relations(data, tmp_path / "old", seed=1)
-    assert "qt30_transfer" not in only.metrics["marg"]
-
-
-def test_marg_cross_validation_text_and_generated_audio() -> None:
-    rng = np.random.default_rng(0)
-    words = ["tax", "jobs", "health", "virus", "wall", "police", "climate", "china", "court", "oil"]
-    pairs = []
-    for k in range(36):
-        label = ("Neither", "Support", "Attack")[k % 3]
-        a = " ".join(rng.choice(words, 5))
-        b = a if label == "Support" else " ".join(rng.choice(words, 5)) + (" not" if label == "Attack" else "")
-        pairs.append(Pair(f"p{k}", f"s{k}a", f"s{k}b", a, b, bool(k % 2), label))
-    audio = {f"s{k}{x}": rng.normal(size=45).astype(np.float32) for k in range(36) for x in "ab"}
-    text = Lsa.fit([t for p in pairs for t in (p.source, p.target)], dim=8)
-    out = cross_validate(pairs, text, audio, folds=3, repeats=1)
-    assert out["pairs"] == 36
-    for name in ("text", "text+audio", "baseline_tfidf_lr"):
-        assert 0.0 <= out[name]["macro_f1"]["mean"] <= 1.0
-    # "Attack" pairs end in "not", "Support" pairs repeat the text: the text model separates them.
-    assert out["text"]["macro_f1"]["mean"] > 0.6
-
-
-def test_marg_cross_validation_keeps_events_whole() -> None:
-    # Each event has words of its own that give the label away; no word is shared across events.
-    # Folds that split an event learn them (high scores); folds of whole events cannot.
-    pairs = []
-    for g in range(6):
-        for k in range(9):
-            label = LABELS[k % 3]
-            word = f"w{g}{label.lower()}"
-            source, target = f"{word} x{g}{k}", f"{word} y{g}{k}"
-            pairs.append(Pair(f"p{g}{k}", f"s{g}{k}a", f"s{g}{k}b", source, target, False, label, f"e{g}"))
-    text = Lsa.fit([t for p in pairs for t in (p.source, p.target)], dim=24)
-    grouped = cross_validate(pairs, text, folds=3, repeats=2)
-    leaky = cross_validate([dataclasses.replace(p, group="") for p in pairs], text, folds=3, repeats=2)
-    assert grouped["groups"] == 6 and "grouped by event" in grouped["protocol"] and "x 2 repeats" in grouped["protocol"]
-    assert leaky["groups"] == 0 and "stratified" in leaky["protocol"]
-    assert leaky["text"]["pooled"]["macro_f1"]["mean"] > 0.9
-    assert grouped["text"]["pooled"]["macro_f1"]["mean"] < 0.6
-    # No more events than folds: one event per fold, and one repeat (every shuffle cuts the same folds).
-    one_each = cross_validate(pairs, text, folds=6, repeats=3)
-    assert "leave-one-event-out (6 events) x 1 repeat," in one_each["protocol"]
-    assert one_each["text"]["pooled"]["macro_f1"]["std"] == 0.0
-    assert one_each["text"]["pooled"]["macro_f1"]["mean"] < 0.6
-    # The spread over folds is the protocol's: the sample standard deviation of the fold values.
-    per_fold = one_each["text"]["macro_f1"]
-    assert len(per_fold["folds"]) == 6
-    assert per_fold["std"] == pytest.approx(statistics.stdev(per_fold["folds"]), abs=1e-3)
+    before = sorted(p.name for p in (tmp_path / "old").iterdir())
+    with pytest.raises(ClientError, match="M-Arg pairs alone train no relation model"):
+        train_relations(data, tmp_path / "old", seed=1)
+    assert sorted(p.name for p in (tmp_path / "old").iterdir()) == before
 
 
 def test_event_of_drops_the_part_suffix() -> None:

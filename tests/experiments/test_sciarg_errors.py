@@ -1,8 +1,8 @@
-"""The Sci-Arg error analysis: representable components and citation fragments on hand-made papers."""
+"""experiments/sciarg_errors.py: representable components and citation fragments on hand-made papers."""
 
 from __future__ import annotations
 
-from bench.sciarg_errors import citation_fragments, representable
+from experiments.sciarg_errors import citation_fragments, representable
 from gnn.bam import BratDocument, Component, Relation
 
 TEXT = "Foster and Fedkiw [2001] show it. Stam [1999] fails. We win, they lose."
