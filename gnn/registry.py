@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gnn.modelcard import CARD_FILE, ModelCard, read_card
-from gnn.task import SHIPPED, SHIPPED_DIR, UnknownTaskError
-from ontology.errors import ApiError, ModelError, NotFoundError
+from gnn.task import SHIPPED, SHIPPED_DIR
+from ontology.errors import ApiError, ModelError, NotFoundError, UnknownTaskError
 
 __all__ = ["SHIPPED_DIR", "TASKS", "ResolvedModel", "registered_models", "resolve_model", "shipped_model"]
 

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeAlias, TypeVar
 
 from gnn.modelcard import ModelCard, git_commit, write_card
 from gnn.protocol import Fold, FoldOutcome, Pooled, cross_validate
-from ontology.errors import ApiError, ModelError
+from ontology.errors import ApiError, ModelError, UnknownProfileError, UnknownTaskError
 
 if TYPE_CHECKING:
     from gnn.encoder import TextEncoder
@@ -42,14 +42,6 @@ JsonDocument: TypeAlias = dict[str, Any]
 ConfigT = TypeVar("ConfigT")
 ExampleT = TypeVar("ExampleT")
 LoadedT = TypeVar("LoadedT")
-
-
-class UnknownTaskError(ApiError):
-    """A task name that no registered task has (the caller's mistake: exit 2 / 4xx)."""
-
-
-class UnknownProfileError(ApiError):
-    """A recipe profile that the task does not have (the caller's mistake: exit 2 / 4xx)."""
 
 
 def _silent(_message: str) -> None:
@@ -114,8 +106,7 @@ class Recipes(Generic[ConfigT]):
         Raises:
             UnknownProfileError: No such profile.
         """
-        if profile not in self.profiles:
-            raise UnknownProfileError(f"unknown profile {profile!r}; expected one of {sorted(self.profiles)}")
+        UnknownProfileError.check(profile, self.profiles)
         chosen = self.profiles[profile]
         return chosen if seed is None else replace(chosen, seed=seed)  # type: ignore[type-var]
 
