@@ -356,8 +356,12 @@ class GraphStore(Statements):
             # Keep the class (database away vs. failed statement): it decides what the caller is told.
             cls = type(e) if isinstance(e, GraphStoreError) else type(database_error(e, ""))
             if issubclass(cls, DatabaseUnavailableError):
-                # No undo against a database that is gone: each try would wait out the driver's
-                # retries. The journal undoes the run at the next ingest or start of the API.
+                # A dropped connection may be back at once: try the undo. Against a server that is
+                # gone its first statement (auto-commit, not retried) fails at once, and the one
+                # line says what stays and what to run.
+                if self._undo(corpus, batch, previous):
+                    reason = unreachable_reason(e)
+                    raise cls(f"ingest of {corpus} ({bundle.origin}) failed, nothing kept: {reason}") from e
                 raise self.gone(corpus, e, written) from e
             if self._undo(corpus, batch, previous):
                 raise cls(f"ingest of {corpus} ({bundle.origin}) failed, nothing kept: {e}") from e
