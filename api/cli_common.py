@@ -66,5 +66,6 @@ class ArgwebGroup(TyperGroup):
             if isinstance(e, OSError) and not no_space(e):
                 raise
             result = outcome(e)
-            console.print(f"[bold red]error:[/] {escape(result.message)}", highlight=False)
+            # One line however narrow the terminal: a wrapped message reads as several errors.
+            console.print(f"[bold red]error:[/] {escape(result.message)}", highlight=False, soft_wrap=True)
             raise typer.Exit(code=result.exit_code) from e

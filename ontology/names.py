@@ -34,9 +34,9 @@ def check_corpus_name(name: str, gold: Collection[str] = ()) -> str:
     for g in gold:
         if name != g and folded(name) == folded(g):
             raise ApiError(
-                f"corpus name {name!r} differs from the gold corpus {g!r} only in case or punctuation; "
-                f"corpus names are {GRAMMAR}, and none may pass for a gold corpus"
+                f"corpus {name!r} differs from the gold corpus {g!r} only in case or punctuation; "
+                f"corpus must be {GRAMMAR}, and no name may pass for a gold corpus"
             )
     if not CORPUS_NAME.fullmatch(name):
-        raise ApiError(f"corpus name {name!r} is not allowed: corpus names are {GRAMMAR}")
+        raise ApiError(f"corpus must be {GRAMMAR}, not {name!r}")
     return name
