@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import typer
@@ -52,6 +53,12 @@ class ArgwebGroup(TyperGroup):
     def invoke(self, ctx: Any) -> Any:
         """Run the command chain, turning argweb errors into a message and an exit code."""
         get_settings.cache_clear()
+        # The driver logs each retry of a failed transaction ("Transaction failed and will be
+        # retried"); a command reports the outcome itself, in one line.
+        neo4j_log = logging.getLogger("neo4j")
+        if not neo4j_log.handlers:
+            neo4j_log.addHandler(logging.NullHandler())
+            neo4j_log.propagate = False
         try:
             return super().invoke(ctx)
         except (ArgwebError, OSError) as e:
@@ -59,5 +66,6 @@ class ArgwebGroup(TyperGroup):
             if isinstance(e, OSError) and not no_space(e):
                 raise
             result = outcome(e)
-            console.print(f"[bold red]error:[/] {escape(result.message)}", highlight=False)
+            # One line however narrow the terminal: a wrapped message reads as several errors.
+            console.print(f"[bold red]error:[/] {escape(result.message)}", highlight=False, soft_wrap=True)
             raise typer.Exit(code=result.exit_code) from e

@@ -111,6 +111,40 @@ def create_edge_single(rel_type: RelType) -> str:
     )
 
 
+# Relationships an ingest computes from its input (speakers, membership, sentences, judgements), as
+# opposed to the AIF edges the input states: a re-ingest replaces those of every node it writes.
+DERIVED_TYPES: tuple[RelType, ...] = tuple(t for t in RelType if t is not RelType.AIF_EDGE)
+
+
+def corpus_derived_edges() -> str:
+    """The gold derived relationships (:data:`DERIVED_TYPES`) of ``$corpus`` that predate run ``$batch``."""
+    types = "|".join(_rel(t) for t in DERIVED_TYPES)
+    return (
+        f"MATCH (a:`Node`)-[r:{types}]->(b:`Node`) "
+        "WHERE a.corpus = $corpus AND r.corpus = $corpus AND coalesce(r.batch, '') <> $batch "
+        "AND coalesce(a.origin, '') <> 'predicted' AND coalesce(b.origin, '') <> 'predicted' "
+        "RETURN a.id AS source, type(r) AS type, b.id AS target"
+    )
+
+
+def delete_edges() -> str:
+    """Delete the relationships ``$rows`` = ``[{source, type, target}]`` (one per type and ends)."""
+    return (
+        "UNWIND $rows AS row "
+        "MATCH (:`Node` {id: row.source})-[r]->(:`Node` {id: row.target}) WHERE type(r) = row.type "
+        "DELETE r"
+    )
+
+
+def delete_orphan_speakers() -> str:
+    """Delete the Speakers of ``$corpus`` that no locution is spoken by, but those of ``$keep`` (ids)."""
+    return (
+        f"MATCH (s{_labels([Label.Speaker])}) WHERE s.corpus = $corpus AND NOT s.id IN $keep "
+        f"AND NOT EXISTS {{ MATCH ()-[:{_rel(RelType.SPOKEN_BY)}]->(s) }} "
+        "DETACH DELETE s"
+    )
+
+
 def corpus_status() -> str:
     """Status and batch of a corpus marker node."""
     return "MATCH (c:`Corpus` {id: $corpus}) RETURN c.status AS status, c.ingest_run AS batch"
@@ -386,7 +420,7 @@ def incomplete_corpora() -> str:
     """Corpus markers (of ``$corpus``, or all when null) whose status is not ``complete``."""
     return (
         "MATCH (c:`Corpus`) WHERE ($corpus IS NULL OR c.id = $corpus) AND c.status <> 'complete' "
-        "RETURN c.id AS id, c.status AS status, c.ingest_owner AS owner ORDER BY id"
+        "RETURN c.id AS id, c.status AS status, c.ingest_owner AS owner, c.ingest_run AS run ORDER BY id"
     )
 
 

@@ -684,6 +684,10 @@ class EmbeddedNeo4j(DetachedProcess[ServerInfo]):
             return False
 
 
+# Seconds a command's driver retries a failed transaction (a deadlock, a server gone) before it fails.
+COMMAND_RETRY_S = 5.0
+
+
 def connect(uri: str, user: str, password: str, *, timeout: float | None = None) -> Driver:
     """Open and verify a driver for any Neo4j (``bolt://``, ``neo4j://``, ``neo4j+s://``).
 
@@ -694,9 +698,10 @@ def connect(uri: str, user: str, password: str, *, timeout: float | None = None)
         timeout: Seconds a managed transaction may spend failing to reach the server: half of
             it for each of two attempts to get a connection (open one, or wait for the pool), and
             one retry about a second after the first failure (a pooled connection can be stale
-            after a server restart). The driver's defaults (30 s per connection, 60 s for the pool,
-            30 s of retries) suit a batch job that would rather wait than fail; a server answering
-            clients (the API) passes a few seconds so that a database outage is reported at once.
+            after a server restart). None: the driver's defaults (30 s per connection, 60 s for the
+            pool) with :data:`COMMAND_RETRY_S` of retries suit a batch job that would rather wait
+            than fail; a server answering clients (the API) passes a few seconds so that a
+            database outage is reported at once.
 
     Raises:
         DatabaseUnavailableError: The server cannot be reached or refuses the credentials.
@@ -704,7 +709,12 @@ def connect(uri: str, user: str, password: str, *, timeout: float | None = None)
     # argweb's own statements are checked by its tests; server notifications (e.g. "property key
     # not in the graph yet" on an empty database) would only flood the CLI output.
     if timeout is None:
-        driver = GraphDatabase.driver(uri, auth=(user, password), notifications_min_severity="OFF")
+        # Retries of a failed transaction end after COMMAND_RETRY_S, not the driver's 30 s: a command
+        # whose server went away says so within seconds (transient conflicts are retried again on
+        # top, by graphstore.statements.retrying).
+        driver = GraphDatabase.driver(
+            uri, auth=(user, password), notifications_min_severity="OFF", max_transaction_retry_time=COMMAND_RETRY_S
+        )
     else:
         # The driver sleeps ~1 s (then 2, 4...) between attempts and stops once the retry time
         # has passed since the first failure: 0.5 s gives exactly one retry.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import socket
 import time
 import uuid
@@ -84,6 +85,15 @@ def owner_gone(owner: str | None, run: str | None = None) -> bool:
 DEFAULT_BATCH_SIZE = 5000
 
 
+def unreachable_reason(e: BaseException) -> str:
+    """Why the driver could not reach the server, in a few words on one line (``Connection refused``)."""
+    text = " ".join(str(e).split())
+    found = re.search(r"reason (?:\[Errno \d+\] )?([^)]*)\)", text)
+    if found:
+        return found.group(1)
+    return text[:200] or type(e).__name__
+
+
 def bulk_holder(row: dict[str, Any] | None) -> str | None:
     """The owner of a bulk load that holds the write lease, from a :func:`cypher.write_turn` row, or None.
 
@@ -116,6 +126,55 @@ def take_write_turn(statements: Statements, what: str) -> None:
     holder = bulk_holder(rows[0] if rows else None)
     if holder is not None:
         raise bulk_refusal(holder, what)
+
+
+def require_whole(
+    markers: Sequence[dict[str, Any]],
+    touched: Collection[str | None] | None,
+    what: str,
+    undo: Callable[[list[str]], Any] | None = None,
+) -> None:
+    """The one rule of every read and export: a corpus whose marker is not ``complete`` is not served.
+
+    A corpus is half-loaded while an ingest writes it and after one was interrupted (its process
+    killed, or the database gone mid-way) until that run is undone from its journal; neither state
+    may be read as if it were whole.
+
+    Args:
+        markers: The :func:`cypher.incomplete_corpora` rows (every marker not ``complete``).
+        touched: The corpora the read serves (None: all of them, a whole-graph export).
+        what: How the refusal ends (``"refusing to export it"``).
+        undo: Called with the touched corpora whose ingest was interrupted (its process gone), to
+            undo them (the running API does, in the background); None: nobody undoes them here.
+
+    Raises:
+        CorpusIncompleteError: Naming each half-loaded corpus the read touches and what to do.
+    """
+    hit = [row for row in markers if touched is None or row["id"] in touched]
+    if not hit:
+        return
+    interrupted = [row["id"] for row in hit if owner_gone(row.get("owner"), row.get("run"))]
+    if interrupted and undo is not None:
+        undo(interrupted)
+    said = []
+    for row in hit:
+        corpus = row["id"]
+        if corpus in interrupted:
+            then = (
+                "the API is undoing it now: retry in a few seconds"
+                if undo is not None
+                else "it is undone by the next ingest of it or the next start of the API"
+            )
+            said.append(
+                f"corpus {corpus} is half-loaded (status 'loading': its last ingest was interrupted; {then}, "
+                f"or run the ingest of {corpus} again)"
+            )
+        else:
+            said.append(
+                f"corpus {corpus} is half-loaded (status 'loading': an ingest of it by {row.get('owner')} is "
+                "running; retry when it has finished)"
+            )
+    raise CorpusIncompleteError(f"{'; '.join(said)}; {what}")
 
 
 @dataclass
@@ -169,6 +228,8 @@ class GraphStore(Statements):
         claim_wait: Seconds an ingest waits for another ingest of the same corpus to finish.
         bulk_wait: Seconds an ingest waits for a bulk load holding the write lease to finish (the
             API gives 0: a request is refused at once rather than held for minutes).
+        server: The server, as error messages name it (``Neo4j at bolt://...``).
+        restart: What brings the server back, as error messages say it (``argweb db start``).
     """
 
     driver: Driver
@@ -177,6 +238,23 @@ class GraphStore(Statements):
     lease_ms: int = DEFAULT_LEASE_MS
     claim_wait: float = DEFAULT_CLAIM_WAIT
     bulk_wait: float = DEFAULT_CLAIM_WAIT
+    server: str = "Neo4j"
+    restart: str = "bring the database back"
+
+    def gone(self, corpus: str, e: BaseException, written: int | None) -> DatabaseUnavailableError:
+        """The one-line error of an ingest of ``corpus`` whose database went away (``written``: rows
+        committed by then, None before the claim), naming the server and what to run."""
+        if written is None:
+            what = "nothing was written"
+        else:
+            what = (
+                f"the {written:,} row(s) committed so far stay, with corpus {corpus} marked 'loading' (reads and "
+                f"exports refuse it), until the next ingest of {corpus} or the next start of the API undoes them"
+            )
+        return DatabaseUnavailableError(
+            f"ingest of {corpus} failed: {self.server} went away ({unreachable_reason(e)}); {what}. "
+            f"To finish: {self.restart}, then run the ingest of {corpus} again"
+        )
 
     def _write(self, query: str, rows: Sequence[dict[str, Any]], batch: str, corpus: str, journal: str | None) -> None:
         """One batch, in a managed transaction that also renews this run's claim on the corpus.
@@ -241,8 +319,11 @@ class GraphStore(Statements):
         corpus = bundle.corpus.id
         started = time.perf_counter()
         # Fails at once when the server cannot be reached at all; once reached, a server that goes
-        # away before the claim (a bulk load restarting it) is waited for in _claim.
-        self.read(cypher.ping())
+        # away before the claim is waited for in _claim only while a bulk load is known to hold it.
+        try:
+            self.read(cypher.ping())
+        except DatabaseUnavailableError as e:
+            raise self.gone(corpus, e, None) from e
         batch = uuid.uuid4().hex
         _ACTIVE_RUNS.add(batch)
         try:
@@ -268,11 +349,20 @@ class GraphStore(Statements):
                     written += len(chunk)
                     if progress:
                         progress(len(chunk))
-            counts = self.graph_counts(corpus)
-            self._complete(corpus, batch, json.dumps(counts), bundle.input_digest)
+            stale = self._stale_derived(corpus, batch, bundle) if keep else []
+            speakers = [node.id for node in bundle.nodes if Label.Speaker in node.labels()]
+            counts = self._complete(corpus, batch, bundle.input_digest, stale, speakers if keep else None)
         except (Neo4jError, DriverError, OSError, GraphStoreError) as e:
             # Keep the class (database away vs. failed statement): it decides what the caller is told.
             cls = type(e) if isinstance(e, GraphStoreError) else type(database_error(e, ""))
+            if issubclass(cls, DatabaseUnavailableError):
+                # A dropped connection may be back at once: try the undo. Against a server that is
+                # gone its first statement (auto-commit, not retried) fails at once, and the one
+                # line says what stays and what to run.
+                if self._undo(corpus, batch, previous):
+                    reason = unreachable_reason(e)
+                    raise cls(f"ingest of {corpus} ({bundle.origin}) failed, nothing kept: {reason}") from e
+                raise self.gone(corpus, e, written) from e
             if self._undo(corpus, batch, previous):
                 raise cls(f"ingest of {corpus} ({bundle.origin}) failed, nothing kept: {e}") from e
             raise cls(f"ingest of {corpus} ({bundle.origin}) failed: {e}. {self._kept(corpus, written)}") from e
@@ -289,17 +379,52 @@ class GraphStore(Statements):
             counts=counts,
         )
 
-    def _complete(self, corpus: str, batch: str, counts: str, digest: str | None) -> None:
-        """Mark the corpus complete and close the run's journal in one transaction, then drop the journal."""
+    def _complete(
+        self,
+        corpus: str,
+        batch: str,
+        digest: str | None,
+        stale: Sequence[dict[str, Any]] = (),
+        speakers: Sequence[str] | None = None,
+    ) -> dict[str, int]:
+        """Finish run ``batch`` in one transaction: drop what the input no longer derives (``stale``
+        relationships; with ``speakers``, every Speaker of the corpus but those that no locution is
+        spoken by any more), count the corpus, mark it complete and close the run's journal; then
+        drop the journal. Returns the counts.
 
-        def work(tx: Any) -> None:
-            tx.run(cypher.mark_corpus("complete"), corpus=corpus, batch=batch, counts=counts, digest=digest).consume()
+        The drops share the transaction that completes the run, so that a run that fails or is
+        killed before it leaves them as they were (nothing of them needs the journal).
+        """
+
+        def work(tx: Any) -> dict[str, int]:
+            if stale:
+                tx.run(cypher.delete_edges(), rows=list(stale)).consume()
+            if speakers is not None:
+                tx.run(cypher.delete_orphan_speakers(), corpus=corpus, keep=list(speakers)).consume()
+            counts = self.graph_counts(corpus, tx)
+            tx.run(
+                cypher.mark_corpus("complete"), corpus=corpus, batch=batch, counts=json.dumps(counts), digest=digest
+            ).consume()
             tx.run(cypher.close_journal(), run=batch).consume()
+            return counts
 
-        self.transaction(work)
+        counts = self.transaction(work)
         # Without its run entry the journal is never restored; what is left is removed by the next claim.
         with contextlib.suppress(GraphStoreError):
             self.run_auto(cypher.drop_journal(), run=batch)
+        return counts
+
+    def _stale_derived(self, corpus: str, batch: str, bundle: CorpusBundle) -> list[dict[str, Any]]:
+        """The derived relationships (:data:`cypher.DERIVED_TYPES`) of the nodes ``bundle`` writes that its
+        input no longer gives: a speaker changed, a unit moved. A re-ingest replaces them, as it
+        replaces the nodes' properties; those of nodes the bundle does not write stay."""
+        written = {node.id for node in bundle.nodes}
+        given = {(edge.source, edge.type.value, edge.target) for edge in bundle.edges}
+        return [
+            row
+            for row in self.read(cypher.corpus_derived_edges(), corpus=corpus, batch=batch)
+            if row["source"] in written and (row["source"], row["type"], row["target"]) not in given
+        ]
 
     @staticmethod
     def _kept(corpus: str, written: int) -> str:
@@ -357,10 +482,13 @@ class GraphStore(Statements):
                     self.ensure_schema()
                     schema = True
                 row = self._claim_once(corpus, batch, stale)
-            except DatabaseUnavailableError:
-                # The server was reached (ingest pinged it) and went away: a bulk load stops and
-                # restarts it, so keep waiting for it. The store it starts on is new: the bookmarks
-                # of the old one must go, and the schema be made again.
+            except DatabaseUnavailableError as e:
+                # The server was reached (ingest pinged it) and went away. Only a bulk load known to
+                # hold the write lease (seen by an earlier try) stops and restarts it: then keep
+                # waiting for it. The store it starts on is new: the bookmarks of the old one must
+                # go, and the schema be made again. Otherwise the server is simply gone: say so now.
+                if bulk is None:
+                    raise self.gone(corpus, e, None) from e
                 if time.monotonic() > started + self.bulk_wait:
                     raise
                 self.forget_bookmarks()
@@ -417,13 +545,20 @@ class GraphStore(Statements):
         """The input digest each completely loaded corpus was loaded with (None: not recorded)."""
         return {row["id"]: row["digest"] for row in self.read(cypher.corpus_digests())}
 
-    def graph_counts(self, corpus: str) -> dict[str, int]:
-        """Nodes of ``corpus`` per most specific label and relationships per type, as stored."""
+    def graph_counts(self, corpus: str, tx: Any | None = None) -> dict[str, int]:
+        """Nodes of ``corpus`` per most specific label and relationships per type, as stored (as ``tx``,
+        an open transaction, sees them when given)."""
+
+        def rows(query: str) -> list[dict[str, Any]]:
+            if tx is None:
+                return self.read(query, corpus=corpus)
+            return [record.data() for record in tx.run(query, corpus=corpus)]
+
         out: dict[str, int] = {}
-        for row in self.read(cypher.corpus_label_counts(), corpus=corpus):
+        for row in rows(cypher.corpus_label_counts()):
             key = most_specific(row["labels"])
             out[key] = out.get(key, 0) + row["n"]
-        for row in self.read(cypher.corpus_rel_counts(), corpus=corpus):
+        for row in rows(cypher.corpus_rel_counts()):
             out[row["type"]] = out.get(row["type"], 0) + row["n"]
         return dict(sorted(out.items()))
 
@@ -551,18 +686,12 @@ class GraphStore(Statements):
             )
 
     def require_complete(self, corpus: str | None = None) -> None:
-        """Refuse to read a half-loaded corpus (an ingest running, or one that was interrupted).
+        """Refuse to export a half-loaded corpus (:func:`require_whole`, the one rule of every read).
 
         Raises:
             CorpusIncompleteError: Naming the corpora marked ``loading``.
         """
-        loading = self.incomplete(corpus)
-        if loading:
-            raise CorpusIncompleteError(
-                f"corpus {', '.join(loading)} is half-loaded (status 'loading': an ingest is running or was "
-                "interrupted); refusing to export it. Finish or re-run the ingest of "
-                f"{', '.join(loading)} first"
-            )
+        require_whole(self.read(cypher.incomplete_corpora(), corpus=corpus), None, "refusing to export it")
 
     # -- reads -----------------------------------------------------------------------------
 

@@ -34,7 +34,13 @@ def export_aif(
     A map read from AIF keeps its node and edge ids in AIF; predicted S-nodes get fresh ids beside them."""
     cfg = deps.settings(request)
     return svc.export_map(
-        deps.driver(request), cfg.neo4j_database, discourse_id, cfg.cypher_timeout, include_predicted, format
+        deps.driver(request),
+        cfg.neo4j_database,
+        discourse_id,
+        cfg.cypher_timeout,
+        include_predicted,
+        format,
+        undo=deps.undo(request),
     )
 
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import hmac
+from collections.abc import Callable
 
 from fastapi import Request
 from fastapi.concurrency import run_in_threadpool
 from neo4j import Driver
 
 from api.services.browse import BrowseService
+from api.services.corpora import undo_soon
 from api.services.graph import Graph
 from api.settings import Settings
 from ontology.errors import UnauthorizedError
@@ -29,9 +32,15 @@ def driver(request: Request) -> Driver:
     return graph.driver()
 
 
+def undo(request: Request) -> Callable[[list[str]], list[str]]:
+    """What a read calls with the corpora it met half-loaded by an interrupted ingest: their undo, in
+    the background (:func:`api.services.corpora.undo_soon`)."""
+    return functools.partial(undo_soon, request.app.state.graph)
+
+
 def _browse(request: Request, drv: Driver) -> BrowseService:
     cfg = settings(request)
-    return BrowseService(drv, cfg.neo4j_database, cfg.cypher_timeout)
+    return BrowseService(drv, cfg.neo4j_database, cfg.cypher_timeout, undo=undo(request))
 
 
 def browse(request: Request) -> BrowseService:

@@ -6,6 +6,7 @@ import functools
 import json
 import re
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,15 +14,17 @@ from typing import Any
 from neo4j import Driver
 
 from api.services.graph import Graph
+from graphstore import cypher
 from graphstore.aif_export import export_corpus, export_discourse, validate_aif, write_aif
 from graphstore.readonly import ReadOnlyStore
-from graphstore.store import GraphStore, IngestReport
+from graphstore.store import GraphStore, IngestReport, require_whole
 from ontology.errors import ApiError, LoaderError
 from ontology.formats.aif import load_aif
 from ontology.formats.common import MAX_JSON_DEPTH, json_depth_exceeds, named_as
 from ontology.formats.registry import CORPORA
 from ontology.formats.xaif_write import FORMATS as MAP_FORMATS
 from ontology.formats.xaif_write import convert as convert_map
+from ontology.names import check_corpus_name
 from ontology.records import make_id
 
 
@@ -45,15 +48,19 @@ def map_format(fmt: str) -> str:
     return fmt
 
 
-def _exported(store: GraphStore, ref: str, include_predicted: bool, fmt: str) -> dict[str, Any]:
+def _exported(
+    store: GraphStore, ref: str, include_predicted: bool, fmt: str, undo: Callable[[list[str]], Any] | None = None
+) -> dict[str, Any]:
     """The validated map of one discourse in ``fmt``.
 
     Raises:
         CorpusIncompleteError: Its corpus is still marked ``loading`` (an ingest running or killed):
-            a half-loaded corpus is never served as if whole (409 through the API).
+            a half-loaded corpus is never served as if whole (409 through the API; ``undo`` is given
+            the interrupted ones, see :func:`graphstore.store.require_whole`).
     """
-    for corpus in store.corpora_of(ref):
-        store.require_complete(corpus)
+    touched = store.corpora_of(ref)
+    if touched:
+        require_whole(store.read(cypher.incomplete_corpora(), corpus=None), touched, "refusing to export it", undo)
     aif = export_discourse(store, ref, include_predicted=include_predicted, with_layout=fmt != "aif")
     validate_aif(aif, ref)
     return convert_map(aif, fmt)
@@ -122,10 +129,12 @@ def check_name(label: str, value: str) -> None:
 
 
 def refuse_gold(corpus: str, instead: str) -> None:
-    """Refuse a write into a gold corpus (one the registry loads from annotation).
+    """Refuse a write into a gold corpus (one the registry loads from annotation), or under a name
+    outside the corpus-name grammar or that differs from a gold corpus only in case or punctuation
+    (:func:`ontology.names.check_corpus_name`).
 
-    Every write path of the API and the live mining calls this one check: gold corpora change only
-    through their own ingest, never through a client.
+    Every write path of the API, the command line and the live mining calls this one check: gold
+    corpora change only through their own ingest, never through a client.
 
     Args:
         corpus: The corpus a client asked to write into.
@@ -136,10 +145,17 @@ def refuse_gold(corpus: str, instead: str) -> None:
     """
     if corpus in CORPORA:
         raise ApiError(f"corpus {corpus!r} holds gold annotation; write into another corpus (default {instead!r})")
+    check_corpus_name(corpus, CORPORA)
 
 
 def export_map(
-    driver: Driver, database: str, ref: str, timeout: float, include_predicted: bool = False, fmt: str = "aif"
+    driver: Driver,
+    database: str,
+    ref: str,
+    timeout: float,
+    include_predicted: bool = False,
+    fmt: str = "aif",
+    undo: Callable[[list[str]], Any] | None = None,
 ) -> dict[str, Any]:
     """The map of a dialogue or document as AIF, xAIF or OVA3 (read in READ access mode).
 
@@ -149,7 +165,7 @@ def export_map(
         CorpusIncompleteError: Its corpus is still marked ``loading`` (an ingest running or killed).
     """
     map_format(fmt)
-    return _exported(ReadOnlyStore(driver, database, timeout), ref, include_predicted, fmt)
+    return _exported(ReadOnlyStore(driver, database, timeout), ref, include_predicted, fmt, undo)
 
 
 def import_map(driver: Driver, database: str, aif: dict[str, Any], corpus: str, name: str) -> tuple[str, IngestReport]:
@@ -163,7 +179,6 @@ def import_map(driver: Driver, database: str, aif: dict[str, Any], corpus: str, 
         LoaderError: The map is malformed (names the node or edge); nothing is written.
     """
     refuse_gold(corpus, DEFAULT_IMPORT_CORPUS)
-    check_name("corpus", corpus)
     check_name("name", name)
     if json_depth_exceeds(aif):
         raise LoaderError(f"AIF map {name}: arrays or objects nested more than {MAX_JSON_DEPTH} levels deep")

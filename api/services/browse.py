@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -18,6 +18,7 @@ from neo4j import Driver
 from graphstore import browse, cypher
 from graphstore.judgements import judgements as stored_judgements
 from graphstore.readonly import ReadOnlyStore, ReadRunner
+from graphstore.store import require_whole
 from ontology.errors import ApiError, NotFoundError
 from ontology.terms import LABEL_ANCESTORS, Label, Prop, RelType, Sense
 from ontology.views import DiscourseView, EdgeView, JudgementView, NodeView, RelationView, UnitView
@@ -216,17 +217,43 @@ def lucene_terms(text: str) -> str:
 class BrowseService:
     """Read-only access to the graph for the API.
 
+    Every method that serves the content of a corpus checks, after reading it, that none of the
+    corpora it read is half-loaded (:func:`graphstore.store.require_whole`, the rule exports follow
+    too): a corpus marked ``loading`` is refused (409), never served in part.
+
     Args:
         driver: An open Neo4j driver.
         database: Database name.
         timeout: Seconds any one read may take.
+        undo: Called with the half-loaded corpora whose ingest was interrupted (its process is gone)
+            that a read met: the API undoes them in the background, so that they are served again
+            without waiting for a restart or the next ingest.
     """
 
-    def __init__(self, driver: Driver, database: str = "neo4j", timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        driver: Driver,
+        database: str = "neo4j",
+        timeout: float = 10.0,
+        undo: Callable[[list[str]], Any] | None = None,
+    ) -> None:
         self.reader = ReadRunner(driver, database, timeout)
+        self.undo = undo
 
     def _rows(self, query: str, **params: Any) -> list[dict[str, Any]]:
         return self.reader.rows(query, "read", **params)
+
+    def _whole(self, corpora: Iterable[str | None]) -> None:
+        """Refuse the read when a corpus it served is half-loaded (checked after the read: a load that
+        started meanwhile is seen too).
+
+        Raises:
+            CorpusIncompleteError: Naming the corpus and what to do.
+        """
+        touched = {c for c in corpora if c}
+        if touched:
+            markers = self._rows(cypher.incomplete_corpora(), corpus=None)
+            require_whole(markers, touched, "refusing to serve it", self.undo)
 
     def ping(self) -> None:
         """Raise when Neo4j cannot answer."""
@@ -269,6 +296,7 @@ class BrowseService:
                 key += f" ({r['origin']})"
             relations[key] = relations.get(key, 0) + r["n"]
         c = found[0]
+        self._whole([name])
         return CorpusInfo(c.id, c.name, c.status, c.source, labels, dict(sorted(relations.items())))
 
     # -- dialogues and documents ---------------------------------------------------------------------
@@ -285,6 +313,7 @@ class BrowseService:
         query = browse.discourses(filters.kind, bool(filters.speaker), bool(filters.q), bool(filters.corpus))
         rows = self._rows(query, **params)
         items = [(node_view(r), int(r["units"])) for r in rows[:size]]
+        self._whole([filters.corpus, *(node.corpus for node, _ in items)])
         return Page(items, encode_cursor(items[-1][0].id) if len(rows) > size else None)
 
     def discourse(self, ref: str, kind: Label | None = None) -> DiscourseView:
@@ -309,6 +338,7 @@ class BrowseService:
         relations = sorted(
             (relation_view(r) for r in self._rows(browse.discourse_relations(), id=head.id)), key=lambda r: r.id
         )
+        self._whole([head.corpus, *(u.node.corpus for u in units), *(r.node.corpus for r in relations)])
         return DiscourseView(head, tuple(units), tuple(relations))
 
     # -- nodes -------------------------------------------------------------------------------------
@@ -323,7 +353,9 @@ class BrowseService:
         if not rows:
             raise NotFoundError(f"no node {node_id!r} in the graph")
         r = rows[0]
-        return node_view(r), r["speaker_id"], r["speaker"], sorted(r["discourses"] or [])
+        view = node_view(r)
+        self._whole([view.corpus])
+        return view, r["speaker_id"], r["speaker"], sorted(r["discourses"] or [])
 
     def neighbors(
         self, node_id: str, rel: Sequence[str] = (), direction: str = "both", depth: int = 1, limit: int = 200
@@ -354,6 +386,7 @@ class BrowseService:
             (EdgeView(e["source"], e["type"], e["target"], e.get("corpus"), e.get("id")) for e in rows[0]["edges"]),
             key=lambda e: (e.source, e.type, e.target),
         )
+        self._whole([*(n.corpus for n in nodes), *(e.corpus for e in edges)])
         return Neighbourhood(node_id, nodes, edges, truncated=bool(rows[0]["truncated"]))
 
     # -- relations ---------------------------------------------------------------------------------
@@ -367,6 +400,7 @@ class BrowseService:
             self.require_corpus(filters.corpus)
         rows = self._rows(filters.query(), **filters.params(), after=after, limit=size + 1)
         items = [relation_view(r) for r in rows[:size]]
+        self._whole([filters.corpus, *(r.node.corpus for r in items)])
         return Page(items, encode_cursor(items[-1].id) if len(rows) > size else None)
 
     # -- search ------------------------------------------------------------------------------------
@@ -402,7 +436,9 @@ class BrowseService:
 
     def judgements(self, corpus: str) -> list[JudgementView]:
         """Every judgement of ``corpus`` (read in READ access mode)."""
-        return stored_judgements(ReadOnlyStore(self.reader.driver, self.reader.database, self.reader.timeout), corpus)
+        found = stored_judgements(ReadOnlyStore(self.reader.driver, self.reader.database, self.reader.timeout), corpus)
+        self._whole([corpus])
+        return found
 
 
 def agreement(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import threading
 import time
 from dataclasses import dataclass, field
 from functools import partial
@@ -46,6 +48,47 @@ def recover_leftovers(graph: Graph, reporter: Reporter | None = None) -> list[st
         if reporter is not None:
             reporter.warn(message)
     return recovered
+
+
+# Corpora whose undo a background thread of this process is running (the API's reads ask for it).
+_UNDOING: set[str] = set()
+_UNDOING_LOCK = threading.Lock()
+
+
+def undo_soon(graph: Graph, corpora: list[str]) -> list[str]:
+    """Undo, in a background thread, the interrupted ingests of ``corpora`` that a read met; the corpora
+    whose undo this call started (none that is already being undone).
+
+    The running API calls this from every read that refuses a half-loaded corpus whose ingest
+    process is gone (killed, or the API itself killed during ``POST /aif`` and started again), so
+    that the corpus is served again seconds later, without a restart or another ingest. The undo
+    is :meth:`GraphStore.recover` (a run still going on is left alone); one that fails is tried
+    again by the next read that meets the corpus.
+    """
+    with _UNDOING_LOCK:
+        started = [corpus for corpus in corpora if corpus not in _UNDOING]
+        _UNDOING.update(started)
+    if not started:
+        return []
+
+    def work() -> None:
+        try:
+            # Not held for minutes behind a bulk load or a live ingest: the next read asks again.
+            store = dataclasses.replace(graph.store(), claim_wait=10.0, bulk_wait=0.0)
+            for corpus in started:
+                try:
+                    if store.recover(corpus):
+                        log.warning("%s: the leftovers of an interrupted ingest were undone", corpus)
+                except ArgwebError as e:
+                    log.warning("undo of the ingest of %s failed (the next read tries again): %s", corpus, e)
+        except ArgwebError as e:
+            log.warning("undo of interrupted ingests skipped: %s", e)
+        finally:
+            with _UNDOING_LOCK:
+                _UNDOING.difference_update(started)
+
+    threading.Thread(target=work, name="argweb-undo", daemon=True).start()
+    return started
 
 
 def corpora_root(settings: Settings) -> Path:

@@ -141,6 +141,7 @@ class Graph:
         self._driver = driver
         self._owned = driver is None
         self._lock = threading.Lock()
+        self._uri: str | None = None
 
     def driver(self) -> Driver:
         """The driver, connected on the first call.
@@ -150,7 +151,10 @@ class Graph:
         """
         with self._lock:
             if self._driver is None:
-                self._driver = open_driver(self.settings, start=self._start, timeout=self._timeout)
+                self._uri = bolt_uri(self.settings, start=self._start)
+                self._driver = connect(
+                    self._uri, self.settings.neo4j_user, neo4j_password(self.settings), timeout=self._timeout
+                )
             return self._driver
 
     def connected(self) -> Driver | None:
@@ -158,8 +162,17 @@ class Graph:
         return self._driver
 
     def store(self) -> GraphStore:
-        """A :class:`~graphstore.store.GraphStore` over the configured database and batch size."""
-        return GraphStore(self.driver(), self.settings.neo4j_database, self.settings.batch_size)
+        """A :class:`~graphstore.store.GraphStore` over the configured database and batch size (its
+        errors name the server and what brings it back)."""
+        driver = self.driver()
+        cfg = self.settings
+        if cfg.neo4j_uri:
+            server, restart = f"Neo4j at {cfg.neo4j_uri}", f"bring the server at {cfg.neo4j_uri} back"
+        else:
+            where = f" at {self._uri}" if self._uri else ""
+            server = f"the embedded Neo4j{where} (data directory {cfg.data_dir})"
+            restart = "start it again with `argweb db start`"
+        return GraphStore(driver, cfg.neo4j_database, cfg.batch_size, server=server, restart=restart)
 
     def close(self) -> None:
         """Close the driver if this object opened it."""

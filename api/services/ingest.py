@@ -90,13 +90,12 @@ def load_format(name: str, paths: list[Path], corpus: str | None = None, variant
         ApiError: Unknown format or variant, a bad corpus name, or a gold corpus.
         LoaderError: A file is malformed (the message names the file and the record).
     """
-    from api.services.aif import check_name, refuse_gold
+    from api.services.aif import refuse_gold
 
     if name not in FORMATS:
         raise ApiError(f"unknown format {name!r}; known: {', '.join(FORMATS)}")
     spec = FORMATS[name]
     target = corpus or spec.name
-    check_name("corpus", target)
     refuse_gold(target, spec.name)
     files = spec.files(paths)
     if not spec.variants:
