@@ -25,12 +25,12 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from graphstore.loaders.registry import CORPORA, SAMPLES
 from neo4j import Driver
 
 from api.app import create_app
 from graphstore.runtime import EmbeddedNeo4j
 from graphstore.store import GraphStore
+from ontology.formats.registry import CORPORA, SAMPLES
 from ontology.records import CorpusBundle, NodeRecord
 from ontology.terms import Label
 from tests.conftest import served_settings
