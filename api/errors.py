@@ -22,6 +22,7 @@ from ontology.errors import (
     LoaderError,
     NotFoundError,
     QueryRefusedError,
+    RequestTooLargeError,
     UnauthorizedError,
     WriteConflictError,
 )
@@ -36,6 +37,7 @@ _OUTCOMES: tuple[tuple[type[BaseException], int, int], ...] = (
     (QueryRefusedError, 403, EXIT_USAGE),
     (InvalidQueryError, 400, EXIT_USAGE),
     (LoaderError, 422, EXIT_USAGE),
+    (RequestTooLargeError, 413, EXIT_USAGE),
     (ClientError, 400, EXIT_USAGE),
     (DatabaseUnavailableError, 503, EXIT_FAILURE),
     (CorpusIncompleteError, 409, EXIT_FAILURE),

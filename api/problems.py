@@ -25,6 +25,7 @@ from ontology.errors import (
     NotFoundError,
     QueryLimitError,
     QueryRefusedError,
+    RequestTooLargeError,
     UnauthorizedError,
     WriteConflictError,
 )
@@ -42,6 +43,7 @@ _KINDS: tuple[tuple[type[ArgwebError], str], ...] = (
     (QueryLimitError, "query-limit"),
     (InvalidQueryError, "invalid-query"),
     (LoaderError, "invalid-input"),
+    (RequestTooLargeError, "too-large"),
     (DatabaseUnavailableError, "unavailable"),
     (CorpusIncompleteError, "incomplete"),
     (WriteConflictError, "conflict"),

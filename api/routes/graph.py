@@ -7,9 +7,11 @@
 from collections.abc import Callable
 from typing import Annotated, NamedTuple
 
-from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi import APIRouter, Depends, FastAPI, Query, Request, Response
 from pydantic import BaseModel
 
+from api.json_response import model_json
+from api.liveness import LatestCheck
 from api.routes import deps
 from api.routes.schemas import (
     Agreement,
@@ -42,12 +44,12 @@ router = APIRouter()
 
 
 def fast(model: BaseModel) -> Response:
-    """A response model serialised by pydantic in one step.
+    """A response model serialised by pydantic (non-finite numbers as strings, see :mod:`api.json_response`).
 
     The route keeps ``response_model`` for the OpenAPI document; returning a ready response skips
     FastAPI's second validation of what the service already built from typed views.
     """
-    return Response(model.model_dump_json(), media_type="application/json")
+    return Response(model_json(model), media_type="application/json")
 
 
 Browse = Annotated[BrowseService, Depends(deps.browse_service)]
@@ -66,11 +68,25 @@ Text = Annotated[str | None, Query(max_length=500)]
     tags=["service"],
     responses={503: {"model": Problem, "description": "Neo4j unreachable"}},
 )
-def health(request: Request) -> Health:
+async def health(request: Request, response: Response) -> Health:
     """Whether Neo4j and the SPARQL store answer: 503 while Neo4j is away; 200 with ``status``
-    ``degraded`` when only the SPARQL store is missing (the graph routes still work)."""
-    cfg = deps.settings(request)
-    deps.browse(request).ping()  # DatabaseUnavailableError -> 503
+    ``degraded`` when only the SPARQL store is missing (the graph routes still work).
+
+    Answered within a second under load: a check still running then is not waited for, and the
+    last completed one is answered, with its age in seconds in the ``Age`` header."""
+    state = request.app.state
+    if getattr(state, "health", None) is None:
+        app = request.app
+        state.health = LatestCheck(lambda: _health(app))
+    result, age = await state.health.answer()
+    if age:
+        response.headers["Age"] = str(int(age))
+    return result
+
+
+def _health(app: FastAPI) -> Health:
+    cfg = app.state.settings
+    BrowseService(app.state.graph.driver(), cfg.neo4j_database, cfg.cypher_timeout).ping()  # unreachable: 503
     store = sparql_store(cfg)
     if isinstance(store, RemoteStore):
         sparql = sparql_health(store)
