@@ -7,13 +7,15 @@ request threads) one at a time, and a request waits for the running check at mos
 :data:`WAIT_S`; past that it is answered with the result of the last completed check, and the
 route says its age in seconds (the ``Age`` header). Only the first check of the process, with no
 result before it, is waited for to its end. A failure (Neo4j away: 503) is kept and answered the
-same way as a success; a check that fails fast (a stopped server refuses at once) is answered
-fresh.
+same way as a success. Before a last success is answered in place of a running check, a quick
+probe (the database's port still accepts connections) runs: a backend that has gone away since is
+answered as away (503) at once, not as it was.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from collections.abc import Callable
@@ -22,8 +24,10 @@ from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
-WAIT_S = 0.8
+WAIT_S = 0.5
 """How long a request waits for the running check before the last result is answered."""
+PROBE_S = 0.15
+"""How long the probe run before answering a last result may take before it is ignored."""
 
 
 class LatestCheck(Generic[T]):
@@ -31,11 +35,15 @@ class LatestCheck(Generic[T]):
 
     Args:
         check: What to run (it raises to report a failure).
+        probe: A quick test run before a last result is answered in place of the running check;
+            it raises when the backend is gone (a result past :data:`PROBE_S` is not waited for).
     """
 
-    def __init__(self, check: Callable[[], T]) -> None:
+    def __init__(self, check: Callable[[], T], probe: Callable[[], None] | None = None) -> None:
         self.check = check
+        self.probe = probe
         self._threads = ThreadPoolExecutor(max_workers=1, thread_name_prefix="argweb-health")
+        self._probes = ThreadPoolExecutor(max_workers=1, thread_name_prefix="argweb-health-probe")
         # Reentrant: a check already done when its callback is added runs the callback at once,
         # in _start, with the lock held.
         self._lock = threading.RLock()
@@ -67,5 +75,10 @@ class LatestCheck(Generic[T]):
         with self._lock:
             last = self._last
         if last is not None:
+            if self.probe is not None and last[1].exception() is None:
+                probing = asyncio.wrap_future(self._probes.submit(self.probe))
+                # Slow to accept is not gone: past PROBE_S the last result stands.
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(probing, PROBE_S)
             return last[1].result(), time.monotonic() - last[0]
         return await asyncio.wrap_future(running), 0.0

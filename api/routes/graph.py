@@ -4,14 +4,16 @@
 # parameter annotations from its argument, and FastAPI must see them as objects, not as strings
 # to resolve in this module's globals.
 
+import socket
 from collections.abc import Callable
 from typing import Annotated, NamedTuple
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Depends, FastAPI, Query, Request, Response
 from pydantic import BaseModel
 
 from api.json_response import model_json
-from api.liveness import LatestCheck
+from api.liveness import PROBE_S, LatestCheck
 from api.routes import deps
 from api.routes.schemas import (
     Agreement,
@@ -33,10 +35,11 @@ from api.routes.schemas import (
 )
 from api.services import browse as svc
 from api.services.browse import BrowseService
+from api.services.graph import bolt_uri
 from api.services.semantic import search as semantic_search
 from api.services.sparql_remote import RemoteStore, sparql_store
 from api.services.sparql_remote import health as sparql_health
-from ontology.errors import ApiError, ArgwebError
+from ontology.errors import ApiError, ArgwebError, DatabaseUnavailableError
 from ontology.sparql import SparqlStore
 from ontology.terms import Label, Prop
 
@@ -77,11 +80,22 @@ async def health(request: Request, response: Response) -> Health:
     state = request.app.state
     if getattr(state, "health", None) is None:
         app = request.app
-        state.health = LatestCheck(lambda: _health(app))
+        state.health = LatestCheck(lambda: _health(app), lambda: _reachable(app))
     result, age = await state.health.answer()
     if age:
         response.headers["Age"] = str(int(age))
     return result
+
+
+def _reachable(app: FastAPI) -> None:
+    """Raise unless Neo4j's Bolt port accepts a connection (a stopped or killed server refuses at once)."""
+    uri = bolt_uri(app.state.settings, start=False)  # no embedded server running: raises
+    address = urlsplit(uri)
+    host, port = address.hostname or "127.0.0.1", address.port or 7687
+    try:
+        socket.create_connection((host, port), timeout=PROBE_S).close()
+    except OSError as e:
+        raise DatabaseUnavailableError(f"cannot connect to Neo4j at {host}:{port}: {e}") from e
 
 
 def _health(app: FastAPI) -> Health:

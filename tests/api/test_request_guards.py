@@ -97,3 +97,34 @@ def test_health_waits_for_the_first_check_then_answers_the_last_one_at_once() ->
     for result, age, took in answers[1:3]:  # the second check hangs: the first one's result, aged
         assert result == 1 and age > 0 and took < WAIT_S + 0.5
     assert len(calls) == 3 and answers[3][0] == 3  # one check at a time; the next one fresh
+
+
+def test_health_answers_a_backend_gone_since_the_last_check_as_gone() -> None:
+    """A last success is not answered for a backend whose port now refuses (the probe raises)."""
+    release = threading.Event()
+    calls = []
+
+    def check() -> str:
+        calls.append(1)
+        if len(calls) > 1:
+            release.wait(10)
+        return "ok"
+
+    gone = threading.Event()
+
+    def probe() -> None:
+        if gone.is_set():
+            raise RequestTooLargeError("stands for any failure of the probe")
+
+    latest = LatestCheck(check, probe)
+
+    async def scenario() -> None:
+        assert await latest.answer() == ("ok", 0.0)
+        result, age = await latest.answer()  # the second check hangs; the probe passes
+        assert result == "ok" and age > 0
+        gone.set()
+        with pytest.raises(RequestTooLargeError):
+            await latest.answer()
+        release.set()
+
+    asyncio.run(scenario())
