@@ -175,7 +175,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_methods=["GET", "POST", "OPTIONS"],
             allow_headers=["Accept", "Content-Type", "X-API-Key"],
         )
-    # Inside BodyLimit (added after it, so it runs before): bytes first, then what they hold.
+    # Added before BodyLimit, so it runs inside it: the bytes are bounded first, then what they hold.
     app.add_middleware(JsonBodyGuard, limits=body_limits(cfg), paths=("/cypher", "/amf/"))
     app.add_middleware(BodyLimit, limit=cfg.request_size_limit)
     # Added last, so it runs first: a key in the address is blanked before anything else sees it.

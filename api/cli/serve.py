@@ -56,7 +56,10 @@ def serve(
     else:
         from api.app import create_app
 
-        uvicorn.Server(uvicorn_setup.config(create_app(cfg), cfg, host, port)).run()
+        running = uvicorn.Server(uvicorn_setup.config(create_app(cfg), cfg, host, port))
+        running.run()
+        if not running.started:  # the port was taken, say (uvicorn logged why): as uvicorn.run does
+            raise typer.Exit(1)
 
 
 def report(
