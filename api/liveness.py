@@ -6,8 +6,9 @@ waits for it reports a live API as dead. So checks run on threads of their own (
 request threads) one at a time, and a request waits for the running check at most
 :data:`WAIT_S`; past that it is answered with the result of the last completed check, and the
 route says its age in seconds (the ``Age`` header). Only the first check of the process, with no
-result before it, is waited for to its end. A failure (Neo4j away: 503) is kept and answered the
-same way as a success. Before a last success is answered in place of a running check, a quick
+result before it, is waited for to its end, and so is the running check when the last one failed
+(Neo4j away: 503): a failure is never answered stale, so a backend that is back is seen as back
+by the next check. Before a last success is answered in place of a running check, a quick
 probe (the database's port still accepts connections) runs: a backend that has gone away since is
 answered as away (503) at once, not as it was.
 """
@@ -74,8 +75,8 @@ class LatestCheck(Generic[T]):
             pass
         with self._lock:
             last = self._last
-        if last is not None:
-            if self.probe is not None and last[1].exception() is None:
+        if last is not None and last[1].exception() is None:
+            if self.probe is not None:
                 probing = asyncio.wrap_future(self._probes.submit(self.probe))
                 # Slow to accept is not gone: past PROBE_S the last result stands.
                 with contextlib.suppress(TimeoutError):

@@ -128,3 +128,24 @@ def test_health_answers_a_backend_gone_since_the_last_check_as_gone() -> None:
         release.set()
 
     asyncio.run(scenario())
+
+
+def test_health_never_answers_a_failure_stale() -> None:
+    """After a failed check (Neo4j away), the running check is waited for: a backend back is seen back."""
+    calls = []
+
+    def check() -> str:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RequestTooLargeError("stands for Neo4j away")
+        time.sleep(WAIT_S + 0.3)
+        return "back"
+
+    latest = LatestCheck(check)
+
+    async def scenario() -> None:
+        with pytest.raises(RequestTooLargeError):
+            await latest.answer()
+        assert await latest.answer() == ("back", 0.0)
+
+    asyncio.run(scenario())
