@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -68,9 +68,11 @@ class LatestCheck(Generic[T]):
         Raises:
             Exception: What the answered check raised.
         """
-        running = self._start()
+        # One wrapper, awaited or marked read on every path: an asyncio future whose exception is
+        # never read is logged when it is collected, with a traceback, at whatever moment that is.
+        waiting = asyncio.wrap_future(self._start())
         try:
-            return await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(running)), WAIT_S), 0.0
+            return await asyncio.wait_for(asyncio.shield(waiting), WAIT_S), 0.0
         except TimeoutError:
             pass
         with self._lock:
@@ -81,5 +83,12 @@ class LatestCheck(Generic[T]):
                 # Slow to accept is not gone: past PROBE_S the last result stands.
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(probing, PROBE_S)
+            waiting.add_done_callback(_read)
             return last[1].result(), time.monotonic() - last[0]
-        return await asyncio.wrap_future(running), 0.0
+        return await waiting, 0.0
+
+
+def _read(future: asyncio.Future[Any]) -> None:
+    """Mark a future's outcome as read (it was answered from an earlier check)."""
+    if not future.cancelled():
+        future.exception()
