@@ -20,6 +20,8 @@ from fastapi.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api import problems
+from api.body_guard import JsonBodyGuard, body_limits
+from api.json_response import FiniteJSONResponse
 from api.services.graph import Graph
 from api.settings import Settings, get_settings
 
@@ -153,8 +155,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.state.graph.close()
 
     # /docs is served by api.routes.pages from the API's own static files (no CDN); no ReDoc.
+    # Every JSON answer is strict JSON: a NaN or infinite number is written as a string (docs/api.md).
     app = FastAPI(
-        title="argweb", version="0.1.0", description=DESCRIPTION, lifespan=lifespan, docs_url=None, redoc_url=None
+        title="argweb",
+        version="0.1.0",
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        default_response_class=FiniteJSONResponse,
     )
     app.state.settings = cfg
     predictors.install()
@@ -166,6 +175,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_methods=["GET", "POST", "OPTIONS"],
             allow_headers=["Accept", "Content-Type", "X-API-Key"],
         )
+    # Added before BodyLimit, so it runs inside it: the bytes are bounded first, then what they hold.
+    app.add_middleware(JsonBodyGuard, limits=body_limits(cfg), paths=("/cypher", "/amf/"))
     app.add_middleware(BodyLimit, limit=cfg.request_size_limit)
     # Added last, so it runs first: a key in the address is blanked before anything else sees it.
     app.add_middleware(NoSecretsInAddress)

@@ -26,6 +26,7 @@ from ontology.errors import (
     ModelNotInstalledError,
     NotFoundError,
     QueryRefusedError,
+    RequestTooLargeError,
     UnauthorizedError,
     WriteConflictError,
 )
@@ -40,6 +41,7 @@ _OUTCOMES: tuple[tuple[type[BaseException], int, int], ...] = (
     (QueryRefusedError, 403, EXIT_USAGE),
     (InvalidQueryError, 400, EXIT_USAGE),
     (LoaderError, 422, EXIT_USAGE),
+    (RequestTooLargeError, 413, EXIT_USAGE),
     (ClientError, 400, EXIT_USAGE),
     (DatabaseUnavailableError, 503, EXIT_FAILURE),
     (ModelNotInstalledError, 503, EXIT_FAILURE),

@@ -61,6 +61,15 @@ class Settings(BaseSettings):
         sparql_result_limit: Largest SPARQL result the API answers, in bytes (results are read
             whole before the answer starts, so that a cut result is never a 200).
         request_size_limit: Largest request body the API accepts, in bytes.
+        request_max_items: Array elements and object members (in all) a JSON body of ``POST /cypher``
+            or ``POST /amf/{task}`` may hold; more is answered 413 before anything parses it for
+            the route (commas and brackets bound it without a parse, so a string's commas count).
+        request_max_string: Characters the longest string of such a body may have (413 beyond).
+        request_max_depth: Arrays and objects such a body may nest (413 beyond).
+        cypher_max_running: ``/cypher`` queries the API runs at once; one more is answered 503 with
+            ``Retry-After`` at once, so that slow queries cannot take every worker thread.
+        header_timeout: Seconds a client has to send a request's headers (from its connection, or
+            from its previous response on a kept-alive one); the server closes the connection after.
         predict_max_utterances: Utterances a ``POST /predict`` transcript may have.
         predict_max_chars: Characters a ``POST /predict`` transcript may have in all, and the most
             one utterance may have is a tenth of it (the sentence splitter's cost grows faster
@@ -112,6 +121,11 @@ class Settings(BaseSettings):
     sparql_max_workers: int = Field(default=4, ge=1)
     sparql_result_limit: int = Field(default=64 * 1024 * 1024, ge=1)
     request_size_limit: int = 10 * 1024 * 1024
+    request_max_items: int = Field(default=200_000, ge=1)
+    request_max_string: int = Field(default=1_000_000, ge=1)
+    request_max_depth: int = Field(default=64, ge=1)
+    cypher_max_running: int = Field(default=8, ge=1)
+    header_timeout: float = Field(default=10.0, gt=0)
     predict_max_utterances: int = Field(default=300, ge=1)
     predict_max_chars: int = Field(default=60_000, ge=10)
     predict_max_running: int = Field(default=2, ge=1)

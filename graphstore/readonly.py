@@ -29,12 +29,13 @@ import contextlib
 import heapq
 import itertools
 import logging
+import math
 import re
 import socket
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,12 +128,15 @@ def _check_text(text: str, what: str) -> None:
 # -- Cost guard ------------------------------------------------------------------------------------
 
 MAX_RANGE = 100_000
-# Strings, quoted names and comments, which may contain anything; what is left is Cypher syntax.
+# Strings, backquoted names (a doubled backquote inside is one backquote) and comments, which may
+# contain anything; what is left is Cypher syntax.
 _CYPHER_LEXEMES = re.compile(
-    r"'(?:[^'\\]|\\.)*'" r'|"(?:[^"\\]|\\.)*"' r"|`[^`]*`" r"|//[^\n]*" r"|/\*.*?\*/",
+    r"'(?:[^'\\]|\\.)*'" r'|"(?:[^"\\]|\\.)*"' r"|`(?:[^`]|``)*`" r"|//[^\n]*" r"|/\*.*?\*/",
     re.DOTALL,
 )
-_IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+# A name as Cypher reads it unquoted: a letter (any script) or underscore, then letters, digits, underscores.
+_IDENT = r"[^\W\d]\w*"
+_PLAIN_NAME = re.compile(rf"{_IDENT}")
 # Loops inside one expression: list comprehensions and the quantifier predicates.
 _LOOP = re.compile(rf"\[\s*{_IDENT}\s+IN\b|\b(?:all|any|none|single)\s*\(\s*{_IDENT}\s+IN\b", re.IGNORECASE)
 _REDUCE = re.compile(r"\breduce\s*\(", re.IGNORECASE)
@@ -142,8 +146,26 @@ _INTEGER = re.compile(r"^\s*[+-]?\d+\s*$")
 
 
 def _cypher_syntax(query: str) -> str:
-    """``query`` with strings, quoted names and comments blanked out (same length)."""
-    return _CYPHER_LEXEMES.sub(lambda m: " " * len(m.group()), query)
+    """``query`` as the parser reads it, with strings and comments blanked out (same length).
+
+    A backquoted name is the same name to Neo4j: `` `range`(1, 9) `` calls ``range`` and
+    ``[`x` IN l | ...]`` is a list comprehension. So a backquoted name that is also a plain name is
+    written without its backquotes (padded to the same length), and any other one becomes a plain
+    placeholder name of underscores: every check below then sees the functions and variables the
+    planner sees.
+    """
+
+    def blank(m: re.Match[str]) -> str:
+        text = m.group()
+        if text[0] != "`":
+            return " " * len(text)
+        name = text[1:-1]
+        # UNWIND is let through by the range check; a variable of that name is not the clause.
+        if _PLAIN_NAME.fullmatch(name) and name.upper() != "UNWIND":
+            return name + "  "
+        return "_" * len(text)
+
+    return _CYPHER_LEXEMES.sub(blank, query)
 
 
 def _closing(text: str, start: int) -> int:
@@ -309,6 +331,8 @@ class CypherStream:
         self.keys: list[str] = []
         self.closed = False
         self.expired = False
+        self.on_close: list[Callable[[], None]] = []
+        """Called once when the stream is closed (whoever closes it), e.g. to free a slot."""
         self._lock = threading.Lock()
 
     def __iter__(self) -> Iterator[tuple[str, Any]]:
@@ -345,6 +369,8 @@ class CypherStream:
                 self.tx.rollback()
         with contextlib.suppress(Exception):
             self.session.close()
+        for callback in self.on_close:
+            callback()
 
     def expire(self) -> None:
         """End a transaction past its time limit (the watchdog): terminate, check, cut, close."""
@@ -412,6 +438,17 @@ def _translate(e: Exception, what: str) -> ArgwebError:
     return DatabaseUnavailableError(f"Neo4j failed: {type(e).__name__}")
 
 
+def non_finite(value: float) -> str:
+    """A NaN or infinite float as the string JSON answers carry (JSON has no such numbers).
+
+    ``"NaN"``, ``"Infinity"`` or ``"-Infinity"``: the names JavaScript, Jackson and Python's own
+    ``float()`` read back, so a client that expects a number can still recover it.
+    """
+    if math.isnan(value):
+        return "NaN"
+    return "Infinity" if value > 0 else "-Infinity"
+
+
 def to_json(value: Any) -> Any:
     """A Cypher value as JSON-ready data (nodes, relationships and paths become maps)."""
     if isinstance(value, Node):
@@ -429,6 +466,8 @@ def to_json(value: Any) -> Any:
         return [to_json(v) for v in value]
     if isinstance(value, dict):
         return {str(k): to_json(v) for k, v in value.items()}
+    if isinstance(value, float) and not math.isfinite(value):
+        return non_finite(value)
     if isinstance(value, str | int | float | bool) or value is None:
         return value
     if hasattr(value, "iso_format"):

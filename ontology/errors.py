@@ -115,6 +115,10 @@ class QueryLimitError(InvalidQueryError):
     """A query ran past its time limit (or memory cap) and was stopped."""
 
 
+class RequestTooLargeError(ClientError):
+    """A request holds more than a limit allows (items, string length, nesting): refused before it is processed."""
+
+
 class UnauthorizedError(ClientError):
     """A write was attempted without the configured API key."""
 

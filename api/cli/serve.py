@@ -48,12 +48,18 @@ def serve(
     host = host or cfg.api_host
     port = port or cfg.api_port
     console.print(f"argweb API on http://{host}:{port}/ (docs: /docs, SPARQL: /sparql, data: {sparql_store(cfg)})")
+    from api import server as uvicorn_setup
+
     if workers > 1:
-        uvicorn.run("api.app:app", host=host, port=port, workers=workers, log_level="info")
+        # Each worker reads the settings (the header-read timeout too) from the environment.
+        uvicorn.run("api.app:app", host=host, port=port, workers=workers, log_level="info", http=uvicorn_setup.PROTOCOL)
     else:
         from api.app import create_app
 
-        uvicorn.run(create_app(cfg), host=host, port=port, log_level="info")
+        running = uvicorn.Server(uvicorn_setup.config(create_app(cfg), cfg, host, port))
+        running.run()
+        if not running.started:  # the port was taken, say (uvicorn logged why): as uvicorn.run does
+            raise typer.Exit(1)
 
 
 def report(

@@ -8,8 +8,10 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.responses import PlainTextResponse
 
+from api.body_guard import BodyLimits, body_limits, check_json
+from api.json_response import FiniteJSONResponse
 from api.routes import deps
 from api.routes.schemas import Problem
 from api.services import amf as svc
@@ -20,7 +22,7 @@ router = APIRouter(tags=["oAMF"])
 Task = Annotated[Literal["turns", "segments", "ari", "discourse"], Path(description="the module")]
 _ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": Problem, "description": "Not an xAIF document, or beyond the prediction limits"},
-    413: {"model": Problem},
+    413: {"model": Problem, "description": "Larger than the body limits (bytes, items, string length, nesting)"},
     415: {"model": Problem},
     503: {"model": Problem, "description": "As many model requests running as allowed; retry"},
 }
@@ -41,8 +43,13 @@ def module_metadata(task: Task) -> PlainTextResponse:
     return PlainTextResponse(svc.metadata(task), media_type="text/yaml; charset=utf-8")
 
 
-def _document(content_type: str, body: bytes) -> dict[str, Any]:
-    """The xAIF document of a JSON body, or of the ``file`` field of a form upload (how oAMF calls modules)."""
+def _document(content_type: str, body: bytes, limits: BodyLimits) -> dict[str, Any]:
+    """The xAIF document of a JSON body, or of the ``file`` field of a form upload (how oAMF calls modules).
+
+    Runs in a worker thread: parsing a large body must not hold the event loop. A JSON body was
+    measured against ``limits`` on its way in (:class:`api.body_guard.JsonBodyGuard`); an uploaded
+    file is measured here, before it is parsed for the module.
+    """
     media = content_type.split(";")[0].strip().lower()
     if media in ("application/json", ""):
         return svc.parse_document(body)
@@ -52,7 +59,9 @@ def _document(content_type: str, body: bytes) -> dict[str, Any]:
         for part in message.iter_parts() if message.is_multipart() else ():
             if part.get_param("name", header="content-disposition") == "file":
                 payload = part.get_payload(decode=True)
-                return svc.parse_document(payload if isinstance(payload, bytes) else b"", "uploaded file")
+                data = payload if isinstance(payload, bytes) else b""
+                check_json(data, limits, "the uploaded file")
+                return svc.parse_document(data, "uploaded file")
         raise ApiError("a form upload needs the xAIF document in the field 'file'")
     from starlette.exceptions import HTTPException
 
@@ -78,12 +87,13 @@ def _document(content_type: str, body: bytes) -> dict[str, Any]:
         }
     },
 )
-async def run_module(task: Task, request: Request) -> JSONResponse:
+async def run_module(task: Task, request: Request) -> FiniteJSONResponse:
     """Run a module on an xAIF document: ``turns`` / ``segments`` add locutions from the text and
     propositions where absent, ``ari`` RA/CA/MA between the propositions, ``discourse`` TA links
     between the locutions. Every input node and edge is returned as it came; what argweb added is
     listed, with model, version and score, under the top-level ``argweb`` key. Nothing is stored."""
-    doc = _document(request.headers.get("content-type", ""), await request.body())
     cfg = deps.settings(request)
+    raw = await request.body()
+    doc = await run_in_threadpool(_document, request.headers.get("content-type", ""), raw, body_limits(cfg))
     limits = Limits(cfg.predict_max_utterances, cfg.predict_max_chars, cfg.predict_max_running)
-    return JSONResponse(await run_in_threadpool(svc.run_task, task, doc, cfg, limits))
+    return FiniteJSONResponse(await run_in_threadpool(svc.run_task, task, doc, cfg, limits))

@@ -4,12 +4,16 @@
 # parameter annotations from its argument, and FastAPI must see them as objects, not as strings
 # to resolve in this module's globals.
 
+import socket
 from collections.abc import Callable
 from typing import Annotated, NamedTuple
+from urllib.parse import urlsplit
 
-from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi import APIRouter, Depends, FastAPI, Query, Request, Response
 from pydantic import BaseModel
 
+from api.json_response import model_json
+from api.liveness import PROBE_S, LatestCheck
 from api.routes import deps
 from api.routes.schemas import (
     Agreement,
@@ -33,10 +37,11 @@ from api.routes.schemas import (
 from api.services import browse as svc
 from api.services import comparison as comparison_svc
 from api.services.browse import BrowseService
+from api.services.graph import bolt_uri
 from api.services.semantic import search as semantic_search
 from api.services.sparql_remote import RemoteStore, sparql_store
 from api.services.sparql_remote import health as sparql_health
-from ontology.errors import ApiError, ArgwebError
+from ontology.errors import ApiError, ArgwebError, DatabaseUnavailableError
 from ontology.sparql import SparqlStore
 from ontology.terms import Label, Prop
 
@@ -44,12 +49,12 @@ router = APIRouter()
 
 
 def fast(model: BaseModel) -> Response:
-    """A response model serialised by pydantic in one step.
+    """A response model serialised by pydantic (non-finite numbers as strings, see :mod:`api.json_response`).
 
     The route keeps ``response_model`` for the OpenAPI document; returning a ready response skips
     FastAPI's second validation of what the service already built from typed views.
     """
-    return Response(model.model_dump_json(), media_type="application/json")
+    return Response(model_json(model), media_type="application/json")
 
 
 Browse = Annotated[BrowseService, Depends(deps.browse_service)]
@@ -68,11 +73,36 @@ Text = Annotated[str | None, Query(max_length=500)]
     tags=["service"],
     responses={503: {"model": Problem, "description": "Neo4j unreachable"}},
 )
-def health(request: Request) -> Health:
+async def health(request: Request, response: Response) -> Health:
     """Whether Neo4j and the SPARQL store answer: 503 while Neo4j is away; 200 with ``status``
-    ``degraded`` when only the SPARQL store is missing (the graph routes still work)."""
-    cfg = deps.settings(request)
-    deps.browse(request).ping()  # DatabaseUnavailableError -> 503
+    ``degraded`` when only the SPARQL store is missing (the graph routes still work).
+
+    Answered within a second under load: a check still running then is not waited for, and the
+    last completed one is answered, with its age in seconds in the ``Age`` header."""
+    state = request.app.state
+    if getattr(state, "health", None) is None:
+        app = request.app
+        state.health = LatestCheck(lambda: _health(app), lambda: _reachable(app))
+    result, age = await state.health.answer()
+    if age:
+        response.headers["Age"] = str(int(age))
+    return result
+
+
+def _reachable(app: FastAPI) -> None:
+    """Raise unless Neo4j's Bolt port accepts a connection (a stopped or killed server refuses at once)."""
+    uri = bolt_uri(app.state.settings, start=False)  # no embedded server running: raises
+    address = urlsplit(uri)
+    host, port = address.hostname or "127.0.0.1", address.port or 7687
+    try:
+        socket.create_connection((host, port), timeout=PROBE_S).close()
+    except OSError as e:
+        raise DatabaseUnavailableError(f"cannot connect to Neo4j at {host}:{port}: {e}") from e
+
+
+def _health(app: FastAPI) -> Health:
+    cfg = app.state.settings
+    BrowseService(app.state.graph.driver(), cfg.neo4j_database, cfg.cypher_timeout).ping()  # unreachable: 503
     store = sparql_store(cfg)
     if isinstance(store, RemoteStore):
         sparql = sparql_health(store)

@@ -29,7 +29,8 @@ WATCH_INTERVAL = 0.2
 _QUERY_ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": Problem, "description": "Invalid query, or stopped by the time limit"},
     403: {"model": Problem, "description": "Refused: the query would write or call out"},
-    503: {"model": Problem, "description": "Backend unreachable"},
+    413: {"model": Problem, "description": "Body over the size limits (bytes, items, string length, nesting)"},
+    503: {"model": Problem, "description": "Backend unreachable, or as many queries running as allowed"},
 }
 _SPARQL_RESULTS = {
     media: {"schema": {"type": "string"}}
@@ -78,7 +79,10 @@ def cypher(body: CypherRequest, request: Request) -> StreamingResponse:
     read-only allow-list are refused (403) by a planner check and, failing that, by the database;
     so are loops inside one expression that the time limit could not stop (``reduce``, nested
     comprehensions, ``range`` outside ``UNWIND``). A parameter the driver cannot send (a lone
-    surrogate, an integer beyond 64 bits, nesting deeper than 32) is a 400 naming it.
+    surrogate, an integer beyond 64 bits, nesting deeper than 32) is a 400 naming it. A body over
+    the size limits (items, string length, nesting) is a 413; with ``cypher_max_running`` queries
+    running, one more is a 503 with ``Retry-After``. NaN and infinite numbers are answered as the
+    strings ``"NaN"``, ``"Infinity"`` and ``"-Infinity"``.
     """
     cfg = deps.settings(request)
     stream = svc.cypher_stream(
@@ -88,6 +92,7 @@ def cypher(body: CypherRequest, request: Request) -> StreamingResponse:
         body.parameters,
         cfg.cypher_timeout,
         cfg.cypher_row_limit,
+        cfg.cypher_max_running,
     )
     # The session is released however the response ends: at the end of the rows, when the client
     # goes away mid-stream (the body's finally) or before it started (the background task).

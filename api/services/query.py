@@ -22,7 +22,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -65,22 +65,71 @@ def competency_questions() -> list[CompetencyQuestion]:
 # -- Cypher ----------------------------------------------------------------------------------------
 
 
+# Concurrent client Cypher queries per limit (the API passes its setting); separate from SPARQL's.
+_CYPHER_SLOTS: dict[int, threading.BoundedSemaphore] = {}
+
+
+def _cypher_slots(limit: int) -> threading.BoundedSemaphore:
+    with _SLOTS_LOCK:
+        return _CYPHER_SLOTS.setdefault(limit, threading.BoundedSemaphore(limit))
+
+
 def cypher_stream(
-    driver: Driver, database: str, query: str, parameters: dict[str, Any], timeout: float, row_limit: int
+    driver: Driver,
+    database: str,
+    query: str,
+    parameters: dict[str, Any],
+    timeout: float,
+    row_limit: int,
+    max_running: int | None = None,
 ) -> CypherStream:
     """Check and start a client Cypher query; see :meth:`ReadRunner.stream` for the items.
 
     The caller closes the stream (:meth:`CypherStream.close`) if it does not iterate it to the end.
+    With ``max_running``, at most that many queries (across threads of this process) are checked or
+    running at once, each from its check until its stream is closed; one more is refused at once
+    instead of queueing, so slow queries cannot take every worker thread of the API.
 
     Raises:
         ApiError: Empty or oversized query, invalid syntax, or a parameter the driver cannot send.
         QueryRefusedError: Not a plain read.
         QueryLimitError, DatabaseUnavailableError: From the database.
+        BusyError: ``max_running`` queries are already running (503).
     """
     _check_size(query, "Cypher")
-    runner = ReadRunner(driver, database, timeout)
-    runner.check(query)
-    return runner.stream(query, parameters, row_limit)
+    slot = _cypher_slots(max_running) if max_running else None
+    if slot is not None and not slot.acquire(blocking=False):
+        raise BusyError(f"{max_running} Cypher queries are running, the most at once; retry shortly")
+    try:
+        runner = ReadRunner(driver, database, timeout)
+        runner.check(query)
+        stream = runner.stream(query, parameters, row_limit)
+    except BaseException:
+        if slot is not None:
+            slot.release()
+        raise
+    if slot is not None:
+        release = _once(slot.release)
+        stream.on_close.append(release)
+        if stream.closed:  # closed before the hook was there: release it here (once either way)
+            release()
+    return stream
+
+
+def _once(action: Callable[[], object]) -> Callable[[], None]:
+    """``action`` callable any number of times from any thread, run the first time only."""
+    lock = threading.Lock()
+    done = False
+
+    def run() -> None:
+        nonlocal done
+        with lock:
+            if done:
+                return
+            done = True
+        action()
+
+    return run
 
 
 def _check_size(query: str, language: str) -> None:
