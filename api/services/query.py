@@ -22,7 +22,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -65,15 +65,6 @@ def competency_questions() -> list[CompetencyQuestion]:
 # -- Cypher ----------------------------------------------------------------------------------------
 
 
-# Concurrent client Cypher queries per limit (the API passes its setting); separate from SPARQL's.
-_CYPHER_SLOTS: dict[int, threading.BoundedSemaphore] = {}
-
-
-def _cypher_slots(limit: int) -> threading.BoundedSemaphore:
-    with _SLOTS_LOCK:
-        return _CYPHER_SLOTS.setdefault(limit, threading.BoundedSemaphore(limit))
-
-
 def cypher_stream(
     driver: Driver,
     database: str,
@@ -97,9 +88,7 @@ def cypher_stream(
         BusyError: ``max_running`` queries are already running (503).
     """
     _check_size(query, "Cypher")
-    slot = _cypher_slots(max_running) if max_running else None
-    if slot is not None and not slot.acquire(blocking=False):
-        raise BusyError(f"{max_running} Cypher queries are running, the most at once; retry shortly")
+    slot = CYPHER_POOL.take(max_running) if max_running else None
     try:
         runner = ReadRunner(driver, database, timeout)
         runner.check(query)
@@ -109,27 +98,10 @@ def cypher_stream(
             slot.release()
         raise
     if slot is not None:
-        release = _once(slot.release)
-        stream.on_close.append(release)
-        if stream.closed:  # closed before the hook was there: release it here (once either way)
-            release()
+        stream.on_close.append(slot.release)  # a place is given back once, however often closed
+        if stream.closed:  # closed before the hook was there: release it here
+            slot.release()
     return stream
-
-
-def _once(action: Callable[[], object]) -> Callable[[], None]:
-    """``action`` callable any number of times from any thread, run the first time only."""
-    lock = threading.Lock()
-    done = False
-
-    def run() -> None:
-        nonlocal done
-        with lock:
-            if done:
-                return
-            done = True
-        action()
-
-    return run
 
 
 def _check_size(query: str, language: str) -> None:
@@ -361,14 +333,16 @@ class PoolState:
 
 
 class WorkerPool:
-    """The one pool every SPARQL evaluation of this process goes through, whoever starts it.
+    """A bounded pool of one kind of query evaluation: :data:`POOL`, the one every SPARQL evaluation
+    of this process goes through whoever starts it, and :data:`CYPHER_POOL` for client Cypher.
 
     A place is taken before a worker starts (or a server is asked) and given back when its result
     is closed. Each caller names the cap it honours (the API its ``sparql_max_workers``), and is
     admitted only while fewer evaluations than that hold a place, counting every route's.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
         self._lock = threading.Lock()
         self._running = 0
         self._peak = 0
@@ -383,7 +357,7 @@ class WorkerPool:
         with self._lock:
             if self._running >= cap:
                 self._refused += 1
-                raise BusyError(f"{cap} SPARQL queries are running, the most at once; retry shortly")
+                raise BusyError(f"{cap} {self.kind} queries are running, the most at once; retry shortly")
             self._running += 1
             self._peak = max(self._peak, self._running)
         return _Place(self)
@@ -412,7 +386,8 @@ class _Place:
             pool._give_back()
 
 
-POOL = WorkerPool()
+POOL = WorkerPool("SPARQL")
+CYPHER_POOL = WorkerPool("Cypher")
 
 
 def running_workers() -> int:
