@@ -133,6 +133,9 @@ def _full_disk(request: Request, exc: BaseException) -> JSONResponse:
     )
 
 
+_SAID_AS_IS = (DatabaseUnavailableError, BusyError, ModelNotInstalledError)
+
+
 def install(app: FastAPI) -> None:
     """Register the exception handlers on ``app``."""
 
@@ -141,7 +144,9 @@ def install(app: FastAPI) -> None:
         result = outcome(exc)
         if result.http_status == INSUFFICIENT_STORAGE:
             return _full_disk(request, exc)
-        if result.http_status >= 500 and not isinstance(exc, DatabaseUnavailableError):
+        # A backend away, every slot busy or no model installed is said as it is (the client can
+        # act on it); any other server-side error is logged and answered without its internals.
+        if result.http_status >= 500 and not isinstance(exc, _SAID_AS_IS):
             log.error("argweb error on %s %s: %s", request.method, request.url.path, exc)
             return problem(result.http_status, "internal error; see the server log", "internal", request.url.path)
         return problem(result.http_status, result.message, kind_of(exc), request.url.path)
