@@ -190,7 +190,14 @@ def main() -> None:
                 shot = OUT / f"explorer{'-compare' if args.compare else ''}-{corpus}.png"
                 browser.save_screenshot(str(shot))
                 browser.get(f"{url}/dashboard/{corpus}")
-                time.sleep(3)  # the plots are images the page loads after it
+                # The plots are lazy images the server draws on request (seconds on the full graph):
+                # the screenshot waits until every one has loaded, up to a minute.
+                deadline = time.monotonic() + 60
+                while time.monotonic() < deadline and not browser.execute_script(
+                    "return [...document.images].every(i => i.complete && i.naturalWidth > 0)"
+                ):
+                    browser.execute_script("document.querySelectorAll('img').forEach(i => i.loading = 'eager')")
+                    time.sleep(0.25)
                 browser.save_screenshot(str(OUT / f"dashboard-{corpus}.png"))
                 print(f"  screenshots: {shot}, {OUT / f'dashboard-{corpus}.png'}")
             note = (
