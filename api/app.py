@@ -17,10 +17,10 @@ from urllib.parse import parse_qsl, urlencode
 
 from fastapi import FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from api import problems
-from api.body_guard import JsonBodyGuard, body_limits
+from api.body_guard import JsonBodyGuard, body_limits, replaying
 from api.json_response import FiniteJSONResponse
 from api.services.graph import Graph
 from api.settings import Settings, get_settings
@@ -87,17 +87,7 @@ class BodyLimit:
             chunks.append(body)
             if not message.get("more_body", False):
                 break
-        whole: Message = {"type": "http.request", "body": b"".join(chunks), "more_body": False}
-        delivered = False
-
-        async def replay() -> Message:
-            nonlocal delivered
-            if not delivered:
-                delivered = True
-                return whole
-            return await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replaying(b"".join(chunks), receive), send)
 
 
 # Query parameters that would carry a secret in the address. Addresses end up in access logs,

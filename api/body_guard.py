@@ -146,14 +146,20 @@ class JsonBodyGuard:
         except ArgwebError as e:
             await problems.problem(413, str(e), "too-large", path)(scope, receive, send)
             return
-        whole: Message = {"type": "http.request", "body": body, "more_body": False}
-        delivered = False
+        await self.app(scope, replaying(body, receive), send)
 
-        async def replay() -> Message:
-            nonlocal delivered
-            if not delivered:
-                delivered = True
-                return whole
-            return await receive()
 
-        await self.app(scope, replay, send)
+def replaying(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that hands the app ``body`` whole first (it was read off the client already),
+    then whatever the client sends next (a disconnect)."""
+    whole: Message = {"type": "http.request", "body": body, "more_body": False}
+    delivered = False
+
+    async def replay() -> Message:
+        nonlocal delivered
+        if not delivered:
+            delivered = True
+            return whole
+        return await receive()
+
+    return replay

@@ -316,6 +316,15 @@ def decide(probs: np.ndarray, bias: Sequence[float]) -> np.ndarray:
     return np.asarray((np.log(np.clip(probs, 1e-9, 1.0)) + np.asarray(bias)).argmax(axis=1))
 
 
+def decided(probs: np.ndarray, bias: Sequence[float]) -> list[tuple[str, float, dict[str, float]]]:
+    """Per row of ``probs``: the label :func:`decide` picks, its probability, and every label's."""
+    picked = decide(probs, bias) if len(probs) else np.zeros(0, dtype=np.int64)
+    return [
+        (LABELS[int(k)], float(p[int(k)]), {lab: float(x) for lab, x in zip(LABELS, p, strict=True)})
+        for k, p in zip(picked, probs, strict=True)
+    ]
+
+
 def tune_bias(probs: np.ndarray, gold: np.ndarray, rounds: int = 2) -> tuple[list[float], float]:
     """Per-label log-biases maximising macro-F1 on ``(probs, gold)`` (coordinate search, none fixed at 0).
 
@@ -372,12 +381,7 @@ class PairModel:
 
     def predict(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[str, float, dict[str, float]]]:
         """Per pair: the decided label, its probability, and the probability of every label."""
-        probs = self.probabilities(pairs)
-        picked = decide(probs, self.bias) if len(probs) else np.zeros(0, dtype=np.int64)
-        return [
-            (LABELS[int(k)], float(p[int(k)]), {lab: float(x) for lab, x in zip(LABELS, p, strict=True)})
-            for k, p in zip(picked, probs, strict=True)
-        ]
+        return decided(self.probabilities(pairs), self.bias)
 
     def save(self, model_dir: Path) -> int:
         """Write the head (float16 safetensors) and its config; returns the bytes written."""

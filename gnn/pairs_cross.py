@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from gnn.pairs import LABELS, PairExample, PairTraining, RecipeCard, decide, tune_bias
+from gnn.pairs import LABELS, PairExample, PairTraining, RecipeCard, decide, decided, tune_bias
 from gnn.relations.metrics import macro_f1
 from gnn.task import Resources
 from ontology.errors import ApiError, ModelError
@@ -117,12 +117,7 @@ class CrossEncoderModel:
 
     def predict(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[str, float, dict[str, float]]]:
         """Per pair: the decided label, its probability, and the probability of every label."""
-        probs = self.probabilities(pairs)
-        picked = decide(probs, self.bias) if len(probs) else np.zeros(0, dtype=np.int64)
-        return [
-            (LABELS[int(k)], float(p[int(k)]), {lab: float(x) for lab, x in zip(LABELS, p, strict=True)})
-            for k, p in zip(picked, probs, strict=True)
-        ]
+        return decided(self.probabilities(pairs), self.bias)
 
     def save(self, model_dir: Path) -> int:
         """Write the fine-tuned encoder and tokenizer, the head and the config; returns the bytes written."""
