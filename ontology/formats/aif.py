@@ -373,10 +373,13 @@ def load_maps(paths: list[Path], corpus: str, read: MapReader, name: str, what: 
             )
         maps[path.stem] = path
     for path in paths:
-        before = len(nodes)
         notes += read(path, corpus, nodes, edges, speakers)
-        if len(nodes) - before <= 1:  # the map's Dialogue record alone
-            raise LoaderError(f"{path}: the map holds no nodes; a file that loads nothing is refused")
+    # A load of maps that hold no nodes at all loads nothing and is refused; an empty map beside
+    # others is an empty dialogue (DialAM's maps are written back as they came, empty ones too).
+    if paths and len(nodes) <= len(paths):  # each map's Dialogue record alone
+        if len(paths) == 1:
+            raise LoaderError(f"{paths[0]}: the map holds no nodes; a file that loads nothing is refused")
+        raise LoaderError(f"{paths[0].parent}: none of the {len(paths)} maps holds a node; nothing to load is refused")
     nodes.extend(speaker.record(sid, corpus) for sid, speaker in speakers.items())
     origin = f"{len(paths)} {what} from {paths[0].parent}" if paths else "no files"
     return corpus_bundle(corpus, name, paths, nodes, edges, origin, notes=notes)

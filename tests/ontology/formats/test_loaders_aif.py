@@ -270,13 +270,20 @@ def test_a_node_text_or_timestamp_that_is_no_string_is_refused(tmp_path: Path, n
     assert str(err.value).startswith(str(path))
 
 
-def test_a_map_without_nodes_is_refused(tmp_path: Path) -> None:
-    """A file that loads nothing is refused, not recorded: else the corpus marker is rewritten."""
+def test_a_load_without_nodes_is_refused(tmp_path: Path) -> None:
+    """A file that loads nothing is refused, not recorded: else the corpus marker is rewritten. An
+    empty map beside others is an empty dialogue, as DialAM's maps are written back as they came."""
     good = _one_node_map(tmp_path, '{"nodeID": "7", "type": "I", "text": "a"}', "good")
     empty = tmp_path / "empty.json"
     empty.write_text('{"nodes": [], "edges": []}', encoding="utf-8")
     with pytest.raises(LoaderError, match=r"empty\.json: the map holds no nodes"):
-        load_aif([good, empty], "drill")
+        load_aif([empty], "drill")
+    other = tmp_path / "other.json"
+    other.write_text('{"nodes": [], "edges": []}', encoding="utf-8")
+    with pytest.raises(LoaderError, match=r"none of the 2 maps holds a node; nothing"):
+        load_aif([empty, other], "drill")
+    bundle = load_aif([good, empty], "drill")
+    assert sorted(n.local_id for n in bundle.nodes if isinstance(n, DiscourseRecord)) == ["empty", "good"]
 
 
 def test_self_loops_and_locutions_of_other_nodes_are_kept_and_reported(tmp_path: Path) -> None:
