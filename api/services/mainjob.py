@@ -29,6 +29,7 @@ from ontology.system import private_dir
 
 if TYPE_CHECKING:
     from api.services.apiserver import ApiInfo
+    from api.services.semantic import EmbedReport
 
 T = TypeVar("T")
 
@@ -178,7 +179,7 @@ def predict_defaults(
     return outcomes
 
 
-def embed_units(graph: Graph, reporter: Reporter = SILENT, cached_only: bool = False) -> dict[str, Any] | None:
+def embed_units(graph: Graph, reporter: Reporter = SILENT, cached_only: bool = False) -> EmbedReport | None:
     """Embed the locutions and propositions that are new or changed (semantic search), or None when it failed.
 
     Idempotent and cheap when nothing changed (one read of ids, texts and keys); a failing encoder
@@ -196,7 +197,7 @@ def embed_units(graph: Graph, reporter: Reporter = SILENT, cached_only: bool = F
     from api.services.semantic import embed_graph
 
     try:
-        return embed_graph(graph, graph.settings, reporter=reporter, cached_only=cached_only).as_dict()
+        return embed_graph(graph, graph.settings, reporter=reporter, cached_only=cached_only)
     except DatabaseUnavailableError:
         raise
     except Exception as e:  # the semantic layer must not end the main job
@@ -422,7 +423,7 @@ class MainJobReport:
     outcomes: list[PredictionOutcome] = field(default_factory=list)
     counts: list[dict[str, Any]] = field(default_factory=list)
     others: list[OtherRuns] = field(default_factory=list)
-    embedded: dict[str, Any] | None = None
+    embedded: EmbedReport | None = None
     rdf: RdfSync | None = None
     api: ApiInfo | None = None
     steps: list[Step] = field(default_factory=list)
@@ -460,10 +461,10 @@ def _predict_summary(outcomes: Sequence[PredictionOutcome]) -> str:
     return ", ".join(parts)
 
 
-def _embed_summary(done: dict[str, Any] | None) -> str:
+def _embed_summary(done: EmbedReport | None) -> str:
     if done is None:
         return "FAILED"
-    written, left = sum(done["written"].values()), sum(done.get("uncached", {}).values())
+    written, left = sum(done.written.values()), sum(done.uncached.values())
     parts = [f"{written:,} vectors written" if written else "no new vectors", "vector indexes online"]
     if left:
         parts.append(f"{left:,} texts not in the encoder cache (`argweb embed` encodes them)")

@@ -92,12 +92,12 @@ def test_the_main_job_writes_vectors_from_the_cache_and_says_how_long(served: Se
     steps = [s.name for s in served.report.steps]
     assert steps == ["load", "predict", "embed", "rdf"], steps
     embedded = served.report.embedded
-    assert embedded is not None and sum(embedded["written"].values()) > 0, embedded
+    assert embedded is not None and sum(embedded.written.values()) > 0, embedded
     step = next(s for s in served.report.steps if s.name == "embed")
-    assert step.summary.startswith(f"{sum(embedded['written'].values()):,} vectors written, vector indexes online")
+    assert step.summary.startswith(f"{sum(embedded.written.values()):,} vectors written, vector indexes online")
     # The texts the cache lacks are counted, not encoded.
-    left = sum(embedded["uncached"].values())
-    assert left == sum(embedded["pending"].values()) - sum(embedded["written"].values())
+    left = sum(embedded.uncached.values())
+    assert left == sum(embedded.pending.values()) - sum(embedded.written.values())
     print(f"\nembedding step on the samples: {step.seconds:.2f} s ({step.summary})")
 
 

@@ -156,9 +156,9 @@ def test_main_job_step_embeds_what_is_missing_and_leaves_stats_alone(
     digest = mainjob.graph_digest(graph)
     semantic.remove_embeddings(graph, corpus="sciarg")
     first = mainjob.embed_units(graph)
-    assert first is not None and first["written"] == {"Proposition": 115, "Locution": 0}
+    assert first is not None and first.written == {"Proposition": 115, "Locution": 0}
     again = mainjob.embed_units(graph)
-    assert again is not None and again["written"] == {"Proposition": 0, "Locution": 0}
+    assert again is not None and again.written == {"Proposition": 0, "Locution": 0}
     assert json.dumps(graph.store().stats(), sort_keys=True) == stats
     assert mainjob.graph_digest(graph) == digest
 
