@@ -25,6 +25,7 @@ from neo4j import Driver, GraphDatabase
 from api.app import create_app
 from api.problems import PROBLEM
 from api.services.graph import Graph
+from api.services.query import CYPHER_POOL
 from api.settings import Settings
 from graphstore.errors import database_error
 from graphstore.readonly import tagged_transactions
@@ -183,6 +184,7 @@ def test_a_dbms_procedure_is_refused_by_name(hostile: Hostile, query: str) -> No
 def test_a_client_gone_mid_stream_gives_its_connection_back(hostile: Hostile) -> None:
     host, port = hostile.url.removeprefix("http://").split(":")
     body = json.dumps({"query": "UNWIND range(1, 5000000) AS x RETURN x, toString(x) AS s"}).encode()
+    given_back: list[float] = []
     for _ in range(10):
         with socket.create_connection((host, int(port)), timeout=10) as raw:
             raw.sendall(
@@ -191,8 +193,14 @@ def test_a_client_gone_mid_stream_gives_its_connection_back(hostile: Hostile) ->
                 + body
             )
             assert raw.recv(4096).startswith(b"HTTP/1.1 200")
+        # The query's place among the `cypher_max_running` comes back with its connection, so a
+        # client that leaves never keeps the next one out for long.
+        started = time.perf_counter()
+        wait_for(lambda: CYPHER_POOL.state().running == 0, 10, "the abandoned query's place to come back")
+        given_back.append(time.perf_counter() - started)
     wait_for(lambda: hostile.connections_in_use() == 0, 10, "the API's connections to come back")
     wait_for(lambda: tagged_transactions(hostile.driver, "neo4j") == [], 10, "the client transactions to end")
+    record("hostile_client_gone_place_back", slowest_s=round(max(given_back), 3))
 
 
 # -- Finding 3: one long expression ----------------------------------------------------------------
