@@ -366,6 +366,25 @@ class DetachedProcess(Generic[InfoT]):
 
     LOCK_NAME: ClassVar[str] = ""
 
+    def _lock_path(self) -> Path:
+        return Path(self.data_dir).resolve() / (self.LOCK_NAME or f"{self.PID_NAME}.lock")
+
+    def restarting(self) -> bool:
+        """Whether a process holds this data directory's start lock now (:meth:`exclusive`): the
+        server is being stopped or started on purpose, as a bulk load does from the stop to the
+        start on the imported store. No I/O beyond one non-blocking ``flock`` try."""
+        try:
+            fd = os.open(self._lock_path(), os.O_RDWR)
+        except FileNotFoundError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        finally:
+            os.close(fd)  # closing the descriptor also lets go of a lock this try took
+        return False
+
     @contextlib.contextmanager
     def exclusive(self) -> Iterator[None]:
         """Hold this data directory's start lock (an ``flock``, re-entrant within the process).
@@ -375,7 +394,7 @@ class DetachedProcess(Generic[InfoT]):
         coming up, or importing), and a bulk load holds it from stopping the server to starting it
         on the imported store.
         """
-        key = str(Path(self.data_dir).resolve() / (self.LOCK_NAME or f"{self.PID_NAME}.lock"))
+        key = str(self._lock_path())
         with _LOCKS_GUARD:
             held = _LOCKS.setdefault(key, _StartLock())
         with held.lock:

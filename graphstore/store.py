@@ -230,6 +230,9 @@ class GraphStore(Statements):
             API gives 0: a request is refused at once rather than held for minutes).
         server: The server, as error messages name it (``Neo4j at bolt://...``).
         restart: What brings the server back, as error messages say it (``argweb db start``).
+        restarting: Whether the server is being stopped and started on purpose now (the embedded
+            server's start lock held, as a bulk load holds it): a server gone before the claim is
+            then waited for (up to ``bulk_wait``) instead of reported at once.
     """
 
     driver: Driver
@@ -240,6 +243,7 @@ class GraphStore(Statements):
     bulk_wait: float = DEFAULT_CLAIM_WAIT
     server: str = "Neo4j"
     restart: str = "bring the database back"
+    restarting: Callable[[], bool] = field(default=lambda: False, repr=False)
 
     def gone(self, corpus: str, e: BaseException, written: int | None) -> DatabaseUnavailableError:
         """The one-line error of an ingest of ``corpus`` whose database went away (``written``: rows
@@ -484,9 +488,12 @@ class GraphStore(Statements):
                 row = self._claim_once(corpus, batch, stale)
             except DatabaseUnavailableError as e:
                 # The server was reached (ingest pinged it) and went away. Only a bulk load known to
-                # hold the write lease (seen by an earlier try) stops and restarts it: then keep
-                # waiting for it. The store it starts on is new: the bookmarks of the old one must
-                # go, and the schema be made again. Otherwise the server is simply gone: say so now.
+                # hold the write lease (seen by an earlier try, or holding the server's start lock
+                # from its stop to its start) stops and restarts it: then keep waiting for it. The
+                # store it starts on is new: the bookmarks of the old one must go, and the schema be
+                # made again. Otherwise the server is simply gone: say so now.
+                if bulk is None and self.restarting():
+                    bulk = "a bulk load restarting the server"
                 if bulk is None:
                     raise self.gone(corpus, e, None) from e
                 if time.monotonic() > started + self.bulk_wait:

@@ -168,11 +168,18 @@ class Graph:
         cfg = self.settings
         if cfg.neo4j_uri:
             server, restart = f"Neo4j at {cfg.neo4j_uri}", f"bring the server at {cfg.neo4j_uri} back"
-        else:
-            where = f" at {self._uri}" if self._uri else ""
-            server = f"the embedded Neo4j{where} (data directory {cfg.data_dir})"
-            restart = "start it again with `argweb db start`"
-        return GraphStore(driver, cfg.neo4j_database, cfg.batch_size, server=server, restart=restart)
+            return GraphStore(driver, cfg.neo4j_database, cfg.batch_size, server=server, restart=restart)
+        where = f" at {self._uri}" if self._uri else ""
+        server = f"the embedded Neo4j{where} (data directory {cfg.data_dir})"
+        restart = "start it again with `argweb db start`"
+        return GraphStore(
+            driver,
+            cfg.neo4j_database,
+            cfg.batch_size,
+            server=server,
+            restart=restart,
+            restarting=lambda: embedded_server(cfg).restarting(),  # built only when the server went away
+        )
 
     def close(self) -> None:
         """Close the driver if this object opened it."""
