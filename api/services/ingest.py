@@ -11,6 +11,7 @@ from graphstore import cypher
 from graphstore.bulk import BulkLoader, BulkReport
 from graphstore.store import GraphStore, IngestReport
 from ontology.errors import ApiError
+from ontology.formats.common import REMARK
 from ontology.formats.registry import CORPORA, FORMATS, files_for
 from ontology.records import CorpusBundle
 
@@ -47,11 +48,15 @@ def report_notes(bundle: CorpusBundle, reporter: Reporter) -> CorpusBundle:
     for note in bundle.notes[:MAX_NOTES]:
         reporter.log(f"partial: {note}")
     if len(bundle.notes) > MAX_NOTES:
-        reporter.log(f"partial: ... and {len(bundle.notes) - MAX_NOTES} more incomplete relation(s)")
-    reporter.warn(
-        f"{bundle.corpus.id}: {len(bundle.notes)} relation(s) incomplete in the files (no premise or no "
-        "conclusion), stored as they are"
-    )
+        reporter.log(f"partial: ... and {len(bundle.notes) - MAX_NOTES} more note(s)")
+    # What the annotated corpora themselves hold (REMARK) is logged only: a warning on every load
+    # of the gold data would say nothing the user can act on.
+    incomplete = sum(not note.startswith(REMARK) for note in bundle.notes)
+    if incomplete:
+        reporter.warn(
+            f"{bundle.corpus.id}: {incomplete} relation(s) incomplete in the files (no premise or no "
+            "conclusion), stored as they are"
+        )
     return bundle
 
 

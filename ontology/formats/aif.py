@@ -32,7 +32,7 @@ from typing import Any
 
 from ontology.aiftext import speaker_of
 from ontology.errors import LoaderError
-from ontology.formats.common import corpus_bundle, read_json, require
+from ontology.formats.common import REMARK, corpus_bundle, read_json, require
 from ontology.records import (
     CorpusBundle,
     DiscourseRecord,
@@ -264,7 +264,7 @@ def read_map(
     if missing_locs:
         raise LoaderError(f"{path}: locution for missing node {sorted(missing_locs)[0]!r}")
     notes += [
-        f"{path}: locution of {types[local]} node {local}, which is not an L-node; not stored"
+        f"{REMARK}{path}: locution of {types[local]} node {local}, which is not an L-node; not stored"
         for local in sorted(locs)
         if types[local] != "L"
     ]
@@ -283,7 +283,7 @@ def read_map(
             if end not in local_ids:
                 raise LoaderError(f"{ewhere}: refers to missing node {end!r}")
         if src == dst:
-            notes.append(f"{ewhere}: links {types[src]} node {src} to itself; stored as it is")
+            notes.append(f"{REMARK}{ewhere}: links {types[src]} node {src} to itself; stored as it is")
         outs[src] += 1
         ins[dst] += 1
         if (src, dst) in ends:

@@ -376,6 +376,11 @@ def describe_sources(paths: Sequence[Path]) -> str:
     return f"{common} ({len(paths)} files)"
 
 
+REMARK = "as in the gold maps: "
+"""The start of a note on data the annotated corpora themselves hold (an L-node linked to itself, a
+locution entry of a node that is no L-node): logged with the other notes, never a warning."""
+
+
 def corpus_bundle(
     corpus: str,
     name: str,

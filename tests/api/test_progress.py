@@ -173,4 +173,4 @@ def test_what_the_files_left_incomplete_is_one_warning_and_detail_lines_for_the_
     ]
     logged = (tmp_path / "run.log").read_text(encoding="utf-8")
     assert all(f"partial: {note}" in logged for note in notes[:MAX_NOTES])
-    assert f"partial: ... and {25 - MAX_NOTES} more incomplete relation(s)" in logged
+    assert f"partial: ... and {25 - MAX_NOTES} more note(s)" in logged

@@ -19,6 +19,7 @@ import pytest
 from ontology.aiftext import speaker_of
 from ontology.errors import LoaderError
 from ontology.formats.aif import load_aif
+from ontology.formats.common import REMARK
 from ontology.formats.registry import CORPORA, SAMPLES
 from ontology.records import (
     CorpusBundle,
@@ -300,8 +301,8 @@ def test_self_loops_and_locutions_of_other_nodes_are_kept_and_reported(tmp_path:
     }
     path.write_text(json.dumps(aif), encoding="utf-8")
     bundle = load_aif([path], "drill")
-    assert f"{path}: edge 9: links L node 1 to itself; stored as it is" in bundle.notes
-    assert f"{path}: locution of I node 2, which is not an L-node; not stored" in bundle.notes
+    assert f"{REMARK}{path}: edge 9: links L node 1 to itself; stored as it is" in bundle.notes
+    assert f"{REMARK}{path}: locution of I node 2, which is not an L-node; not stored" in bundle.notes
     aif_edges = [(e.source, e.target) for e in bundle.edges if e.type == RelType.AIF_EDGE]
     assert aif_edges == [("drill:loop:1", "drill:loop:1")]
 
