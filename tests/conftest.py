@@ -183,8 +183,11 @@ def served_settings(server: EmbeddedNeo4j, data_dir: Path, api_key: str, **overr
 
 
 @contextmanager
-def serve_app(app: Any, start_timeout: float = 30.0) -> Iterator[str]:
-    """Serve an ASGI app with uvicorn on a free loopback port, in a thread of the test process; its base URL."""
+def serve_app(app: Any, start_timeout: float = 30.0, config: Any = None) -> Iterator[str]:
+    """Serve an ASGI app with uvicorn on a free loopback port, in a thread of the test process; its base URL.
+
+    ``config`` (port -> ``uvicorn.Config``) serves it another way, e.g. as ``argweb serve`` configures uvicorn.
+    """
     import threading
     import time
 
@@ -193,7 +196,8 @@ def serve_app(app: Any, start_timeout: float = 30.0) -> Iterator[str]:
     from graphstore.runtime import free_port
 
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    chosen = config(port) if config else uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(chosen)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + start_timeout

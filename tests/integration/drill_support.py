@@ -39,6 +39,12 @@ def record(drill: str, **figures: Any) -> None:
     print(f"DRILL {drill}: {json.dumps(figures, sort_keys=True)}")
 
 
+def connections_in_use(driver: Driver) -> int:
+    """Connections of ``driver``'s pool taken by a session that has not given them back."""
+    pool = driver._pool  # type: ignore[attr-defined]
+    return sum(pool.in_use_connection_count(address) for address in list(pool.connections))
+
+
 def wait_for(check: Callable[[], bool], timeout: float, what: str, interval: float = 0.05) -> None:
     """Poll ``check`` until true; fail naming ``what`` after ``timeout`` seconds."""
     deadline = time.monotonic() + timeout

@@ -24,7 +24,6 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from fastapi import FastAPI
 from neo4j import Driver
 
@@ -34,9 +33,9 @@ from api.problems import PROBLEM
 from api.services.graph import Graph
 from api.settings import Settings
 from graphstore.readonly import tagged_transactions
-from graphstore.runtime import EmbeddedNeo4j, free_port
-from tests.conftest import export_to_oxigraph, load_samples, served_settings
-from tests.integration.drill_support import record, wait_for
+from graphstore.runtime import EmbeddedNeo4j
+from tests.conftest import export_to_oxigraph, load_samples, serve_app, served_settings
+from tests.integration.drill_support import connections_in_use, record, wait_for
 
 pytestmark = pytest.mark.drill
 
@@ -61,26 +60,7 @@ class Guarded:
     def connections_in_use(self) -> int:
         """Connections of the API's pool taken by a session that has not given them back."""
         graph: Graph = self.app.state.graph
-        pool = graph.driver()._pool  # type: ignore[attr-defined]
-        return sum(pool.in_use_connection_count(address) for address in list(pool.connections))
-
-
-@contextmanager
-def _serve(app: FastAPI, settings: Settings) -> Iterator[str]:
-    """Serve ``app`` as ``argweb serve`` does (its uvicorn configuration), in a thread; the base URL."""
-    port = free_port()
-    server = uvicorn.Server(uvicorn_setup.config(app, settings, "127.0.0.1", port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=15)
+        return connections_in_use(graph.driver())
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +77,10 @@ def guarded(neo4j_server: EmbeddedNeo4j, driver: Driver, tmp_path_factory: pytes
         header_timeout=HEADER_TIMEOUT,
     )
     app = create_app(settings)
-    with _serve(app, settings) as url:
+    # Served as `argweb serve` serves it (its uvicorn configuration: the header-read timeout).
+    with serve_app(
+        app, config=lambda port: uvicorn_setup.config(app, settings, "127.0.0.1", port, log_level="warning")
+    ) as url:
         yield Guarded(url, app, settings, driver)
 
 

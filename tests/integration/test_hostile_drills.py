@@ -32,7 +32,7 @@ from graphstore.readonly import tagged_transactions
 from graphstore.runtime import EmbeddedNeo4j
 from ontology.errors import DatabaseUnavailableError
 from tests.conftest import PASSWORD, export_to_oxigraph, load_samples, serve_app, served_settings
-from tests.integration.drill_support import record, wait_for
+from tests.integration.drill_support import connections_in_use, record, wait_for
 
 pytestmark = pytest.mark.drill
 
@@ -58,8 +58,7 @@ class Hostile:
 
     def connections_in_use(self) -> int:
         """Connections of the API's pool taken by a session that has not given them back."""
-        pool = self.api_driver()._pool  # type: ignore[attr-defined]
-        return sum(pool.in_use_connection_count(address) for address in list(pool.connections))
+        return connections_in_use(self.api_driver())
 
 
 @pytest.fixture(scope="module")
