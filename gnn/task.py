@@ -30,11 +30,13 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeAlias, TypeVar
 from gnn.modelcard import ModelCard, git_commit, write_card
 from gnn.protocol import Fold, FoldOutcome, Pooled, cross_validate
 from ontology.errors import ApiError, ModelError, UnknownProfileError, UnknownTaskError
+from ontology.scope import Scope, ScopeRecords
 
 if TYPE_CHECKING:
     from gnn.encoder import TextEncoder
     from gnn.trainer import Schedule
     from ontology.records import CorpusBundle
+    from ontology.records import PredictedRelation as GraphRelation
 
 JsonDocument: TypeAlias = dict[str, Any]
 """A JSON object in the shape a command prints with ``--json`` (an outside format, named as such)."""
@@ -303,6 +305,39 @@ class PredictedRelation:
 
 
 @dataclass(frozen=True)
+class Decoding:
+    """What makes a run's output what it is besides the model and the scope.
+
+    Attributes:
+        id_parts: What the run id derives from, after the task's prefix (model, version, model
+            directory, decoding, scope ids ...). The same parts give the same run id.
+        parameters: Stored on the run (corpus, model directory, thresholds ...).
+    """
+
+    id_parts: tuple[object, ...]
+    parameters: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class ScopePrediction:
+    """A task's predicted relations over a scope, with what they score against the gold ones in it.
+
+    Attributes:
+        relations: Predicted relations between graph units (the rows the one prediction job writes).
+        inputs: Discourses (or pairs) predicted over.
+        gold: Gold relations in scope (``None``: none to score against).
+        scores: The predictions' figures against those gold relations (``None``: none).
+        what: What a written row is, for the log ("predicted discourse relations").
+    """
+
+    relations: tuple[GraphRelation, ...]
+    inputs: int
+    gold: int | None
+    scores: Mapping[str, Any] | None
+    what: str
+
+
+@dataclass(frozen=True)
 class Fitted(Generic[LoadedT]):
     """A model fitted inside one fold (or for training): the model and what was chosen on tuning data."""
 
@@ -384,6 +419,35 @@ class Task(ABC, Generic[ConfigT, ExampleT, LoadedT]):
     @abstractmethod
     def predict(self, loaded: LoadedT, records: Sequence[TextPair]) -> list[PredictedRelation]:
         """The predicted relation of each record, with its score."""
+
+    # Predicting over discourses stored in the graph (the main job, ``predict TASK --corpus``, ``POST /predict``).
+
+    graph_corpora: ClassVar[tuple[str, ...]] = ()
+    """The corpora the main job predicts with the shipped model, when they are loaded."""
+
+    def scope_read(self, corpus: str) -> str:
+        """How a scope of ``corpus`` is read back from the graph (a reader of ``graphstore.scopes``).
+
+        Raises:
+            UnknownTaskError: The task does not predict over stored discourses (the default).
+        """
+        raise UnknownTaskError(f"task {self.name!r} does not predict over dialogues stored in the graph")
+
+    def decoding(self, loaded: LoadedT, model_dir: Path, scope: Scope, options: Mapping[str, str]) -> Decoding:
+        """The run id parts and stored parameters of ``loaded``'s predictions over ``scope``.
+
+        Raises:
+            ApiError: An option the task does not know, or a value it does not take.
+        """
+        raise UnknownTaskError(f"task {self.name!r} does not predict over dialogues stored in the graph")
+
+    def predict_scope(self, loaded: LoadedT, records: ScopeRecords, options: Mapping[str, str]) -> ScopePrediction:
+        """The predicted relations between the units of ``records`` (graph ids), scored against their gold ones.
+
+        Raises:
+            ApiError: Nothing in the scope to predict over (the message says what is missing).
+        """
+        raise UnknownTaskError(f"task {self.name!r} does not predict over dialogues stored in the graph")
 
     # Evaluation: shared, through the predictions.
 

@@ -9,14 +9,18 @@ complete run of the same content is found instead of written again, scores are s
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from api.services.graph import Graph
-from api.services.reporting import Reporter
+from api.services.reporting import SILENT, Reporter
 from graphstore.predictions import PredictionReport, PredictionStore, Progress, StoredRun
+from ontology.errors import ApiError, NotFoundError
 from ontology.records import PredictedRelation, PredictionRun, content_run_id
+from ontology.scope import Scope
 
 
 def _store(graph: Graph) -> PredictionStore:
@@ -118,3 +122,157 @@ def delete_predictions(graph: Graph, model: str, version: str | None = None, run
         The number of predicted relations deleted; gold relations are never touched.
     """
     return _store(graph).delete(model, version, run)
+
+
+# -- the one way into the graph --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScopeOutcome:
+    """What a task predicted over a scope of the graph, and what was written.
+
+    Attributes:
+        task: The task.
+        run_id: The run the predictions are (or would be) written as.
+        model: Model name.
+        model_version: Model version.
+        model_dir: The model directory.
+        corpus: The corpus of the scope.
+        dialogue: The one dialogue/document asked for (``None``: the whole corpus).
+        parameters: Stored on the run (the task's decoding).
+        dialogues: Discourses (or pairs) predicted over.
+        predicted: Predicted relations (``None``: not predicted, since the run is in the graph already).
+        by_label: Predicted relations per label.
+        gold: Gold relations in scope (``None``: none).
+        scores_against_gold: The predictions' figures against them (``None``: none).
+        written: Relations written by this call.
+        already_present: A complete run of the same content was in the graph already.
+        report: The write's report (``None``: nothing written).
+    """
+
+    task: str
+    run_id: str
+    model: str
+    model_version: str
+    model_dir: str
+    corpus: str
+    dialogue: str | None
+    parameters: Mapping[str, Any]
+    dialogues: int
+    predicted: int | None
+    by_label: Mapping[str, int]
+    gold: int | None
+    scores_against_gold: Mapping[str, Any] | None
+    written: int
+    already_present: bool
+    report: PredictionReport | None = None
+
+
+def resolve_scope(graph: Graph, corpus: str | None, dialogue: str | None) -> Scope:
+    """The discourses of ``corpus`` or the one ``dialogue`` (exactly one of them).
+
+    Raises:
+        ApiError: Both or neither given. NotFoundError: Unknown corpus or dialogue.
+    """
+    from graphstore import cypher
+    from graphstore.aif_export import resolve_discourse
+
+    if (corpus is None) == (dialogue is None):
+        raise ApiError("give exactly one of --corpus and --dialogue")
+    store = graph.store()
+    if dialogue is not None:
+        did = resolve_discourse(store, dialogue, corpus)
+        owner = str(store.read(cypher.discourse_refs(), ref=did, corpus=None)[0]["corpus"])
+        return Scope(owner, did, (did,))
+    assert corpus is not None
+    rows = store.read(cypher.corpus_discourses(), corpus=corpus)
+    if not rows:
+        raise NotFoundError(f"no dialogues or documents of corpus {corpus!r} in the graph")
+    return Scope(corpus, None, tuple(str(r["id"]) for r in rows))
+
+
+def predict_scope(
+    graph: Graph,
+    task: str,
+    *,
+    corpus: str | None = None,
+    dialogue: str | None = None,
+    model: Path | str | None = None,
+    options: Mapping[str, str] | None = None,
+    write: bool = False,
+    reporter: Reporter = SILENT,
+) -> ScopeOutcome:
+    """Predict with ``task``'s model over a corpus or one dialogue of the graph; with ``write``, store the run.
+
+    The one way a model's output reaches the graph: the scope is read back as records
+    (:func:`graphstore.scopes.read_scope`), the task predicts (:meth:`gnn.task.Task.predict_scope`)
+    and the rows go through :class:`PredictionJob` (run id from the content, a complete run of the
+    same content found instead of written again, scores rounded, all or nothing; gold untouched).
+    The main job, ``argweb predict TASK --corpus/--dialogue``, ``POST /predict`` and ``mine`` call it.
+
+    Args:
+        graph: The graph.
+        task: A registered task that predicts over stored discourses.
+        corpus: Every discourse of this corpus.
+        dialogue: One dialogue/document (graph id or local id).
+        model: A model name or directory (default: the task's shipped model).
+        options: The task's decoding options (``objective`` ...; :meth:`gnn.task.Task.decoding`).
+        write: Store the predictions as one prediction run; a run already complete in the graph
+            is not predicted again.
+        reporter: Progress lines.
+
+    Raises:
+        UnknownTaskError: No such task, or one that does not predict over stored discourses.
+        ApiError: Not exactly one of corpus / dialogue, a bad option, or nothing to predict over.
+        NotFoundError: Unknown corpus, dialogue or model.
+    """
+    from api.services import tasks
+    from gnn.task import get_task
+    from graphstore.scopes import read_scope
+
+    contract = get_task(task)
+    chosen = dict(options or {})
+    scope = resolve_scope(graph, corpus, dialogue)
+    reader = contract.scope_read(scope.corpus)
+    loaded = tasks.load(graph.settings, task, model)
+    decoding = contract.decoding(loaded.model, loaded.path, scope, chosen)
+    card = loaded.card
+    job = PredictionJob(task, card.model, card.version, (task, *decoding.id_parts), dict(decoding.parameters))
+    run, present = job.pick(graph)
+    outcome = ScopeOutcome(
+        task=task,
+        run_id=run.run_id,
+        model=card.model,
+        model_version=card.version,
+        model_dir=str(loaded.path),
+        corpus=scope.corpus,
+        dialogue=scope.dialogue,
+        parameters=dict(decoding.parameters),
+        dialogues=len(scope.ids),
+        predicted=None,
+        by_label={},
+        gold=None,
+        scores_against_gold=None,
+        written=0,
+        already_present=present is not None,
+    )
+    if write and present is not None:
+        reporter.log(f"run {run.run_id} of {run.model} {run.model_version} is in the graph already: nothing written")
+        return replace(outcome, predicted=present)
+    with reporter.progress(f"{scope.corpus}: discourses read", len(scope.ids)) as advance:
+        records = read_scope(graph.store(), reader, scope, advance)
+    found = contract.predict_scope(loaded.model, records, chosen)
+    by_label = Counter(r.label.value for r in found.relations)
+    outcome = replace(
+        outcome,
+        dialogues=found.inputs,
+        predicted=len(found.relations),
+        by_label=dict(sorted(by_label.items())),
+        gold=found.gold,
+        scores_against_gold=found.scores,
+    )
+    if not write:
+        return outcome
+    report = write_run(graph, run, found.relations)
+    reporter.log(f"run {run.run_id}: {report.written} {found.what} written")
+    return replace(outcome, written=report.written, report=report)

@@ -23,7 +23,7 @@ model, its version, the objective and the discourses, so writing again writes no
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,16 +36,10 @@ from ontology.errors import ApiError, NotFoundError
 from ontology.labels import scheme_label
 from ontology.records import (
     EdgeRecord,
-    LocutionRecord,
     NodeRecord,
     PredictedRelation,
-    PropositionRecord,
-    RelationRecord,
-    SentenceRecord,
     prediction_score,
 )
-from ontology.terms import Label, Prop, RelType
-from ontology.views import EdgeView, UnitView
 
 TASK = "relations"
 AIF, SCIARG, MARG = "aif", "sciarg", "marg"
@@ -112,121 +106,9 @@ def resolve_scope(graph: Graph, corpus: str | None, dialogue: str | None) -> Sco
     return Scope(family, corpus, None, tuple(str(r["id"]) for r in rows))
 
 
-def _gold(unit: UnitView) -> bool:
-    return unit.node.get(Prop.ORIGIN, "gold") != "predicted"
+from graphstore.scopes import aif_records, in_order, sciarg_records  # noqa: E402
 
-
-def in_order(units: Iterable[UnitView]) -> list[UnitView]:
-    """``units`` in file order: by stored position (none counts as 0), then id."""
-    return sorted(units, key=lambda u: (u.position if u.position is not None else 0, u.id))
-
-
-def _by_discourse(units: Mapping[str, UnitView]) -> dict[str | None, list[UnitView]]:
-    """The units of each discourse (one pass, instead of one scan of every unit per discourse)."""
-    grouped: dict[str | None, list[UnitView]] = {}
-    for u in units.values():
-        grouped.setdefault(u.discourse, []).append(u)
-    return grouped
-
-
-def _unit_fields(unit: UnitView, position: int | None) -> dict[str, Any]:
-    node = unit.node
-    return {
-        "id": node.id,
-        "corpus": node.corpus or "",
-        "discourse": unit.discourse,
-        "local_id": node.get(Prop.LOCAL_ID),
-        "position": position,
-        "text": node.text,
-    }
-
-
-def aif_records(
-    units: Mapping[str, UnitView], edges: Sequence[EdgeView], ids: Sequence[str]
-) -> tuple[list[NodeRecord], list[EdgeRecord]]:
-    """The AIF loader's records of the maps ``ids``, in the DialAM test-input numbering.
-
-    L-, I- and gold TA nodes are numbered by their stored file position with the YA/RA/CA/MA nodes
-    left out, as in the stripped file ``predict aif`` reads; the gold YA/RA/CA/MA nodes follow
-    (they only carry the gold relations and anchoring, never features).
-    """
-    nodes: list[NodeRecord] = []
-    grouped = _by_discourse(units)
-    for did in ids:
-        mine = [u for u in grouped.get(did, ()) if not u.node.has(Label.Relation) or _gold(u)]
-        is_input = [u for u in mine if not u.node.has(Label.Relation) or u.node.get(Prop.AIF_TYPE) not in _NOT_INPUT]
-        input_ids = {u.id for u in is_input}
-        for k, u in enumerate(in_order(is_input)):
-            fields = _unit_fields(u, k)
-            if u.node.has(Label.Locution):
-                nodes.append(LocutionRecord(**fields, speaker=u.node.get(Prop.SPEAKER)))
-            elif u.node.has(Label.Proposition):
-                nodes.append(PropositionRecord(**fields))
-            else:
-                nodes.append(_relation(u, fields))
-        for u in in_order(u for u in mine if u.id not in input_ids):
-            nodes.append(_relation(u, _unit_fields(u, None)))
-    return nodes, _aif_edges(nodes, edges)
-
-
-def _relation(unit: UnitView, fields: dict[str, Any]) -> RelationRecord:
-    return RelationRecord(
-        **fields,
-        kind=Label(unit.node.kind),
-        aif_type=unit.node.get(Prop.AIF_TYPE),
-        scheme_label=unit.node.get(Prop.SCHEME_LABEL),
-    )
-
-
-def _aif_edges(nodes: Sequence[NodeRecord], edges: Sequence[EdgeView]) -> list[EdgeRecord]:
-    kept = {n.id: n.corpus for n in nodes}
-    return [
-        EdgeRecord(type=RelType.AIF_EDGE, source=e.source, target=e.target, corpus=kept[e.target], id=e.id)
-        for e in sorted(edges, key=lambda e: (e.id or "", e.source, e.target))
-        if e.source in kept and e.target in kept
-    ]
-
-
-def sciarg_records(
-    units: Mapping[str, UnitView],
-    edges: Sequence[EdgeView],
-    sentences: Mapping[str, Sequence[str]],
-    ids: Sequence[str],
-) -> tuple[list[NodeRecord], list[EdgeRecord]]:
-    """The Sci-Arg loader's records of the documents ``ids``: sentences, gold components and gold relations.
-
-    Args:
-        units: Units of the documents (read views), their sentences included.
-        edges: AIF edges touching them.
-        sentences: Per component id, the ids of the sentences it lies in, in text order.
-        ids: Document ids.
-    """
-    nodes: list[NodeRecord] = []
-    grouped = _by_discourse(units)
-    for did in ids:
-        mine = sorted(grouped.get(did, ()), key=lambda u: (u.position or 0, u.id))
-        for u in mine:
-            if u.node.has(Label.Proposition):
-                nodes.append(
-                    PropositionRecord(
-                        **_unit_fields(u, u.position),
-                        scheme_label=u.node.get(Prop.SCHEME_LABEL),
-                        char_start=u.node.get(Prop.CHAR_START),
-                        char_end=u.node.get(Prop.CHAR_END),
-                        sentences=list(sentences.get(u.id, ())),
-                    )
-                )
-            elif u.node.has(Label.Relation) and _gold(u):
-                nodes.append(_relation(u, _unit_fields(u, u.position)))
-            elif u.node.has(Label.Sentence):
-                nodes.append(
-                    SentenceRecord(
-                        **_unit_fields(u, u.position),
-                        char_start=u.node.get(Prop.CHAR_START),
-                        char_end=u.node.get(Prop.CHAR_END),
-                    )
-                )
-    return nodes, _aif_edges(nodes, edges)
+__all__ = ["aif_records", "in_order", "sciarg_records"]
 
 
 @dataclass(frozen=True)
@@ -253,19 +135,9 @@ def load_for(settings: Settings, family: str, model_dir: Path | None = None) -> 
 
 
 def _read_chunk(graph: Graph, family: str, ids: Sequence[str]) -> tuple[list[NodeRecord], list[EdgeRecord]]:
-    from graphstore import cypher
-    from graphstore.aif_export import read_discourses
-    from graphstore.reads import unit_view
+    from graphstore.scopes import READERS
 
-    store = graph.store()
-    units, edges = read_discourses(store, ids)
-    if family in (AIF, MARG):
-        return aif_records(units, edges, ids)
-    # The words between and before two components are read from the sentences' texts.
-    units.update((row["id"], unit_view(row)) for row in store.read(cypher.discourse_sentences(), ids=list(ids)))
-    comps = sorted(u.id for u in units.values() if u.node.has(Label.Proposition))
-    rows = store.read(cypher.unit_sentences(), ids=comps) if comps else []
-    return sciarg_records(units, edges, {r["id"]: list(r["sentences"]) for r in rows}, ids)
+    return READERS[SCIARG if family == SCIARG else AIF](graph.store(), ids)
 
 
 def _predict_chunk(

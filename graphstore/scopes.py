@@ -1,0 +1,210 @@
+"""Discourses of the graph read back as the records their corpus reader gives (views -> records).
+
+A model task reads records (:mod:`ontology.records`), whether they come from files (the readers of
+:mod:`ontology.formats`) or from the graph. Here the same records are rebuilt from read views (READ
+transactions), so a map or paper stored in the graph gets exactly the predictions its file gets:
+
+* ``aif`` -- **AIF dialogues** (QT30 / DialAM-2024, M-Arg, any corpus of AIF dialogues): the map in
+  the DialAM test-input form -- L-nodes, I-nodes and gold TA transitions, numbered in file order
+  without the YA/RA/CA/MA nodes (:func:`ontology.formats.aif_write.strip_relations`), since the
+  relation model recovers each I-node's locution from that order. The gold YA/RA/CA/MA follow;
+  they only score predictions.
+* ``sciarg`` -- **Sci-Arg documents**: sentences, gold components (type, character span, the
+  sentences they lie in) and gold relations.
+
+A task names its reader with :meth:`gnn.task.Task.scope_read`; :func:`read_scope` is the one entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from graphstore import cypher
+from graphstore.aif_export import read_discourses
+from graphstore.reads import unit_view
+from graphstore.store import GraphStore
+from ontology.errors import ApiError
+from ontology.records import (
+    EdgeRecord,
+    LocutionRecord,
+    NodeRecord,
+    PropositionRecord,
+    RelationRecord,
+    SentenceRecord,
+)
+from ontology.scope import Scope, ScopeRecords
+from ontology.terms import Label, Prop, RelType
+from ontology.views import EdgeView, UnitView
+
+# AIF nodes the DialAM test input leaves out (strip_relations drops the same).
+_NOT_INPUT = ("YA", "RA", "CA", "MA")
+BATCH = 100
+"""Discourses read per READ transaction."""
+
+
+def _gold(unit: UnitView) -> bool:
+    return unit.node.get(Prop.ORIGIN, "gold") != "predicted"
+
+
+def in_order(units: Iterable[UnitView]) -> list[UnitView]:
+    """``units`` in file order: by stored position (none counts as 0), then id."""
+    return sorted(units, key=lambda u: (u.position if u.position is not None else 0, u.id))
+
+
+def _by_discourse(units: Mapping[str, UnitView]) -> dict[str | None, list[UnitView]]:
+    """The units of each discourse (one pass, instead of one scan of every unit per discourse)."""
+    grouped: dict[str | None, list[UnitView]] = {}
+    for u in units.values():
+        grouped.setdefault(u.discourse, []).append(u)
+    return grouped
+
+
+def _unit_fields(unit: UnitView, position: int | None) -> dict[str, Any]:
+    node = unit.node
+    return {
+        "id": node.id,
+        "corpus": node.corpus or "",
+        "discourse": unit.discourse,
+        "local_id": node.get(Prop.LOCAL_ID),
+        "position": position,
+        "text": node.text,
+    }
+
+
+def aif_records(
+    units: Mapping[str, UnitView], edges: Sequence[EdgeView], ids: Sequence[str]
+) -> tuple[list[NodeRecord], list[EdgeRecord]]:
+    """The AIF loader's records of the maps ``ids``, in the DialAM test-input numbering.
+
+    L-, I- and gold TA nodes are numbered by their stored file position with the YA/RA/CA/MA nodes
+    left out, as in the stripped file ``predict aif`` reads; the gold YA/RA/CA/MA nodes follow
+    (they only carry the gold relations and anchoring, never features).
+    """
+    nodes: list[NodeRecord] = []
+    grouped = _by_discourse(units)
+    for did in ids:
+        mine = [u for u in grouped.get(did, ()) if not u.node.has(Label.Relation) or _gold(u)]
+        is_input = [u for u in mine if not u.node.has(Label.Relation) or u.node.get(Prop.AIF_TYPE) not in _NOT_INPUT]
+        input_ids = {u.id for u in is_input}
+        for k, u in enumerate(in_order(is_input)):
+            fields = _unit_fields(u, k)
+            if u.node.has(Label.Locution):
+                nodes.append(LocutionRecord(**fields, speaker=u.node.get(Prop.SPEAKER)))
+            elif u.node.has(Label.Proposition):
+                nodes.append(PropositionRecord(**fields))
+            else:
+                nodes.append(_relation(u, fields))
+        for u in in_order(u for u in mine if u.id not in input_ids):
+            nodes.append(_relation(u, _unit_fields(u, None)))
+    return nodes, _aif_edges(nodes, edges)
+
+
+def _relation(unit: UnitView, fields: dict[str, Any]) -> RelationRecord:
+    return RelationRecord(
+        **fields,
+        kind=Label(unit.node.kind),
+        aif_type=unit.node.get(Prop.AIF_TYPE),
+        scheme_label=unit.node.get(Prop.SCHEME_LABEL),
+    )
+
+
+def _aif_edges(nodes: Sequence[NodeRecord], edges: Sequence[EdgeView]) -> list[EdgeRecord]:
+    kept = {n.id: n.corpus for n in nodes}
+    return [
+        EdgeRecord(type=RelType.AIF_EDGE, source=e.source, target=e.target, corpus=kept[e.target], id=e.id)
+        for e in sorted(edges, key=lambda e: (e.id or "", e.source, e.target))
+        if e.source in kept and e.target in kept
+    ]
+
+
+def sciarg_records(
+    units: Mapping[str, UnitView],
+    edges: Sequence[EdgeView],
+    sentences: Mapping[str, Sequence[str]],
+    ids: Sequence[str],
+) -> tuple[list[NodeRecord], list[EdgeRecord]]:
+    """The Sci-Arg loader's records of the documents ``ids``: sentences, gold components and gold relations.
+
+    Args:
+        units: Units of the documents (read views), their sentences included.
+        edges: AIF edges touching them.
+        sentences: Per component id, the ids of the sentences it lies in, in text order.
+        ids: Document ids.
+    """
+    nodes: list[NodeRecord] = []
+    grouped = _by_discourse(units)
+    for did in ids:
+        mine = sorted(grouped.get(did, ()), key=lambda u: (u.position or 0, u.id))
+        for u in mine:
+            if u.node.has(Label.Proposition):
+                nodes.append(
+                    PropositionRecord(
+                        **_unit_fields(u, u.position),
+                        scheme_label=u.node.get(Prop.SCHEME_LABEL),
+                        char_start=u.node.get(Prop.CHAR_START),
+                        char_end=u.node.get(Prop.CHAR_END),
+                        sentences=list(sentences.get(u.id, ())),
+                    )
+                )
+            elif u.node.has(Label.Relation) and _gold(u):
+                nodes.append(_relation(u, _unit_fields(u, u.position)))
+            elif u.node.has(Label.Sentence):
+                nodes.append(
+                    SentenceRecord(
+                        **_unit_fields(u, u.position),
+                        char_start=u.node.get(Prop.CHAR_START),
+                        char_end=u.node.get(Prop.CHAR_END),
+                    )
+                )
+    return nodes, _aif_edges(nodes, edges)
+
+
+def _read_aif(store: GraphStore, ids: Sequence[str]) -> tuple[list[NodeRecord], list[EdgeRecord]]:
+    units, edges = read_discourses(store, ids)
+    return aif_records(units, edges, ids)
+
+
+def _read_sciarg(store: GraphStore, ids: Sequence[str]) -> tuple[list[NodeRecord], list[EdgeRecord]]:
+    units, edges = read_discourses(store, ids)
+    # The words between and before two components are read from the sentences' texts.
+    units.update((row["id"], unit_view(row)) for row in store.read(cypher.discourse_sentences(), ids=list(ids)))
+    comps = sorted(u.id for u in units.values() if u.node.has(Label.Proposition))
+    rows = store.read(cypher.unit_sentences(), ids=comps) if comps else []
+    return sciarg_records(units, edges, {r["id"]: list(r["sentences"]) for r in rows}, ids)
+
+
+READERS: dict[str, Callable[[GraphStore, Sequence[str]], tuple[list[NodeRecord], list[EdgeRecord]]]] = {
+    "aif": _read_aif,
+    "sciarg": _read_sciarg,
+}
+"""Reader name -> how it reads the records of some discourses (a task names one in ``scope_read``)."""
+
+
+def read_scope(
+    store: GraphStore, reader: str, scope: Scope, advance: Callable[[int], None] | None = None
+) -> ScopeRecords:
+    """The records of ``scope``'s discourses as ``reader`` rebuilds them, read :data:`BATCH` discourses at a time.
+
+    Args:
+        store: The graph.
+        reader: A name of :data:`READERS`.
+        scope: The discourses.
+        advance: Told how many discourses each batch read.
+
+    Raises:
+        ApiError: Unknown reader.
+    """
+    read = READERS.get(reader)
+    if read is None:
+        raise ApiError(f"unknown graph reader {reader!r}; expected one of {sorted(READERS)}")
+    nodes: list[NodeRecord] = []
+    edges: list[EdgeRecord] = []
+    for start in range(0, len(scope.ids), BATCH):
+        chunk = scope.ids[start : start + BATCH]
+        got_nodes, got_edges = read(store, chunk)
+        nodes += got_nodes
+        edges += got_edges
+        if advance is not None:
+            advance(len(chunk))
+    return ScopeRecords(scope, tuple(nodes), tuple(edges))
