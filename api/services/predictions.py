@@ -19,7 +19,7 @@ from api.services.graph import Graph
 from api.services.reporting import SILENT, Reporter
 from graphstore.predictions import PredictionReport, PredictionStore, Progress, StoredRun
 from ontology.errors import ApiError, NotFoundError
-from ontology.records import PredictedRelation, PredictionRun, content_run_id
+from ontology.records import PredictedRelation, PredictionRun, content_run_id, prediction_score
 from ontology.scope import Scope
 
 
@@ -262,6 +262,8 @@ def predict_scope(
     with reporter.progress(f"{scope.corpus}: discourses read", len(scope.ids)) as advance:
         records = read_scope(graph.store(), reader, scope, advance)
     found = contract.predict_scope(loaded.model, records, chosen)
+    # Scores are stored rounded, here for every task (a repeated run is then the same content).
+    rows = [r.model_copy(update={"score": prediction_score(r.score)}) for r in found.relations]
     by_label = Counter(r.label.value for r in found.relations)
     outcome = replace(
         outcome,
@@ -273,6 +275,6 @@ def predict_scope(
     )
     if not write:
         return outcome
-    report = write_run(graph, run, found.relations)
+    report = write_run(graph, run, rows)
     reporter.log(f"run {run.run_id}: {report.written} {found.what} written")
     return replace(outcome, written=report.written, report=report)
