@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from neo4j import Driver
 
+from api.notebook import Argweb
 from api.services.graph import Graph
-from api.services.predictions import predict_scope
+from api.services.predictions import ScopeOutcome, predict_scope
 from api.settings import Settings
 from gnn.modelcard import read_card
 from gnn.paraphrase import pairs_from_file
@@ -59,6 +60,9 @@ def test_write_rephrase_predictions(
         done = predict_scope(graph, "paraphrase", corpus="contextdep", model=MODEL, write=True)
         again = predict_scope(graph, "paraphrase", corpus="contextdep", model=MODEL, write=True)
         one = predict_scope(graph, "paraphrase", dialogue=qids[0], model=MODEL)
+    with Argweb(settings) as notebook:  # a notebook goes the same way
+        noted = notebook.predict("paraphrase", "contextdep", model=MODEL)
+    assert isinstance(noted, ScopeOutcome) and noted.run_id == dry.run_id and noted.already_present
     assert done.run_id == dry.run_id and done.written == done.predicted == len(before["relations"]) > 0
     assert done.by_label == {"rephrase": done.predicted}
     assert again.already_present and again.written == 0 and again.predicted == done.written
