@@ -10,7 +10,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from api.services.graph import Graph
 from api.settings import Settings, get_settings
@@ -18,6 +18,9 @@ from gnn.task import PredictedRelation
 from graphstore.store import IngestReport
 from ontology.errors import ApiError
 from ontology.views import DiscourseView
+
+if TYPE_CHECKING:
+    from api.services.predictions import ScopeOutcome
 
 # Result bytes a SPARQL query may return to a notebook (the API's limit is per request, this is per call).
 SPARQL_RESULT_BYTES = 256 * 1024 * 1024
@@ -129,7 +132,9 @@ class Argweb:
         cfg = self.settings
         return BrowseService(self.graph.driver(), cfg.neo4j_database, cfg.cypher_timeout).discourse(ref)
 
-    def predict(self, task: str, corpus: str, *, model: Path | None = None, write: bool = False) -> dict[str, Any]:
+    def predict(
+        self, task: str, corpus: str, *, model: Path | None = None, write: bool = False
+    ) -> dict[str, Any] | ScopeOutcome:
         """Run a registered model of ``task`` on a corpus of the graph (as ``argweb predict TASK --corpus``).
 
         Args:
@@ -139,7 +144,8 @@ class Argweb:
             write: Store the predictions as predicted relations (gold is never changed); else a dry run.
 
         Returns:
-            The service's summary (counts, run id, scores against gold where the corpus has them).
+            The service's summary (counts, run id, scores against gold where the corpus has them); for a
+            task on the contract, the :class:`api.services.predictions.ScopeOutcome`.
         """
         if task == "discourse":
             from api.services import discourse
@@ -150,10 +156,9 @@ class Argweb:
 
             return relations_graph.predict(self.graph, corpus=corpus, model_dir=model, write=write)
         if task == "paraphrase":
-            from api.services import paraphrase
+            from api.services.predictions import predict_scope
 
-            cache = self.settings.embeddings_dir / "contextdep-pairs"
-            return paraphrase.predict_graph(self.graph, corpus, model, write=write, cache_dir=cache)
+            return predict_scope(self.graph, task, corpus=corpus, model=model, write=write)
         raise ApiError(f"no graph prediction for task {task!r}; expected discourse, relations or paraphrase")
 
     def relate(

@@ -158,15 +158,17 @@ def bench_relations(args: argparse.Namespace) -> list[dict[str, Any]]:
 
 def bench_paraphrase(args: argparse.Namespace) -> list[dict[str, Any]]:
     """Training time and pairs/s of the shipped ContextDeP highlighter."""
-    from api.services import paraphrase
+    from gnn.paraphrase import load_highlighter, pairs_from_file
+    from gnn.registry import resolve_model
 
-    model_dir = paraphrase.resolve_model(None)
+    resolved = resolve_model("paraphrase")
+    model_dir = resolved.path
     shared = SHARED / "contextdep" / "ANON_DEV_TOKEN-annotations.tsv"
     sample = next((SAMPLES / "contextdep").glob("*TOKEN-annotations.tsv"))
     data = shared if shared.is_file() and not args.samples else sample
-    pairs = paraphrase.pairs_from_file(data)
+    pairs = pairs_from_file(data)
     with tempfile.TemporaryDirectory() as cache:
-        model = paraphrase._load(None, Path(cache))
+        model = load_highlighter(model_dir, resolved.card, Path(cache))
         cold, warm = timed_twice(model.predict, pairs)
     return [
         {

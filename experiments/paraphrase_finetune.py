@@ -34,6 +34,7 @@ import argparse
 import copy
 import json
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -41,8 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from api.services.paraphrase import pairs_from_file
-from gnn.paraphrase import CONFIG, Highlighter, HighlighterConfig, fit_highlighter, pair_encoding
+from gnn.paraphrase import CONFIG, Highlighter, HighlighterConfig, fit_highlighter, pair_encoding, pairs_from_file
 from gnn.paraphrase_eval import ParaphraseMetrics, ParaphrasePair, score_predictions, split_by_interview
 from gnn.registry import shipped_model
 from gnn.trainer import FitResult, Progress, Schedule
@@ -425,10 +425,16 @@ def main(argv: list[str] | None = None) -> int:
 
 def _cross_validate(data_dir: Path, config: FineTuneConfig, folds: int, out: Path | None) -> int:
     """The recipe under the grouped protocol, as ``argweb model evaluate paraphrase --cv K`` runs the shipped one."""
-    from gnn.paraphrase_cv import cross_validate_paraphrase
+    from gnn.paraphrase import ParaphraseExample, cross_validate_pairs
+    from gnn.task import Resources
 
     pairs = [p for name in ("TRAIN", "DEV") for p in pairs_from_file(data_dir / f"ANON_{name}_TOKEN-annotations.tsv")]
-    result = cross_validate_paraphrase(pairs, config, folds, config.seed, trainer=train_finetuned, log=print)
+    examples = [ParaphraseExample(p, None) for p in pairs]
+    with tempfile.TemporaryDirectory() as cache:
+        report = cross_validate_pairs(
+            examples, config, Resources(Path(cache), log=print), folds=folds, seed=config.seed, trainer=train_finetuned
+        )
+    result = {**report.document(), "pairs": report.items, "interviews": report.groups}
     for name, figure in sorted(result["figures"].items()):
         print(f"{name:16} {figure['mean']} ± {figure['std']} (folds {figure['folds']})")
     if out:

@@ -33,18 +33,37 @@ from __future__ import annotations
 import json
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from gnn.paraphrase_eval import PairPrediction, ParaphrasePair, score_predictions
+from gnn.paraphrase_eval import THRESHOLD, PairPrediction, ParaphrasePair, score_predictions, split_by_interview
 from gnn.progress import each
+from gnn.protocol import Fold, FoldOutcome, cross_validate
+from gnn.task import (
+    CardVersion,
+    CVReport,
+    Decoding,
+    EvalReport,
+    Fitted,
+    LabelTally,
+    PredictedRelation,
+    Recipes,
+    Resources,
+    ScopePrediction,
+    Task,
+    TextPair,
+    TrainReport,
+    finish_card,
+)
 from gnn.trainer import FitResult, Progress, Schedule, Selection, Trainer
 from gnn.weights import float_state, half_state, save_weights
-from ontology.errors import ModelError
+from ontology.errors import ApiError, LoaderError, ModelError, NotFoundError
+from ontology.records import DiscourseRecord, LocutionRecord
+from ontology.scope import Scope, ScopeRecords
 
 if TYPE_CHECKING:
     import torch
@@ -52,6 +71,7 @@ if TYPE_CHECKING:
 
     from gnn.encoder import TextEncoder
     from gnn.modelcard import ModelCard
+    from ontology.records import CorpusBundle
 
 CONFIG = "paraphrase_config.json"
 _WORD = re.compile(r"[^\w]+")
@@ -600,3 +620,374 @@ def load_highlighter(model_dir: Path, card: ModelCard | None = None, cache_dir: 
     if card is not None:
         check_encoder(model_dir, card, encoder.fingerprint(), encoder.name)
     return ParaphraseHighlighter.restore(load_file(str(weights)), config, encoder, cache_dir)
+
+
+# -- the task ----------------------------------------------------------------------------------------
+
+TASK_NAME = "paraphrase"
+MODEL_NAME = "contextdep-highlighter"
+# Bumped whenever the shipped weights change: `argweb run` skips a corpus that holds a complete
+# run of the same model and version, so an unchanged version would keep the old predictions.
+VERSION = 2
+PAIR_CACHE = "contextdep-pairs"
+"""The pair-vector cache, under the encoder cache (``<cache_dir>/embeddings/contextdep-pairs``)."""
+PARAPHRASE, NOT_PARAPHRASE = "paraphrase", "not_paraphrase"
+FIGURES = ("f1", "precision", "recall", "accuracy", "jaccard_guest", "jaccard_host", "floor_f1")
+"""The figures of an evaluation and of each fold (with ``pair_auc``)."""
+RECIPES: Recipes[HighlighterConfig] = Recipes(
+    {name: HighlighterConfig(**values) for name, values in PROFILES.items()},
+    "full",
+    lambda c: Schedule(epochs=c.epochs, lr=c.lr, weight_decay=c.weight_decay, decay="cosine", clip=None, seed=c.seed),
+)
+"""``quick`` and ``full`` (the shipped model) keep the encoder frozen."""
+
+HighlighterTrainer = Callable[..., tuple[Highlighter, FitResult, dict[str, float | int]]]
+"""``(train, tune, config, *, encoder_dir, cache_dir) -> (model, fit, tuning figures)``, as
+:func:`train_highlighter` (``experiments/paraphrase_finetune.py`` passes its fine-tuned one)."""
+
+
+@dataclass(frozen=True)
+class ParaphraseExample:
+    """A labelled ContextDeP pair and the split of the file it came from (``train``, ``dev`` ...)."""
+
+    pair: ParaphrasePair
+    split: str | None
+
+
+def pairs_from_file(path: Path) -> list[ParaphrasePair]:
+    """The pairs of one ``*_TOKEN-annotations.tsv`` file, in file order.
+
+    Raises:
+        LoaderError: No such file, or not a valid aggregated ContextDeP file (named in the message).
+    """
+    from gnn.contextdep import pairs_from_records
+    from ontology.formats.contextdep import load_contextdep
+
+    if not path.is_file():
+        raise LoaderError(f"{path}: no such file")
+    return pairs_from_records(load_contextdep([path]).nodes)
+
+
+def pair_auc(pairs: Sequence[ParaphrasePair], predictions: Sequence[PairPrediction]) -> float:
+    """ROC AUC of the pair score (:attr:`PairPrediction.score`) against the gold pair labels.
+
+    How well the score ranks paraphrases above the rest whatever the threshold: 0.5 means no
+    decision rule on that score can beat the all-paraphrase floor by much. NaN when the pairs hold
+    one class only.
+    """
+    from sklearn.metrics import roc_auc_score
+
+    by_qid = {p.qid: p.score for p in predictions}
+    gold = [int(p.label) for p in pairs]
+    if len(set(gold)) < 2:
+        return float("nan")
+    return float(roc_auc_score(gold, [by_qid[p.qid] for p in pairs]))
+
+
+def figures(pairs: Sequence[ParaphrasePair], predictions: Sequence[PairPrediction]) -> dict[str, float]:
+    """The evaluation figures (:data:`FIGURES` and ``pair_auc``) of ``predictions``."""
+    scored = score_predictions(pairs, predictions)
+    return {name: float(getattr(scored, name)) for name in FIGURES} | {"pair_auc": pair_auc(pairs, predictions)}
+
+
+def _pair_cache(resources: Resources) -> Path:
+    return resources.cache_dir / "embeddings" / PAIR_CACHE
+
+
+def _encoder_name(resources: Resources) -> str:
+    from gnn.encoder import TextEncoder
+
+    return TextEncoder(resources.encoder_dir).name
+
+
+def cross_validate_pairs(
+    examples: Sequence[ParaphraseExample],
+    config: HighlighterConfig,
+    resources: Resources,
+    *,
+    folds: int = 5,
+    seed: int = 13,
+    profile: str = "",
+    trainer: HighlighterTrainer = train_highlighter,
+) -> CVReport:
+    """Out-of-fold figures of the highlighter recipe ``config`` on ``examples``, folds by interview.
+
+    Pairs are grouped by their MediaSum interview (the question id ``CNN-378275-5`` is question 5
+    of interview ``CNN-378275``), so no interview is on both sides of a fold. Each fold
+    (:func:`gnn.protocol.cross_validate`) trains ``trainer`` on its training part, which chooses the
+    epoch and the logit offset on the fold's tuning part (whole interviews of the training folds,
+    about a tenth) only; the held-out fold is scored once.
+
+    Raises:
+        ApiError: Fewer interviews than folds.
+    """
+    pairs = [e.pair for e in examples]
+
+    def run_fold(fold: Fold) -> FoldOutcome:
+        train, tune, test = ([pairs[i] for i in part] for part in (fold.train, fold.tune, fold.test))
+        model, fit, _ = trainer(
+            train, tune, replace(config), encoder_dir=resources.encoder_dir, cache_dir=_pair_cache(resources)
+        )
+        predictions = model.predict(test)
+        chosen = {"epoch": fit.best_epoch, "bias": model.config.bias}
+        return FoldOutcome(figures(test, predictions), {"": score_predictions(test, predictions).labels()}, chosen)
+
+    groups = [p.interview for p in pairs]
+    if len(set(groups)) < folds:
+        raise ApiError(f"{len(set(groups))} interview(s) of ContextDeP pairs cannot fill {folds} folds")
+    protocol = (
+        "ContextDeP highlighting grouped by interview (the question id without its last part); in each fold "
+        "about 1/10 of the training pairs (whole interviews) choose the epoch and the logit offset; figures of "
+        "the held-out fold"
+    )
+    summary = cross_validate(
+        groups, run_fold, folds, seed, protocol, log=resources.log, what="ContextDeP cross-validation"
+    )
+    return CVReport.of(TASK_NAME, profile, _encoder_name(resources), summary)
+
+
+class ParaphraseTask(Task[HighlighterConfig, ParaphraseExample, Highlighter]):
+    """The ContextDeP paraphrase highlighter on the task contract (:mod:`gnn.task`).
+
+    Training data: ``*_TOKEN-annotations.tsv`` files. Pairs of ``*_TRAIN_*`` files (and of files
+    of no split) train the head, pairs of ``*_TEST_*`` files never do; pairs of ``*_DEV_*`` files
+    are divided by interview (:func:`gnn.paraphrase_eval.split_by_interview`, a fixed hash of the
+    MediaSum interview id) into a tuning half (model selection) and a held-out half that is only
+    scored, never tuned on.
+    Over the graph it predicts every (guest, host) locution pair (``graphstore.scopes`` reader
+    ``pairs``) and writes each predicted paraphrase as a ``rephrase`` relation guest -> host with
+    the highlighted token positions of each side.
+    """
+
+    name = TASK_NAME
+    model_name = MODEL_NAME
+    version = VERSION
+    reads = "contextdep"
+    default_data = ("contextdep",)
+    recipes = RECIPES
+    graph_corpora = ("contextdep",)
+
+    def examples(self, records: CorpusBundle, config: HighlighterConfig) -> list[ParaphraseExample]:
+        """One example per annotated ContextDeP pair in ``records``, in record order, with its file's split.
+
+        Raises:
+            LoaderError: No ContextDeP pairs there.
+        """
+        from gnn.contextdep import pairs_from_records
+
+        splits = {n.local_id: n.split for n in records.nodes if isinstance(n, DiscourseRecord)}
+        found = [ParaphraseExample(p, splits.get(p.qid)) for p in pairs_from_records(records.nodes)]
+        if not found:
+            raise LoaderError(f"no ContextDeP pairs in {records.origin}")
+        return found
+
+    def group(self, example: ParaphraseExample) -> str:
+        """The MediaSum interview."""
+        return example.pair.interview
+
+    def gold(self, example: ParaphraseExample) -> str:
+        """``paraphrase`` when most annotators voted so, else ``not_paraphrase``."""
+        return PARAPHRASE if example.pair.label else NOT_PARAPHRASE
+
+    def inputs(self, example: ParaphraseExample) -> TextPair:
+        """The guest's and the host's turn, their tokens joined by spaces."""
+        return TextPair(" ".join(example.pair.guest), " ".join(example.pair.host))
+
+    def encoder_name(self, config: HighlighterConfig, resources: Resources) -> str | None:
+        """The encoder the pairs are read with."""
+        return _encoder_name(resources)
+
+    def fit(
+        self,
+        train: Sequence[ParaphraseExample],
+        tune: Sequence[ParaphraseExample],
+        config: HighlighterConfig,
+        resources: Resources,
+    ) -> Fitted[Highlighter]:
+        """A highlighter trained on ``train``, its epoch and offset chosen on ``tune``."""
+        model, fit, _ = train_highlighter(
+            [e.pair for e in train],
+            [e.pair for e in tune],
+            replace(config),
+            resources.encoder_dir,
+            _pair_cache(resources),
+        )
+        return Fitted(model, {"epoch": fit.best_epoch, "bias": model.config.bias})
+
+    def split(self, examples: Sequence[ParaphraseExample]) -> dict[str, list[ParaphrasePair]]:
+        """``train`` / ``tune`` / ``heldout`` pairs (the class docstring gives the split).
+
+        Raises:
+            LoaderError: No training pairs (a ``*_TRAIN_TOKEN-annotations.tsv`` is needed).
+        """
+        train = [e.pair for e in examples if e.split not in ("dev", "test")]
+        if not train:
+            raise LoaderError("no training pairs (a *_TRAIN_TOKEN-annotations.tsv is needed)")
+        tune, heldout = split_by_interview([e.pair for e in examples if e.split == "dev"])
+        return {"train": train, "tune": tune, "heldout": heldout}
+
+    def train(
+        self,
+        examples: Sequence[ParaphraseExample],
+        out: Path,
+        config: HighlighterConfig,
+        profile: str,
+        resources: Resources,
+    ) -> TrainReport:
+        """Train the highlighter into ``out`` and write its card (tuning and held-out figures)."""
+        from gnn.modelcard import ModelCard
+
+        config = replace(config)  # training sets its offset and layers
+        parts = self.split(examples)
+        model, fit, tuned = train_highlighter(
+            parts["train"], parts["tune"], config, resources.encoder_dir, _pair_cache(resources), log=resources.log
+        )
+        metrics: dict[str, Any] = {"tune": tuned, "best_epoch": fit.best_epoch}
+        if parts["heldout"]:
+            metrics["heldout"] = score_predictions(parts["heldout"], model.predict(parts["heldout"])).as_dict()
+        card = ModelCard(
+            task=self.name,
+            model=self.model_name,
+            version=str(self.version),
+            weights=[model.WEIGHTS, CONFIG],
+            encoder=model.encoder.name,
+            encoder_fingerprint=model.encoder.fingerprint(),
+            encoder_dir=str(model.encoder.model_dir.resolve()) if resources.encoder_dir is not None else None,
+            data={
+                "files": [str(p) for p in resources.data_files],
+                "split": "train files -> train; dev files split by interview (sha1 of the MediaSum id, "
+                "salt argweb-contextdep, half) -> tune (epoch and offset selection) / heldout (scored only)",
+                "pairs": {k: len(v) for k, v in parts.items()},
+                "heldout_qids": [p.qid for p in parts["heldout"]],
+            },
+            notes=model.notes + "; a pair is a paraphrase when both sides have a token with probability >= 0.5.",
+        )
+        written = finish_card(out, card, config, profile, fit.history, fit.seconds, metrics, model.save(out))
+        held = metrics.get("heldout", {})
+        nan = float("nan")
+        summary = (
+            f"paraphrase model -> {out} in {written.training_seconds}s; best epoch {fit.best_epoch}; "
+            f"held-out F1 {held.get('f1', nan):.3f}, Jaccard guest {held.get('jaccard_guest', nan):.3f} "
+            f"/ host {held.get('jaccard_host', nan):.3f}"
+        )
+        return TrainReport(self.name, out, written, CardVersion.of(written), summary)
+
+    def load(self, model_dir: Path, *, encoder: TextEncoder | None, device: str | None) -> Highlighter:
+        """The highlighter in ``model_dir`` on the encoder its card records (pair vectors cached beside
+        ``encoder``'s, when it has a cache).
+
+        Raises:
+            ModelError: Its files are missing, or the encoder is not the one it was trained with.
+        """
+        from gnn.modelcard import read_card
+
+        cache = encoder.cache_dir / PAIR_CACHE if encoder is not None and encoder.cache_dir is not None else None
+        try:
+            return load_highlighter(model_dir, read_card(model_dir, task=self.name), cache)
+        except FileNotFoundError as e:
+            raise ModelError(str(e)) from e
+
+    def predict(self, loaded: Highlighter, records: Sequence[TextPair]) -> list[PredictedRelation]:
+        """Whether each guest (source) -> host (target) pair is a paraphrase; tokens split at white space.
+
+        The score is the probability of the label given: the pair score (the weaker side's
+        strongest token) for ``paraphrase``, one minus it for ``not_paraphrase``.
+        """
+        pairs = [ParaphrasePair(str(k), r.source.split(), r.target.split()) for k, r in enumerate(records)]
+        out = []
+        for r, p in zip(records, loaded.predict(pairs), strict=True):
+            probs = {PARAPHRASE: p.score, NOT_PARAPHRASE: 1.0 - p.score}
+            label = PARAPHRASE if p.paraphrase else NOT_PARAPHRASE
+            out.append(PredictedRelation(r.source, r.target, label, probs[label], probs))
+        return out
+
+    def evaluate(self, loaded: Highlighter, examples: Sequence[ParaphraseExample], resources: Resources) -> EvalReport:
+        """Classification F1/P/R against the majority vote and highlight Jaccard on ``examples``' own tokens.
+
+        ``details["metrics"]``: every count and figure of :class:`gnn.paraphrase_eval.ParaphraseMetrics`.
+        """
+        pairs = [e.pair for e in examples]
+        predictions = loaded.predict(pairs)
+        scored = score_predictions(pairs, predictions)
+        return EvalReport(
+            self.name,
+            self.describe(loaded),
+            figures(pairs, predictions),
+            LabelTally.table(scored.labels()),
+            {"metrics": scored.as_dict()},
+        )
+
+    def cross_validate(
+        self,
+        examples: Sequence[ParaphraseExample],
+        config: HighlighterConfig,
+        resources: Resources,
+        *,
+        folds: int = 5,
+        seed: int = 13,
+        profile: str = "",
+    ) -> CVReport:
+        """:func:`cross_validate_pairs` with the shipped kind's trainer."""
+        return cross_validate_pairs(examples, config, resources, folds=folds, seed=seed, profile=profile)
+
+    # Over the graph.
+
+    def scope_read(self, corpus: str) -> str:
+        """Every corpus: its two-locution dialogues as (guest, host) pairs."""
+        return "pairs"
+
+    def decoding(self, loaded: Highlighter, model_dir: Path, scope: Scope, options: Mapping[str, str]) -> Decoding:
+        """The model, its directory, the 0.5 rule, the corpus and the dialogues' local ids.
+
+        Raises:
+            ApiError: An option (the highlighter takes none).
+        """
+        from gnn.modelcard import read_card
+
+        if options:
+            raise ApiError(f"the paraphrase task takes no options, got {sorted(options)}")
+        card = read_card(model_dir, task=self.name)
+        qids = [local or did for did, local in zip(scope.ids, scope.local_ids or scope.ids, strict=True)]
+        return Decoding(
+            (self.name, card.model, card.version, model_dir.resolve(), THRESHOLD, scope.corpus, *qids),
+            {"corpus": scope.corpus, "threshold": THRESHOLD, "model_dir": str(model_dir)},
+        )
+
+    def predict_scope(self, loaded: Highlighter, records: ScopeRecords, options: Mapping[str, str]) -> ScopePrediction:
+        """A ``rephrase`` relation guest -> host for each predicted paraphrase, with the highlighted tokens.
+
+        Raises:
+            NotFoundError: No two-locution dialogue in the scope.
+        """
+        from ontology.labels import RelationLabel
+        from ontology.records import PredictedRelation as GraphRelation
+        from ontology.records import prediction_score
+
+        sides: dict[str, list[LocutionRecord]] = {}
+        for node in records.nodes:
+            if isinstance(node, LocutionRecord) and node.discourse is not None:
+                sides.setdefault(node.discourse, []).append(node)
+        found = [(did, sides[did][0], sides[did][1]) for did in records.scope.ids if len(sides.get(did, ())) == 2]
+        if not found:
+            where = records.scope.dialogue or f"corpus {records.scope.corpus!r}"
+            raise NotFoundError(f"{where} has no two-locution dialogues in the graph")
+        pairs = [ParaphrasePair(did, list(g.tokens or []), list(h.tokens or [])) for did, g, h in found]
+        predictions = loaded.predict(pairs)
+        relations = tuple(
+            GraphRelation(
+                source=g.id,
+                target=h.id,
+                label=RelationLabel.REPHRASE,
+                score=prediction_score(p.score),
+                scheme_label="Paraphrase",
+                source_tokens=sorted(p.highlights("guest")),
+                target_tokens=sorted(p.highlights("host")),
+            )
+            for (_, g, h), p in zip(found, predictions, strict=True)
+            if p.paraphrase
+        )
+        return ScopePrediction(relations, len(pairs), None, None, "predicted paraphrases")
+
+
+TASK = ParaphraseTask()
+"""The paraphrase task (registered in :mod:`gnn.task` as ``paraphrase``)."""

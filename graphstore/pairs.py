@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 
 from graphstore import cypher
 from graphstore.reads import unit_view
@@ -13,23 +14,19 @@ from ontology.views import UnitView
 CHUNK = 500
 
 
-def utterance_pairs(store: GraphStore, corpus: str) -> list[tuple[str, UnitView, UnitView]]:
-    """(dialogue local id, first locution, second locution) of every two-locution dialogue of ``corpus``.
+def discourse_pairs(store: GraphStore, ids: Sequence[str]) -> list[tuple[str, UnitView, UnitView]]:
+    """(dialogue id, first locution, second locution) of each dialogue of ``ids`` made of exactly two locutions.
 
-    Locutions are ordered by ``position``; dialogues are in id order. Dialogues with another
-    number of locutions are skipped.
+    Locutions are ordered by ``position``; dialogues keep the order of ``ids``.
     """
-    discourses = store.read(cypher.corpus_discourses(), corpus=corpus)
-    local = {row["id"]: row["local_id"] for row in discourses}
     units: dict[str, list[UnitView]] = defaultdict(list)
-    ids = list(local)
     for start in range(0, len(ids), CHUNK):
-        for row in store.read(cypher.discourse_units(), ids=ids[start : start + CHUNK]):
+        for row in store.read(cypher.discourse_units(), ids=list(ids[start : start + CHUNK])):
             if Label.Locution.value in row["labels"]:
                 units[row["discourse"]].append(unit_view(row))
     out = []
     for did in ids:
         found = sorted(units.get(did, []), key=lambda u: u.node.get(Prop.POSITION) or 0)
         if len(found) == 2:
-            out.append((local[did] or did, found[0], found[1]))
+            out.append((did, found[0], found[1]))
     return out

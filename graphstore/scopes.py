@@ -11,6 +11,9 @@ transactions), so a map or paper stored in the graph gets exactly the prediction
   they only score predictions.
 * ``sciarg`` -- **Sci-Arg documents**: sentences, gold components (type, character span, the
   sentences they lie in) and gold relations.
+* ``pairs`` -- **utterance pairs** (ContextDeP guest -> host): the two locutions, with their
+  tokens, of every dialogue made of exactly two (:func:`graphstore.pairs.discourse_pairs`); other
+  dialogues give no records.
 
 A task names its reader with :meth:`gnn.task.Task.scope_read`; :func:`read_scope` is the one entry.
 """
@@ -22,6 +25,7 @@ from typing import Any
 
 from graphstore import cypher
 from graphstore.aif_export import read_discourses
+from graphstore.pairs import discourse_pairs
 from graphstore.reads import unit_view
 from graphstore.store import GraphStore
 from ontology.errors import ApiError
@@ -174,9 +178,25 @@ def _read_sciarg(store: GraphStore, ids: Sequence[str]) -> tuple[list[NodeRecord
     return sciarg_records(units, edges, {r["id"]: list(r["sentences"]) for r in rows}, ids)
 
 
+def _read_pairs(store: GraphStore, ids: Sequence[str]) -> tuple[list[NodeRecord], list[EdgeRecord]]:
+    nodes: list[NodeRecord] = []
+    for _, guest, host in discourse_pairs(store, ids):
+        for position, unit in enumerate((guest, host)):
+            node = unit.node
+            nodes.append(
+                LocutionRecord(
+                    **_unit_fields(unit, position),
+                    speaker=node.get(Prop.SPEAKER),
+                    tokens=list(node.get(Prop.TOKENS) or []),
+                )
+            )
+    return nodes, []
+
+
 READERS: dict[str, Callable[[GraphStore, Sequence[str]], tuple[list[NodeRecord], list[EdgeRecord]]]] = {
     "aif": _read_aif,
     "sciarg": _read_sciarg,
+    "pairs": _read_pairs,
 }
 """Reader name -> how it reads the records of some discourses (a task names one in ``scope_read``)."""
 

@@ -20,11 +20,13 @@ class Scope:
         corpus: The corpus of the discourses.
         dialogue: The one dialogue/document asked for (``None``: the whole corpus).
         ids: Graph ids of the discourses, in id order.
+        local_ids: Their local ids (the corpus's own), in the same order (empty: not read).
     """
 
     corpus: str
     dialogue: str | None
     ids: tuple[str, ...]
+    local_ids: tuple[str | None, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -46,8 +46,8 @@ def build_app() -> tuple[typer.Typer, dict[str, str]]:
         discourse,
         relations,
         bam,
-        paraphrase,
         tasks,
+        paraphrase,  # after tasks: its commands keep their own flags
         components,
         semantic,
         mine,

@@ -1,4 +1,5 @@
-"""``argweb train|evaluate paraphrase`` and ``argweb predict contextdep``: ContextDeP highlighting."""
+"""``argweb evaluate paraphrase``, ``argweb predict paraphrase`` and ``argweb predict contextdep``: ContextDeP
+highlighting (``model train paraphrase`` is the task contract's, :mod:`api.cli.tasks`)."""
 
 from __future__ import annotations
 
@@ -10,36 +11,47 @@ from rich.console import Console
 from rich.table import Table
 
 from api.cli.options import (
+    CvEncoder,
     CvProfile,
     CvSeed,
     Folds,
     JsonFlag,
     ModelDir,
+    Presentation,
     WriteFlag,
     print_cv,
     print_labels,
     show,
-    train_command,
 )
 from api.cli_common import REPORTER, console, group, settings
 from api.services import paraphrase as service
+from api.services import tasks
 from api.services.graph import Graph
-from api.services.reporting import stages
+from api.services.predictions import predict_scope
+from gnn.paraphrase import TASK_NAME
 from ontology.errors import ApiError
+
+PARAPHRASE = Presentation(
+    train_help="""Train the ContextDeP highlighter (MiniLM pair encoding + token head) and write its model card.
+
+    Profiles: quick and full keep the encoder frozen (a PCA + MLP head; full is the shipped
+    model). --encoder reads the pairs with another local encoder.
+    Default data: the token files of <corpora>/contextdep. Pairs of train files train; dev pairs
+    are split by interview into a tuning half and a held-out half; the card reports both.
+    """,
+    evaluate_help="Score a paraphrase model on one token file (--data), or cross-validate its recipe (--cv K).",
+    data_help="*_TOKEN-annotations.tsv files (train files train; dev files tune + held out).",
+    cv_title=lambda items, groups: f"ContextDeP highlighting, {items} pairs in {groups} interviews",
+)
+"""How ``model train paraphrase`` describes itself (:data:`api.cli.tasks.PRESENTATIONS`)."""
 
 
 def register(app: typer.Typer) -> None:
-    """Add the paraphrase commands to the ``argweb`` app."""
-    data_help = "*_TOKEN-annotations.tsv files (train files train; dev files tune + held out)."
-    group(app, "train", "Train a model.").command("paraphrase")(train_command(train_paraphrase, data_help))
+    """Add the paraphrase commands to the ``argweb`` app (after :mod:`api.cli.tasks`: they keep their flags)."""
     group(app, "evaluate", "Score models or predictions against gold data.").command("paraphrase")(evaluate_paraphrase)
     predict = group(app, "predict", "Predict with a trained model.")
     predict.command("contextdep")(predict_contextdep)
     predict.command("paraphrase")(predict_paraphrase)
-
-
-def _pairs_cache() -> Path:
-    return settings().embeddings_dir / "contextdep-pairs"
 
 
 def print_metrics(result: dict[str, Any], title: str) -> None:
@@ -55,29 +67,6 @@ def print_metrics(result: dict[str, Any], title: str) -> None:
     print_labels(result.get("labels") or {}, "predicted against gold pairs")
 
 
-def train_paraphrase(data: list[Path] | None, out: Path | None, profile: str, seed: int, encoder: Path | None) -> None:
-    """Train the ContextDeP highlighter (MiniLM pair encoding + token head) and write its model card.
-
-    Profiles: quick and full keep the encoder frozen (a PCA + MLP head; full is the shipped
-    model). --encoder reads the pairs with another local encoder.
-    Default data: the train and dev token files of <corpora>/contextdep. Dev pairs are split by
-    interview into a tuning half and a held-out half; the card reports both.
-    """
-    cfg = settings()
-    paths = data or service.default_data(cfg.corpora or Path("../shared/corpora"))
-    target = out or cfg.models_dir / "paraphrase"
-    with stages(REPORTER) as progress:
-        card = service.train(
-            paths, target, profile, seed, _pairs_cache(), encoder_dir=encoder, progress=progress, log=REPORTER.log
-        )
-    held = card.metrics.get("heldout", {})
-    console.print(
-        f"paraphrase model -> {target} in {card.training_seconds}s; best epoch {card.metrics['best_epoch']}; "
-        f"held-out F1 {held.get('f1', float('nan')):.3f}, Jaccard guest {held.get('jaccard_guest', float('nan')):.3f} "
-        f"/ host {held.get('jaccard_host', float('nan')):.3f}"
-    )
-
-
 def evaluate_paraphrase(
     data: Annotated[
         list[Path] | None,
@@ -88,24 +77,29 @@ def evaluate_paraphrase(
     cv: Folds = None,
     profile: CvProfile = "full",
     seed: CvSeed = 13,
+    encoder: CvEncoder = None,
 ) -> None:
     """F1/P/R against the majority vote and highlight Jaccard (guest/host) against most annotators' tokens,
     with the predicted against gold pairs per label (paraphrase / not_paraphrase).
 
-    With --cv K no model is read: the pairs of the files (default: the train and dev files, what
-    the shipped model trains on) are cut into K folds by interview, and K models are trained, each
-    choosing its epoch and decision offset inside its training folds.
+    With --cv K no model is read: the pairs of the files (default: the token files of
+    <corpora>/contextdep, what the shipped model trains on) are cut into K folds by interview, and K
+    models are trained, each choosing its epoch and decision offset inside its training folds.
     """
+    cfg = settings()
     if cv is not None:
-        from api.services import crossval
-
-        result = crossval.paraphrase(settings(), data, cv, profile=profile, seed=seed, reporter=REPORTER)
-        title = f"ContextDeP highlighting, {result['pairs']} pairs in {result['interviews']} interviews"
-        show(result, as_json, lambda r: print_cv(title, r))
+        report = tasks.cross_validate(
+            cfg, TASK_NAME, data, cv, profile=profile, seed=seed, encoder_dir=encoder, reporter=REPORTER
+        )
+        title = f"ContextDeP highlighting, {report.items} pairs in {report.groups} interviews"
+        show(report.document(), as_json, lambda r: print_cv(title, r))
         return
     if not data or len(data) != 1:
         raise ApiError("evaluate paraphrase scores one file: give --data FILE once (or --cv K)")
-    result = service.evaluate(model, data[0], cache_dir=_pairs_cache())
+    scored = tasks.evaluate(cfg, TASK_NAME, model, data, reporter=REPORTER)
+    where = tasks.load(cfg, TASK_NAME, model).path
+    result = {"model": str(where), "data": str(data[0])} | dict(scored.details["metrics"])
+    result["labels"] = scored.document()["labels"]
     show(result, as_json, lambda r: print_metrics(r, f"paraphrase highlighting on {data[0].name}"))
 
 
@@ -115,11 +109,8 @@ def predict_contextdep(
     model: ModelDir = None,
 ) -> None:
     """Write one row per pair: the 0/1 decision, its score and a probability per guest and host token."""
-    summary = service.predict_file(source, target, model, cache_dir=_pairs_cache())
-    console.print(
-        f"{summary['pairs']} pairs, {summary['paraphrases']} predicted paraphrases -> {summary['out']} "
-        f"({summary['seconds']}s)"
-    )
+    done = service.predict_file(settings(), source, target, model)
+    console.print(f"{done.pairs} pairs, {done.paraphrases} predicted paraphrases -> {done.target} ({done.seconds}s)")
 
 
 def predict_paraphrase(
@@ -135,6 +126,11 @@ def predict_paraphrase(
     relations are untouched.
     """
     with Graph(settings()) as graph:
-        summary = service.predict_graph(graph, corpus, model, write=write, cache_dir=_pairs_cache())
-    action = f"wrote {summary['written']} (run {summary.get('run_id')})" if write else "dry run, nothing written"
-    console.print(f"{corpus}: {summary['pairs']} pairs, {summary['paraphrases']} predicted paraphrases; {action}")
+        done = predict_scope(graph, TASK_NAME, corpus=corpus, model=model, write=write, reporter=REPORTER)
+    if not write:
+        action = "dry run, nothing written"
+    elif done.already_present:
+        action = f"run {done.run_id} is in the graph already, nothing written"
+    else:
+        action = f"wrote {done.written} (run {done.run_id})"
+    console.print(f"{corpus}: {done.dialogues} pairs, {done.predicted} predicted paraphrases; {action}")

@@ -9,10 +9,10 @@ from typing import Annotated, Any
 import typer
 
 from api.cli.options import CorpusOpt, CvEncoder, DialogueOpt, JsonFlag, WriteFlag, print_cv, show, train_command
-from api.cli.paraphrase import stages
 from api.cli_common import REPORTER, console, group, settings
 from api.services.relations import FORMAT_OBJECTIVE
 from api.services.relations_graph import GRAPH_OBJECTIVE
+from api.services.reporting import stages
 
 # Unlike the other models, a relations model trained into the cache wins over the shipped one.
 RelationsModelDir = Annotated[

@@ -1,7 +1,7 @@
 """Grouped cross-validation of the shipped training recipes (the ``--cv K`` of ``argweb evaluate``).
 
 Thin: the files are read here, the protocol (:mod:`gnn.protocol`) and each task's folds live in
-gnn (:mod:`gnn.discourse.cv`, :mod:`gnn.paraphrase_cv`, :mod:`gnn.relations.sciarg_cv`,
+gnn (:mod:`gnn.discourse.cv`, :mod:`gnn.relations.sciarg_cv`,
 :func:`gnn.relations.qt30_run.cross_validate_qt30`), but for the component tagger's, whose folds
 are scored with the BAM documents of :mod:`api.services.components`. No model is read or written.
 """
@@ -62,45 +62,6 @@ def discourse(
         files, encoder_for(None, None, settings.cache_dir), config, folds, seed, log=reporter.log
     )
     return {**out, "profile": profile}
-
-
-def paraphrase(
-    settings: Settings,
-    data: list[Path] | None,
-    folds: int = 5,
-    *,
-    profile: str = "full",
-    seed: int = 13,
-    reporter: Reporter = SILENT,
-) -> dict[str, Any]:
-    """Out-of-fold figures of the ContextDeP highlighter recipe on the pairs of ``data``, folds by interview.
-
-    Args:
-        settings: Settings (corpora directory, embedding cache).
-        data: ``*_TOKEN-annotations.tsv`` files, pooled; default: the train and dev files (what the
-            shipped model reads).
-        folds: Number of folds.
-        profile: Recipe of the fold models.
-        seed: Seed of the folds and the models.
-        reporter: Progress lines.
-
-    Raises:
-        UnknownProfileError: Unknown profile. LoaderError: Unreadable data.
-    """
-    from api.services.corpora import corpora_root
-    from api.services.paraphrase import default_data, pairs_from_file
-    from api.services.training import profile_config
-    from gnn.paraphrase import PROFILES, HighlighterConfig
-    from gnn.paraphrase_cv import cross_validate_paraphrase
-
-    paths = data or default_data(corpora_root(settings))
-    pairs = [p for path in paths for p in pairs_from_file(path)]
-    if not pairs:
-        raise LoaderError(f"no ContextDeP pairs in {', '.join(map(str, paths))}")
-    config = profile_config(PROFILES, profile, seed, HighlighterConfig, "paraphrase")
-    cache = settings.embeddings_dir / "contextdep-pairs"
-    out = cross_validate_paraphrase(pairs, config, folds, seed, cache_dir=cache, log=reporter.log)
-    return {**out, "profile": profile, "files": [str(p) for p in paths]}
 
 
 def relations(

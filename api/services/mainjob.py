@@ -76,12 +76,16 @@ def _discourse_predict(graph: Graph, corpus: str, reporter: Reporter) -> tuple[s
     return result["run_id"], int(result["predicted"])
 
 
-def _paraphrase_predict(graph: Graph, corpus: str, reporter: Reporter) -> tuple[str | None, int]:
-    from api.services import paraphrase
+def _scope_predict(task: str) -> Callable[[Graph, str, Reporter], tuple[str | None, int]]:
+    """The main job's prediction of a task on the contract: its shipped model through the one graph path."""
 
-    cache = graph.settings.embeddings_dir / "contextdep-pairs"
-    summary = paraphrase.predict_graph(graph, corpus=corpus, write=True, cache_dir=cache)
-    return summary.get("run_id"), int(summary["written"])
+    def predict(graph: Graph, corpus: str, reporter: Reporter) -> tuple[str | None, int]:
+        from api.services.predictions import predict_scope
+
+        done = predict_scope(graph, task, corpus=corpus, write=True, reporter=reporter)
+        return done.run_id, done.written
+
+    return predict
 
 
 def _relations_predict(graph: Graph, corpus: str, reporter: Reporter) -> tuple[str | None, int]:
@@ -97,7 +101,7 @@ def _relations_predict(graph: Graph, corpus: str, reporter: Reporter) -> tuple[s
 
 DEFAULT_MODELS: tuple[DefaultModel, ...] = (
     DefaultModel("discourse", ("molweni", "stac"), _identity("discourse"), _discourse_predict),
-    DefaultModel("paraphrase", ("contextdep",), _identity("paraphrase"), _paraphrase_predict),
+    DefaultModel("paraphrase", ("contextdep",), _identity("paraphrase"), _scope_predict("paraphrase")),
     DefaultModel("relations", ("qt30", "sciarg", "m-arg"), _identity("relations"), _relations_predict),
 )
 

@@ -182,13 +182,13 @@ def resolve_scope(graph: Graph, corpus: str | None, dialogue: str | None) -> Sco
     store = graph.store()
     if dialogue is not None:
         did = resolve_discourse(store, dialogue, corpus)
-        owner = str(store.read(cypher.discourse_refs(), ref=did, corpus=None)[0]["corpus"])
-        return Scope(owner, did, (did,))
+        row = store.read(cypher.discourse_refs(), ref=did, corpus=None)[0]
+        return Scope(str(row["corpus"]), did, (did,), (row["local_id"],))
     assert corpus is not None
     rows = store.read(cypher.corpus_discourses(), corpus=corpus)
     if not rows:
         raise NotFoundError(f"no dialogues or documents of corpus {corpus!r} in the graph")
-    return Scope(corpus, None, tuple(str(r["id"]) for r in rows))
+    return Scope(corpus, None, tuple(str(r["id"]) for r in rows), tuple(r["local_id"] for r in rows))
 
 
 def predict_scope(

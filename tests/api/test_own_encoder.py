@@ -18,6 +18,7 @@ from click.testing import Result
 from typer.testing import CliRunner
 
 from api.cli.main import app
+from api.services import tasks
 from gnn.encoder import TextEncoder
 from ontology.errors import ModelError
 from ontology.formats.registry import SAMPLES
@@ -125,6 +126,7 @@ def test_paraphrase_trains_and_predicts_on_a_local_encoder_and_refuses_another(
     _tiny_bert(encoder, seed=1)
     try:
         other = TextEncoder(encoder).fingerprint()
+        tasks.forget()  # the next command is a fresh process: it loads the model again
         refused = predict(tmp_path / "again.tsv")
     finally:
         _tiny_bert(encoder, seed=0)

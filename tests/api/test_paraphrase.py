@@ -13,7 +13,10 @@ from typer.testing import CliRunner
 
 from api.cli.main import app
 from api.services import paraphrase as service
+from api.services import tasks
+from api.settings import Settings
 from gnn.modelcard import read_card
+from gnn.paraphrase import TASK, ParaphraseExample, pairs_from_file
 from ontology.errors import ApiError, LoaderError, ModelError
 from tests.conftest import BAD, SAMPLES
 
@@ -23,56 +26,67 @@ SAMPLE = SAMPLES / "contextdep"
 TRAIN, DEV = SAMPLE / "ANON_TRAIN_TOKEN-annotations.tsv", SAMPLE / "ANON_DEV_TOKEN-annotations.tsv"
 
 
+def _examples(*paths: Path) -> list[ParaphraseExample]:
+    return TASK.examples(tasks.read_records("contextdep", list(paths)), TASK.recipes.config("quick"))
+
+
 @pytest.fixture(scope="module")
-def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Settings]:
     root = tmp_path_factory.mktemp("paraphrase")
-    cache = root / "cache"
-    service.train([TRAIN, DEV], root / "model", profile="quick", seed=3, cache_dir=cache)
-    return root / "model", cache
+    settings = Settings(cache_dir=root / "cache", data_dir=root / "data")
+    report = tasks.train(settings, "paraphrase", [TRAIN, DEV], root / "model", profile="quick", seed=3)
+    assert report.model_dir == root / "model" and report.version.number == 2
+    return root / "model", settings
 
 
 def test_pairs_from_file() -> None:
-    pairs = service.pairs_from_file(TRAIN)
+    pairs = pairs_from_file(TRAIN)
     assert [p.qid for p in pairs] == ["CNN-177596-7", "CNN-350097-7", "NPR-23442-3"]  # file order
     tie = pairs[0]
     assert (tie.votes, tie.annotators) == (10, 20) and tie.label  # half the votes counts
     assert len(tie.guest) == len(tie.guest_hl or []) and len(tie.host) == len(tie.host_hl or [])
+    # The task's examples are the same pairs, with the split of their file.
+    assert [(e.pair, e.split) for e in _examples(TRAIN)] == [(p, "train") for p in pairs]
 
 
 def test_split_uses_dev_only_for_tuning_and_held_out() -> None:
-    parts = service.split_data([TRAIN, DEV])
+    parts = TASK.split(_examples(TRAIN, DEV))
     assert len(parts["train"]) == 3 and len(parts["tune"]) + len(parts["heldout"]) == 7
     assert not {p.interview for p in parts["tune"]} & {p.interview for p in parts["heldout"]}
+    with pytest.raises(LoaderError, match="no training pairs"):
+        TASK.split(_examples(DEV))
 
 
-def test_card_records_split_and_metrics(trained: tuple[Path, Path]) -> None:
+def test_card_records_split_and_metrics(trained: tuple[Path, Settings]) -> None:
     model, _ = trained
     card = read_card(model, task="paraphrase")
     assert card.data["pairs"]["train"] == 3
     assert set(card.metrics) >= {"tune", "best_epoch", "history", "bytes"}
     assert card.metrics["bytes"] < 1_000_000
-    assert card.hyperparameters["profile"] == "quick"
+    assert card.hyperparameters["profile"] == "quick" and card.hyperparameters["seed"] == 3
 
 
-def test_evaluate_and_predict_round_trip(trained: tuple[Path, Path], tmp_path: Path) -> None:
-    model, cache = trained
-    result = service.evaluate(model, DEV, cache_dir=cache)
-    assert result["pairs"] == 7 and 0.0 <= result["f1"] <= 1.0
+def test_evaluate_and_predict_round_trip(trained: tuple[Path, Settings], tmp_path: Path) -> None:
+    model, settings = trained
+    report = tasks.evaluate(settings, "paraphrase", model, [DEV])
+    result = report.details["metrics"]
+    assert report.model == "contextdep-highlighter 2"
+    assert result["pairs"] == 7 and 0.0 <= result["f1"] <= 1.0 and report.scores["f1"] == result["f1"]
     # Predicted against gold pairs per label, from the same predictions as the figures.
-    labels = result["labels"]
+    labels = report.labels
     assert set(labels) == {"paraphrase", "not_paraphrase"}
-    assert labels["paraphrase"]["gold"] == result["positives"]
-    assert labels["paraphrase"]["predicted"] == result["predicted_positives"]
-    assert labels["paraphrase"]["right"] == result["true_positives"]
-    assert sum(c["gold"] for c in labels.values()) == sum(c["predicted"] for c in labels.values()) == 7
-    assert sum(c["right"] for c in labels.values()) == round(result["accuracy"] * 7)
+    assert labels["paraphrase"].gold == result["positives"]
+    assert labels["paraphrase"].predicted == result["predicted_positives"]
+    assert labels["paraphrase"].right == result["true_positives"]
+    assert sum(c.gold for c in labels.values()) == sum(c.predicted for c in labels.values()) == 7
+    assert sum(c.right for c in labels.values()) == round(result["accuracy"] * 7)
     out = tmp_path / "pred.tsv"
-    summary = service.predict_file(DEV, out, model, cache_dir=cache)
-    assert summary["pairs"] == 7
+    summary = service.predict_file(settings, DEV, out, model)
+    assert summary.pairs == 7 and summary.target == out
     with out.open(encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh, delimiter="\t"))
     assert list(rows[0]) == ["QID", "paraphrase", "score", "guest_probs", "host_probs"]
-    pairs = {p.qid: p for p in service.pairs_from_file(DEV)}
+    pairs = {p.qid: p for p in pairs_from_file(DEV)}
     assert [r["QID"] for r in rows] == list(pairs)
     for row in rows:
         guest, host = json.loads(row["guest_probs"]), json.loads(row["host_probs"])
@@ -85,7 +99,9 @@ def test_evaluate_and_predict_round_trip(trained: tuple[Path, Path], tmp_path: P
         assert row["paraphrase"] == str(int(score >= 0.5))
 
 
-def test_cli_predict_and_evaluate(trained: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_predict_and_evaluate(
+    trained: tuple[Path, Settings], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     model, _ = trained
     monkeypatch.setenv("ARGWEB_CACHE_DIR", str(tmp_path / "c"))
     runner = CliRunner()
@@ -96,7 +112,7 @@ def test_cli_predict_and_evaluate(trained: tuple[Path, Path], tmp_path: Path, mo
     result = runner.invoke(app, ["evaluate", "paraphrase", "--model", str(model), "--data", str(DEV), "--json"])
     assert result.exit_code == 0, result.output
     scored = json.loads(result.stdout)
-    assert scored["pairs"] == 7
+    assert scored["pairs"] == 7 and scored["model"] == str(model) and scored["data"] == str(DEV)
     # The table shows the predicted against gold counts beside the scores.
     result = runner.invoke(
         app, ["evaluate", "paraphrase", "--model", str(model), "--data", str(DEV)], env={"COLUMNS": "200"}
@@ -110,21 +126,21 @@ def test_cli_predict_and_evaluate(trained: tuple[Path, Path], tmp_path: Path, mo
 
 def test_bad_input_and_missing_model(tmp_path: Path) -> None:
     with pytest.raises(LoaderError, match="UTF-8"):
-        service.pairs_from_file(BAD / "cdep_UTF16_TOKEN-annotations.tsv")
+        pairs_from_file(BAD / "cdep_UTF16_TOKEN-annotations.tsv")
     with pytest.raises(LoaderError, match="no such file"):
-        service.pairs_from_file(tmp_path / "X_TOKEN-annotations.tsv")
+        pairs_from_file(tmp_path / "X_TOKEN-annotations.tsv")
     # A directory the caller names that holds no model is the caller's mistake (exit 2).
     with pytest.raises(ApiError, match="not a model directory"):
-        service.evaluate(tmp_path, DEV)
+        tasks.evaluate(Settings(cache_dir=tmp_path / "cache"), "paraphrase", tmp_path, [DEV])
     result = CliRunner().invoke(
         app, ["predict", "contextdep", "--in", str(DEV), "--out", str(tmp_path / "o.tsv"), "--model", str(tmp_path)]
     )
     assert result.exit_code == 2 and not (tmp_path / "o.tsv").exists()
 
 
-def test_predict_unannotated_pairs_under_any_name(trained: tuple[Path, Path], tmp_path: Path) -> None:
+def test_predict_unannotated_pairs_under_any_name(trained: tuple[Path, Settings], tmp_path: Path) -> None:
     """A file of pairs with only QID and the two token columns predicts like the annotated file."""
-    model, cache = trained
+    model, settings = trained
     with DEV.open(encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh, delimiter="\t"))
     raw = tmp_path / "my pairs.tsv"
@@ -133,26 +149,27 @@ def test_predict_unannotated_pairs_under_any_name(trained: tuple[Path, Path], tm
         writer.writerow(["QID", "Host Tokens", "Guest Tokens"])
         writer.writerows([r["QID"], r["Host Tokens"], r["Guest Tokens"]] for r in rows)
     annotated, plain = tmp_path / "a.tsv", tmp_path / "b.tsv"
-    service.predict_file(DEV, annotated, model, cache_dir=cache)
-    summary = service.predict_file(raw, plain, model, cache_dir=cache)
-    assert summary["pairs"] == len(rows)
+    service.predict_file(settings, DEV, annotated, model)
+    summary = service.predict_file(settings, raw, plain, model)
+    assert summary.pairs == len(rows)
     assert plain.read_text(encoding="utf-8") == annotated.read_text(encoding="utf-8")
     raw.write_text("QID\tGuest Tokens\tHost Tokens\nQ-1\t['a']\t['b']\nQ-1\t['c']\t['d']\n", encoding="utf-8")
     with pytest.raises(LoaderError, match=r"my pairs\.tsv: line 3 \(QID Q-1\): QID also on line 2"):
-        service.predict_file(raw, tmp_path / "c.tsv", model, cache_dir=cache)
+        service.predict_file(settings, raw, tmp_path / "c.tsv", model)
     raw.write_text("QID\tGuest Tokens\nQ-1\t['a']\n", encoding="utf-8")
     with pytest.raises(LoaderError, match="host_tokens"):
-        service.predict_file(raw, tmp_path / "c.tsv", model, cache_dir=cache)
+        service.predict_file(settings, raw, tmp_path / "c.tsv", model)
     assert not (tmp_path / "c.tsv").exists()
 
 
 def test_a_config_naming_the_mlp_head_loads_and_one_naming_the_removed_gru_head_is_refused(
-    trained: tuple[Path, Path], tmp_path: Path
+    trained: tuple[Path, Settings], tmp_path: Path
 ) -> None:
     from gnn.paraphrase import CONFIG, load_highlighter
 
-    model, cache = trained
-    pairs = service.pairs_from_file(DEV)
+    model, settings = trained
+    cache = settings.embeddings_dir / "contextdep-pairs"
+    pairs = pairs_from_file(DEV)
     expected = load_highlighter(model, cache_dir=cache).predict(pairs)
     # Configurations saved while the GRU head existed name their head ("head": "mlp" or "gru").
     copy = tmp_path / "model"
@@ -181,6 +198,6 @@ def test_the_shipped_model_records_its_encoder_and_refuses_another(tmp_path: Pat
     raw = json.loads((copy / "model_card.json").read_text(encoding="utf-8"))
     (copy / "model_card.json").write_text(json.dumps(raw | {"encoder_fingerprint": "0" * 16}), encoding="utf-8")
     with pytest.raises(ModelError, match="fingerprint 0000000000000000") as refused:
-        service.predict_file(DEV, tmp_path / "p.tsv", copy, cache_dir=tmp_path / "cache")
+        service.predict_file(Settings(cache_dir=tmp_path / "cache"), DEV, tmp_path / "p.tsv", copy)
     assert f"fingerprint {card.encoder_fingerprint}" in str(refused.value)  # both encoders named
     assert not (tmp_path / "p.tsv").exists()

@@ -25,6 +25,7 @@ from gnn.encoder import TextEncoder
 from gnn.modelcard import ModelCard
 from gnn.pairs import LABELS, PairConfig, PairExample, examples_from_maps
 from gnn.pairs import TASK as PAIRS
+from gnn.paraphrase import TASK as PARAPHRASE
 from gnn.relations.argmap import maps_from_records
 from gnn.task import (
     CardVersion,
@@ -134,7 +135,12 @@ def majority() -> Iterator[MajorityTask]:
 
 # One step of each shipped task's recipe on the sample maps (a registered task not named here runs
 # its default profile).
-TINY: dict[str, Any] = {"pairs": PairConfig(hidden=8, epochs=1, seed=3)}
+TINY: dict[str, Any] = {
+    "pairs": PairConfig(hidden=8, epochs=1, seed=3),
+    "paraphrase": replace(PARAPHRASE.recipes.config("quick", seed=3), epochs=1),
+}
+# The sample data of each format a task reads.
+SAMPLE_DATA: dict[str, Path] = {"aif": AIF_DIR, "contextdep": SAMPLES / "contextdep"}
 
 
 @pytest.fixture(scope="module")
@@ -144,13 +150,15 @@ def records() -> CorpusBundle:
 
 @pytest.mark.parametrize("name", [*contract_tasks(), TEST_TASK])
 def test_every_task_trains_evaluates_cross_validates_and_predicts_with_typed_reports(
-    name: str, majority: MajorityTask, records: CorpusBundle, tmp_path: Path
+    name: str, majority: MajorityTask, tmp_path: Path
 ) -> None:
     task = get_task(name)
     config = TINY.get(name) or task.recipes.config(task.recipes.default)
-    resources = Resources(tmp_path / "cache", data_files=(AIF_DIR,))
-    found = task.examples(records, config)
-    assert len(found) > 10 and len({task.group(e) for e in found}) >= 2
+    data = SAMPLE_DATA[task.reads]
+    resources = Resources(tmp_path / "cache", data_files=(data,))
+    found = task.examples(service.read_records(task.reads, [data]), config)
+    # The ContextDeP sample holds ten pairs.
+    assert len(found) >= 10 and len({task.group(e) for e in found}) >= 2
     report = task.train(found, tmp_path / "model", config, "tiny", resources)
     assert isinstance(report, TrainReport) and report.task == name and report.model_dir == tmp_path / "model"
     assert report.version == CardVersion.of(report.card) and report.version.number == task.version
@@ -167,8 +175,9 @@ def test_every_task_trains_evaluates_cross_validates_and_predicts_with_typed_rep
     assert set(crossed.figures) == set(evaluated.scores)
     assert sum(t.gold for t in crossed.labels.values()) == len(found)
     json.dumps(crossed.document()), json.dumps(evaluated.document())  # both are JSON documents
-    predicted = task.predict(loaded, [task.inputs(e) for e in held])
-    assert [(p.source, p.target) for p in predicted] == [(e.source, e.target) for e in held]
+    asked = [task.inputs(e) for e in held]
+    predicted = task.predict(loaded, asked)
+    assert [(p.source, p.target) for p in predicted] == [(a.source, a.target) for a in asked]
     for p in predicted:
         assert isinstance(p, PredictedRelation) and p.label in p.probabilities and 0.0 <= p.score <= 1.0
 

@@ -104,7 +104,7 @@ def test_empty_scores_are_zero() -> None:
 
 
 def test_pair_auc_ranks_the_pair_score_against_gold() -> None:
-    from gnn.paraphrase_cv import pair_auc
+    from gnn.paraphrase import pair_auc
 
     # A and C are paraphrases by vote, B is not (see above).
     assert (A.label, B.label, C.label) == (True, False, True)

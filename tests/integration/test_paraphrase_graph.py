@@ -1,22 +1,31 @@
-"""``predict paraphrase --corpus contextdep``: predicted rephrase edges written beside the gold ones."""
+"""``predict paraphrase --corpus contextdep``: predicted rephrase edges written beside the gold ones, through
+the one graph path (:func:`api.services.predictions.predict_scope`), with the run id and relations the
+paraphrase service wrote before the task contract."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from neo4j import Driver
 
-from api.services import paraphrase as service
+from api.notebook import Argweb
 from api.services.graph import Graph
+from api.services.predictions import ScopeOutcome, predict_scope
 from api.settings import Settings
+from gnn.modelcard import read_card
+from gnn.paraphrase import pairs_from_file
 from graphstore.store import GraphStore
 from ontology.errors import NotFoundError
 from ontology.formats.registry import CORPORA
+from ontology.records import content_run_id, make_id
 from tests.conftest import SAMPLES
 
 pytestmark = pytest.mark.integration
 MODEL = Path(__file__).resolve().parent.parent.parent / "gnn" / "models" / "paraphrase"
+# The rows the paraphrase service (api/services/paraphrase.predict_graph) gave the sample before the port.
+BEFORE = Path(__file__).resolve().parents[1] / "data" / "paraphrase" / "sample_graph_predictions.json"
 
 
 def _gold(store: GraphStore) -> list[dict]:
@@ -26,37 +35,54 @@ def _gold(store: GraphStore) -> list[dict]:
     )
 
 
+def _old_run_id(corpus: str, qids: list[str]) -> str:
+    """The run id the paraphrase service gave: its id parts, as they were."""
+    card = read_card(MODEL, task="paraphrase")
+    return content_run_id("paraphrase", "paraphrase", card.model, card.version, MODEL.resolve(), 0.5, corpus, *qids)
+
+
 def test_write_rephrase_predictions(
     store: GraphStore, driver: Driver, neo4j_settings: Settings, tmp_path: Path
 ) -> None:
     spec = CORPORA["contextdep"]
     store.ingest(spec.load(spec.find(SAMPLES)))
     gold_before = _gold(store)
-    with Graph(neo4j_settings, driver=driver) as graph:
-        dry = service.predict_graph(graph, "contextdep", MODEL, write=False, cache_dir=tmp_path)
-        assert dry["pairs"] == 10 and dry["written"] == 0
+    files = sorted((SAMPLES / "contextdep").glob("*_TOKEN-annotations.tsv"))
+    qids = sorted((p.qid for f in files for p in pairs_from_file(f)), key=lambda q: make_id("contextdep", q))
+    before = json.loads(BEFORE.read_text(encoding="utf-8"))
+    settings = neo4j_settings.model_copy(update={"cache_dir": tmp_path / "cache"})
+    with Graph(settings, driver=driver) as graph:
+        dry = predict_scope(graph, "paraphrase", corpus="contextdep", model=MODEL)
+        assert dry.dialogues == before["pairs"] == 10 and dry.written == 0 and dry.predicted == len(before["relations"])
+        assert dry.run_id == _old_run_id("contextdep", qids) and not dry.already_present
+        assert dry.parameters == {"corpus": "contextdep", "threshold": 0.5, "model_dir": str(MODEL)}
         assert store.run("MATCH (r:Relation {origin: 'predicted'}) RETURN count(r) AS n")[0]["n"] == 0
-        done = service.predict_graph(graph, "contextdep", MODEL, write=True, cache_dir=tmp_path)
-    assert done["written"] == done["paraphrases"] > 0
+        done = predict_scope(graph, "paraphrase", corpus="contextdep", model=MODEL, write=True)
+        again = predict_scope(graph, "paraphrase", corpus="contextdep", model=MODEL, write=True)
+        one = predict_scope(graph, "paraphrase", dialogue=qids[0], model=MODEL)
+    with Argweb(settings) as notebook:  # a notebook goes the same way
+        noted = notebook.predict("paraphrase", "contextdep", model=MODEL)
+    assert isinstance(noted, ScopeOutcome) and noted.run_id == dry.run_id and noted.already_present
+    assert done.run_id == dry.run_id and done.written == done.predicted == len(before["relations"]) > 0
+    assert done.by_label == {"rephrase": done.predicted}
+    assert again.already_present and again.written == 0 and again.predicted == done.written
+    assert one.dialogues == 1 and one.run_id == _old_run_id("contextdep", qids[:1])
     rows = store.run(
         "MATCH (g:Locution)-[:AIF_EDGE]->(r:Rephrase {origin: 'predicted'})-[:AIF_EDGE]->(h:Locution) "
-        "RETURN g.id AS g, h.id AS h, r.model AS model, r.model_version AS version, r.score AS score, "
-        "r.run_id AS run, r.source_tokens AS guest_tokens, r.target_tokens AS host_tokens, "
-        "size(g.tokens) AS guest_size, size(h.tokens) AS host_size ORDER BY g"
+        "RETURN g.id AS source, h.id AS target, r.model AS model, r.model_version AS version, r.score AS score, "
+        "r.run_id AS run, r.source_tokens AS source_tokens, r.target_tokens AS target_tokens ORDER BY g.id"
     )
-    assert len(rows) == done["paraphrases"]
+    # The same relations as before the port: ends, scores and highlighted tokens of each side.
+    assert [{k: r[k] for k in ("source", "target", "score", "source_tokens", "target_tokens")} for r in rows] == (
+        before["relations"]
+    )
     for row in rows:
-        assert row["g"].endswith(":guest") and row["h"].endswith(":host")
-        # A predicted paraphrase highlights at least one token on each side (its score is the
-        # weaker side's strongest token), and only tokens of that side.
-        for side in ("guest", "host"):
-            tokens = row[f"{side}_tokens"]
-            assert tokens and all(0 <= t < row[f"{side}_size"] for t in tokens) and tokens == sorted(tokens)
+        assert row["source"].endswith(":guest") and row["target"].endswith(":host")
         assert row["model"] == "contextdep-highlighter" and row["version"] == "2"
-        assert 0.5 <= row["score"] <= 1.0 and row["run"] == done["run_id"]
+        assert 0.5 <= row["score"] <= 1.0 and row["run"] == done.run_id
     assert _gold(store) == gold_before
 
 
 def test_unknown_corpus(store: GraphStore, driver: Driver, neo4j_settings: Settings) -> None:
     with Graph(neo4j_settings, driver=driver) as graph, pytest.raises(NotFoundError):
-        service.predict_graph(graph, "nope", MODEL)
+        predict_scope(graph, "paraphrase", corpus="nope", model=MODEL)

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from api.services import paraphrase
+from api.settings import Settings
 from graphstore.perturb import rewrite_table
 from ontology.formats.contextdep import load_contextdep
 from ontology.formats.registry import SAMPLES
@@ -100,23 +101,24 @@ def _qids(path: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def plain_prediction(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+def plain_prediction(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Settings]:
     root = tmp_path_factory.mktemp("contextdep-plain")
     source = TOKENS[0]
     shutil.copyfile(source, root / source.name)
-    paraphrase.predict_file(root / source.name, root / "out.tsv", cache_dir=root / "cache")
-    return root / "out.tsv", root / "cache"
+    settings = Settings(cache_dir=root / "cache")
+    paraphrase.predict_file(settings, root / source.name, root / "out.tsv")
+    return root / "out.tsv", settings
 
 
 @pytest.mark.parametrize("variant", ["rows shuffled", "lists as JSON", "all"])
 @pytest.mark.model
 def test_predict_contextdep_gives_the_same_rows(
-    plain_prediction: tuple[Path, Path], variant: str, tmp_path: Path
+    plain_prediction: tuple[Path, Settings], variant: str, tmp_path: Path
 ) -> None:
-    plain, cache = plain_prediction
+    plain, settings = plain_prediction
     _write(tmp_path / "in", variant)
     source = tmp_path / "in" / TOKENS[0].name
-    paraphrase.predict_file(source, tmp_path / "out.tsv", cache_dir=cache)
+    paraphrase.predict_file(settings, source, tmp_path / "out.tsv")
     expected = {r[0]: r for r in _rows(plain)[1:]}
     assert len(expected) == len(_qids(TOKENS[0])) > 0
     written = _rows(tmp_path / "out.tsv")
