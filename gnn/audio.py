@@ -32,8 +32,8 @@ import numpy as np
 
 from gnn.modelcard import atomic_savez
 from ontology.errors import ModelError
+from ontology.progress import Advance
 
-Progress = Callable[[int], None]
 CHROMA_NAMES = ("C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B")
 STATISTICS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "mean": lambda x: x.mean(axis=1),
@@ -300,7 +300,7 @@ def compute_features(
     segments: Iterable[Segment],
     cache_dir: Path,
     config: FeatureConfig | None = None,
-    progress: Progress | None = None,
+    progress: Advance | None = None,
     checkpoint_every: int = 100,
 ) -> FeatureReport:
     """Compute and cache the feature vector of every segment not cached yet.

@@ -55,6 +55,7 @@ from graphstore.store import GraphStore
 from ontology.aiftext import split_speaker
 from ontology.errors import ClientError, GraphStoreError, NotFoundError
 from ontology.formats.aif_write import fresh_ids
+from ontology.progress import Advance
 from ontology.records import scheme_term
 from ontology.system import PRIVATE_FILE
 from ontology.terms import Label, Prop, RelType
@@ -82,7 +83,6 @@ _CLASS_TYPES: tuple[tuple[Label, str], ...] = (
 )
 NOT_AIF: frozenset[str] = frozenset({Label.NonRelation.value, Label.SameUnit.value})
 _TYPE_RANK = {"L": 0, "I": 1, "YA": 2, "TA": 3, "RA": 4, "CA": 5, "MA": 6}
-Progress = Callable[[int], None]
 
 
 @dataclass
@@ -499,7 +499,7 @@ def export_corpus(
     out_dir: Path,
     batch_size: int = 50,
     include_predicted: bool = False,
-    progress: Progress | None = None,
+    progress: Advance | None = None,
     convert: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
 ) -> list[Path]:
     """Write one AIF map per dialogue/document of ``corpus`` to ``out_dir/<local id>.json``.

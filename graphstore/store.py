@@ -28,11 +28,11 @@ from ontology.errors import (
     NotFoundError,
     WriteConflictError,
 )
+from ontology.progress import Advance
 from ontology.records import CorpusBundle, EdgeRecord, NodeRecord
 from ontology.terms import Label, Prop, RelType
 from ontology.views import most_specific
 
-Progress = Callable[[int], None]
 T = TypeVar("T")
 DEFAULT_LEASE_MS = 120_000
 DEFAULT_CLAIM_WAIT = 900.0
@@ -298,7 +298,7 @@ class GraphStore(Statements):
 
     # -- ingest ----------------------------------------------------------------------------
 
-    def ingest(self, bundle: CorpusBundle, progress: Progress | None = None) -> IngestReport:
+    def ingest(self, bundle: CorpusBundle, progress: Advance | None = None) -> IngestReport:
         """Write a corpus bundle: all of it, or (on any failure) nothing, and every existing node as it was.
 
         The run first takes its turn through the write lease (waiting while a bulk load holds it)
