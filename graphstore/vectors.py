@@ -46,6 +46,7 @@ MAX_K = 1000
 
 def _label(label: Label) -> str:
     if label not in VECTOR_INDEXES:
+        # An invariant: callers pass EMBEDDED_LABELS (user label names are checked by the semantic service).
         raise ValueError(f"{label} has no vector index; embedded labels are {', '.join(EMBEDDED_LABELS)}")
     return f"`{Label(label).value}`"
 
@@ -53,7 +54,8 @@ def _label(label: Label) -> str:
 def create_index(label: Label, dimensions: int) -> str:
     """Schema statement of the cosine vector index over ``embedding`` of ``label`` (idempotent)."""
     if not 1 <= dimensions <= 4096:
-        raise ValueError(f"vector dimensions must lie in 1..4096, not {dimensions}")
+        # The encoder the user configured decides the dimensions: a client's mistake, not a bug.
+        raise ApiError(f"vector dimensions must lie in 1..4096, not {dimensions}: choose another encoder")
     target = _label(label)
     return (
         f"CREATE VECTOR INDEX {VECTOR_INDEXES[label]} IF NOT EXISTS FOR (n:{target}) ON n.{EMB} "

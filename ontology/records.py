@@ -336,6 +336,8 @@ class PropositionRecord(_UnitRecord):
     @classmethod
     def _known_class(cls, value: str | None) -> str | None:
         if value is not None and not any(t.iri == value for t in SCHEME_TERMS):
+            # A validator's ValueError is how pydantic reports an invalid field: the record's
+            # construction raises a ValidationError, which the loaders turn into a LoaderError.
             raise ValueError(f"scheme class {value!r} is not declared in the ontology")
         return value
 

@@ -19,6 +19,7 @@ from api.services import comparison
 from api.services.browse import BrowseService
 from api.services.comparison import CorpusComparison
 from graphstore import browse
+from ontology.errors import ApiError
 from ontology.views import NodeView
 
 PLOTS: dict[str, str] = {
@@ -240,7 +241,7 @@ def figure(plot: str, data: CorpusData) -> Any:
         else:
             _empty(ax, "no relations")
     else:
-        raise ValueError(plot)
+        raise ApiError(f"unknown plot {plot!r}; expected one of {', '.join(PLOTS)}")
     return fig
 
 

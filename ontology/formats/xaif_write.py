@@ -21,6 +21,8 @@ import html
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ontology.errors import ApiError
+
 FORMATS = ("aif", "xaif", "ova")
 # Columns of the generated grid, by node type; rows are SPACING apart.
 _COLUMN = {"L": 0, "TA": 0, "YA": 1, "I": 2, "RA": 3, "CA": 3, "MA": 3}
@@ -155,7 +157,7 @@ def convert(aif: Mapping[str, Any], fmt: str) -> dict[str, Any]:
     """An exported map in ``fmt``: ``aif`` (as it is, without layout), ``xaif`` or ``ova``.
 
     Raises:
-        ValueError: Unknown format (callers check :data:`FORMATS` first).
+        ApiError: Unknown format (callers check :data:`FORMATS` first).
     """
     if fmt == "aif":
         return {key: value for key, value in aif.items() if key != "layout"}
@@ -163,4 +165,4 @@ def convert(aif: Mapping[str, Any], fmt: str) -> dict[str, Any]:
         return to_xaif(aif)
     if fmt == "ova":
         return to_ova(aif)
-    raise ValueError(f"unknown map format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    raise ApiError(f"unknown map format {fmt!r}; expected one of {', '.join(FORMATS)}")
