@@ -18,7 +18,7 @@ convert it back, so exact and approximate answers compare directly.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from neo4j import Driver
@@ -186,6 +186,44 @@ def remove_embeddings(label: Label) -> str:
     )
 
 
+@dataclass
+class LabelEmbeddings:
+    """How many nodes of one label of one corpus have a text, how many are embedded, and by which model.
+
+    Attributes:
+        nodes: Nodes with a text.
+        embedded: Of them, those with an embedding.
+        models: Embedded nodes per embedding model tag.
+    """
+
+    nodes: int = 0
+    embedded: int = 0
+    models: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EmbeddingStatus:
+    """The vector indexes and the embeddings of the graph (``argweb embed --status``).
+
+    Attributes:
+        indexes: The argweb vector indexes that exist, by name (state, population, dimensions).
+        corpora: Per corpus (``(none)``: nodes of no corpus) and label, the embedded nodes.
+    """
+
+    indexes: dict[str, dict[str, Any]]
+    corpora: dict[str, dict[str, LabelEmbeddings]]
+
+    def as_dict(self) -> dict[str, object]:
+        """The JSON form."""
+        return {
+            "indexes": self.indexes,
+            "corpora": {
+                corpus: {label: asdict(counts) for label, counts in labels.items()}
+                for corpus, labels in self.corpora.items()
+            },
+        }
+
+
 @dataclass(frozen=True)
 class PendingNode:
     """A node whose embedding is missing or stale: id and the text to embed."""
@@ -286,6 +324,17 @@ class VectorStore:
     def counts(self) -> list[dict[str, Any]]:
         """Rows ``corpus, label, model, n``: embedded-label nodes with a text, by embedding model (null = none)."""
         return self.store.read(embedding_counts(), labels=[label.value for label in EMBEDDED_LABELS])
+
+    def status(self) -> EmbeddingStatus:
+        """The vector indexes and, per corpus and label, how many nodes are embedded and by which model."""
+        corpora: dict[str, dict[str, LabelEmbeddings]] = {}
+        for r in self.counts():
+            entry = corpora.setdefault(r["corpus"] or "(none)", {}).setdefault(r["label"], LabelEmbeddings())
+            entry.nodes += int(r["n"])
+            if r["model"] is not None:
+                entry.embedded += int(r["n"])
+                entry.models[r["model"]] = int(r["n"])
+        return EmbeddingStatus(self.indexes(), corpora)
 
     # -- reads -----------------------------------------------------------------------------
 

@@ -9,7 +9,6 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from neo4j import Driver
 
@@ -19,7 +18,7 @@ from graphstore.aif_export import export_corpus, export_discourse, validate_aif,
 from graphstore.readonly import ReadOnlyStore
 from graphstore.store import GraphStore, IngestReport, require_whole
 from ontology.errors import ApiError, LoaderError
-from ontology.formats.aif import load_aif
+from ontology.formats.aif import AifMap, load_aif
 from ontology.formats.common import MAX_JSON_DEPTH, json_depth_exceeds, named_as
 from ontology.formats.registry import CORPORA
 from ontology.formats.xaif_write import FORMATS as MAP_FORMATS
@@ -33,7 +32,7 @@ class AifExport:
     """What an AIF export wrote: one map (``--dialogue``) or one file per discourse (``--corpus``)."""
 
     out: Path
-    aif: dict[str, Any] | None = None
+    aif: AifMap | None = None
     files: list[Path] = field(default_factory=list)
 
 
@@ -49,8 +48,8 @@ def map_format(fmt: str) -> str:
 
 
 def _exported(
-    store: GraphStore, ref: str, include_predicted: bool, fmt: str, undo: Callable[[list[str]], Any] | None = None
-) -> dict[str, Any]:
+    store: GraphStore, ref: str, include_predicted: bool, fmt: str, undo: Callable[[list[str]], object] | None = None
+) -> AifMap:
     """The validated map of one discourse in ``fmt``.
 
     Raises:
@@ -66,7 +65,7 @@ def _exported(
     return convert_map(aif, fmt)
 
 
-def discourse_aif(graph: Graph, ref: str, *, include_predicted: bool = False, fmt: str = "aif") -> dict[str, Any]:
+def discourse_aif(graph: Graph, ref: str, *, include_predicted: bool = False, fmt: str = "aif") -> AifMap:
     """The validated map of one dialogue/document (its id or local id) as AIF, xAIF or OVA3.
 
     Raises:
@@ -155,8 +154,8 @@ def export_map(
     timeout: float,
     include_predicted: bool = False,
     fmt: str = "aif",
-    undo: Callable[[list[str]], Any] | None = None,
-) -> dict[str, Any]:
+    undo: Callable[[list[str]], object] | None = None,
+) -> AifMap:
     """The map of a dialogue or document as AIF, xAIF or OVA3 (read in READ access mode).
 
     Raises:
@@ -168,7 +167,7 @@ def export_map(
     return _exported(ReadOnlyStore(driver, database, timeout), ref, include_predicted, fmt, undo)
 
 
-def import_map(driver: Driver, database: str, aif: dict[str, Any], corpus: str, name: str) -> tuple[str, IngestReport]:
+def import_map(driver: Driver, database: str, aif: AifMap, corpus: str, name: str) -> tuple[str, IngestReport]:
     """Validate an AIF map and write it as the dialogue ``<corpus>:<name>`` (all or nothing).
 
     The map is checked by the AIF reader alone (:func:`ontology.formats.aif.read_map`), the same

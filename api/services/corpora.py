@@ -20,6 +20,7 @@ from graphstore.store import IngestReport
 from ontology.errors import ArgwebError, StoreNotEmptyError
 from ontology.formats.registry import CORPORA, SAMPLES, CorpusSpec
 from ontology.records import CorpusBundle
+from ontology.views import GraphStats
 
 # Where a checkout next to the shared data finds the corpora.
 SHARED_CORPORA = Path("../shared/corpora")
@@ -197,9 +198,9 @@ def read_corpus(spec: CorpusSpec, files: list[Path], digest: str) -> CorpusBundl
     return bundle
 
 
-def stats(graph: Graph, include_predicted: bool = False) -> dict[str, Any]:
+def stats(graph: Graph, include_predicted: bool = False) -> GraphStats:
     """Counts per label, relationship type and corpus (see :meth:`GraphStore.stats`): gold only by default."""
-    return graph.store().stats(include_predicted)
+    return GraphStats.from_counts(graph.store().stats(include_predicted))
 
 
 def delete_corpus(graph: Graph, corpus: str) -> None:

@@ -13,7 +13,7 @@ import io
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from api.services import comparison
 from api.services.browse import BrowseService
@@ -21,6 +21,9 @@ from api.services.comparison import CorpusComparison
 from graphstore import browse
 from ontology.errors import ApiError
 from ontology.views import NodeView
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 PLOTS: dict[str, str] = {
     "relation-types": "Relation types",
@@ -138,7 +141,7 @@ def _score(x: float | None) -> str:
     return "-" if x is None else f"{x:.2f}"
 
 
-def _against_gold(data: CorpusData) -> Any:
+def _against_gold(data: CorpusData) -> Figure:
     """Per run (the newest :data:`MAX_RUNS`): gold, predicted and matched edges per type."""
     from matplotlib.figure import Figure
 
@@ -175,7 +178,7 @@ def _against_gold(data: CorpusData) -> Any:
     return fig
 
 
-def figure(plot: str, data: CorpusData) -> Any:
+def figure(plot: str, data: CorpusData) -> Figure:
     """The matplotlib figure of one plot."""
     import matplotlib
 

@@ -18,12 +18,12 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from api.services.graph import Graph
 from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
-from graphstore.vectors import EMBEDDED_LABELS, VECTOR_INDEXES, VectorStore
+from graphstore.vectors import EMBEDDED_LABELS, VECTOR_INDEXES, EmbeddingStatus, VectorStore
 from ontology.errors import ApiError, InvalidQueryError, NotFoundError
 from ontology.terms import Label
 from ontology.views import SemanticHit
@@ -87,7 +87,7 @@ class EmbedReport:
     index_seconds: float = 0.0
     uncached: dict[str, int] = field(default_factory=dict)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         """JSON-ready summary."""
         return {
             "model": self.model,
@@ -172,19 +172,9 @@ def remove_embeddings(graph: Graph, corpus: str | None = None) -> None:
     _vectors(graph).remove(corpus)
 
 
-def embedding_status(graph: Graph) -> dict[str, Any]:
+def embedding_status(graph: Graph) -> EmbeddingStatus:
     """Vector indexes and, per corpus and label, how many nodes are embedded and by which model."""
-    store = _vectors(graph)
-    corpora: dict[str, dict[str, dict[str, Any]]] = {}
-    for r in store.counts():
-        entry = corpora.setdefault(r["corpus"] or "(none)", {}).setdefault(
-            r["label"], {"nodes": 0, "embedded": 0, "models": {}}
-        )
-        entry["nodes"] += int(r["n"])
-        if r["model"] is not None:
-            entry["embedded"] += int(r["n"])
-            entry["models"][r["model"]] = int(r["n"])
-    return {"indexes": store.indexes(), "corpora": corpora}
+    return _vectors(graph).status()
 
 
 def _labels(labels: Sequence[str | Label] | None) -> tuple[Label, ...]:

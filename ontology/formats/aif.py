@@ -28,7 +28,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from ontology.aiftext import speaker_of
 from ontology.errors import LoaderError
@@ -48,6 +48,10 @@ from ontology.records import (
     scheme_term,
 )
 from ontology.terms import RelType
+
+AifMap: TypeAlias = dict[str, Any]
+"""An argument map as AIF JSON (AIFdb's ``{"nodes", "edges", "locutions", "participants"}``), or
+the xAIF or OVA3 form argweb writes of it: an outside format, kept as the JSON it is."""
 
 AIF_SCHEME = "qt30"
 S_TYPES = ("RA", "CA", "MA", "TA", "YA")
