@@ -153,6 +153,17 @@ def to_ova(aif: Mapping[str, Any]) -> dict[str, Any]:
     return {"AIF": plain, "OVA": _ova_section(aif["nodes"], aif["edges"], _placed(aif), lambda x: x), "text": text}
 
 
+def map_format(fmt: str) -> str:
+    """``fmt`` if it is a map format argweb writes (:data:`FORMATS`: ``aif``, ``xaif``, ``ova``).
+
+    Raises:
+        ApiError: Another name.
+    """
+    if fmt not in FORMATS:
+        raise ApiError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    return fmt
+
+
 def convert(aif: Mapping[str, Any], fmt: str) -> dict[str, Any]:
     """An exported map in ``fmt``: ``aif`` (as it is, without layout), ``xaif`` or ``ova``.
 
