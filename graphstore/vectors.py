@@ -24,7 +24,7 @@ from typing import Any
 from neo4j import Driver
 
 from graphstore.store import GraphStore
-from ontology.errors import ApiError
+from ontology.errors import ApiError, InvalidQueryError, NotFoundError
 from ontology.terms import Label, Prop, RelType
 from ontology.views import SemanticHit
 
@@ -36,6 +36,24 @@ VECTOR_INDEXES: dict[Label, str] = {
     Label.Locution: "locution_embedding",
 }
 """One Neo4j vector index per embedded label."""
+
+
+def embedded_labels(names: Sequence[str | Label] | None) -> tuple[Label, ...]:
+    """The embedded labels a caller named (case-insensitive, each once, in the order given); all when none.
+
+    Raises:
+        ApiError: A name that is not an embedded label.
+    """
+    if not names:
+        return EMBEDDED_LABELS
+    out = []
+    for name in names:
+        label = next((lab for lab in EMBEDDED_LABELS if lab.value.lower() == str(name).lower()), None)
+        if label is None:
+            raise ApiError(f"unknown label {name!r}; semantic search covers {', '.join(EMBEDDED_LABELS)}")
+        out.append(label)
+    return tuple(dict.fromkeys(out))
+
 
 EMB, EMB_MODEL, EMB_KEY = Prop.EMBEDDING.value, Prop.EMBEDDING_MODEL.value, Prop.EMBEDDING_KEY.value
 
@@ -324,6 +342,54 @@ class VectorStore:
     def counts(self) -> list[dict[str, Any]]:
         """Rows ``corpus, label, model, n``: embedded-label nodes with a text, by embedding model (null = none)."""
         return self.store.read(embedding_counts(), labels=[label.value for label in EMBEDDED_LABELS])
+
+    def require_indexes(self, labels: Sequence[Label]) -> None:
+        """Refuse a search over ``labels`` while one of their vector indexes is missing.
+
+        Raises:
+            NotFoundError: A vector index is missing (nothing embedded yet).
+        """
+        present = self.indexes()
+        missing = [VECTOR_INDEXES[label] for label in labels if VECTOR_INDEXES[label] not in present]
+        if missing:
+            raise NotFoundError(
+                f"no vector index {', '.join(missing)} in the graph: "
+                "run `argweb run` (it embeds what its predictions encoded) or `argweb embed` first"
+            )
+
+    def neighbours(
+        self,
+        vectors: Sequence[Sequence[float]],
+        *,
+        k: int,
+        corpus: str | None = None,
+        exclude_corpus: str | None = None,
+        labels: Sequence[Label] = EMBEDDED_LABELS,
+    ) -> list[list[SemanticHit]]:
+        """The ``k`` nearest embedded nodes of each vector over ``labels``, best first.
+
+        A corpus filter is applied to a deeper index answer (``FILTER_OVERFETCH`` x ``k``); a query
+        that still finds fewer than ``k`` nodes of the corpus is answered by an exact scan of the
+        corpus, so ``corpus`` never silently returns too few hits.
+
+        Raises:
+            NotFoundError: A vector index is missing (nothing embedded yet).
+        """
+        merged: list[list[SemanticHit]] = [[] for _ in vectors]
+        for label in labels:
+            try:
+                found = self.nearest(label, vectors, k, corpus=corpus, exclude_corpus=exclude_corpus)
+            except InvalidQueryError:
+                self.require_indexes([label])
+                raise
+            short = [i for i, hits in enumerate(found) if corpus is not None and len(hits) < k]
+            if short:
+                exact = self.nearest(label, [vectors[i] for i in short], k, corpus=corpus, exact_scan=True)
+                for i, hits in zip(short, exact, strict=True):
+                    found[i] = hits
+            for i, hits in enumerate(found):
+                merged[i].extend(hits)
+        return [sorted(hits, key=lambda h: (-h.score, h.id))[:k] for hits in merged]
 
     def status(self) -> EmbeddingStatus:
         """The vector indexes and, per corpus and label, how many nodes are embedded and by which model."""
