@@ -91,7 +91,7 @@ def ingest_format(
 
 def graph_empty(graph: Graph) -> bool:
     """True when the database holds no node at all."""
-    return not graph.store().run(cypher.any_node())
+    return not graph.store().read(cypher.any_node())
 
 
 def bulk_load(graph: Graph, sources: Sequence[Callable[[], CorpusBundle]], reporter: Reporter = SILENT) -> BulkReport:
