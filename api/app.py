@@ -176,7 +176,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """Counts per label, relationship type and corpus (as ``argweb stats --json``)."""
         from api.services import corpora
 
-        return corpora.stats(request.app.state.graph)
+        return corpora.stats(request.app.state.graph).as_dict()
 
     for module in (graph, query, aif, linked, predict, amf, pages):
         app.include_router(module.router)

@@ -73,7 +73,7 @@ class Argweb:
         """Counts per corpus, label and relation type (as ``argweb corpus stats --json``)."""
         from api.services import corpora
 
-        return corpora.stats(self.graph, include_predicted=predicted)
+        return corpora.stats(self.graph, include_predicted=predicted).as_dict()
 
     def cypher(self, query: str, **parameters: Any) -> list[dict[str, Any]]:
         """Rows of a read-only Cypher query (as ``POST /cypher``; writes are refused).

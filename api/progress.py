@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from api.services.reporting import Advance
+from ontology.progress import Advance
 
 # Seconds between two progress lines of one unit of work when no terminal shows bars.
 LINE_INTERVAL = 10.0

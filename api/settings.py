@@ -12,11 +12,12 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graphstore.export import DEFAULT_PAGE
 from graphstore.store import DEFAULT_BATCH_SIZE
+from ontology.errors import ApiError
 from ontology.rdf import DEFAULT_BASE
 
 
@@ -147,6 +148,8 @@ class Settings(BaseSettings):
         if value is not None and not value.strip():
             return None  # an empty variable unsets it, as for ARGWEB_NEO4J_URI
         if value is not None and urlsplit(value).scheme not in ("http", "https"):
+            # A validator's ValueError is how pydantic reports a bad field; get_settings turns the
+            # ValidationError into the ApiError the user sees.
             raise ValueError(f"a SPARQL endpoint is an http:// or https:// URL, not {value!r}")
         return value
 
@@ -206,5 +209,14 @@ def get_settings() -> Settings:
     """The settings of this process, read from the environment (and ``.env``) once.
 
     Call ``get_settings.cache_clear()`` to read them again (the CLI does at each command).
+
+    Raises:
+        ApiError: A variable is malformed (the message names it): the user's mistake, not a traceback.
     """
-    return Settings()
+    try:
+        return Settings()
+    except ValidationError as e:
+        named = "; ".join(
+            f"ARGWEB_{'_'.join(str(part) for part in error['loc']).upper()}: {error['msg']}" for error in e.errors()
+        )
+        raise ApiError(f"invalid settings: {named}") from e

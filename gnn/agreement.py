@@ -139,7 +139,66 @@ def marg_table(
     return [agreement_row(judgements, JudgementFilter(t, c, include_tainted)) for t in trusts for c in confidences]
 
 
-def marg_agreement(judgements: Sequence[JudgementView], filters: JudgementFilter | None = None) -> dict[str, Any]:
+@dataclass(frozen=True)
+class MargAgreement:
+    """M-Arg's agreement: the overall row plus the filtered rows (Table 2's grid, or the one filter given).
+
+    Attributes:
+        include_tainted: Whether judgements marked tainted were kept.
+        overall: Every (untainted) judgement.
+        filters: One row per filter.
+    """
+
+    include_tainted: bool
+    overall: AgreementRow
+    filters: list[AgreementRow]
+    corpus: str = "m-arg"
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "corpus": self.corpus,
+            "include_tainted": self.include_tainted,
+            "overall": self.overall.as_dict(),
+            "filters": [r.as_dict() for r in self.filters],
+        }
+
+
+@dataclass(frozen=True)
+class ContextdepAgreement:
+    """ContextDeP's agreement: alpha over Paraphrase/NonParaphrase, counts and majority-vote accuracy."""
+
+    alpha: float | None
+    annotators: int
+    annotations: int
+    units: int
+    labels: dict[str, int]
+    majority_paraphrase_units: int
+    majority_vote_accuracy: float | None
+    corpus: str = "contextdep"
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form (``corpus`` first)."""
+        return {"corpus": self.corpus, **{k: v for k, v in asdict(self).items() if k != "corpus"}}
+
+
+@dataclass(frozen=True)
+class CorpusAgreement:
+    """The agreement of any other corpus with judgements: one row under the given filters."""
+
+    corpus: str
+    row: AgreementRow
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form: the corpus and the row's fields."""
+        return {"corpus": self.corpus, **self.row.as_dict()}
+
+
+Agreement = MargAgreement | ContextdepAgreement | CorpusAgreement
+"""The agreement of a corpus, in the view that fits it."""
+
+
+def marg_agreement(judgements: Sequence[JudgementView], filters: JudgementFilter | None = None) -> MargAgreement:
     """Overall alpha plus the filtered rows: ``filters``, or the paper's grid when it sets no threshold."""
     filters = filters or JudgementFilter()
     tainted = filters.include_tainted
@@ -148,12 +207,7 @@ def marg_agreement(judgements: Sequence[JudgementView], filters: JudgementFilter
         rows = marg_table(judgements, include_tainted=tainted)
     else:
         rows = [agreement_row(judgements, filters)]
-    return {
-        "corpus": "m-arg",
-        "include_tainted": tainted,
-        "overall": overall.as_dict(),
-        "filters": [r.as_dict() for r in rows],
-    }
+    return MargAgreement(tainted, overall, rows)
 
 
 def majority_labels(
@@ -184,17 +238,16 @@ def majority_vote_accuracy(
     return sum(1 for j in judgements if j.label == majority[j.relation]) / len(judgements)
 
 
-def contextdep_agreement(judgements: Sequence[JudgementView]) -> dict[str, Any]:
+def contextdep_agreement(judgements: Sequence[JudgementView]) -> ContextdepAgreement:
     """ContextDeP: alpha over Paraphrase/NonParaphrase, counts and majority-vote accuracy."""
     row = agreement_row(judgements, JudgementFilter(include_tainted=True))
     majority = majority_labels(judgements)
-    return {
-        "corpus": "contextdep",
-        "alpha": row.alpha,
-        "annotators": row.annotators,
-        "annotations": row.annotations,
-        "units": row.units,
-        "labels": row.labels,
-        "majority_paraphrase_units": sum(1 for label in majority.values() if label == PARAPHRASE),
-        "majority_vote_accuracy": majority_vote_accuracy(judgements),
-    }
+    return ContextdepAgreement(
+        alpha=row.alpha,
+        annotators=row.annotators,
+        annotations=row.annotations,
+        units=row.units,
+        labels=row.labels,
+        majority_paraphrase_units=sum(1 for label in majority.values() if label == PARAPHRASE),
+        majority_vote_accuracy=majority_vote_accuracy(judgements),
+    )

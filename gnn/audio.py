@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import time
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,8 +32,10 @@ import numpy as np
 
 from gnn.modelcard import atomic_savez
 from ontology.errors import ModelError
+from ontology.progress import Advance
+from ontology.terms import Prop
+from ontology.views import UnitView
 
-Progress = Callable[[int], None]
 CHROMA_NAMES = ("C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B")
 STATISTICS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "mean": lambda x: x.mean(axis=1),
@@ -59,6 +61,56 @@ class Segment:
     audio_file: Path
     start: float
     end: float
+
+
+AUDIO_SUFFIXES = (".mp3", ".wav", ".flac", ".ogg", ".m4a")
+
+
+def find_part_audio(audio_dir: Path, part: str, names: Mapping[str, str]) -> Path | None:
+    """The recording of ``part`` in ``audio_dir``, or None.
+
+    Accepts the official file name (``names[part]`` plus an audio suffix, e.g.
+    ``us_election_2020_1st_presidential_debate_part1.mp3``) or the part id itself (``00.wav``),
+    directly in ``audio_dir`` or one level below (``split audio/``).
+    """
+    stems = [s for s in (names.get(part), part) if s]
+    for folder in (audio_dir, *sorted(p for p in audio_dir.iterdir() if p.is_dir())):
+        for stem in stems:
+            for suffix in AUDIO_SUFFIXES:
+                candidate = folder / f"{stem}{suffix}"
+                if candidate.is_file():
+                    return candidate
+    return None
+
+
+@dataclass(frozen=True)
+class SegmentPlan:
+    """The utterances whose recording was found, and how many were not, per part.
+
+    Attributes:
+        segments: One segment per utterance with a recording.
+        missing: Utterances without a recording, per part (``(no part)``: the utterance names none).
+    """
+
+    segments: list[Segment]
+    missing: dict[str, int]
+
+
+def plan_segments(utterances: Iterable[UnitView], audio_dir: Path, names: Mapping[str, str]) -> SegmentPlan:
+    """The segment of each timed utterance in the recording of its part (looked up once per part)."""
+    segments: list[Segment] = []
+    missing: dict[str, int] = {}
+    files: dict[str, Path | None] = {}
+    for u in utterances:
+        part = u.node.get(Prop.PART) or ""
+        if part not in files:
+            files[part] = find_part_audio(audio_dir, part, names) if part else None
+        path = files[part]
+        if path is None:
+            missing[part or "(no part)"] = missing.get(part or "(no part)", 0) + 1
+            continue
+        segments.append(Segment(u.id, path, float(u.node.get(Prop.START_TIME)), float(u.node.get(Prop.END_TIME))))
+    return SegmentPlan(segments, missing)
 
 
 @dataclass(frozen=True)
@@ -300,7 +352,7 @@ def compute_features(
     segments: Iterable[Segment],
     cache_dir: Path,
     config: FeatureConfig | None = None,
-    progress: Progress | None = None,
+    progress: Advance | None = None,
     checkpoint_every: int = 100,
 ) -> FeatureReport:
     """Compute and cache the feature vector of every segment not cached yet.

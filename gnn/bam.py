@@ -30,10 +30,12 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from gnn.metrics import PRF
 from gnn.segmentation import BoundaryCounts, boundary_counts, masses_from_labels
 from ontology.errors import ClientError, LoaderError
+from ontology.formats.sciarg import load_paper
 from ontology.records import (
     DiscourseRecord,
     EdgeRecord,
@@ -309,3 +311,94 @@ def majority_baseline(gold: Mapping[str, BratDocument]) -> dict[str, BratDocumen
             pred.relations = [Relation(rel_label, f"T{i}", f"T{i + 1}") for i in range(1, len(doc.sentences))]
         out[name] = pred
     return out
+
+
+# -- brat directories --------------------------------------------------------------------------------
+
+
+def read_brat_dir(directory: Path, texts: Path | None = None) -> dict[str, BratDocument]:
+    """Documents of the ``.ann`` files of ``directory``, keyed by file stem.
+
+    Both gold and predicted directories are read with the Sci-Arg reader (one parser, one set of
+    checks). A predicted ``.ann`` is read against the text next to it when there is one, else
+    against the gold text of the same name, so a prediction directory may hold ``.ann`` files only.
+
+    Args:
+        directory: A brat directory (``.ann`` files, usually each with its ``.txt``).
+        texts: Where to find a ``.txt`` that ``directory`` lacks (the gold directory).
+
+    Raises:
+        LoaderError: Not a directory, no ``.ann`` file, a missing text, or an annotation the
+            Sci-Arg reader rejects (the message names the file and line).
+    """
+    if not directory.is_dir():
+        raise LoaderError(f"{directory}: not a directory")
+    anns = sorted(directory.glob("*.ann"))
+    if not anns:
+        raise LoaderError(f"{directory}: no brat .ann files")
+    nodes: list[NodeRecord] = []
+    edges: list[EdgeRecord] = []
+    for ann in anns:
+        txt = ann.with_suffix(".txt")
+        if not txt.is_file() and texts is not None:
+            txt = texts / txt.name
+        if not txt.is_file():
+            raise LoaderError(f"{ann}: no text {ann.with_suffix('.txt').name} next to it or in the gold directory")
+        load_paper(ann.stem, ann, txt, nodes, edges)
+    return documents_from_records(nodes, edges)
+
+
+@dataclass(frozen=True)
+class BamEvaluation:
+    """S/B/C/R of a prediction directory and of the most-frequent-label baseline, against gold.
+
+    Attributes:
+        pred: The prediction directory.
+        gold: The gold directory.
+        documents: Gold documents scored.
+        missing_predictions: Gold documents without a predicted ``.ann`` (scored as predicting nothing).
+        system: The scores of the predictions.
+        baseline: The scores of the most-frequent-label baseline.
+    """
+
+    pred: Path
+    gold: Path
+    documents: int
+    missing_predictions: list[str]
+    system: BamScores
+    baseline: BamScores
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON-ready form (``argweb evaluate bam --json``)."""
+        return {
+            "pred": str(self.pred),
+            "gold": str(self.gold),
+            "documents": self.documents,
+            "missing_predictions": self.missing_predictions,
+            "system": self.system.as_dict(),
+            "baseline": self.baseline.as_dict(),
+        }
+
+
+def evaluate_dirs(pred: Path, gold: Path) -> BamEvaluation:
+    """S/B/C/R of the predictions in ``pred`` and of the most-frequent-label baseline, against ``gold``.
+
+    Every gold document is scored; a gold document without a predicted ``.ann`` counts as a
+    prediction of nothing.
+
+    Raises:
+        LoaderError: Unreadable input, or a predicted document with no gold counterpart.
+    """
+    gold_docs = read_brat_dir(gold)
+    pred_docs = read_brat_dir(pred, texts=gold)
+    extra = sorted(set(pred_docs) - set(gold_docs))
+    if extra:
+        raise LoaderError(f"{pred}: predicted document(s) {extra[:5]} have no gold .ann in {gold}")
+    return BamEvaluation(
+        pred=pred,
+        gold=gold,
+        documents=len(gold_docs),
+        missing_predictions=sorted(set(gold_docs) - set(pred_docs)),
+        system=evaluate(pred_docs, gold_docs),
+        baseline=evaluate(majority_baseline(gold_docs), gold_docs),
+    )

@@ -64,6 +64,7 @@ def boundaries(masses: Sequence[int]) -> set[int]:
         ValueError: A mass below 1.
     """
     if any(m < 1 for m in masses):
+        # An invariant of the callers (masses come from masses_from_labels), not user input.
         raise ValueError(f"segment masses must be >= 1, got {list(masses)}")
     return set(itertools.accumulate(masses[:-1]))
 
@@ -87,6 +88,7 @@ def boundary_counts(a: Sequence[int], b: Sequence[int], n_t: int = 2) -> Boundar
     Raises:
         ValueError: The segmentations cover different numbers of units, or ``n_t < 2``.
     """
+    # Invariants of the callers (BAM segments the same tokens twice), not user input.
     if sum(a) != sum(b):
         raise ValueError(f"segmentations differ in length ({sum(a)} != {sum(b)} units)")
     if n_t < 2:

@@ -19,12 +19,10 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 import numpy as np
 
 from gnn.device import pick_device, seed_everything
+from ontology.progress import Progress as Progress
 
 if TYPE_CHECKING:
     import torch
-
-Progress = Callable[[str, int, int], None]
-"""The one progress callback of model work: ``(stage, done, total)``, e.g. ``("train", 3, 20)``."""
 
 
 @dataclass(frozen=True)

@@ -51,10 +51,13 @@ from typing import Any
 
 from graphstore import cypher
 from graphstore.reads import edge_view, unit_view
-from graphstore.store import GraphStore
+from graphstore.store import GraphStore, require_whole
 from ontology.aiftext import split_speaker
 from ontology.errors import ClientError, GraphStoreError, NotFoundError
+from ontology.formats.aif import AifMap
 from ontology.formats.aif_write import fresh_ids
+from ontology.formats.xaif_write import convert
+from ontology.progress import Advance
 from ontology.records import scheme_term
 from ontology.system import PRIVATE_FILE
 from ontology.terms import Label, Prop, RelType
@@ -82,7 +85,6 @@ _CLASS_TYPES: tuple[tuple[Label, str], ...] = (
 )
 NOT_AIF: frozenset[str] = frozenset({Label.NonRelation.value, Label.SameUnit.value})
 _TYPE_RANK = {"L": 0, "I": 1, "YA": 2, "TA": 3, "RA": 4, "CA": 5, "MA": 6}
-Progress = Callable[[int], None]
 
 
 @dataclass
@@ -499,7 +501,7 @@ def export_corpus(
     out_dir: Path,
     batch_size: int = 50,
     include_predicted: bool = False,
-    progress: Progress | None = None,
+    progress: Advance | None = None,
     convert: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
 ) -> list[Path]:
     """Write one AIF map per dialogue/document of ``corpus`` to ``out_dir/<local id>.json``.
@@ -548,3 +550,33 @@ def write_aif(aif: dict[str, Any], path: Path) -> None:
             fh.write("\n")
     except OSError as e:
         raise GraphStoreError(f"{path}: cannot write the AIF map: {e.strerror or e}") from e
+
+
+def discourse_map(
+    store: GraphStore,
+    ref: str,
+    *,
+    include_predicted: bool = False,
+    fmt: str = "aif",
+    undo: Callable[[list[str]], object] | None = None,
+) -> AifMap:
+    """The validated map of one discourse (its id or local id) as AIF, xAIF or OVA3.
+
+    Args:
+        store: The store read (a read-only one for the API).
+        ref: The dialogue or document.
+        include_predicted: Also export predicted relations.
+        fmt: ``aif``, ``xaif`` or ``ova`` (:func:`ontology.formats.xaif_write.map_format`).
+        undo: Given the interrupted ingests of a half-loaded corpus (see :func:`graphstore.store.require_whole`).
+
+    Raises:
+        NotFoundError: Unknown discourse. ClientError: Ambiguous reference.
+        CorpusIncompleteError: Its corpus is still marked ``loading`` (an ingest running or killed):
+            a half-loaded corpus is never served as if whole.
+    """
+    touched = store.corpora_of(ref)
+    if touched:
+        require_whole(store.read(cypher.incomplete_corpora(), corpus=None), touched, "refusing to export it", undo)
+    aif = export_discourse(store, ref, include_predicted=include_predicted, with_layout=fmt != "aif")
+    validate_aif(aif, ref)
+    return convert(aif, fmt)

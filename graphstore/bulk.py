@@ -39,6 +39,7 @@ from ontology.errors import (
     StoreNotEmptyError,
     WriteConflictError,
 )
+from ontology.progress import Say
 from ontology.records import CorpusBundle
 from ontology.terms import Label, RelType
 
@@ -49,7 +50,6 @@ ARRAY_DELIMITER = "\x1f"
 # Rows formatted and written at a time: column-wise formatting without holding a whole file.
 CSV_CHUNK = 20_000
 BundleSource = CorpusBundle | Callable[[], CorpusBundle]
-Progress = Callable[[str], None]
 # A bulk load holds the write lease for as long as parsing takes; a killed one is seen at once (its
 # process is gone), so the lease only bounds a holder on another machine.
 BULK_LEASE_MS = 6 * 3600 * 1000
@@ -480,7 +480,7 @@ class BulkLoader:
             finally:
                 driver.close()
 
-    def load(self, bundles: Iterable[BundleSource], progress: Progress | None = None) -> BulkReport:
+    def load(self, bundles: Iterable[BundleSource], progress: Say | None = None) -> BulkReport:
         """Load ``bundles`` (or callables returning them, parsed one at a time) into the empty database.
 
         Each bundle gets its own ingest run id, as one transactional ingest per corpus would.
@@ -507,7 +507,7 @@ class BulkLoader:
         report.seconds = time.perf_counter() - started
         return report
 
-    def _load(self, run: str, bundles: Iterable[BundleSource], say: Progress, report: BulkReport) -> None:
+    def _load(self, run: str, bundles: Iterable[BundleSource], say: Say, report: BulkReport) -> None:
         """:meth:`load` once the lease is held."""
         # Absolute paths: the importer runs in the server's data directory, not in the caller's.
         work_dir = None if self.work_dir is None else Path(self.work_dir).absolute()
@@ -548,7 +548,7 @@ class BulkLoader:
                 report.phases["stop"] = time.perf_counter() - t
                 self._import(writer, tmp, say, report)
 
-    def _import(self, writer: CsvWriter, tmp: str, say: Progress, report: BulkReport) -> None:
+    def _import(self, writer: CsvWriter, tmp: str, say: Say, report: BulkReport) -> None:
         """Run the importer on the stopped server's store, start it and create the schema."""
         args_file = Path(tmp) / "import.args"
         args = import_arguments(

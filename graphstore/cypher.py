@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 
 from graphstore.browse import fulltext_index
+from ontology.errors import ApiError
 from ontology.terms import LABEL_ANCESTORS, Label, Prop, RelType
 
 
@@ -157,7 +158,7 @@ def mark_corpus(status: str) -> str:
     ``$digest``, the input digest of what was loaded (null: unknown, the property is removed).
     """
     if status not in ("loading", "complete"):
-        raise ValueError(status)
+        raise ValueError(status)  # an invariant: the stores pass one of these literals, never input
     done = f", c.ingest_owner = null, c.ingest_lease = null, c.{Prop.INPUT_DIGEST} = $digest"
     release = done if status == "complete" else ""
     return (
@@ -534,6 +535,7 @@ def set_empty_list(key: str) -> str:
     a plain identifier all the same.
     """
     if not key.isidentifier():
+        # An invariant (record field names only), kept because the key is spliced into the query.
         raise ValueError(f"not a property key: {key!r}")
     return f"UNWIND $ids AS id MATCH (n:`Node` {{id: id}}) SET n.`{key}` = []"
 
@@ -547,7 +549,7 @@ def any_node() -> str:
 def neighbours(depth: int) -> str:
     """Distinct ids of the nodes within ``depth`` (1 or 2) relationships of node ``$id``, any direction."""
     if depth not in (1, 2):
-        raise ValueError(f"neighbour depth must be 1 or 2, not {depth}")
+        raise ApiError(f"neighbour depth must be 1 or 2, not {depth}")
     return f"MATCH (n:`Node` {{id: $id}})-[*1..{depth}]-(m:`Node`) WHERE m <> n RETURN DISTINCT m.id AS id"
 
 
@@ -841,7 +843,7 @@ def mark_prediction_run(status: str) -> str:
     deletes the run with its relations.
     """
     if status not in ("loading", "complete"):
-        raise ValueError(status)
+        raise ValueError(status)  # an invariant: the stores pass one of these literals, never input
     return (
         f"MERGE (p:`{Label.Node.value}` {{id: $id}}) "
         f"ON CREATE SET p:`{Label.PredictionRun.value}`, p.batch = $batch "

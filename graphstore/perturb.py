@@ -235,6 +235,8 @@ def rewrite_table(
         for r in table:
             for f in r:
                 if delimiter in f or "\n" in f or "\r" in f or f.startswith('"'):
+                    # An invariant of the variants this module defines (never user input): a
+                    # variant without quoting is only asked of tables that need none.
                     raise ValueError(f"field {f[:40]!r} cannot be written without quoting")
         return "".join(delimiter.join(r) + newline for r in table)
     buf = io.StringIO()

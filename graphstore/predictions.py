@@ -23,7 +23,7 @@ import hashlib
 import json
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,12 +35,12 @@ from graphstore.statements import Statements
 from graphstore.store import take_write_turn
 from ontology.errors import GraphStoreError, PredictionError
 from ontology.labels import ontology_class, scheme_class_of, sense
+from ontology.progress import Advance
 from ontology.records import PredictedRelation, PredictionRun, RelationRecord, new_run_id
 from ontology.terms import Label, Prop
 
 __all__ = ["PredictionReport", "PredictionStore", "StoredRun", "new_run_id"]
 
-Progress = Callable[[int], None]
 # Predictions relate units: utterances / EDUs, propositions, or relations themselves (undercuts).
 END_LABELS: tuple[Label, ...] = (Label.Locution, Label.Proposition, Label.Relation)
 _SHOWN = 5
@@ -121,7 +121,7 @@ class PredictionStore(Statements):
     # -- write -----------------------------------------------------------------------------
 
     def write(
-        self, run: PredictionRun, relations: Iterable[PredictedRelation], progress: Progress | None = None
+        self, run: PredictionRun, relations: Iterable[PredictedRelation], progress: Advance | None = None
     ) -> PredictionReport:
         """Write a prediction run: all of its relations, or (on any failure) nothing.
 
@@ -267,7 +267,7 @@ class PredictionStore(Statements):
         records: Sequence[RelationRecord],
         rows: Sequence[PredictedRelation],
         batch: str,
-        progress: Progress | None,
+        progress: Advance | None,
     ) -> None:
         groups: dict[tuple[Label, ...], list[dict[str, Any]]] = defaultdict(list)
         for record, row in zip(records, rows, strict=True):

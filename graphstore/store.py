@@ -28,11 +28,11 @@ from ontology.errors import (
     NotFoundError,
     WriteConflictError,
 )
+from ontology.progress import Advance
 from ontology.records import CorpusBundle, EdgeRecord, NodeRecord
 from ontology.terms import Label, Prop, RelType
-from ontology.views import most_specific
+from ontology.views import RelationCount, most_specific
 
-Progress = Callable[[int], None]
 T = TypeVar("T")
 DEFAULT_LEASE_MS = 120_000
 DEFAULT_CLAIM_WAIT = 900.0
@@ -298,7 +298,7 @@ class GraphStore(Statements):
 
     # -- ingest ----------------------------------------------------------------------------
 
-    def ingest(self, bundle: CorpusBundle, progress: Progress | None = None) -> IngestReport:
+    def ingest(self, bundle: CorpusBundle, progress: Advance | None = None) -> IngestReport:
         """Write a corpus bundle: all of it, or (on any failure) nothing, and every existing node as it was.
 
         The run first takes its turn through the write lease (waiting while a bulk load holds it)
@@ -751,7 +751,7 @@ class GraphStore(Statements):
         out["corpora"] = dict(sorted(per.items()))
         return out
 
-    def relation_counts(self, runs: Collection[str] | None = None) -> list[dict[str, Any]]:
+    def relation_counts(self, runs: Collection[str] | None = None) -> list[RelationCount]:
         """Relations per corpus and type (``Class``, or ``Class:sense`` for discourse relations), gold
         and predicted side by side.
 
@@ -763,7 +763,7 @@ class GraphStore(Statements):
                 every other run are counted apart, as ``other_runs``.
 
         Returns:
-            Rows ``{"corpus", "type", "gold", "predicted", "other_runs"}`` sorted by corpus and type.
+            One row per corpus and type, sorted by corpus and type.
         """
         table: dict[tuple[str, str], dict[str, int]] = {}
         for row in self.read(cypher.relation_origin_counts()):
@@ -776,4 +776,4 @@ class GraphStore(Statements):
                 cell["predicted"] += row["n"]
             else:
                 cell["other_runs"] += row["n"]
-        return [{"corpus": c, "type": t, **n} for (c, t), n in sorted(table.items())]
+        return [RelationCount(c, t, **n) for (c, t), n in sorted(table.items())]

@@ -1,9 +1,8 @@
-"""Reads of utterance units for feature extraction (start/end times and the audio they sit in)."""
+"""Reads of utterance units for feature extraction (start/end times and the recording part they sit in)."""
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from graphstore import cypher
 from graphstore.reads import unit_view
@@ -11,7 +10,6 @@ from graphstore.store import GraphStore
 from ontology.terms import Prop
 from ontology.views import NodeView, UnitView
 
-AUDIO_SUFFIXES = (".mp3", ".wav", ".flac", ".ogg", ".m4a")
 _MARG_SENTENCE = re.compile(r"^n(\d{2})\d{4}$")
 
 
@@ -52,20 +50,3 @@ def timed_utterances(store: GraphStore, corpus: str) -> list[UnitView]:
             unit = UnitView(node, unit.speaker_id, unit.speaker, unit.discourse)
         out.append(unit)
     return out
-
-
-def find_part_audio(audio_dir: Path, part: str, names: dict[str, str]) -> Path | None:
-    """The recording of ``part`` in ``audio_dir``, or None.
-
-    Accepts the official file name (``names[part]`` plus an audio suffix, e.g.
-    ``us_election_2020_1st_presidential_debate_part1.mp3``) or the part id itself (``00.wav``),
-    directly in ``audio_dir`` or one level below (``split audio/``).
-    """
-    stems = [s for s in (names.get(part), part) if s]
-    for folder in (audio_dir, *sorted(p for p in audio_dir.iterdir() if p.is_dir())):
-        for stem in stems:
-            for suffix in AUDIO_SUFFIXES:
-                candidate = folder / f"{stem}{suffix}"
-                if candidate.is_file():
-                    return candidate
-    return None

@@ -18,13 +18,13 @@ convert it back, so exact and approximate answers compare directly.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from neo4j import Driver
 
 from graphstore.store import GraphStore
-from ontology.errors import ApiError
+from ontology.errors import ApiError, InvalidQueryError, NotFoundError
 from ontology.terms import Label, Prop, RelType
 from ontology.views import SemanticHit
 
@@ -37,6 +37,24 @@ VECTOR_INDEXES: dict[Label, str] = {
 }
 """One Neo4j vector index per embedded label."""
 
+
+def embedded_labels(names: Sequence[str | Label] | None) -> tuple[Label, ...]:
+    """The embedded labels a caller named (case-insensitive, each once, in the order given); all when none.
+
+    Raises:
+        ApiError: A name that is not an embedded label.
+    """
+    if not names:
+        return EMBEDDED_LABELS
+    out = []
+    for name in names:
+        label = next((lab for lab in EMBEDDED_LABELS if lab.value.lower() == str(name).lower()), None)
+        if label is None:
+            raise ApiError(f"unknown label {name!r}; semantic search covers {', '.join(EMBEDDED_LABELS)}")
+        out.append(label)
+    return tuple(dict.fromkeys(out))
+
+
 EMB, EMB_MODEL, EMB_KEY = Prop.EMBEDDING.value, Prop.EMBEDDING_MODEL.value, Prop.EMBEDDING_KEY.value
 
 # How much deeper than k the approximate index is asked when a corpus filter follows it.
@@ -46,6 +64,7 @@ MAX_K = 1000
 
 def _label(label: Label) -> str:
     if label not in VECTOR_INDEXES:
+        # An invariant: callers pass EMBEDDED_LABELS (user label names are checked by the semantic service).
         raise ValueError(f"{label} has no vector index; embedded labels are {', '.join(EMBEDDED_LABELS)}")
     return f"`{Label(label).value}`"
 
@@ -53,7 +72,8 @@ def _label(label: Label) -> str:
 def create_index(label: Label, dimensions: int) -> str:
     """Schema statement of the cosine vector index over ``embedding`` of ``label`` (idempotent)."""
     if not 1 <= dimensions <= 4096:
-        raise ValueError(f"vector dimensions must lie in 1..4096, not {dimensions}")
+        # The encoder the user configured decides the dimensions: a client's mistake, not a bug.
+        raise ApiError(f"vector dimensions must lie in 1..4096, not {dimensions}: choose another encoder")
     target = _label(label)
     return (
         f"CREATE VECTOR INDEX {VECTOR_INDEXES[label]} IF NOT EXISTS FOR (n:{target}) ON n.{EMB} "
@@ -184,6 +204,44 @@ def remove_embeddings(label: Label) -> str:
     )
 
 
+@dataclass
+class LabelEmbeddings:
+    """How many nodes of one label of one corpus have a text, how many are embedded, and by which model.
+
+    Attributes:
+        nodes: Nodes with a text.
+        embedded: Of them, those with an embedding.
+        models: Embedded nodes per embedding model tag.
+    """
+
+    nodes: int = 0
+    embedded: int = 0
+    models: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EmbeddingStatus:
+    """The vector indexes and the embeddings of the graph (``argweb embed --status``).
+
+    Attributes:
+        indexes: The argweb vector indexes that exist, by name (state, population, dimensions).
+        corpora: Per corpus (``(none)``: nodes of no corpus) and label, the embedded nodes.
+    """
+
+    indexes: dict[str, dict[str, Any]]
+    corpora: dict[str, dict[str, LabelEmbeddings]]
+
+    def as_dict(self) -> dict[str, object]:
+        """The JSON form."""
+        return {
+            "indexes": self.indexes,
+            "corpora": {
+                corpus: {label: asdict(counts) for label, counts in labels.items()}
+                for corpus, labels in self.corpora.items()
+            },
+        }
+
+
 @dataclass(frozen=True)
 class PendingNode:
     """A node whose embedding is missing or stale: id and the text to embed."""
@@ -284,6 +342,65 @@ class VectorStore:
     def counts(self) -> list[dict[str, Any]]:
         """Rows ``corpus, label, model, n``: embedded-label nodes with a text, by embedding model (null = none)."""
         return self.store.read(embedding_counts(), labels=[label.value for label in EMBEDDED_LABELS])
+
+    def require_indexes(self, labels: Sequence[Label]) -> None:
+        """Refuse a search over ``labels`` while one of their vector indexes is missing.
+
+        Raises:
+            NotFoundError: A vector index is missing (nothing embedded yet).
+        """
+        present = self.indexes()
+        missing = [VECTOR_INDEXES[label] for label in labels if VECTOR_INDEXES[label] not in present]
+        if missing:
+            raise NotFoundError(
+                f"no vector index {', '.join(missing)} in the graph: "
+                "run `argweb run` (it embeds what its predictions encoded) or `argweb embed` first"
+            )
+
+    def neighbours(
+        self,
+        vectors: Sequence[Sequence[float]],
+        *,
+        k: int,
+        corpus: str | None = None,
+        exclude_corpus: str | None = None,
+        labels: Sequence[Label] = EMBEDDED_LABELS,
+    ) -> list[list[SemanticHit]]:
+        """The ``k`` nearest embedded nodes of each vector over ``labels``, best first.
+
+        A corpus filter is applied to a deeper index answer (``FILTER_OVERFETCH`` x ``k``); a query
+        that still finds fewer than ``k`` nodes of the corpus is answered by an exact scan of the
+        corpus, so ``corpus`` never silently returns too few hits.
+
+        Raises:
+            NotFoundError: A vector index is missing (nothing embedded yet).
+        """
+        merged: list[list[SemanticHit]] = [[] for _ in vectors]
+        for label in labels:
+            try:
+                found = self.nearest(label, vectors, k, corpus=corpus, exclude_corpus=exclude_corpus)
+            except InvalidQueryError:
+                self.require_indexes([label])
+                raise
+            short = [i for i, hits in enumerate(found) if corpus is not None and len(hits) < k]
+            if short:
+                exact = self.nearest(label, [vectors[i] for i in short], k, corpus=corpus, exact_scan=True)
+                for i, hits in zip(short, exact, strict=True):
+                    found[i] = hits
+            for i, hits in enumerate(found):
+                merged[i].extend(hits)
+        return [sorted(hits, key=lambda h: (-h.score, h.id))[:k] for hits in merged]
+
+    def status(self) -> EmbeddingStatus:
+        """The vector indexes and, per corpus and label, how many nodes are embedded and by which model."""
+        corpora: dict[str, dict[str, LabelEmbeddings]] = {}
+        for r in self.counts():
+            entry = corpora.setdefault(r["corpus"] or "(none)", {}).setdefault(r["label"], LabelEmbeddings())
+            entry.nodes += int(r["n"])
+            if r["model"] is not None:
+                entry.embedded += int(r["n"])
+                entry.models[r["model"]] = int(r["n"])
+        return EmbeddingStatus(self.indexes(), corpora)
 
     # -- reads -----------------------------------------------------------------------------
 

@@ -191,6 +191,7 @@ def _number(value: float, datatype: str) -> str:
     if math.isfinite(value):
         return repr(value)
     if datatype == "decimal":
+        # Caught by the caller, which raises the OntologyError naming the node and the property.
         raise ValueError("xsd:decimal has no NaN or infinity")
     return "NaN" if math.isnan(value) else ("INF" if value > 0 else "-INF")
 

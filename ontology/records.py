@@ -336,6 +336,8 @@ class PropositionRecord(_UnitRecord):
     @classmethod
     def _known_class(cls, value: str | None) -> str | None:
         if value is not None and not any(t.iri == value for t in SCHEME_TERMS):
+            # A validator's ValueError is how pydantic reports an invalid field: the record's
+            # construction raises a ValidationError, which the loaders turn into a LoaderError.
             raise ValueError(f"scheme class {value!r} is not declared in the ontology")
         return value
 
@@ -379,11 +381,13 @@ class RelationRecord(_UnitRecord):
     @classmethod
     def _relation_kind(cls, value: Label) -> Label:
         if value not in RELATION_LABELS and value is not Label.Relation:
+            # A validator's ValueError, as in _known_class: pydantic reports it as a ValidationError.
             raise ValueError(f"{value} is not a relation class")
         return value
 
     @model_validator(mode="after")
     def _provenance(self) -> RelationRecord:
+        # Its ValueErrors are pydantic's way to refuse the record (a ValidationError, see _known_class).
         # Gold and predicted are told apart by their properties too, not only by ``origin``:
         # ``confidence`` is the annotators' aggregate, ``score`` a model's output.
         if self.origin == "gold":
@@ -638,6 +642,7 @@ class PredictionRun(Record):
         try:
             json.dumps(value, sort_keys=True, allow_nan=False)
         except (TypeError, ValueError) as e:
+            # A validator's ValueError, as in _known_class: pydantic reports it as a ValidationError.
             raise ValueError(f"parameters must be plain JSON (str, numbers, lists, dicts): {e}") from e
         return value
 

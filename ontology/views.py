@@ -224,3 +224,101 @@ class SemanticHit:
     discourse: str | None
     text: str | None
     score: float
+
+
+@dataclass(frozen=True)
+class CorpusCounts:
+    """What one corpus holds (``(none)``: nodes of no corpus), as counted by :meth:`GraphStore.stats`.
+
+    Attributes:
+        labels: Nodes per label.
+        relationships: Relationships per type.
+        relations: Relation nodes per kind (``Class`` or ``Class:scheme``).
+        summary: Discourses, dialogues, documents, locutions, propositions and relations.
+        status: Its marker's status (``loading`` or ``complete``); None when it has no marker.
+        source: Where its marker says it was loaded from.
+        marked: Whether the corpus has a marker (a corpus node); the counts of ``(none)`` have none.
+    """
+
+    labels: dict[str, int]
+    relationships: dict[str, int]
+    relations: dict[str, int]
+    summary: dict[str, int]
+    status: str | None = None
+    source: str | None = None
+    marked: bool = False
+
+    def as_dict(self) -> dict[str, object]:
+        """The JSON form (``status`` and ``source`` only for a marked corpus, in the store's key order)."""
+        out: dict[str, object] = {
+            "labels": self.labels,
+            "relationships": self.relationships,
+            "relations": self.relations,
+        }
+        if self.marked:
+            out["status"] = self.status
+            out["source"] = self.source
+        out["summary"] = self.summary
+        return out
+
+
+@dataclass(frozen=True)
+class GraphStats:
+    """Counts per label, relationship type and corpus (``argweb corpus stats``, ``GET /stats``).
+
+    Attributes:
+        labels: Nodes per label over the whole graph.
+        relationships: Relationships per type over the whole graph.
+        corpora: The counts of each corpus, by corpus id (sorted).
+    """
+
+    labels: dict[str, int]
+    relationships: dict[str, int]
+    corpora: dict[str, CorpusCounts]
+
+    @classmethod
+    def from_counts(cls, counts: Mapping[str, Any]) -> GraphStats:
+        """The stats of the mapping :meth:`graphstore.store.GraphStore.stats` returns."""
+        return cls(
+            labels=dict(counts["labels"]),
+            relationships=dict(counts["relationships"]),
+            corpora={
+                name: CorpusCounts(
+                    labels=dict(entry["labels"]),
+                    relationships=dict(entry["relationships"]),
+                    relations=dict(entry["relations"]),
+                    summary=dict(entry["summary"]),
+                    status=entry.get("status"),
+                    source=entry.get("source"),
+                    marked="status" in entry,
+                )
+                for name, entry in counts["corpora"].items()
+            },
+        )
+
+    def as_dict(self) -> dict[str, object]:
+        """The JSON form, key for key what the store counted."""
+        return {
+            "labels": self.labels,
+            "relationships": self.relationships,
+            "corpora": {name: entry.as_dict() for name, entry in self.corpora.items()},
+        }
+
+
+@dataclass(frozen=True)
+class RelationCount:
+    """Relations of one type in one corpus, gold and predicted side by side.
+
+    Attributes:
+        corpus: Corpus id (``(none)``: relations of no corpus).
+        type: ``Class``, or ``Class:sense`` for a discourse relation.
+        gold: Gold relations.
+        predicted: Predicted relations (of the runs asked about, when some were named).
+        other_runs: Predicted relations of every other run (0 when no runs were named).
+    """
+
+    corpus: str
+    type: str
+    gold: int = 0
+    predicted: int = 0
+    other_runs: int = 0

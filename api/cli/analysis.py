@@ -72,7 +72,7 @@ def agreement(
 
     with Graph(settings()) as graph:
         result = compute(graph, corpus, JudgementFilter(min_trust, min_confidence, include_tainted))
-    show(result, as_json, print_agreement)
+    show(result.as_dict(), as_json, print_agreement)
 
 
 def features_audio(

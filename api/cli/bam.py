@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from api.cli_common import group
-from api.services.bam import evaluate_dirs
+from gnn.bam import evaluate_dirs
 
 
 def register(app: typer.Typer) -> None:
@@ -55,7 +55,7 @@ def evaluate_bam(
     R: (source span, type, target span) micro-F1, symmetric types unordered. The most-frequent-
     label baseline is scored on the same documents.
     """
-    result = evaluate_dirs(pred, gold)
+    result = evaluate_dirs(pred, gold).as_dict()
     if as_json:
         typer.echo(json.dumps(result, indent=2, sort_keys=True))
     else:

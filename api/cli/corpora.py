@@ -19,6 +19,7 @@ from api.progress import ConsoleReporter
 from api.services import comparison, corpora, mainjob
 from api.services.graph import Graph
 from ontology.errors import ApiError
+from ontology.views import RelationCount
 
 
 def register(app: typer.Typer) -> None:
@@ -101,7 +102,7 @@ def stats(
     docs/graph-model.md, "Predicted against gold").
     """
     with Graph(settings()) as graph:
-        result = corpora.stats(graph, include_predicted=predicted)
+        result = corpora.stats(graph, include_predicted=predicted).as_dict()
         if predicted:
             result["predicted_against_gold"] = [asdict(c) for c in comparison.graph_comparisons(graph)]
     show(result, as_json, print_comparisons if predicted else print_stats)
@@ -133,17 +134,17 @@ def delete(
     typer.echo(f"deleted corpus {corpus}")
 
 
-def print_relation_counts(rows: list[dict[str, Any]], out: Console | None = None) -> None:
+def print_relation_counts(rows: list[RelationCount], out: Console | None = None) -> None:
     """Gold and predicted relations per corpus and type, side by side (other runs' predictions apart)."""
     table = Table(title="relations: gold vs predicted")
     cols = ["corpus", "type", "gold", "predicted"]
-    if any(row.get("other_runs") for row in rows):
+    if any(row.other_runs for row in rows):
         cols.append("other_runs")
     for col in cols:
         table.add_column(col.replace("_", " "), justify="left" if col in ("corpus", "type") else "right")
     for row in rows:
         # Gold counts are always shown; predicted ones only where there are some.
-        table.add_row(row["corpus"], row["type"], str(row["gold"]), *(str(row[c] or "") for c in cols[3:]))
+        table.add_row(row.corpus, row.type, str(row.gold), *(str(getattr(row, c) or "") for c in cols[3:]))
     (out or Console()).print(table)
 
 
@@ -164,7 +165,7 @@ def print_summary(report: mainjob.MainJobReport) -> None:
     """Per corpus: its units, gold relations and the predictions the job wrote or found (one table)."""
     predicted: dict[str, int] = {}
     for row in report.counts:
-        predicted[row["corpus"]] = predicted.get(row["corpus"], 0) + int(row.get("predicted") or 0)
+        predicted[row.corpus] = predicted.get(row.corpus, 0) + row.predicted
     corpora = report.load.stats.get("corpora", {}) if report.load else {}
     table = Table(
         box=box.SIMPLE_HEAD,

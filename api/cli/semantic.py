@@ -35,7 +35,7 @@ def embed(
     s = settings()
     with Graph(s) as graph:
         if status:
-            typer.echo(json.dumps(semantic.embedding_status(graph), indent=2, sort_keys=True, default=str))
+            typer.echo(json.dumps(semantic.embedding_status(graph).as_dict(), indent=2, sort_keys=True, default=str))
             return
         if remove:
             semantic.remove_embeddings(graph, corpus)

@@ -17,6 +17,7 @@ from api.routes.schemas import Problem
 from api.services import amf as svc
 from api.services.predict import Limits
 from ontology.errors import ApiError
+from ontology.formats.amf import XaifDocument, parse_document
 
 router = APIRouter(tags=["oAMF"])
 Task = Annotated[Literal["turns", "segments", "ari", "discourse"], Path(description="the module")]
@@ -43,7 +44,7 @@ def module_metadata(task: Task) -> PlainTextResponse:
     return PlainTextResponse(svc.metadata(task), media_type="text/yaml; charset=utf-8")
 
 
-def _document(content_type: str, body: bytes, limits: BodyLimits) -> dict[str, Any]:
+def _document(content_type: str, body: bytes, limits: BodyLimits) -> XaifDocument:
     """The xAIF document of a JSON body, or of the ``file`` field of a form upload (how oAMF calls modules).
 
     Runs in a worker thread: parsing a large body must not hold the event loop. A JSON body was
@@ -52,7 +53,7 @@ def _document(content_type: str, body: bytes, limits: BodyLimits) -> dict[str, A
     """
     media = content_type.split(";")[0].strip().lower()
     if media in ("application/json", ""):
-        return svc.parse_document(body)
+        return parse_document(body)
     if media == "multipart/form-data":
         head = b"Content-Type: " + content_type.encode("latin-1", "replace") + b"\r\n\r\n"
         message = BytesParser(policy=HTTP).parsebytes(head + body)
@@ -61,7 +62,7 @@ def _document(content_type: str, body: bytes, limits: BodyLimits) -> dict[str, A
                 payload = part.get_payload(decode=True)
                 data = payload if isinstance(payload, bytes) else b""
                 check_json(data, limits, "the uploaded file")
-                return svc.parse_document(data, "uploaded file")
+                return parse_document(data, "uploaded file")
         raise ApiError("a form upload needs the xAIF document in the field 'file'")
     from starlette.exceptions import HTTPException
 

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from api.services.graph import Graph
 from gnn import agreement as ag
 from graphstore.judgements import judgements as stored_judgements
 from ontology.errors import ApiError, NotFoundError
 
 
-def agreement(graph: Graph, corpus: str, filters: ag.JudgementFilter | None = None) -> dict[str, Any]:
+def agreement(graph: Graph, corpus: str, filters: ag.JudgementFilter | None = None) -> ag.Agreement:
     """Krippendorff's alpha of a corpus's judgements, in the view that fits the corpus.
 
     M-Arg gives the overall alpha plus the Table-2 grid of trust/confidence filters (or the one
@@ -31,5 +29,4 @@ def agreement(graph: Graph, corpus: str, filters: ag.JudgementFilter | None = No
         return ag.contextdep_agreement(judgements)
     if corpus == "m-arg":
         return ag.marg_agreement(judgements, filters)
-    row = ag.agreement_row(judgements, filters)
-    return {"corpus": corpus, **row.as_dict()}
+    return ag.CorpusAgreement(corpus, ag.agreement_row(judgements, filters))

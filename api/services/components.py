@@ -20,6 +20,7 @@ from gnn.modelcard import ModelCard, atomic_write_bytes
 from ontology.errors import LoaderError, ModelError
 from ontology.formats.common import decode_utf8, read_bytes
 from ontology.formats.sciarg import load_paper
+from ontology.progress import Progress
 from ontology.records import EdgeRecord, NodeRecord
 
 TASK = "components"
@@ -29,7 +30,6 @@ TRAIN = tuple(f"A{i:02d}" for i in range(1, 21))
 TUNE = tuple(f"A{i:02d}" for i in range(21, 25))
 HELDOUT = tuple(f"A{i:02d}" for i in range(25, 33))
 
-Progress = Callable[[str, int, int], None]
 SCIARG_DIR = Path("sciarg") / "compiled_corpus"
 Linker = Callable[[Sequence[Component]], list[tuple[str, str, str]]]
 

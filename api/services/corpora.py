@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-import logging
-import threading
 import time
 from dataclasses import dataclass, field
 from functools import partial
@@ -16,91 +13,36 @@ from api.services.ingest import bulk_load, graph_empty, write_bundle
 from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
 from graphstore.bulk import BulkReport
+from graphstore.recovery import recover_interrupted, undo_in_background
 from graphstore.store import IngestReport
-from ontology.errors import ArgwebError, StoreNotEmptyError
-from ontology.formats.registry import CORPORA, SAMPLES, CorpusSpec
-from ontology.records import CorpusBundle
-
-# Where a checkout next to the shared data finds the corpora.
-SHARED_CORPORA = Path("../shared/corpora")
-# Where `argweb fetch` puts corpora when neither --dest nor ARGWEB_CORPORA says otherwise.
-FETCHED_CORPORA = Path("corpora")
-
-log = logging.getLogger("argweb.recover")
+from ontology.errors import StoreNotEmptyError
+from ontology.formats import registry
+from ontology.formats.registry import CORPORA, read_corpus
+from ontology.views import GraphStats
 
 
 def recover_leftovers(graph: Graph, reporter: Reporter | None = None) -> list[str]:
-    """Undo the leftovers of every ingest whose process was killed mid-way; the corpora recovered.
+    """Undo the leftovers of every ingest whose process was killed mid-way; the corpora recovered
+    (:func:`graphstore.recovery.recover_interrupted`; the reporter hears one warning per corpus).
 
-    Called when the API and the main job start: a corpus left ``loading`` is undone from its
-    journal (what the run created goes, what it changed is put back), so that it is never served
-    or exported as if it were whole. A run still going on elsewhere is left alone; a database that
-    cannot be reached is not an error here (nothing to recover from then).
+    Called when the API and the main job start; a database that cannot be reached is not an error here.
     """
-    try:
-        recovered = graph.store().recover_all()
-    except ArgwebError as e:
-        log.warning("recovery of interrupted ingests skipped: %s", e)
-        return []
-    for corpus in recovered:
-        message = f"{corpus}: the leftovers of an interrupted ingest were undone"
-        log.warning(message)
-        if reporter is not None:
-            reporter.warn(message)
-    return recovered
-
-
-# Corpora whose undo a background thread of this process is running (the API's reads ask for it).
-_UNDOING: set[str] = set()
-_UNDOING_LOCK = threading.Lock()
+    return recover_interrupted(graph.store, reporter.warn if reporter is not None else None)
 
 
 def undo_soon(graph: Graph, corpora: list[str]) -> list[str]:
     """Undo, in a background thread, the interrupted ingests of ``corpora`` that a read met; the corpora
-    whose undo this call started (none that is already being undone).
+    whose undo this call started (:func:`graphstore.recovery.undo_in_background`).
 
     The running API calls this from every read that refuses a half-loaded corpus whose ingest
-    process is gone (killed, or the API itself killed during ``POST /aif`` and started again), so
-    that the corpus is served again seconds later, without a restart or another ingest. The undo
-    is :meth:`GraphStore.recover` (a run still going on is left alone); one that fails is tried
-    again by the next read that meets the corpus.
+    process is gone (killed, or the API itself killed during ``POST /aif`` and started again).
     """
-    with _UNDOING_LOCK:
-        started = [corpus for corpus in corpora if corpus not in _UNDOING]
-        _UNDOING.update(started)
-    if not started:
-        return []
-
-    def work() -> None:
-        try:
-            # Not held for minutes behind a bulk load or a live ingest: the next read asks again.
-            store = dataclasses.replace(graph.store(), claim_wait=10.0, bulk_wait=0.0)
-            for corpus in started:
-                try:
-                    if store.recover(corpus):
-                        log.warning("%s: the leftovers of an interrupted ingest were undone", corpus)
-                except ArgwebError as e:
-                    log.warning("undo of the ingest of %s failed (the next read tries again): %s", corpus, e)
-        except ArgwebError as e:
-            log.warning("undo of interrupted ingests skipped: %s", e)
-        finally:
-            with _UNDOING_LOCK:
-                _UNDOING.difference_update(started)
-
-    threading.Thread(target=work, name="argweb-undo", daemon=True).start()
-    return started
+    return undo_in_background(graph.store, corpora)
 
 
 def corpora_root(settings: Settings) -> Path:
-    """The corpora directory: ``settings.corpora``, else what ``argweb fetch`` fetched (``./corpora``),
-    else ``../shared/corpora``, else the samples.
-
-    A candidate counts only when it exists and holds files of at least one known corpus.
-    """
-    for candidate in (settings.corpora, FETCHED_CORPORA, SHARED_CORPORA):
-        if candidate is not None and candidate.is_dir() and any(spec.find(candidate) for spec in CORPORA.values()):
-            return candidate
-    return SAMPLES
+    """The corpora directory of ``settings`` (:func:`ontology.formats.registry.corpora_root`)."""
+    return registry.corpora_root(settings.corpora)
 
 
 @dataclass
@@ -185,21 +127,9 @@ def run_all(
     return report
 
 
-def read_corpus(spec: CorpusSpec, files: list[Path], digest: str) -> CorpusBundle:
-    """Parse ``files`` of corpus ``spec`` into a bundle carrying ``digest`` (its input digest, which a
-    completed load records on the corpus marker).
-
-    Raises:
-        LoaderError: A file is malformed.
-    """
-    bundle = spec.load(files)
-    bundle.input_digest = digest
-    return bundle
-
-
-def stats(graph: Graph, include_predicted: bool = False) -> dict[str, Any]:
+def stats(graph: Graph, include_predicted: bool = False) -> GraphStats:
     """Counts per label, relationship type and corpus (see :meth:`GraphStore.stats`): gold only by default."""
-    return graph.store().stats(include_predicted)
+    return GraphStats.from_counts(graph.store().stats(include_predicted))
 
 
 def delete_corpus(graph: Graph, corpus: str) -> None:

@@ -7,11 +7,10 @@ from pathlib import Path
 
 from api.services.graph import Graph
 from api.services.reporting import SILENT, Reporter
-from gnn.audio import FeatureConfig, FeatureReport, Segment, compute_features
-from graphstore.units import find_part_audio, timed_utterances
+from gnn.audio import FeatureConfig, FeatureReport, compute_features, plan_segments
+from graphstore.units import timed_utterances
 from ontology.errors import ApiError, NotFoundError
 from ontology.formats.marg import PART_NAMES
-from ontology.terms import Prop
 
 
 @dataclass(frozen=True)
@@ -54,22 +53,11 @@ def audio_features(
     utterances = timed_utterances(graph.store(), corpus)
     if not utterances:
         raise NotFoundError(f"corpus {corpus!r} has no utterances with start/end times in the graph")
-    segments: list[Segment] = []
-    missing: dict[str, int] = {}
-    files: dict[str, Path | None] = {}
-    for u in utterances:
-        part = u.node.get(Prop.PART) or ""
-        if part not in files:
-            files[part] = find_part_audio(audio_dir, part, PART_NAMES) if part else None
-        path = files[part]
-        if path is None:
-            missing[part or "(no part)"] = missing.get(part or "(no part)", 0) + 1
-            continue
-        segments.append(Segment(u.id, path, float(u.node.get(Prop.START_TIME)), float(u.node.get(Prop.END_TIME))))
-    for part, n in sorted(missing.items()):
+    plan = plan_segments(utterances, audio_dir, PART_NAMES)
+    for part, n in sorted(plan.missing.items()):
         reporter.warn(f"part {part}: no recording in {audio_dir}, {n} utterances skipped")
-    if not segments:
+    if not plan.segments:
         raise ApiError(f"no recording of any part found in {audio_dir}")
-    with reporter.progress("audio features", len(segments)) as advance:
-        report = compute_features(segments, target, FeatureConfig(buffer_s=buffer), progress=advance)
-    return AudioFeatures(target, report, missing)
+    with reporter.progress("audio features", len(plan.segments)) as advance:
+        report = compute_features(plan.segments, target, FeatureConfig(buffer_s=buffer), progress=advance)
+    return AudioFeatures(target, report, plan.missing)

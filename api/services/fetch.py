@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from api.services.corpora import FETCHED_CORPORA, corpora_root
 from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
 from graphstore.fetch import SOURCES, FetchReport, fetch_corpus
 from ontology.errors import ApiError
+from ontology.formats.registry import FETCHED_CORPORA, corpora_root
 
 
 def fetch(
@@ -23,7 +23,7 @@ def fetch(
     reporter: Reporter = SILENT,
 ) -> tuple[Path, list[tuple[str, FetchReport]]]:
     """Fetch one corpus or all of them into ``dest`` (default: ``settings.corpora``, else ``./corpora``),
-    where ``argweb run`` looks for corpora (:func:`api.services.corpora.corpora_root`).
+    where ``argweb run`` looks for corpora (:func:`ontology.formats.registry.corpora_root`).
 
     Returns:
         The corpora directory and one report per corpus.
@@ -47,7 +47,7 @@ def fetch(
             f"-> {target / report.folder}"
         )
         reports.append((name, report))
-    found = corpora_root(settings)
+    found = corpora_root(settings.corpora)
     if found.resolve() != target.resolve():
         reporter.warn(f"argweb run loads the corpora of {found}; ARGWEB_CORPORA={target} makes it load these")
     return target, reports

@@ -12,20 +12,8 @@ from graphstore.bulk import BulkLoader, BulkReport
 from graphstore.store import GraphStore, IngestReport
 from ontology.errors import ApiError
 from ontology.formats.common import REMARK
-from ontology.formats.registry import CORPORA, FORMATS, files_for
+from ontology.formats.registry import load_corpus, load_format
 from ontology.records import CorpusBundle
-
-
-def load_files(corpus: str, paths: list[Path]) -> CorpusBundle:
-    """Parse and validate the files of ``corpus`` (files or directories); nothing is written.
-
-    Raises:
-        ApiError: Unknown corpus.
-        LoaderError: A file is malformed (the message names the file and the record).
-    """
-    if corpus not in CORPORA:
-        raise ApiError(f"unknown corpus {corpus!r}; known: {', '.join(CORPORA)}")
-    return CORPORA[corpus].load(files_for(corpus, paths))
 
 
 def _written(report: IngestReport | BulkReport, detail: str = "") -> str:
@@ -78,38 +66,8 @@ def ingest_files(graph: Graph, corpus: str, paths: list[Path], reporter: Reporte
         LoaderError: A file is malformed (nothing written).
         GraphStoreError: Neo4j failed (nothing of this run kept).
     """
-    bundle = load_files(corpus, paths)
+    bundle = load_corpus(corpus, paths)
     return write_bundle(graph.store(), bundle, reporter)
-
-
-def load_format(name: str, paths: list[Path], corpus: str | None = None, variant: str | None = None) -> CorpusBundle:
-    """Parse and validate maps in another tool's format (files or directories); nothing is written.
-
-    Args:
-        name: A format of :data:`ontology.formats.registry.FORMATS` (``xaif``, ``ova``, ...).
-        paths: Files or directories.
-        corpus: The corpus to load them into (default: the format's name); never a gold corpus.
-        variant: ``--format`` of a reader of several formats (``arguebuf``); None: detected per file.
-
-    Raises:
-        ApiError: Unknown format or variant, a bad corpus name, or a gold corpus.
-        LoaderError: A file is malformed (the message names the file and the record).
-    """
-    from api.services.aif import refuse_gold
-
-    if name not in FORMATS:
-        raise ApiError(f"unknown format {name!r}; known: {', '.join(FORMATS)}")
-    spec = FORMATS[name]
-    target = corpus or spec.name
-    refuse_gold(target, spec.name)
-    files = spec.files(paths)
-    if not spec.variants:
-        if variant is not None:
-            raise ApiError(f"ingest {name} reads one format; --format is for ingest arguebuf")
-        return spec.load(files, target)
-    if variant is not None and variant not in spec.variants:
-        raise ApiError(f"--format must be one of {', '.join(spec.variants)}, not {variant!r}")
-    return spec.load(files, target, variant=variant)
 
 
 def ingest_format(
@@ -120,7 +78,8 @@ def ingest_format(
     variant: str | None = None,
     reporter: Reporter = SILENT,
 ) -> IngestReport:
-    """Parse maps in another tool's format (:func:`load_format`) and, only when all are valid, write them.
+    """Parse maps in another tool's format (:func:`ontology.formats.registry.load_format`) and, only
+    when all are valid, write them.
 
     Raises:
         ApiError: Unknown format, bad or gold corpus. LoaderError: A malformed file (nothing written).
@@ -132,7 +91,7 @@ def ingest_format(
 
 def graph_empty(graph: Graph) -> bool:
     """True when the database holds no node at all."""
-    return not graph.store().run(cypher.any_node())
+    return not graph.store().read(cypher.any_node())
 
 
 def bulk_load(graph: Graph, sources: Sequence[Callable[[], CorpusBundle]], reporter: Reporter = SILENT) -> BulkReport:
@@ -170,5 +129,5 @@ def bulk_ingest_files(graph: Graph, corpus: str, paths: list[Path], reporter: Re
         LoaderError: A file is malformed (nothing written).
         GraphStoreError: The importer or the server failed.
     """
-    bundle = load_files(corpus, paths)
+    bundle = load_corpus(corpus, paths)
     return bulk_load(graph, [lambda: bundle], reporter)

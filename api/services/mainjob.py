@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from api.services.corpora import RunReport, corpora_root, run_all
 from api.services.graph import Graph
@@ -26,6 +26,7 @@ from api.settings import Settings
 from graphstore.store import DEFAULT_CLAIM_WAIT
 from ontology.errors import ArgwebError, CorpusIncompleteError, DatabaseUnavailableError
 from ontology.system import private_dir
+from ontology.views import RelationCount
 
 if TYPE_CHECKING:
     from api.services.apiserver import ApiInfo
@@ -209,7 +210,7 @@ def embed_units(graph: Graph, reporter: Reporter = SILENT, cached_only: bool = F
         return None
 
 
-def relation_counts(graph: Graph, outcomes: Sequence[PredictionOutcome] | None = None) -> list[dict[str, Any]]:
+def relation_counts(graph: Graph, outcomes: Sequence[PredictionOutcome] | None = None) -> list[RelationCount]:
     """Gold and predicted relations per corpus and type (see :meth:`GraphStore.relation_counts`).
 
     Args:
@@ -425,7 +426,7 @@ class MainJobReport:
     root: Path
     load: RunReport | None = None
     outcomes: list[PredictionOutcome] = field(default_factory=list)
-    counts: list[dict[str, Any]] = field(default_factory=list)
+    counts: list[RelationCount] = field(default_factory=list)
     others: list[OtherRuns] = field(default_factory=list)
     embedded: EmbedReport | None = None
     rdf: RdfSync | None = None

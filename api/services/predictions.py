@@ -17,8 +17,9 @@ from typing import Any
 
 from api.services.graph import Graph
 from api.services.reporting import SILENT, Reporter
-from graphstore.predictions import PredictionReport, PredictionStore, Progress, StoredRun
+from graphstore.predictions import PredictionReport, PredictionStore, StoredRun
 from ontology.errors import ApiError, NotFoundError
+from ontology.progress import Advance
 from ontology.records import PredictedRelation, PredictionRun, content_run_id, prediction_score
 from ontology.scope import Scope
 
@@ -29,7 +30,7 @@ def _store(graph: Graph) -> PredictionStore:
 
 
 def write_run(
-    graph: Graph, run: PredictionRun, relations: Iterable[PredictedRelation], progress: Progress | None = None
+    graph: Graph, run: PredictionRun, relations: Iterable[PredictedRelation], progress: Advance | None = None
 ) -> PredictionReport:
     """Write one prediction run (all or nothing; a run id already written is not written again).
 

@@ -13,13 +13,17 @@ import io
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from api.services import comparison
 from api.services.browse import BrowseService
 from api.services.comparison import CorpusComparison
 from graphstore import browse
+from ontology.errors import ApiError
 from ontology.views import NodeView
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 PLOTS: dict[str, str] = {
     "relation-types": "Relation types",
@@ -137,7 +141,7 @@ def _score(x: float | None) -> str:
     return "-" if x is None else f"{x:.2f}"
 
 
-def _against_gold(data: CorpusData) -> Any:
+def _against_gold(data: CorpusData) -> Figure:
     """Per run (the newest :data:`MAX_RUNS`): gold, predicted and matched edges per type."""
     from matplotlib.figure import Figure
 
@@ -174,7 +178,7 @@ def _against_gold(data: CorpusData) -> Any:
     return fig
 
 
-def figure(plot: str, data: CorpusData) -> Any:
+def figure(plot: str, data: CorpusData) -> Figure:
     """The matplotlib figure of one plot."""
     import matplotlib
 
@@ -240,7 +244,7 @@ def figure(plot: str, data: CorpusData) -> Any:
         else:
             _empty(ax, "no relations")
     else:
-        raise ValueError(plot)
+        raise ApiError(f"unknown plot {plot!r}; expected one of {', '.join(PLOTS)}")
     return fig
 
 

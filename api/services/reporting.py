@@ -1,17 +1,18 @@
 """How a long-running service tells its caller what it does (log lines and progress counts).
 
 The CLI passes :class:`api.progress.ConsoleReporter` (bars on a terminal, a line every few seconds
-elsewhere); the HTTP API and tests pass :data:`SILENT` (or collect the lines). Model work reports
-``(stage, done, total)`` to a callback, which :func:`stages` turns into the reporter's units.
+elsewhere); the HTTP API and tests pass :data:`SILENT` (or collect the lines). A reporter's unit
+hands out an :class:`~ontology.progress.Advance`; model work reports to a
+:class:`~ontology.progress.Progress`, which :func:`stages` turns into the reporter's units.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Protocol
 
-Advance = Callable[[int], None]
+from ontology.progress import Advance, Progress, reporting_to
 
 
 class Reporter(Protocol):
@@ -47,15 +48,13 @@ SILENT = Silent()
 
 
 @contextmanager
-def stages(reporter: Reporter) -> Iterator[Callable[[str, int, int], None]]:
-    """The ``(stage, done, total)`` callback of model work, shown as one unit of ``reporter`` per stage.
+def stages(reporter: Reporter) -> Iterator[Progress]:
+    """The :class:`~ontology.progress.Progress` callback of model work, shown as one unit of ``reporter`` per stage.
 
     A stage's unit opens at its first call and closes when it reaches its total (or when the
     block ends); stages may interleave (the encoder's inside a training stage). Within the block,
-    model code that only takes ``progress=True`` reports here too (:func:`gnn.progress.reporting_to`).
+    model code that only takes ``progress=True`` reports here too (:func:`ontology.progress.reporting_to`).
     """
-    from gnn.progress import reporting_to
-
     units: dict[str, tuple[AbstractContextManager[Advance], Advance, list[int]]] = {}
 
     def close(stage: str) -> None:

@@ -18,13 +18,13 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from api.services.graph import Graph
 from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
-from graphstore.vectors import EMBEDDED_LABELS, VECTOR_INDEXES, VectorStore
-from ontology.errors import ApiError, InvalidQueryError, NotFoundError
+from graphstore.vectors import EMBEDDED_LABELS, EmbeddingStatus, VectorStore, embedded_labels
+from ontology.errors import ApiError
 from ontology.terms import Label
 from ontology.views import SemanticHit
 
@@ -87,7 +87,7 @@ class EmbedReport:
     index_seconds: float = 0.0
     uncached: dict[str, int] = field(default_factory=dict)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         """JSON-ready summary."""
         return {
             "model": self.model,
@@ -172,31 +172,9 @@ def remove_embeddings(graph: Graph, corpus: str | None = None) -> None:
     _vectors(graph).remove(corpus)
 
 
-def embedding_status(graph: Graph) -> dict[str, Any]:
+def embedding_status(graph: Graph) -> EmbeddingStatus:
     """Vector indexes and, per corpus and label, how many nodes are embedded and by which model."""
-    store = _vectors(graph)
-    corpora: dict[str, dict[str, dict[str, Any]]] = {}
-    for r in store.counts():
-        entry = corpora.setdefault(r["corpus"] or "(none)", {}).setdefault(
-            r["label"], {"nodes": 0, "embedded": 0, "models": {}}
-        )
-        entry["nodes"] += int(r["n"])
-        if r["model"] is not None:
-            entry["embedded"] += int(r["n"])
-            entry["models"][r["model"]] = int(r["n"])
-    return {"indexes": store.indexes(), "corpora": corpora}
-
-
-def _labels(labels: Sequence[str | Label] | None) -> tuple[Label, ...]:
-    if not labels:
-        return EMBEDDED_LABELS
-    out = []
-    for name in labels:
-        label = next((lab for lab in EMBEDDED_LABELS if lab.value.lower() == str(name).lower()), None)
-        if label is None:
-            raise ApiError(f"unknown label {name!r}; semantic search covers {', '.join(EMBEDDED_LABELS)}")
-        out.append(label)
-    return tuple(dict.fromkeys(out))
+    return _vectors(graph).status()
 
 
 def _query_vectors(settings: Settings, texts: Sequence[str]) -> list[list[float]]:
@@ -205,35 +183,14 @@ def _query_vectors(settings: Settings, texts: Sequence[str]) -> list[list[float]
             raise ApiError("the query text is empty")
         if len(t) > MAX_QUERY_CHARS:
             raise ApiError(f"the query text has {len(t)} characters; at most {MAX_QUERY_CHARS} are searched")
-    import torch
+    from gnn.query_embedding import embed_queries
 
-    # A forward pass, not ``encode``: that keeps every text it saw in memory, which a long-running
-    # API answering arbitrary queries must not do.
-    enc = encoder(settings, cached=False)
-    clean = [t.strip() for t in texts]
-    out: list[list[float]] = []
-    # One intra-op thread: a few short texts gain nothing from more, and on a busy machine the
-    # spinning of several threads made one query embedding 10x slower (2 s instead of 0.2 s).
-    with _LOCK:
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            with torch.inference_mode():
-                for s in range(0, len(clean), 64):
-                    out.extend(v.tolist() for v in enc.embed(clean[s : s + 64]).float().cpu().numpy())
-        finally:
-            torch.set_num_threads(threads)
-    return out
+    return embed_queries(encoder(settings, cached=False), [t.strip() for t in texts])
 
 
 def _require_index(store: VectorStore, labels: Sequence[Label]) -> None:
-    present = store.indexes()
-    missing = [VECTOR_INDEXES[label] for label in labels if VECTOR_INDEXES[label] not in present]
-    if missing:
-        raise NotFoundError(
-            f"no vector index {', '.join(missing)} in the graph: "
-            "run `argweb run` (it embeds what its predictions encoded) or `argweb embed` first"
-        )
+    """:meth:`VectorStore.require_indexes` under the name the cross-corpus linker imports."""
+    store.require_indexes(labels)
 
 
 def neighbours(
@@ -245,31 +202,13 @@ def neighbours(
     exclude_corpus: str | None = None,
     labels: Sequence[Label] = EMBEDDED_LABELS,
 ) -> list[list[SemanticHit]]:
-    """The ``k`` nearest embedded nodes of each vector over ``labels``, best first.
-
-    A corpus filter is applied to a deeper index answer (``FILTER_OVERFETCH`` x ``k``); a query
-    that still finds fewer than ``k`` nodes of the corpus is answered by an exact scan of the
-    corpus, so ``corpus`` never silently returns too few hits.
+    """The ``k`` nearest embedded nodes of each vector over ``labels``, best first
+    (:meth:`graphstore.vectors.VectorStore.neighbours`).
 
     Raises:
         NotFoundError: A vector index is missing (nothing embedded yet).
     """
-    store = _vectors(graph)
-    merged: list[list[SemanticHit]] = [[] for _ in vectors]
-    for label in labels:
-        try:
-            found = store.nearest(label, vectors, k, corpus=corpus, exclude_corpus=exclude_corpus)
-        except InvalidQueryError:
-            _require_index(store, [label])
-            raise
-        short = [i for i, hits in enumerate(found) if corpus is not None and len(hits) < k]
-        if short:
-            exact = store.nearest(label, [vectors[i] for i in short], k, corpus=corpus, exact_scan=True)
-            for i, hits in zip(short, exact, strict=True):
-                found[i] = hits
-        for i, hits in enumerate(found):
-            merged[i].extend(hits)
-    return [sorted(hits, key=lambda h: (-h.score, h.id))[:k] for hits in merged]
+    return _vectors(graph).neighbours(vectors, k=k, corpus=corpus, exclude_corpus=exclude_corpus, labels=labels)
 
 
 def search(
@@ -331,10 +270,10 @@ def _lookup(
     """:func:`neighbours` of the embedded ``texts``, arguments checked first."""
     if not 1 <= k <= MAX_K:
         raise ApiError(f"k must lie in 1..{MAX_K}, not {k}")
-    chosen = _labels(labels)
+    chosen = embedded_labels(labels)
     if not texts:
         return []
     # Before the encoder loads (seconds): an unembedded graph is answered at once.
-    _require_index(_vectors(graph), chosen)
+    _vectors(graph).require_indexes(chosen)
     vectors = _query_vectors(settings, texts)
     return neighbours(graph, vectors, k=k, corpus=corpus, exclude_corpus=exclude_corpus, labels=chosen)

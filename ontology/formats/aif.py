@@ -24,15 +24,24 @@ is not an L-node (five in the same maps; not stored, as no locution holds it).
 from __future__ import annotations
 
 import json
+import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from ontology.aiftext import speaker_of
 from ontology.errors import LoaderError
-from ontology.formats.common import REMARK, corpus_bundle, read_json, require
+from ontology.formats.common import (
+    MAX_JSON_DEPTH,
+    REMARK,
+    corpus_bundle,
+    json_depth_exceeds,
+    named_as,
+    read_json,
+    require,
+)
 from ontology.records import (
     CorpusBundle,
     DiscourseRecord,
@@ -48,6 +57,10 @@ from ontology.records import (
     scheme_term,
 )
 from ontology.terms import RelType
+
+AifMap: TypeAlias = dict[str, Any]
+"""An argument map as AIF JSON (AIFdb's ``{"nodes", "edges", "locutions", "participants"}``), or
+the xAIF or OVA3 form argweb writes of it: an outside format, kept as the JSON it is."""
 
 AIF_SCHEME = "qt30"
 S_TYPES = ("RA", "CA", "MA", "TA", "YA")
@@ -340,6 +353,25 @@ def load_aif(paths: list[Path], corpus: str = AIF_SCHEME) -> CorpusBundle:
         LoaderError: Malformed map; the message names the file and the node or edge.
     """
     return load_maps(paths, corpus, load_aif_map, "AIF argument maps (QT30 / DialAM-2024)", "AIF map(s)")
+
+
+def load_map_object(aif: AifMap, corpus: str, name: str) -> CorpusBundle:
+    """Load one map given as JSON (a request body) as the file ``<name>.json`` would load.
+
+    The map goes through the AIF reader alone, with the same checks as a file: what one door
+    refuses, the other refuses too. Its errors name it ``AIF map <name>``.
+
+    Raises:
+        LoaderError: The map is nested too deeply or malformed (names the node or edge).
+    """
+    if json_depth_exceeds(aif):
+        raise LoaderError(f"AIF map {name}: arrays or objects nested more than {MAX_JSON_DEPTH} levels deep")
+    with tempfile.TemporaryDirectory(prefix="argweb-aif-") as tmp:
+        path = Path(tmp) / f"{name}.json"
+        # ASCII escapes: a lone surrogate in the map stays an escape here, and the loader names it.
+        path.write_text(json.dumps(aif), encoding="utf-8")
+        with named_as({path: f"AIF map {name}"}):
+            return load_aif([path], corpus)
 
 
 MapReader = Callable[[Path, str, list[NodeRecord], list[EdgeRecord], dict[str, MapSpeaker]], list[str]]

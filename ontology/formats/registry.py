@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from ontology.errors import LoaderError
+from ontology.errors import ApiError, LoaderError
 from ontology.formats.aif import load_aif
 from ontology.formats.arguebuf_maps import ARGUEBUF_FORMATS, load_arguebuf
 from ontology.formats.common import expand, find_files, unique_files, walk_once
@@ -23,6 +24,7 @@ from ontology.formats.dialogue_json import load_dialogue_json
 from ontology.formats.marg import load_marg
 from ontology.formats.sciarg import load_sciarg
 from ontology.formats.xaif import load_xaif
+from ontology.names import check_corpus_name
 from ontology.records import CorpusBundle
 
 SAMPLES: Path = Path(__file__).resolve().parents[2] / "graphstore" / "samples"
@@ -227,3 +229,108 @@ FORMATS: dict[str, FormatSpec] = {
         ),
     )
 }
+
+
+# -- what a client may read and write -------------------------------------------------------------
+
+SHARED_CORPORA = Path("../shared/corpora")
+"""Where a checkout next to the shared data finds the corpora."""
+FETCHED_CORPORA = Path("corpora")
+"""Where ``argweb fetch`` puts corpora when neither ``--dest`` nor ``ARGWEB_CORPORA`` says otherwise."""
+
+
+def corpora_root(configured: Path | None) -> Path:
+    """The corpora directory: ``configured`` (``ARGWEB_CORPORA``), else what ``argweb fetch`` fetched
+    (``./corpora``), else ``../shared/corpora``, else the samples.
+
+    A candidate counts only when it exists and holds files of at least one known corpus.
+    """
+    for candidate in (configured, FETCHED_CORPORA, SHARED_CORPORA):
+        if candidate is not None and candidate.is_dir() and any(spec.find(candidate) for spec in CORPORA.values()):
+            return candidate
+    return SAMPLES
+
+
+_MAP_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+
+def read_corpus(spec: CorpusSpec, files: list[Path], digest: str) -> CorpusBundle:
+    """Parse ``files`` of corpus ``spec`` into a bundle carrying ``digest`` (its input digest, which a
+    completed load records on the corpus marker).
+
+    Raises:
+        LoaderError: A file is malformed.
+    """
+    bundle = spec.load(files)
+    bundle.input_digest = digest
+    return bundle
+
+
+def check_name(label: str, value: str) -> None:
+    """Refuse a corpus or map name that is not 1-100 letters, digits, ``.``, ``_`` or ``-``.
+
+    Raises:
+        ApiError: Naming ``label``.
+    """
+    if not _MAP_NAME.match(value):
+        raise ApiError(f"{label} must be 1-100 letters, digits, '.', '_' or '-' (starting with a letter or digit)")
+
+
+def refuse_gold(corpus: str, instead: str) -> None:
+    """Refuse a write into a gold corpus (one the registry loads from annotation), or under a name
+    outside the corpus-name grammar or that differs from a gold corpus only in case or punctuation
+    (:func:`ontology.names.check_corpus_name`).
+
+    Every write path of the API, the command line and the live mining calls this one check: gold
+    corpora change only through their own ingest, never through a client.
+
+    Args:
+        corpus: The corpus a client asked to write into.
+        instead: The corpus to suggest (the caller's default).
+
+    Raises:
+        ApiError: ``corpus`` is gold.
+    """
+    if corpus in CORPORA:
+        raise ApiError(f"corpus {corpus!r} holds gold annotation; write into another corpus (default {instead!r})")
+    check_corpus_name(corpus, CORPORA)
+
+
+def load_corpus(corpus: str, paths: list[Path]) -> CorpusBundle:
+    """Parse and validate the files of ``corpus`` (files or directories); nothing is written.
+
+    Raises:
+        ApiError: Unknown corpus.
+        LoaderError: A file is malformed (the message names the file and the record).
+    """
+    if corpus not in CORPORA:
+        raise ApiError(f"unknown corpus {corpus!r}; known: {', '.join(CORPORA)}")
+    return CORPORA[corpus].load(files_for(corpus, paths))
+
+
+def load_format(name: str, paths: list[Path], corpus: str | None = None, variant: str | None = None) -> CorpusBundle:
+    """Parse and validate maps in another tool's format (files or directories); nothing is written.
+
+    Args:
+        name: A format of :data:`FORMATS` (``xaif``, ``ova``, ...).
+        paths: Files or directories.
+        corpus: The corpus to load them into (default: the format's name); never a gold corpus.
+        variant: ``--format`` of a reader of several formats (``arguebuf``); None: detected per file.
+
+    Raises:
+        ApiError: Unknown format or variant, a bad corpus name, or a gold corpus.
+        LoaderError: A file is malformed (the message names the file and the record).
+    """
+    if name not in FORMATS:
+        raise ApiError(f"unknown format {name!r}; known: {', '.join(FORMATS)}")
+    spec = FORMATS[name]
+    target = corpus or spec.name
+    refuse_gold(target, spec.name)
+    files = spec.files(paths)
+    if not spec.variants:
+        if variant is not None:
+            raise ApiError(f"ingest {name} reads one format; --format is for ingest arguebuf")
+        return spec.load(files, target)
+    if variant is not None and variant not in spec.variants:
+        raise ApiError(f"--format must be one of {', '.join(spec.variants)}, not {variant!r}")
+    return spec.load(files, target, variant=variant)

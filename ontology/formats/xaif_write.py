@@ -21,6 +21,8 @@ import html
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ontology.errors import ApiError
+
 FORMATS = ("aif", "xaif", "ova")
 # Columns of the generated grid, by node type; rows are SPACING apart.
 _COLUMN = {"L": 0, "TA": 0, "YA": 1, "I": 2, "RA": 3, "CA": 3, "MA": 3}
@@ -151,11 +153,22 @@ def to_ova(aif: Mapping[str, Any]) -> dict[str, Any]:
     return {"AIF": plain, "OVA": _ova_section(aif["nodes"], aif["edges"], _placed(aif), lambda x: x), "text": text}
 
 
+def map_format(fmt: str) -> str:
+    """``fmt`` if it is a map format argweb writes (:data:`FORMATS`: ``aif``, ``xaif``, ``ova``).
+
+    Raises:
+        ApiError: Another name.
+    """
+    if fmt not in FORMATS:
+        raise ApiError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    return fmt
+
+
 def convert(aif: Mapping[str, Any], fmt: str) -> dict[str, Any]:
     """An exported map in ``fmt``: ``aif`` (as it is, without layout), ``xaif`` or ``ova``.
 
     Raises:
-        ValueError: Unknown format (callers check :data:`FORMATS` first).
+        ApiError: Unknown format (callers check :data:`FORMATS` first).
     """
     if fmt == "aif":
         return {key: value for key, value in aif.items() if key != "layout"}
@@ -163,4 +176,4 @@ def convert(aif: Mapping[str, Any], fmt: str) -> dict[str, Any]:
         return to_xaif(aif)
     if fmt == "ova":
         return to_ova(aif)
-    raise ValueError(f"unknown map format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    raise ApiError(f"unknown map format {fmt!r}; expected one of {', '.join(FORMATS)}")

@@ -16,6 +16,7 @@ from api.app import create_app
 from api.services import amf
 from api.settings import Settings
 from ontology.errors import ApiError
+from ontology.formats import amf as xaif
 
 XAIF = Path(__file__).resolve().parents[1] / "data" / "formats" / "xaif_integer_ids.json"
 # The keys of an oAMF module's config/metadata.yaml (oAMF's module template).
@@ -63,7 +64,7 @@ def test_turns_from_a_dialogue_text() -> None:
     assert sorted((a, b) for a, b, rel in rows if rel != "None") == sorted(
         (n["text"], n["text"]) for n in nodes if n["type"] == "L"
     )
-    entries = list(amf.predicted(out))
+    entries = list(xaif.predicted(out))
     assert {e["nodeID"] for e in entries} == {n["nodeID"] for n in nodes}
     assert all(e["task"] == "turns" and e["model"] == "speaker-turns" and "score" not in e for e in entries)
     assert out[amf.SECTION]["runs"][0]["added"] == len(nodes)

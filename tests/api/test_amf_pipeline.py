@@ -22,6 +22,7 @@ from api.app import create_app
 from api.cli.main import app as cli_app
 from api.services import amf
 from api.settings import Settings
+from ontology.formats import amf as xaif
 from ontology.formats.aif_write import read_map, strip_relations
 from ontology.formats.registry import SAMPLES
 from tests.api.test_amf import kept
@@ -78,7 +79,7 @@ def test_a_transcript_through_argwebs_modules_end_to_end(api_url: str) -> None:
         reader.get_speaker(n["nodeID"])[0] for n in nodes.values() if n["type"] == "L"
     }
     # Every node argweb added is listed once with its task, model and (for the models) a score.
-    entries = {e["nodeID"]: e for e in amf.predicted(argued)}
+    entries = {e["nodeID"]: e for e in xaif.predicted(argued)}
     assert set(entries) == set(nodes), "the pipeline started from text: every node is argweb's"
     for entry in entries.values():
         assert entry["type"] == nodes[entry["nodeID"]]["type"]

@@ -13,8 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from api.services.bam import evaluate_dirs, read_brat_dir
-from gnn.bam import BratDocument, Component, Relation, evaluate, majority_baseline, token_segments
+from gnn.bam import (
+    BratDocument,
+    Component,
+    Relation,
+    evaluate,
+    evaluate_dirs,
+    majority_baseline,
+    read_brat_dir,
+    token_segments,
+)
 from ontology.errors import LoaderError
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "bam"
@@ -22,7 +30,15 @@ DATA = Path(__file__).resolve().parent.parent / "data" / "bam"
 
 @pytest.fixture(scope="module")
 def result() -> dict:
-    return evaluate_dirs(DATA / "pred", DATA / "gold")
+    return evaluate_dirs(DATA / "pred", DATA / "gold").as_dict()
+
+
+def test_the_evaluation_is_typed_and_its_json_names_the_directories() -> None:
+    evaluation = evaluate_dirs(DATA / "pred", DATA / "gold")
+    assert evaluation.documents == 1 and evaluation.missing_predictions == []
+    assert evaluation.system.c.tp == 1 and evaluation.baseline.s.f1 == 1.0
+    shown = evaluation.as_dict()
+    assert shown["pred"] == str(DATA / "pred") and shown["gold"] == str(DATA / "gold")
 
 
 def test_sentence_classification(result: dict) -> None:

@@ -55,8 +55,8 @@ def test_train_predict_and_write_brat(tmp_path: Path) -> None:
 
 
 def test_predict_dir_with_the_shipped_model(tmp_path: Path) -> None:
-    from api.services.bam import evaluate_dirs
     from api.services.components import predict_dir
+    from gnn.bam import evaluate_dirs
 
     src = tmp_path / "in"
     src.mkdir()
@@ -65,7 +65,7 @@ def test_predict_dir_with_the_shipped_model(tmp_path: Path) -> None:
     assert summary["papers"] == 1
     assert (tmp_path / "out" / "P1.txt").read_bytes() == (DATA / "gold" / "P1.txt").read_bytes()
     # The written .ann passes the Sci-Arg loader's checks (offsets slice the quoted text) and scores.
-    result = evaluate_dirs(tmp_path / "out", DATA / "gold")
+    result = evaluate_dirs(tmp_path / "out", DATA / "gold").as_dict()
     assert result["system"]["components"]["predicted"] == summary["components"]
 
 

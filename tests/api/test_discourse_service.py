@@ -11,12 +11,12 @@ import pytest
 
 from api.services import discourse
 from api.services.discourse import TrainResult
-from api.services.reporting import Advance
 from api.settings import Settings
 from gnn.discourse.train import PROFILES
 from gnn.modelcard import read_card
 from ontology.errors import ApiError, LoaderError, NotFoundError
 from ontology.formats.registry import SAMPLES
+from ontology.progress import Advance
 
 pytestmark = pytest.mark.model  # trains and runs the discourse parser
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from api.services.corpora import FETCHED_CORPORA, corpora_root
+from api.services.corpora import corpora_root
 from api.services.fetch import fetch
 from api.settings import Settings
-from ontology.formats.registry import CORPORA, SAMPLES
+from ontology.formats.registry import CORPORA, FETCHED_CORPORA, SAMPLES
 from tests.conftest import shared_corpora
 
 pytestmark = pytest.mark.corpora

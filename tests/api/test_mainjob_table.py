@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from api.cli.corpora import print_other_runs, print_relation_counts
 from api.services.mainjob import OtherRuns
+from ontology.views import RelationCount
 
 
 def _out(capsys: pytest.CaptureFixture[str], stream: str = "out") -> str:
@@ -14,16 +17,16 @@ def _out(capsys: pytest.CaptureFixture[str], stream: str = "out") -> str:
 
 def test_other_runs_get_a_column_only_when_there_are_any(capsys: pytest.CaptureFixture[str]) -> None:
     rows = [
-        {"corpus": "qt30", "type": "Support", "gold": 5365, "predicted": 15719, "other_runs": 0},
-        {"corpus": "qt30", "type": "Transition", "gold": 23038, "predicted": 0, "other_runs": 0},
-        {"corpus": "mined", "type": "Support", "gold": 0, "predicted": 3, "other_runs": 0},
+        RelationCount("qt30", "Support", gold=5365, predicted=15719),
+        RelationCount("qt30", "Transition", gold=23038),
+        RelationCount("mined", "Support", gold=0, predicted=3),
     ]
     print_relation_counts(rows)
     plain = _out(capsys)
     assert "other runs" not in plain and "│ qt30 │ Support │ 5365 │ 15719 │" in plain
     assert "│ qt30 │ Transition │ 23038 │ │" in plain
     assert "│ mined │ Support │ 0 │ 3 │" in plain  # a gold count of 0 is shown, not left blank
-    print_relation_counts([{**rows[0], "other_runs": 15719}, rows[1]])
+    print_relation_counts([replace(rows[0], other_runs=15719), rows[1]])
     split = _out(capsys)
     assert "other runs" in split and "│ qt30 │ Support │ 5365 │ 15719 │ 15719 │" in split
 

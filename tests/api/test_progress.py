@@ -12,8 +12,8 @@ import pytest
 from rich.console import Console
 
 from api.progress import ConsoleReporter
-from api.services.reporting import Advance, stages
-from gnn.progress import resolve
+from api.services.reporting import stages
+from ontology.progress import Advance, resolve
 
 
 def _console(terminal: bool) -> tuple[Console, io.StringIO]:

@@ -13,12 +13,15 @@ from gnn.audio import (
     FeatureConfig,
     Segment,
     compute_features,
+    find_part_audio,
     load_features,
+    plan_segments,
     read_cache,
     utterance_vector,
 )
 from ontology.errors import ModelError
 from ontology.records import CorpusBundle, CorpusRecord, DiscourseRecord, LocutionRecord, NodeRecord
+from ontology.views import NodeView, UnitView
 
 SR = 22050
 
@@ -167,3 +170,26 @@ def _timed_bundle() -> CorpusBundle:
             )
     nodes.append(LocutionRecord(id=f"{c}:untimed", corpus=c, discourse=f"{c}:part:00", local_id="n009999"))
     return CorpusBundle(CorpusRecord(id=c, corpus=c, name="m-arg test"), nodes)
+
+
+@pytest.mark.unit
+def test_utterances_find_the_recording_of_their_part_once_per_part(tmp_path: Path) -> None:
+    (tmp_path / "split audio").mkdir()
+    official = tmp_path / "split audio" / "debate_part1.mp3"
+    official.write_bytes(b"")
+    (tmp_path / "01.wav").write_bytes(b"")
+
+    def unit(node_id: str, part: str | None) -> UnitView:
+        props = {"start_time": 1.0, "end_time": 2.5, **({"part": part} if part else {})}
+        return UnitView(NodeView(node_id, ("Locution",), props))
+
+    utterances = [unit("a", "00"), unit("b", "01"), unit("c", "02"), unit("d", None), unit("e", "00")]
+    plan = plan_segments(utterances, tmp_path, {"00": "debate_part1"})
+    assert [(s.utterance_id, s.audio_file.name) for s in plan.segments] == [
+        ("a", "debate_part1.mp3"),
+        ("b", "01.wav"),
+        ("e", "debate_part1.mp3"),
+    ]
+    assert plan.segments[0].start == 1.0 and plan.segments[0].end == 2.5
+    assert plan.missing == {"02": 1, "(no part)": 1}
+    assert find_part_audio(tmp_path, "02", {}) is None

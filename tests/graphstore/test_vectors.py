@@ -6,6 +6,7 @@ import pytest
 
 from graphstore import cypher, vectors
 from graphstore.reads import exported_node
+from ontology.errors import ApiError
 from ontology.terms import Label, Prop
 
 
@@ -16,10 +17,16 @@ def test_one_cosine_index_per_embedded_label() -> None:
         assert stmt.startswith(f"CREATE VECTOR INDEX {vectors.VECTOR_INDEXES[label]} IF NOT EXISTS")
         assert f"(n:`{label.value}`) ON n.embedding" in stmt
         assert "`vector.dimensions`: 384" in stmt and "'cosine'" in stmt
-    with pytest.raises(ValueError):
+    with pytest.raises(ApiError, match=r"dimensions must lie in 1\.\.4096"):
         vectors.create_index(Label.Proposition, 0)
     with pytest.raises(ValueError, match="no vector index"):
         vectors.create_index(Label.Speaker, 384)
+
+
+def test_a_neighbourhood_deeper_than_two_is_the_callers_mistake() -> None:
+    assert "[*1..2]" in cypher.neighbours(2)
+    with pytest.raises(ApiError, match="depth must be 1 or 2, not 3"):
+        cypher.neighbours(3)
 
 
 def test_writes_are_batched_and_record_model_and_text_key() -> None:

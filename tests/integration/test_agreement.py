@@ -42,14 +42,15 @@ def test_stored_judgements_give_reference_values(loaded: GraphStore) -> None:
     )
     result = marg_agreement(marg, JudgementFilter(min_trust=0.9, min_confidence=3))
     want = marg_expected(0.9, 3)
-    row = result["filters"][0]
-    assert row["alpha"] == pytest.approx(want["alpha"]) and row["annotations"] == want["annotations"]
-    assert result["overall"]["alpha"] == pytest.approx(marg_expected(None, None)["alpha"])
+    row = result.filters[0]
+    assert row.alpha == pytest.approx(want["alpha"]) and row.annotations == want["annotations"]
+    assert result.overall.alpha == pytest.approx(marg_expected(None, None)["alpha"])
     cdep = contextdep_agreement(check_judgements(judgements(loaded, "contextdep")))
     want_c = cdep_expected()
-    assert cdep["alpha"] == pytest.approx(want_c["alpha"])
-    assert cdep["annotations"] == want_c["annotations"] == 128
-    assert cdep["majority_vote_accuracy"] == pytest.approx(want_c["accuracy"])
+    assert cdep.alpha == pytest.approx(want_c["alpha"])
+    assert cdep.annotations == want_c["annotations"] == 128
+    assert cdep.majority_vote_accuracy == pytest.approx(want_c["accuracy"])
+    assert list(cdep.as_dict())[:2] == ["corpus", "alpha"]
 
 
 def test_cli_agreement_json(cli_env: dict[str, str], loaded: GraphStore) -> None:

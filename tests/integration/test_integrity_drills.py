@@ -36,7 +36,7 @@ from api.cli.main import app as cli_app
 from api.errors import outcome
 from api.services import aif as aif_service
 from api.services.browse import BrowseService
-from api.services.corpora import read_corpus, recover_leftovers
+from api.services.corpora import recover_leftovers
 from api.services.graph import Graph
 from api.services.rdf import export_rdf
 from api.settings import Settings
@@ -46,7 +46,7 @@ from graphstore.predictions import PredictionStore
 from graphstore.runtime import LEGACY_PASSWORD, PASSWORD_FILE, EmbeddedNeo4j, free_port
 from graphstore.store import GraphStore, running
 from ontology.errors import CorpusIncompleteError, GraphStoreError, StoreNotEmptyError, WriteConflictError
-from ontology.formats.registry import CORPORA, SAMPLES
+from ontology.formats.registry import CORPORA, SAMPLES, read_corpus
 from ontology.formats.transcript import read_utterances
 from ontology.labels import RelationLabel
 from ontology.records import PredictedRelation, PredictionRun

@@ -20,18 +20,19 @@ from api.settings import Settings
 from graphstore.runtime import free_port
 from graphstore.store import GraphStore
 from ontology.formats.registry import CORPORA
+from ontology.views import RelationCount
 from tests.conftest import SAMPLES
 from tests.integration.cli_support import run_argweb
 
 pytestmark = pytest.mark.integration
 
 
-def _by_corpus(rows: list[dict], *extra: str) -> dict[str, dict[str, int]]:
+def _by_corpus(rows: list[RelationCount], *extra: str) -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = {}
     for row in rows:
-        cell = out.setdefault(row["corpus"], dict.fromkeys(("gold", "predicted", *extra), 0))
+        cell = out.setdefault(row.corpus, dict.fromkeys(("gold", "predicted", *extra), 0))
         for key in cell:
-            cell[key] += row[key]
+            cell[key] += getattr(row, key)
     return out
 
 
@@ -62,11 +63,11 @@ def test_main_job_predicts_once_exports_and_serves(
         assert after[corpus]["predicted"] > 0
     # Gold and predicted argument relations share their row: gold QT30 supports carry scheme names
     # ("Default Inference"), predicted ones the node type ("RA"), and neither is part of the key.
-    qt30 = [row for row in mainjob.relation_counts(graph) if row["corpus"] == "qt30"]
-    assert not any(":" in row["type"] for row in qt30), qt30
-    assert any(row["gold"] and row["predicted"] for row in qt30), qt30
-    marg = {row["type"]: row for row in mainjob.relation_counts(graph) if row["corpus"] == "m-arg"}
-    assert marg["Support"]["gold"] and marg["Support"]["predicted"], marg
+    qt30 = [row for row in mainjob.relation_counts(graph) if row.corpus == "qt30"]
+    assert not any(":" in row.type for row in qt30), qt30
+    assert any(row.gold and row.predicted for row in qt30), qt30
+    marg = {row.type: row for row in mainjob.relation_counts(graph) if row.corpus == "m-arg"}
+    assert marg["Support"].gold and marg["Support"].predicted, marg
     written = store.run("MATCH (r:Relation {origin: 'predicted'}) RETURN count(r) AS n")[0]["n"]
     assert written == sum(v["predicted"] for v in after.values())
 
@@ -135,7 +136,7 @@ def test_the_main_job_service_times_each_step_and_removes_the_export(
     assert report.rdf is not None and report.rdf.exported and report.rdf.triples > 0
     assert report.steps[1].summary == f"{report.rdf.triples:,} triples loaded"
     assert report.outcomes == [] and report.api is None and report.failed == []
-    assert {row["corpus"] for row in report.counts} == set(report.load.stats["corpora"])
+    assert {row.corpus for row in report.counts} == set(report.load.stats["corpora"])
     # The export is the size of the store again: it goes once the store holds it, unless kept.
     assert (tmp_path / "first" / "oxigraph").is_dir() and not (tmp_path / "first" / mainjob.RDF_EXPORT).exists()
     kept = settings.with_overrides(oxigraph_store=tmp_path / "kept" / "oxigraph")

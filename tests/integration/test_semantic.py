@@ -53,8 +53,9 @@ def test_embeds_every_unit_and_creates_one_index_per_label(embedded: tuple[Graph
     assert len(texts["models"]) == 1 and texts["models"][0].startswith("all-MiniLM-L6-v2-")
     assert sum(report["written"].values()) == texts["n"]  # type: ignore[attr-defined]
     status = semantic.embedding_status(graph)
-    assert set(status["indexes"]) == set(VECTOR_INDEXES.values())
-    assert all(ix["state"] == "ONLINE" and ix["dimensions"] == 384 for ix in status["indexes"].values())
+    assert set(status.indexes) == set(VECTOR_INDEXES.values())
+    assert all(ix["state"] == "ONLINE" and ix["dimensions"] == 384 for ix in status.indexes.values())
+    assert sum(counts.embedded for labels in status.corpora.values() for counts in labels.values()) == texts["n"]
     size = store.run("MATCH (n:Proposition) WHERE n.embedding IS NOT NULL RETURN size(n.embedding) AS d LIMIT 1")
     assert size[0]["d"] == 384
 

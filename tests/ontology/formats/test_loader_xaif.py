@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from ontology.errors import LoaderError
+from ontology.errors import ApiError, LoaderError
 from ontology.formats.xaif import load_xaif, map_form
 from ontology.formats.xaif_write import convert, to_ova, to_xaif
 from ontology.records import LocutionRecord, PropositionRecord, RelationRecord, SpeakerRecord
@@ -157,5 +157,5 @@ def test_ova_places_every_node_without_moving_the_stored_ones() -> None:
     assert min(y for nid, (_, y) in places.items() if nid != "b") > 20.5, "generated cells lie below the stored ones"
     assert [e["fromID"] for e in out["OVA"]["edges"]] == ["a", "c", "d", "e"]
     assert "layout" not in out["AIF"] and "layout" not in convert(AIF_MAP, "aif")
-    with pytest.raises(ValueError, match="unknown map format"):
+    with pytest.raises(ApiError, match="unknown map format"):
         convert(AIF_MAP, "svg")
