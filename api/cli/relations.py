@@ -11,8 +11,7 @@ import typer
 from api.cli.options import CorpusOpt, CvEncoder, DialogueOpt, JsonFlag, WriteFlag, print_cv, show, train_command
 from api.cli.paraphrase import stages
 from api.cli_common import REPORTER, console, group, settings
-from api.services.relations import FORMAT_OBJECTIVE
-from api.services.relations_graph import GRAPH_OBJECTIVE
+from gnn.relations.task import FORMAT_OBJECTIVE, GRAPH_OBJECTIVE
 
 # Unlike the other models, a relations model trained into the cache wins over the shipped one.
 RelationsModelDir = Annotated[
@@ -181,12 +180,11 @@ def evaluate_relations(
     With --cv K no model is read: K models are trained, each scored on the fold of episodes it
     never saw, and the out-of-fold means and standard deviations are printed with their time.
     """
-    from api.services import crossval
-    from api.services.relations import evaluate
+    from api.services.relations import cross_validate, evaluate
     from ontology.errors import ApiError
 
     if cv is not None:
-        result = crossval.relations(
+        found = cross_validate(
             settings(),
             data,
             cv,
@@ -196,7 +194,7 @@ def evaluate_relations(
             encoder_dir=encoder,
             reporter=REPORTER,
         )
-        show(result, as_json, _print_cv)
+        show(found.document(), as_json, _print_cv)
         return
     if end_to_end:
         raise ApiError("--end-to-end goes with --cv K (one model end to end: argweb predict sciarg --components)")
@@ -209,10 +207,10 @@ def evaluate_relations(
 def _print_cv(result: dict[str, Any]) -> None:
     if "qt30" in result:
         q = result["qt30"]
-        print_cv(f"QT30, {q['maps']} maps in {q['episodes']} episodes, {q['profile']} profile", q)
+        print_cv(f"QT30, {q['items']} gold relations in {q['groups']} episodes, {q['profile']} profile", q)
     if "sciarg" in result:
         s = result["sciarg"]
-        print_cv(f"Sci-Arg relations, {s['papers']} papers, {s['profile']} profile", s)
+        print_cv(f"Sci-Arg relations, {s['items']} papers, {s['profile']} profile", s)
 
 
 Objective = Annotated[
@@ -278,21 +276,41 @@ def predict_relations(
     the QT30 network in windows. Written relations carry origin predicted, model,
     version, score and run id; gold relations are untouched, and writing the same run again writes nothing.
     """
-    from api.services import relations_graph
     from api.services.graph import Graph
+    from api.services.predictions import predict_scope
 
     if (corpus is None) == (dialogue is None):
         raise typer.BadParameter("give exactly one of --corpus and --dialogue")
     with Graph(settings()) as graph:
-        result = relations_graph.predict(
+        outcome = predict_scope(
             graph,
+            "relations",
             corpus=corpus,
             dialogue=dialogue,
-            model_dir=model,
-            objective=objective,
+            model=model,
+            options={"objective": objective},
             write=write,
             reporter=REPORTER,
         )
+    result: dict[str, Any] = {
+        "run_id": outcome.run_id,
+        "model": outcome.model,
+        "model_version": outcome.model_version,
+        "model_dir": outcome.model_dir,
+        "family": outcome.parameters["family"],
+        "objective": outcome.parameters["objective"],
+        "corpus": outcome.corpus,
+        "dialogues": outcome.dialogues,
+        "predicted": outcome.predicted,
+        "by_label": dict(outcome.by_label),
+        "gold": outcome.gold,
+        "scores_against_gold": outcome.scores_against_gold,
+        "written": outcome.report is not None,
+        "already_present": outcome.already_present,
+    }
+    if outcome.report is not None:
+        report = outcome.report
+        result["report"] = {"written": report.written, "counts": report.counts, "seconds": round(report.seconds, 2)}
     if as_json:
         typer.echo(json.dumps(result, indent=2))
         return

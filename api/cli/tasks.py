@@ -161,12 +161,24 @@ def _predict_command(name: str) -> Callable[..., None]:
     return command
 
 
+def _add(sub: typer.Typer, name: str, command: Callable[..., None]) -> None:
+    """Add ``command`` as ``name`` unless a module gave the task a command of that name with its own flags."""
+    if not any(registered.name == name for registered in sub.registered_commands):
+        sub.command(name)(command)
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``train TASK``, ``evaluate TASK`` and ``predict TASK`` for every task on the contract."""
+    """Add ``train TASK``, ``evaluate TASK`` and ``predict TASK`` for every task on the contract.
+
+    A task whose commands keep flags of their own (``argweb predict relations --corpus``, registered
+    by :mod:`api.cli.relations` before this module) keeps them.
+    """
     for name in contract_tasks():
         shown = _presentation(name)
-        group(app, "train", "Train a model.").command(name)(_train_command(name, shown))
-        group(app, "evaluate", "Score models or predictions against gold data.").command(name)(
-            _evaluate_command(name, shown)
+        _add(group(app, "train", "Train a model."), name, _train_command(name, shown))
+        _add(
+            group(app, "evaluate", "Score models or predictions against gold data."),
+            name,
+            _evaluate_command(name, shown),
         )
-        group(app, "predict", "Predict with a registered model.").command(name)(_predict_command(name))
+        _add(group(app, "predict", "Predict with a registered model."), name, _predict_command(name))

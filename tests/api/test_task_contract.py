@@ -26,6 +26,7 @@ from gnn.modelcard import ModelCard
 from gnn.pairs import LABELS, PairConfig, PairExample, examples_from_maps
 from gnn.pairs import TASK as PAIRS
 from gnn.relations.argmap import maps_from_records
+from gnn.relations.task import RelationsConfig
 from gnn.task import (
     CardVersion,
     CVReport,
@@ -134,7 +135,10 @@ def majority() -> Iterator[MajorityTask]:
 
 # One step of each shipped task's recipe on the sample maps (a registered task not named here runs
 # its default profile).
-TINY: dict[str, Any] = {"pairs": PairConfig(hidden=8, epochs=1, seed=3)}
+TINY: dict[str, Any] = {
+    "pairs": PairConfig(hidden=8, epochs=1, seed=3),
+    "relations": RelationsConfig("quick", seed=1, epochs=1),
+}
 
 
 @pytest.fixture(scope="module")
