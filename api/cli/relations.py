@@ -210,7 +210,7 @@ def _print_cv(result: dict[str, Any]) -> None:
         print_cv(f"QT30, {q['items']} gold relations in {q['groups']} episodes, {q['profile']} profile", q)
     if "sciarg" in result:
         s = result["sciarg"]
-        print_cv(f"Sci-Arg relations, {s['items']} papers, {s['profile']} profile", s)
+        print_cv(f"Sci-Arg relations, {s['papers']} papers, {s['profile']} profile", s)
 
 
 Objective = Annotated[

@@ -334,16 +334,17 @@ class RelationsCV:
 
     Attributes:
         qt30: The QT30 / DialAM maps' cross-validation through the task contract (``None``: no maps).
-        sciarg: The Sci-Arg papers' (``None``: no papers).
+        sciarg: The Sci-Arg papers' (:func:`gnn.relations.sciarg_cv.cross_validate_sciarg`'s summary,
+            whose predicted-against-gold counts are per decoding with ``--end-to-end``; ``None``: no papers).
     """
 
     qt30: CVReport | None
-    sciarg: CVReport | None
+    sciarg: JsonDocument | None
 
     def document(self) -> JsonDocument:
         """The reports as ``evaluate relations --cv K --json`` prints them, keyed by family."""
-        found = {"qt30": self.qt30, "sciarg": self.sciarg}
-        return {family: report.document() for family, report in found.items() if report is not None}
+        found: JsonDocument = {} if self.qt30 is None else {"qt30": self.qt30.document()}
+        return found if self.sciarg is None else {**found, "sciarg": self.sciarg}
 
 
 def cross_validate(
@@ -404,8 +405,7 @@ def cross_validate(
         kept = [p for p in papers if p.name in SHIPPED_PAPERS] or papers
         # Built first, so that a missing brat folder is said before any fold trains.
         scorer = sciarg_pipeline(settings, _brat_dir(paths), [p.name for p in kept], options) if end_to_end else None
-        summary = cross_validate_sciarg(kept, options, folds, only=None, end_to_end=scorer)
-        sciarg = CVReport.of("relations", profile, getattr(encoder, "name", None), summary)
+        sciarg = cross_validate_sciarg(kept, options, folds, only=None, end_to_end=scorer)
     qt30 = None
     if src.aif:
         qt30 = tasks.cross_validate(
