@@ -233,7 +233,7 @@ def predict_aif(
     from api.services.relations import predict_aif as run
 
     result = run(settings(), in_dir, out_dir, model, objective=objective, reporter=REPORTER)
-    console.print(f"{result['maps']} map(s) written to {result['out']}: {result['relations']}")
+    console.print(f"{result.maps} map(s) written to {result.out}: {result.relations}")
 
 
 def predict_sciarg(
@@ -256,8 +256,8 @@ def predict_sciarg(
     result = run(
         settings(), in_dir, out_dir, model, components=components, components_model=components_model, reporter=REPORTER
     )
-    tagged = f"{result['components']} component(s), " if components else ""
-    console.print(f"{result['papers']} paper(s) written to {result['out']}: {tagged}{result['relations']} relation(s)")
+    tagged = f"{result.components} component(s), " if components else ""
+    console.print(f"{result.papers} paper(s) written to {result.out}: {tagged}{result.relations} relation(s)")
 
 
 def predict_relations(

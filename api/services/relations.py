@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
@@ -27,6 +27,46 @@ from ontology.formats.common import FileRelation, expand, named_as
 from ontology.formats.marg import load_marg
 from ontology.formats.sciarg import load_sciarg
 from ontology.records import PropositionRecord
+
+if TYPE_CHECKING:
+    from gnn.modelcard import ModelCard
+    from gnn.relations.pipeline import RelationData
+
+
+@dataclass(frozen=True)
+class AifPrediction:
+    """What ``predict aif`` wrote.
+
+    Attributes:
+        maps: Maps written.
+        relations: Predicted relations per type (``RA``, ``CA``, ``MA``).
+        out: The output folder.
+        model: The model directory.
+    """
+
+    maps: int
+    relations: dict[str, int]
+    out: str
+    model: str
+
+
+@dataclass(frozen=True)
+class SciargPrediction:
+    """What ``predict sciarg`` wrote.
+
+    Attributes:
+        papers: Papers written.
+        relations: Predicted relations.
+        out: The output folder.
+        model: The model directory.
+        components: Components the tagger predicted (``None``: the papers' own components were read).
+    """
+
+    papers: int
+    relations: int
+    out: str
+    model: str
+    components: int | None = None
 
 
 @dataclass
@@ -67,7 +107,7 @@ def classify(paths: list[Path]) -> Sources:
     return out
 
 
-def load_data(paths: list[Path], reporter: Reporter = SILENT) -> Any:
+def load_data(paths: list[Path], reporter: Reporter = SILENT) -> RelationData:
     """Read the relation data under ``paths`` into :class:`gnn.relations.pipeline.RelationData`."""
     from gnn.relations.argmap import maps_from_records
     from gnn.relations.marg_task import debates_from_records, pairs_from_records
@@ -115,7 +155,7 @@ def train(
     encoder_dir: Path | None = None,
     reporter: Reporter = SILENT,
     progress: Callable[[str, int, int], None] | None = None,
-) -> Any:
+) -> ModelCard:
     """Train relation models on ``paths`` into ``out`` (default: the settings' model directory).
 
     ``encoder_dir`` is a local Hugging Face encoder to read the texts with (full profile) instead of
@@ -172,7 +212,7 @@ def _require_distinct(in_dir: Path, out_dir: Path, kept: str) -> None:
 
 def evaluate(
     settings: Settings, model: Path, paths: list[Path], *, variants: bool = True, reporter: Reporter = SILENT
-) -> dict[str, Any]:
+) -> JsonDocument:
     """Scores of ``model`` on ``paths`` with the TF-IDF + LR baseline of the same run.
 
     With ``variants`` the evaluated QT30 maps are also scored written every other valid way
@@ -214,7 +254,7 @@ def predict_aif(
     *,
     objective: str = FORMAT_OBJECTIVE,
     reporter: Reporter = SILENT,
-) -> dict[str, Any]:
+) -> AifPrediction:
     """Predict RA/CA/MA for every AIF map of ``in_dir`` into ``out_dir`` (same file names).
 
     Each map is first reduced to the DialAM test-input form (YA/RA/CA/MA dropped); every kept node,
@@ -237,7 +277,7 @@ def predict_aif(
     for f, data in outputs:
         write_json_atomic(out_dir / f.relative_to(in_dir), data)
     counts = {t: sum(rel.type == t for rels in predicted for rel in rels) for t in ("RA", "CA", "MA")}
-    return {"maps": len(outputs), "relations": counts, "out": str(out_dir), "model": str(model_dir)}
+    return AifPrediction(len(outputs), counts, str(out_dir), str(model_dir))
 
 
 def map_relations(
@@ -289,7 +329,7 @@ def predict_sciarg(
     components: bool = False,
     components_model: Path | None = None,
     reporter: Reporter = SILENT,
-) -> dict[str, Any]:
+) -> SciargPrediction:
     """Predict relations for every brat paper of ``in_dir``: same ``T`` lines, predicted ``R`` lines, ``.txt`` copied.
 
     With ``components`` the papers are the ``.txt`` files of ``in_dir`` (any ``.ann`` there is
@@ -311,7 +351,7 @@ def predict_sciarg(
             tagged = predict_dir(in_dir, Path(tmp), components_model, link=False)
             reporter.log(f"tagged {tagged['components']} component(s) in {tagged['papers']} paper(s)")
             result = predict_sciarg(settings, Path(tmp), out_dir, model, reporter=reporter)
-        return result | {"components": tagged["components"]}
+        return replace(result, components=tagged["components"])
     anns, model_dir = expand([in_dir], "*.ann"), model_dir_of(settings, model)
     device, encoder = _device_and_encoder(settings, model_dir)
     sm = load_model(model_dir, device=device, encoder=encoder)
@@ -325,7 +365,7 @@ def predict_sciarg(
         rels = [FileRelation(a, b, lab, s) for a, b, lab, s in predicted.get(ann.stem, [])]
         total += len(rels)
         write_paper(ann, out_dir / ann.parent.relative_to(in_dir), rels)
-    return {"papers": len(anns), "relations": total, "out": str(out_dir), "model": str(model_dir)}
+    return SciargPrediction(len(anns), total, str(out_dir), str(model_dir))
 
 
 @dataclass(frozen=True)
