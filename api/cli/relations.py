@@ -267,6 +267,17 @@ def predict_relations(
     model: RelationsModelDir = None,
     objective: Objective = GRAPH_OBJECTIVE,
     as_json: JsonFlag = False,
+    source: Annotated[
+        Path | None,
+        typer.Option(
+            "--in",
+            help='Instead of the graph: JSON lines, one {"source": ..., "target": ...} object each, each pair '
+            "asked out of context.",
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="With --in: where the predictions go (JSON lines; default: printed).")
+    ] = None,
 ) -> None:
     """Predict argument relations of graph dialogues/documents (QT30 maps, Sci-Arg papers, M-Arg debates).
 
@@ -275,10 +286,19 @@ def predict_relations(
     (here the graph's, shares, by default; `predict aif` defaults to general); M-Arg debates go to
     the QT30 network in windows. Written relations carry origin predicted, model,
     version, score and run id; gold relations are untouched, and writing the same run again writes nothing.
+    With --in FILE the pairs of the file are asked instead, each as a two-proposition map (nothing is stored).
     """
     from api.services.graph import Graph
     from api.services.predictions import predict_scope
 
+    if source is not None:
+        # Text pairs, not graph units: the task's out-of-context prediction, as `predict TASK --in` of every task.
+        from api.cli.tasks import predict_file
+
+        if corpus is not None or dialogue is not None or write:
+            raise typer.BadParameter("--in asks about text pairs: not with --corpus, --dialogue or --write")
+        predict_file("relations", source, out, model, as_json)
+        return
     if (corpus is None) == (dialogue is None):
         raise typer.BadParameter("give exactly one of --corpus and --dialogue")
     with Graph(settings()) as graph:

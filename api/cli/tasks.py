@@ -119,6 +119,36 @@ def _evaluate_command(name: str, shown: Presentation) -> Callable[..., None]:
     return command
 
 
+def predict_file(name: str, source: Path, out: Path | None, model: Path | None, as_json: bool) -> None:
+    """``predict TASK --in FILE``: the task's model on the records of ``source``, printed or written to ``out``."""
+    cfg = settings()
+    found = service.predict(cfg, name, get_task(name).read_inputs(source), model)
+    rows = [
+        {
+            "source": p.source,
+            "target": p.target,
+            "label": p.label,
+            "score": round(p.score, 4),
+            "probabilities": {k: round(v, 4) for k, v in p.probabilities.items()},
+        }
+        for p in found
+    ]
+    if out is not None:
+        out.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
+        console.print(f"{len(rows)} {name} predictions -> {out}")
+        return
+
+    def table(rows: list[dict[str, Any]]) -> None:
+        shown = Table(title=f"{name} predictions")
+        for col in ("source", "target", "label", "score"):
+            shown.add_column(col)
+        for r in rows:
+            shown.add_row(r["source"], r["target"], r["label"], f"{r['score']:.4f}")
+        Console().print(shown)
+
+    show(rows, as_json, table)
+
+
 def _predict_command(name: str) -> Callable[..., None]:
     def command(
         source: Annotated[
@@ -130,32 +160,7 @@ def _predict_command(name: str) -> Callable[..., None]:
         model: ModelDir = None,
         as_json: JsonFlag = False,
     ) -> None:
-        cfg = settings()
-        found = service.predict(cfg, name, get_task(name).read_inputs(source), model)
-        rows = [
-            {
-                "source": p.source,
-                "target": p.target,
-                "label": p.label,
-                "score": round(p.score, 4),
-                "probabilities": {k: round(v, 4) for k, v in p.probabilities.items()},
-            }
-            for p in found
-        ]
-        if out is not None:
-            out.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
-            console.print(f"{len(rows)} {name} predictions -> {out}")
-            return
-
-        def table(rows: list[dict[str, Any]]) -> None:
-            shown = Table(title=f"{name} predictions")
-            for col in ("source", "target", "label", "score"):
-                shown.add_column(col)
-            for r in rows:
-                shown.add_row(r["source"], r["target"], r["label"], f"{r['score']:.4f}")
-            Console().print(shown)
-
-        show(rows, as_json, table)
+        predict_file(name, source, out, model, as_json)
 
     command.__doc__ = f"Predict with a {name} model on the records of a file (--in), printed or written (--out)."
     return command

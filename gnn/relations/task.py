@@ -346,7 +346,11 @@ class RelationsTask(Task[RelationsConfig, RelationExample, RelationsModel]):
         Raises:
             ModelError: Not a relations model.
         """
+        from gnn.device import configured_torch
+
         card = read_card(model_dir, NAME)
+        # The process-wide torch settings the relation networks expect (sparse adjacency, no warning).
+        configured_torch()
         return RelationsModel(model_dir, card.model, card.version, encoder=encoder, device=device)
 
     def predict(self, loaded: RelationsModel, records: Sequence[TextPair]) -> list[PredictedRelation]:
