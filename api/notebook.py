@@ -152,9 +152,11 @@ class Argweb:
 
             return discourse.predict(self.graph, corpus=corpus, model_dir=model, write=write)
         if task == "relations":
-            from api.services import relations_graph
+            from dataclasses import asdict
 
-            return relations_graph.predict(self.graph, corpus=corpus, model_dir=model, write=write)
+            from api.services.predictions import predict_scope
+
+            return asdict(predict_scope(self.graph, "relations", corpus=corpus, model=model, write=write))
         if task == "paraphrase":
             from api.services.predictions import predict_scope
 

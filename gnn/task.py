@@ -456,13 +456,28 @@ class Task(ABC, Generic[ConfigT, ExampleT, LoadedT]):
         right = sum(g == p for g, p in zip(gold, predicted, strict=True))
         return {"accuracy": right / len(gold) if gold else 0.0}
 
+    def predicted_labels(self, loaded: LoadedT, examples: Sequence[ExampleT]) -> list[str]:
+        """The label predicted for each labelled example, as evaluation and cross-validation score it.
+
+        Default: :meth:`predict` on the example's inputs; a task whose model reads an example in its
+        context (a relation inside its map) predicts it there.
+        """
+        return [p.label for p in self.predict(loaded, [self.inputs(e) for e in examples])]
+
+    def figures(
+        self, loaded: LoadedT, examples: Sequence[ExampleT], gold: Sequence[str], predicted: Sequence[str]
+    ) -> dict[str, float]:
+        """The figures of an evaluation or a held-out fold (default: :meth:`scores` of the labels)."""
+        return self.scores(gold, predicted)
+
     def evaluate(self, loaded: LoadedT, examples: Sequence[ExampleT], resources: Resources) -> EvalReport:
         """Score ``loaded`` on labelled ``examples``: its figures and predicted against gold per label."""
-        predicted = [p.label for p in self.predict(loaded, [self.inputs(e) for e in examples])]
+        predicted = self.predicted_labels(loaded, examples)
         gold = [self.gold(e) for e in examples]
         tally = Pooled()
         tally.add_pairs(list(enumerate(gold)), list(enumerate(predicted)))
-        return EvalReport(self.name, self.describe(loaded), self.scores(gold, predicted), LabelTally.table(tally))
+        figures = self.figures(loaded, examples, gold, predicted)
+        return EvalReport(self.name, self.describe(loaded), figures, LabelTally.table(tally))
 
     def evaluation_examples(self) -> list[ExampleT]:
         """The task's own fixed evaluation set, scored when no data is given (default: none)."""
@@ -499,11 +514,12 @@ class Task(ABC, Generic[ConfigT, ExampleT, LoadedT]):
         def run_fold(fold: Fold) -> FoldOutcome:
             fitted = self.fit([examples[i] for i in fold.train], [examples[i] for i in fold.tune], config, resources)
             test = [examples[i] for i in fold.test]
-            predicted = [p.label for p in self.predict(fitted.model, [self.inputs(e) for e in test])]
+            predicted = self.predicted_labels(fitted.model, test)
             gold = [self.gold(e) for e in test]
             tally = Pooled()
             tally.add_pairs(list(enumerate(gold)), list(enumerate(predicted)))
-            return FoldOutcome(self.scores(gold, predicted), {"": tally}, dict(fitted.chosen))
+            figures = self.figures(fitted.model, test, gold, predicted)
+            return FoldOutcome(figures, {"": tally}, dict(fitted.chosen))
 
         groups = [self.group(e) for e in examples]
         if len(set(groups)) < folds:
@@ -632,7 +648,7 @@ def get_task(name: str) -> Task[Any, Any, Any]:
 
 # The tasks argweb ships: one line each. Those still off the contract run through their own code.
 register("discourse", None)
-register("relations", None)
+register("relations", "gnn.relations.task:TASK")
 register("paraphrase", "gnn.paraphrase:TASK")
 register("components", None)
 register("pairs", "gnn.pairs:TASK")

@@ -10,9 +10,8 @@ import typer
 
 from api.cli.options import CorpusOpt, CvEncoder, DialogueOpt, JsonFlag, WriteFlag, print_cv, show, train_command
 from api.cli_common import REPORTER, console, group, settings
-from api.services.relations import FORMAT_OBJECTIVE
-from api.services.relations_graph import GRAPH_OBJECTIVE
 from api.services.reporting import stages
+from gnn.relations.task import FORMAT_OBJECTIVE, GRAPH_OBJECTIVE
 
 # Unlike the other models, a relations model trained into the cache wins over the shipped one.
 RelationsModelDir = Annotated[
@@ -181,12 +180,11 @@ def evaluate_relations(
     With --cv K no model is read: K models are trained, each scored on the fold of episodes it
     never saw, and the out-of-fold means and standard deviations are printed with their time.
     """
-    from api.services import crossval
-    from api.services.relations import evaluate
+    from api.services.relations import cross_validate, evaluate
     from ontology.errors import ApiError
 
     if cv is not None:
-        result = crossval.relations(
+        found = cross_validate(
             settings(),
             data,
             cv,
@@ -196,7 +194,7 @@ def evaluate_relations(
             encoder_dir=encoder,
             reporter=REPORTER,
         )
-        show(result, as_json, _print_cv)
+        show(found.document(), as_json, _print_cv)
         return
     if end_to_end:
         raise ApiError("--end-to-end goes with --cv K (one model end to end: argweb predict sciarg --components)")
@@ -209,7 +207,7 @@ def evaluate_relations(
 def _print_cv(result: dict[str, Any]) -> None:
     if "qt30" in result:
         q = result["qt30"]
-        print_cv(f"QT30, {q['maps']} maps in {q['episodes']} episodes, {q['profile']} profile", q)
+        print_cv(f"QT30, {q['items']} gold relations in {q['groups']} episodes, {q['profile']} profile", q)
     if "sciarg" in result:
         s = result["sciarg"]
         print_cv(f"Sci-Arg relations, {s['papers']} papers, {s['profile']} profile", s)
@@ -235,7 +233,7 @@ def predict_aif(
     from api.services.relations import predict_aif as run
 
     result = run(settings(), in_dir, out_dir, model, objective=objective, reporter=REPORTER)
-    console.print(f"{result['maps']} map(s) written to {result['out']}: {result['relations']}")
+    console.print(f"{result.maps} map(s) written to {result.out}: {result.relations}")
 
 
 def predict_sciarg(
@@ -258,8 +256,8 @@ def predict_sciarg(
     result = run(
         settings(), in_dir, out_dir, model, components=components, components_model=components_model, reporter=REPORTER
     )
-    tagged = f"{result['components']} component(s), " if components else ""
-    console.print(f"{result['papers']} paper(s) written to {result['out']}: {tagged}{result['relations']} relation(s)")
+    tagged = f"{result.components} component(s), " if components else ""
+    console.print(f"{result.papers} paper(s) written to {result.out}: {tagged}{result.relations} relation(s)")
 
 
 def predict_relations(
@@ -269,6 +267,17 @@ def predict_relations(
     model: RelationsModelDir = None,
     objective: Objective = GRAPH_OBJECTIVE,
     as_json: JsonFlag = False,
+    source: Annotated[
+        Path | None,
+        typer.Option(
+            "--in",
+            help='Instead of the graph: JSON lines, one {"source": ..., "target": ...} object each, each pair '
+            "asked out of context.",
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="With --in: where the predictions go (JSON lines; default: printed).")
+    ] = None,
 ) -> None:
     """Predict argument relations of graph dialogues/documents (QT30 maps, Sci-Arg papers, M-Arg debates).
 
@@ -277,22 +286,51 @@ def predict_relations(
     (here the graph's, shares, by default; `predict aif` defaults to general); M-Arg debates go to
     the QT30 network in windows. Written relations carry origin predicted, model,
     version, score and run id; gold relations are untouched, and writing the same run again writes nothing.
+    With --in FILE the pairs of the file are asked instead, each as a two-proposition map (nothing is stored).
     """
-    from api.services import relations_graph
     from api.services.graph import Graph
+    from api.services.predictions import predict_scope
 
+    if source is not None:
+        # Text pairs, not graph units: the task's out-of-context prediction, as `predict TASK --in` of every task.
+        from api.cli.tasks import predict_file
+
+        if corpus is not None or dialogue is not None or write:
+            raise typer.BadParameter("--in asks about text pairs: not with --corpus, --dialogue or --write")
+        predict_file("relations", source, out, model, as_json)
+        return
     if (corpus is None) == (dialogue is None):
         raise typer.BadParameter("give exactly one of --corpus and --dialogue")
     with Graph(settings()) as graph:
-        result = relations_graph.predict(
+        outcome = predict_scope(
             graph,
+            "relations",
             corpus=corpus,
             dialogue=dialogue,
-            model_dir=model,
-            objective=objective,
+            model=model,
+            options={"objective": objective},
             write=write,
             reporter=REPORTER,
         )
+    result: dict[str, Any] = {
+        "run_id": outcome.run_id,
+        "model": outcome.model,
+        "model_version": outcome.model_version,
+        "model_dir": outcome.model_dir,
+        "family": outcome.parameters["family"],
+        "objective": outcome.parameters["objective"],
+        "corpus": outcome.corpus,
+        "dialogues": outcome.dialogues,
+        "predicted": outcome.predicted,
+        "by_label": dict(outcome.by_label),
+        "gold": outcome.gold,
+        "scores_against_gold": outcome.scores_against_gold,
+        "written": outcome.report is not None,
+        "already_present": outcome.already_present,
+    }
+    if outcome.report is not None:
+        report = outcome.report
+        result["report"] = {"written": report.written, "counts": report.counts, "seconds": round(report.seconds, 2)}
     if as_json:
         typer.echo(json.dumps(result, indent=2))
         return

@@ -119,6 +119,36 @@ def _evaluate_command(name: str, shown: Presentation) -> Callable[..., None]:
     return command
 
 
+def predict_file(name: str, source: Path, out: Path | None, model: Path | None, as_json: bool) -> None:
+    """``predict TASK --in FILE``: the task's model on the records of ``source``, printed or written to ``out``."""
+    cfg = settings()
+    found = service.predict(cfg, name, get_task(name).read_inputs(source), model)
+    rows = [
+        {
+            "source": p.source,
+            "target": p.target,
+            "label": p.label,
+            "score": round(p.score, 4),
+            "probabilities": {k: round(v, 4) for k, v in p.probabilities.items()},
+        }
+        for p in found
+    ]
+    if out is not None:
+        out.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
+        console.print(f"{len(rows)} {name} predictions -> {out}")
+        return
+
+    def table(rows: list[dict[str, Any]]) -> None:
+        shown = Table(title=f"{name} predictions")
+        for col in ("source", "target", "label", "score"):
+            shown.add_column(col)
+        for r in rows:
+            shown.add_row(r["source"], r["target"], r["label"], f"{r['score']:.4f}")
+        Console().print(shown)
+
+    show(rows, as_json, table)
+
+
 def _predict_command(name: str) -> Callable[..., None]:
     def command(
         source: Annotated[
@@ -130,43 +160,30 @@ def _predict_command(name: str) -> Callable[..., None]:
         model: ModelDir = None,
         as_json: JsonFlag = False,
     ) -> None:
-        cfg = settings()
-        found = service.predict(cfg, name, get_task(name).read_inputs(source), model)
-        rows = [
-            {
-                "source": p.source,
-                "target": p.target,
-                "label": p.label,
-                "score": round(p.score, 4),
-                "probabilities": {k: round(v, 4) for k, v in p.probabilities.items()},
-            }
-            for p in found
-        ]
-        if out is not None:
-            out.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
-            console.print(f"{len(rows)} {name} predictions -> {out}")
-            return
-
-        def table(rows: list[dict[str, Any]]) -> None:
-            shown = Table(title=f"{name} predictions")
-            for col in ("source", "target", "label", "score"):
-                shown.add_column(col)
-            for r in rows:
-                shown.add_row(r["source"], r["target"], r["label"], f"{r['score']:.4f}")
-            Console().print(shown)
-
-        show(rows, as_json, table)
+        predict_file(name, source, out, model, as_json)
 
     command.__doc__ = f"Predict with a {name} model on the records of a file (--in), printed or written (--out)."
     return command
 
 
+def _add(sub: typer.Typer, name: str, command: Callable[..., None]) -> None:
+    """Add ``command`` as ``name`` unless a module gave the task a command of that name with its own flags."""
+    if not any(registered.name == name for registered in sub.registered_commands):
+        sub.command(name)(command)
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``train TASK``, ``evaluate TASK`` and ``predict TASK`` for every task on the contract."""
+    """Add ``train TASK``, ``evaluate TASK`` and ``predict TASK`` for every task on the contract.
+
+    A task whose commands keep flags of their own (``argweb predict relations --corpus``, registered
+    by :mod:`api.cli.relations` before this module) keeps them.
+    """
     for name in contract_tasks():
         shown = _presentation(name)
-        group(app, "train", "Train a model.").command(name)(_train_command(name, shown))
-        group(app, "evaluate", "Score models or predictions against gold data.").command(name)(
-            _evaluate_command(name, shown)
+        _add(group(app, "train", "Train a model."), name, _train_command(name, shown))
+        _add(
+            group(app, "evaluate", "Score models or predictions against gold data."),
+            name,
+            _evaluate_command(name, shown),
         )
-        group(app, "predict", "Predict with a registered model.").command(name)(_predict_command(name))
+        _add(group(app, "predict", "Predict with a registered model."), name, _predict_command(name))

@@ -290,10 +290,10 @@ def _predict(model: Any, dialogues: list[Dialogue], reporter: Reporter) -> list[
 
 def _graph_dialogues(graph: Graph, corpus: str | None, dialogue: str | None, scheme: str | None) -> list[Dialogue]:
     """Dialogues read from the graph (read views), each with its gold relations."""
-    from api.services.relations_graph import in_order
     from gnn.discourse.data import dialogue_from_view
     from graphstore import cypher
     from graphstore.aif_export import read_discourses, resolve_discourse
+    from graphstore.scopes import in_order
     from ontology.terms import Label
     from ontology.views import DiscourseView, NodeView, RelationView
 

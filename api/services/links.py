@@ -7,12 +7,12 @@ the other corpora. Each candidate pair (query -> neighbour) is then labelled:
   scored by that cosine: the QT30 relation model, asked out of dialogue context, gives even close
   paraphrases a rephrase (MA) probability under 1%, so the encoder decides paraphrase;
 * otherwise the QT30 relation classifier's label (support, attack or none) and its probability
-  (:func:`api.services.relations.classify_pairs`).
+  (the relations task's out-of-context pairs, :meth:`gnn.relations.task.RelationsTask.predict`).
 
 Pairs labelled ``none`` or scored under ``threshold`` are dropped. ``write`` stores the rest as ONE
-prediction run (model ``cross-corpus-links``; origin predicted, never gold) through
-:class:`~graphstore.predictions.PredictionStore`. The run id is derived from the model versions,
-the parameters and the pairs, so running the same link job again writes nothing.
+prediction run (model ``cross-corpus-links``; origin predicted, never gold, scores rounded) through
+the one prediction job (:class:`api.services.predictions.PredictionJob`). The run id is derived from
+the model versions, the parameters and the pairs, so running the same link job again writes nothing.
 """
 
 from __future__ import annotations
@@ -23,9 +23,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from api.services import predictions
+from api.services import predictions, tasks
 from api.services.graph import Graph
-from api.services.relations import classify_pairs, model_dir_of
 from api.services.reporting import SILENT, Reporter
 from api.services.semantic import encoder, model_tag
 from api.settings import Settings
@@ -160,12 +159,12 @@ def link_across_corpora(
     opts.check()
     k, threshold, rephrase_cosine, limit = opts.k, opts.threshold, opts.rephrase_cosine, opts.limit
     from api.services.semantic import _require_index
-    from gnn.modelcard import read_card
+    from gnn.task import TextPair
 
     store = VectorStore(graph.driver(), settings.neo4j_database)
     _require_index(store, [Label.Proposition])
     enc = encoder(settings)
-    card = read_card(model_dir_of(settings), "relations")
+    card = tasks.load(settings, "relations").card
     version = f"{card.version}+{model_tag(enc)}"
     props = _propositions(store, limit)
     report = LinkReport(propositions=len(props), threshold=threshold, model_version=version)
@@ -190,19 +189,20 @@ def link_across_corpora(
     report.candidates = len(cands)
     reporter.log(f"{len(cands)} candidate pairs; labelling them")
     to_classify = [i for i, (_, hit) in enumerate(cands) if hit.score < rephrase_cosine]
-    labelled = classify_pairs(settings, [(cands[i][0]["text"], cands[i][1].text or "") for i in to_classify])
+    asked = [TextPair(cands[i][0]["text"], cands[i][1].text or "") for i in to_classify]
+    labelled = [(RelationLabel(p.label), p.score) for p in tasks.predict(settings, "relations", asked)]
     by_index = dict(zip(to_classify, labelled, strict=True))
     links: list[Link] = []
     for i, (src, hit) in enumerate(cands):
         if i in by_index:
-            label, score, _ = by_index[i]
+            label, score = by_index[i]
             by = "relation-classifier"
         else:
             label, score, by = RelationLabel.REPHRASE, min(max(hit.score, 0.0), 1.0), "encoder-cosine"
         if label is RelationLabel.NONE or score < threshold:
             continue
         ends = (src["id"], src["corpus"], src["text"], hit.id, hit.corpus or "", hit.text or "")
-        links.append(Link(*ends, label, score, hit.score, by))
+        links.append(Link(*ends, label, prediction_score(score), hit.score, by))
     links.sort(key=lambda x: (-x.score, x.source, x.target))
     report.links = links
     report.counts = dict(sorted(Counter(x.label.value for x in links).items()))
@@ -213,7 +213,8 @@ def link_across_corpora(
     if write and links:
         params = {"k": k, "threshold": threshold, "rephrase_cosine": rephrase_cosine, "limit": limit}
         content = json.dumps([version, params, [(x.source, x.target, x.label.value) for x in links]])
-        run = predictions.PredictionJob(TASK, MODEL, version, ("xlink", content), params).run()
+        job = predictions.PredictionJob(TASK, MODEL, version, ("xlink", content), params)
+        run, present = job.pick(graph)
         rows = [
             PredictedRelation(
                 source=x.source,
@@ -224,7 +225,7 @@ def link_across_corpora(
             )
             for x in links
         ]
-        result = predictions.write_run(graph, run, rows)
         report.run_id = run.run_id
-        report.written = result.written
+        if present is None:
+            report.written = job.write(graph, rows, "cross-corpus links", reporter, run)["report"]["written"]
     return report

@@ -90,14 +90,12 @@ def _scope_predict(task: str) -> Callable[[Graph, str, Reporter], tuple[str | No
 
 
 def _relations_predict(graph: Graph, corpus: str, reporter: Reporter) -> tuple[str | None, int]:
-    from api.services import relations_graph
-    from gnn.registry import shipped_model
+    from api.services.predictions import predict_scope
 
-    # The shipped model, as for the other tasks: the main job's predictions do not depend on a
-    # model someone trained into the cache.
-    model_dir = shipped_model("relations")
-    result = relations_graph.predict(graph, corpus=corpus, model_dir=model_dir, write=True, reporter=reporter)
-    return result["run_id"], int(result["report"]["written"]) if result["written"] else 0
+    # The shipped model (no model named), as for the other tasks: the main job's predictions do not
+    # depend on a model someone trained into the cache.
+    outcome = predict_scope(graph, "relations", corpus=corpus, write=True, reporter=reporter)
+    return outcome.run_id, outcome.written
 
 
 DEFAULT_MODELS: tuple[DefaultModel, ...] = (

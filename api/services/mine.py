@@ -31,9 +31,10 @@ from typing import Any
 from api.services.aif import refuse_gold
 from api.services.graph import Graph
 from api.services.mine_summary import Analysis, DialogueUnits, summarise
-from api.services.relations_graph import AIF, GRAPH_OBJECTIVE, LoadedModel, load_for
+from api.services.predictions import PredictionJob
 from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
+from gnn.relations.task import GRAPH_OBJECTIVE
 from ontology.errors import ApiError, NotFoundError
 from ontology.formats.transcript import (
     SEGMENTER,
@@ -62,6 +63,17 @@ DEFAULT_CORPUS = "mined"
 # training) is the closer of its two domains to a debate transcript.
 DISCOURSE_DOMAIN = "molweni"
 
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """A model kept in memory with the name and version its predictions carry."""
+
+    name: str
+    version: str
+    path: Path
+    model: Any
+
+
 _MODELS: dict[str, LoadedModel] = {}
 _LOCK = threading.Lock()
 
@@ -81,8 +93,12 @@ def discourse_model(settings: Settings) -> LoadedModel:
 
 
 def relation_model(settings: Settings) -> LoadedModel:
-    """The relation model of the settings (else the shipped one), loaded on first use and kept."""
-    return load_for(settings, AIF)
+    """The shipped relation model's QT30 network, loaded once per process (the one model cache:
+    :func:`api.services.tasks.load`)."""
+    from api.services import tasks
+
+    loaded = tasks.load(settings, "relations")
+    return LoadedModel(loaded.card.model, loaded.card.version, loaded.path, loaded.model.qt30)
 
 
 def discourse_links(
@@ -127,21 +143,29 @@ def models(settings: Settings) -> tuple[LoadedModel, LoadedModel]:
     return discourse_model(settings), relation_model(settings)
 
 
-def run_for(dialogue_id: str, model: LoadedModel, task: str, parameters: dict[str, Any]) -> PredictionRun:
-    """The prediction run of ``model`` on a dialogue: its id depends only on dialogue, model and version."""
-    from api.services.predictions import PredictionJob
-
+def job_for(dialogue_id: str, model: LoadedModel, task: str, parameters: dict[str, Any]) -> PredictionJob:
+    """The prediction job of ``model`` on a mined dialogue: its run id depends only on dialogue, model and version."""
     parts = (f"mine-{task}", dialogue_id, model.name, model.version, task)
-    return PredictionJob(task, model.name, model.version, parts, {"dialogue": dialogue_id, **parameters}).run()
+    return PredictionJob(task, model.name, model.version, parts, {"dialogue": dialogue_id, **parameters})
+
+
+def jobs_for(dialogue_id: str, models: tuple[LoadedModel, LoadedModel]) -> list[PredictionJob]:
+    """The discourse and the relations job of a mined dialogue."""
+    parser, relator = models
+    return [
+        job_for(dialogue_id, parser, "discourse", {"domain": DISCOURSE_DOMAIN}),
+        job_for(dialogue_id, relator, "relations", {"objective": GRAPH_OBJECTIVE, "transitions": "discourse"}),
+    ]
+
+
+def run_for(dialogue_id: str, model: LoadedModel, task: str, parameters: dict[str, Any]) -> PredictionRun:
+    """The prediction run of ``model`` on a dialogue (what :func:`job_for` writes when nothing was written before)."""
+    return job_for(dialogue_id, model, task, parameters).run()
 
 
 def runs_for(dialogue_id: str, models: tuple[LoadedModel, LoadedModel]) -> list[PredictionRun]:
     """The discourse and the relations run of a dialogue."""
-    parser, relator = models
-    return [
-        run_for(dialogue_id, parser, "discourse", {"domain": DISCOURSE_DOMAIN}),
-        run_for(dialogue_id, relator, "relations", {"objective": GRAPH_OBJECTIVE, "transitions": "discourse"}),
-    ]
+    return [job.run() for job in jobs_for(dialogue_id, models)]
 
 
 def _hit(hit: SemanticHit) -> dict[str, Any]:
@@ -209,8 +233,8 @@ def write_predictions(
     units: Sequence[str],
 ) -> list[PredictionRun]:
     """Write the two prediction runs of an analysis: discourse links between ``locutions``, argument
-    links between ``units`` (a run already written is not written again)."""
-    from api.services.predictions import write_run
+    links between ``units``, each through the one prediction job (:meth:`PredictionJob.pick`: a run
+    complete in the graph already is not written again; scores rounded)."""
     from ontology.formats.dialogue_json import scheme_label
 
     disc = [
@@ -227,9 +251,13 @@ def write_predictions(
         PredictedRelation(source=units[s], target=units[t], label=RelationLabel(lab), score=score)
         for s, t, lab, score in analysis.arguments
     ]
-    runs = runs_for(dialogue_id, models(graph.settings))
-    for run, rows in zip(runs, (disc, args), strict=True):
-        write_run(graph, run, rows)
+    runs = []
+    jobs = jobs_for(dialogue_id, models(graph.settings))
+    for job, rows, what in zip(jobs, (disc, args), ("discourse links", "argument relations"), strict=True):
+        run, present = job.pick(graph)
+        if present is None:
+            job.write(graph, rows, f"predicted {what}", SILENT, run)
+        runs.append(run)
     return runs
 
 

@@ -149,6 +149,7 @@ class ScopeOutcome:
         written: Relations written by this call.
         already_present: A complete run of the same content was in the graph already.
         report: The write's report (``None``: nothing written).
+        relations: The predicted relations (empty when nothing was predicted).
     """
 
     task: str
@@ -167,6 +168,7 @@ class ScopeOutcome:
     written: int
     already_present: bool
     report: PredictionReport | None = None
+    relations: tuple[PredictedRelation, ...] = ()
 
 
 def resolve_scope(graph: Graph, corpus: str | None, dialogue: str | None) -> Scope:
@@ -273,6 +275,7 @@ def predict_scope(
         by_label=dict(sorted(by_label.items())),
         gold=found.gold,
         scores_against_gold=found.scores,
+        relations=tuple(found.relations),
     )
     if not write:
         return outcome

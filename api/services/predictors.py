@@ -3,10 +3,16 @@
 * ``pair``: two texts -> the out-of-context pair model's label (support / attack / rephrase /
   none) of the first towards the second (the ``pairs`` task, :mod:`gnn.pairs`), and its probabilities;
   nothing is stored (the texts are not graph nodes).
-* ``dialogue``: a stored dialogue -> the discourse parser's links between its locutions and the
-  relation model's links between its propositions (anchored by YA edges; a dialogue without
-  propositions, such as Molweni's, is argued over its locutions); ``write`` stores both as
-  prediction runs beside the gold annotation.
+* ``dialogue``: live mining of a stored dialogue -> the discourse parser's links between its
+  locutions, then the relation model's links between its propositions (anchored by YA edges; a
+  dialogue without propositions, such as Molweni's, is argued over its locutions) read with the
+  *parser's* links as the dialogue's transitions, exactly as a transcript is mined (so a mined
+  transcript read back from the graph gets the predictions it got when mined). It is not
+  ``argweb predict relations --dialogue``, which reads a map's gold transitions (the main job's
+  way into the graph, :func:`api.services.predictions.predict_scope`): its runs carry
+  ``transitions: discourse`` and ids of their own (:func:`api.services.mine.jobs_for`). ``write``
+  stores both runs beside the gold annotation through the one prediction job
+  (:class:`api.services.predictions.PredictionJob`: ``pick``, rounded scores, run ids).
 * ``transcript``: new utterances with speakers -> live mining (:mod:`api.services.mine`).
 
 :func:`install` is called when the app is built; the models load on the first request that needs
@@ -22,7 +28,7 @@ from api.services import mine
 from api.services import predict as hook
 from api.services.graph import Graph
 from api.services.mine_summary import Analysis, DialogueUnits, summarise
-from api.services.relations_graph import in_order
+from graphstore.scopes import in_order
 from ontology.errors import ApiError
 from ontology.records import prediction_score
 from ontology.terms import Label

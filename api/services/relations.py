@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import json
 import tempfile
-import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
+from gnn.relations.task import FORMAT_OBJECTIVE
+from gnn.task import CVReport, JsonDocument
 from graphstore.perturb import AIF_VARIANTS
 from ontology.errors import ApiError, LoaderError, UnknownProfileError
 from ontology.formats.aif import load_aif
@@ -25,8 +26,47 @@ from ontology.formats.brat_write import write_paper
 from ontology.formats.common import FileRelation, expand, named_as
 from ontology.formats.marg import load_marg
 from ontology.formats.sciarg import load_sciarg
-from ontology.labels import RelationLabel
 from ontology.records import PropositionRecord
+
+if TYPE_CHECKING:
+    from gnn.modelcard import ModelCard
+    from gnn.relations.pipeline import RelationData
+
+
+@dataclass(frozen=True)
+class AifPrediction:
+    """What ``predict aif`` wrote.
+
+    Attributes:
+        maps: Maps written.
+        relations: Predicted relations per type (``RA``, ``CA``, ``MA``).
+        out: The output folder.
+        model: The model directory.
+    """
+
+    maps: int
+    relations: dict[str, int]
+    out: str
+    model: str
+
+
+@dataclass(frozen=True)
+class SciargPrediction:
+    """What ``predict sciarg`` wrote.
+
+    Attributes:
+        papers: Papers written.
+        relations: Predicted relations.
+        out: The output folder.
+        model: The model directory.
+        components: Components the tagger predicted (``None``: the papers' own components were read).
+    """
+
+    papers: int
+    relations: int
+    out: str
+    model: str
+    components: int | None = None
 
 
 @dataclass
@@ -67,7 +107,7 @@ def classify(paths: list[Path]) -> Sources:
     return out
 
 
-def load_data(paths: list[Path], reporter: Reporter = SILENT) -> Any:
+def load_data(paths: list[Path], reporter: Reporter = SILENT) -> RelationData:
     """Read the relation data under ``paths`` into :class:`gnn.relations.pipeline.RelationData`."""
     from gnn.relations.argmap import maps_from_records
     from gnn.relations.marg_task import debates_from_records, pairs_from_records
@@ -115,7 +155,7 @@ def train(
     encoder_dir: Path | None = None,
     reporter: Reporter = SILENT,
     progress: Callable[[str, int, int], None] | None = None,
-) -> Any:
+) -> ModelCard:
     """Train relation models on ``paths`` into ``out`` (default: the settings' model directory).
 
     ``encoder_dir`` is a local Hugging Face encoder to read the texts with (full profile) instead of
@@ -172,7 +212,7 @@ def _require_distinct(in_dir: Path, out_dir: Path, kept: str) -> None:
 
 def evaluate(
     settings: Settings, model: Path, paths: list[Path], *, variants: bool = True, reporter: Reporter = SILENT
-) -> dict[str, Any]:
+) -> JsonDocument:
     """Scores of ``model`` on ``paths`` with the TF-IDF + LR baseline of the same run.
 
     With ``variants`` the evaluated QT30 maps are also scored written every other valid way
@@ -206,11 +246,6 @@ def _read_rewritten(files: list[Path], change: Callable[[dict[str, Any]], dict[s
     return maps_from_records(bundle.nodes, bundle.edges)
 
 
-# The decoding of the corpus-format commands (`predict aif`) and of the oAMF ``ari`` module, which
-# answers as `predict aif` does: the one tuned for DialAM's general score, as scorers expect.
-FORMAT_OBJECTIVE = "general"
-
-
 def predict_aif(
     settings: Settings,
     in_dir: Path,
@@ -219,7 +254,7 @@ def predict_aif(
     *,
     objective: str = FORMAT_OBJECTIVE,
     reporter: Reporter = SILENT,
-) -> dict[str, Any]:
+) -> AifPrediction:
     """Predict RA/CA/MA for every AIF map of ``in_dir`` into ``out_dir`` (same file names).
 
     Each map is first reduced to the DialAM test-input form (YA/RA/CA/MA dropped); every kept node,
@@ -242,7 +277,7 @@ def predict_aif(
     for f, data in outputs:
         write_json_atomic(out_dir / f.relative_to(in_dir), data)
     counts = {t: sum(rel.type == t for rels in predicted for rel in rels) for t in ("RA", "CA", "MA")}
-    return {"maps": len(outputs), "relations": counts, "out": str(out_dir), "model": str(model_dir)}
+    return AifPrediction(len(outputs), counts, str(out_dir), str(model_dir))
 
 
 def map_relations(
@@ -256,7 +291,7 @@ def map_relations(
     maps at once.
 
     Args:
-        qt: A loaded QT30 relation model (:func:`qt30_model`).
+        qt: A loaded QT30 relation model (``RelationsModel.qt30`` of :func:`api.services.tasks.load`).
         maps: ``(name, map)`` pairs; names only tell the maps apart.
         objective: The model's decision objective.
         progress: Show the model's progress bar.
@@ -294,7 +329,7 @@ def predict_sciarg(
     components: bool = False,
     components_model: Path | None = None,
     reporter: Reporter = SILENT,
-) -> dict[str, Any]:
+) -> SciargPrediction:
     """Predict relations for every brat paper of ``in_dir``: same ``T`` lines, predicted ``R`` lines, ``.txt`` copied.
 
     With ``components`` the papers are the ``.txt`` files of ``in_dir`` (any ``.ann`` there is
@@ -316,7 +351,7 @@ def predict_sciarg(
             tagged = predict_dir(in_dir, Path(tmp), components_model, link=False)
             reporter.log(f"tagged {tagged['components']} component(s) in {tagged['papers']} paper(s)")
             result = predict_sciarg(settings, Path(tmp), out_dir, model, reporter=reporter)
-        return result | {"components": tagged["components"]}
+        return replace(result, components=tagged["components"])
     anns, model_dir = expand([in_dir], "*.ann"), model_dir_of(settings, model)
     device, encoder = _device_and_encoder(settings, model_dir)
     sm = load_model(model_dir, device=device, encoder=encoder)
@@ -330,74 +365,97 @@ def predict_sciarg(
         rels = [FileRelation(a, b, lab, s) for a, b, lab, s in predicted.get(ann.stem, [])]
         total += len(rels)
         write_paper(ann, out_dir / ann.parent.relative_to(in_dir), rels)
-    return {"papers": len(anns), "relations": total, "out": str(out_dir), "model": str(model_dir)}
+    return SciargPrediction(len(anns), total, str(out_dir), str(model_dir))
 
 
-def classify_pairs(
-    settings: Settings, pairs: Sequence[tuple[str, str]], model: Path | None = None
-) -> list[tuple[RelationLabel, float, dict[str, float]]]:
-    """Label (source, target) text pairs with the QT30 relation model, out of context.
+@dataclass(frozen=True)
+class RelationsCV:
+    """Out-of-fold figures of the relation recipes, per family found in the data.
 
-    Each pair is shown to the model as a two-proposition map said by two speakers with no reply
-    between them (see :func:`gnn.relations.qt30_run.pair_map`).
+    Attributes:
+        qt30: The QT30 / DialAM maps' cross-validation through the task contract (``None``: no maps).
+        sciarg: The Sci-Arg papers' (:func:`gnn.relations.sciarg_cv.cross_validate_sciarg`'s summary,
+            whose predicted-against-gold counts are per decoding with ``--end-to-end``; ``None``: no papers).
+    """
 
-    Args:
-        settings: Where a trained model would be (else the shipped one is used).
-        pairs: (source text, target text).
-        model: A model directory instead of the default.
+    qt30: CVReport | None
+    sciarg: JsonDocument | None
 
-    Returns:
-        Per pair: the label (support, attack, rephrase or none), the model's probability of it
-        and the probability of every label.
+    def document(self) -> JsonDocument:
+        """The reports as ``evaluate relations --cv K --json`` prints them, keyed by family."""
+        found: JsonDocument = {} if self.qt30 is None else {"qt30": self.qt30.document()}
+        return found if self.sciarg is None else {**found, "sciarg": self.sciarg}
+
+
+def cross_validate(
+    settings: Settings,
+    paths: list[Path],
+    folds: int = 5,
+    *,
+    profile: str = "full",
+    seed: int = 0,
+    end_to_end: bool = False,
+    encoder_dir: Path | None = None,
+    reporter: Reporter = SILENT,
+) -> RelationsCV:
+    """Out-of-fold figures of the relation recipes on the data under ``paths``, per family found there.
+
+    QT30 / DialAM maps go through the task contract (:meth:`gnn.relations.task.RelationsTask.cross_validate`:
+    gold relations grouped by episode); Sci-Arg papers through
+    :func:`gnn.relations.sciarg_cv.cross_validate_sciarg` (grouped by paper, over A01-A32). With
+    ``end_to_end``, each Sci-Arg fold also trains the component tagger and scores the pipeline on
+    the held-out papers (:func:`api.services.crossval.sciarg_pipeline`). The full profile reads the
+    texts with the packaged MiniLM, or with the local encoder in ``encoder_dir``.
 
     Raises:
-        ModelError: No usable model.
+        LoaderError: Neither QT30 maps nor Sci-Arg papers under ``paths``; ``end_to_end`` without
+            the Sci-Arg brat files.
+        ApiError: ``encoder_dir`` with a profile that reads no encoder (LSA text vectors).
+        UnknownProfileError: ``profile`` is not a relations profile.
     """
-    from gnn.relations.live import ARGUMENT
-    from gnn.relations.qt30_run import classify_pairs as qt30_pairs
-
-    _, qt = qt30_model(settings, model)
-    return [
-        (RelationLabel(ARGUMENT[label]), score, {ARGUMENT[k]: v for k, v in probs.items()})
-        for label, score, probs in qt30_pairs(qt, pairs)
-    ]
-
-
-_LOADED: dict[tuple[str, str, str], Any] = {}
-_LOAD_LOCK = threading.Lock()
-
-
-def _cached(settings: Settings, model: Path | None, family: str, load: Callable[..., Any]) -> tuple[Path, Any]:
-    """``load(model_dir, device=, encoder=)`` of ``model`` (else the default model), loaded once per process."""
+    from api.services import tasks
     from gnn.device import pick_device
+    from gnn.encoder import encoder_for
+    from gnn.relations.family import TrainOptions
+    from gnn.relations.sciarg_cv import SHIPPED_PAPERS, cross_validate_sciarg
+    from gnn.relations.task import TASK
 
-    model_dir = model_dir_of(settings, model)
-    device = pick_device()
-    key = (family, str(model_dir), device)
-    with _LOAD_LOCK:
-        if key not in _LOADED:
-            device, encoder = _device_and_encoder(settings, model_dir)
-            _LOADED[key] = load(model_dir, device=device, encoder=encoder)
-        return model_dir, _LOADED[key]
+    UnknownProfileError.check(profile, TASK.recipes.profiles, "relations")
+    if encoder_dir is not None and profile != "full":
+        raise ApiError(f"the {profile} profile reads LSA text vectors, no encoder; --encoder goes with --profile full")
+    src = classify(paths)
+    if not (src.aif or src.brat):
+        raise LoaderError(
+            f"cross-validation needs QT30 / DialAM AIF maps or Sci-Arg papers; none in {', '.join(map(str, paths))}"
+        )
+    if end_to_end and not src.brat:
+        raise LoaderError(f"--end-to-end needs the Sci-Arg papers; none in {', '.join(map(str, paths))}")
+    sciarg = None
+    if src.brat:
+        from api.services.crossval import _brat_dir, sciarg_pipeline
+        from gnn.relations.sciarg_task import papers_from_records
 
-
-def qt30_model(settings: Settings, model: Path | None = None) -> tuple[Path, Any]:
-    """The QT30 relation model (``model``, else the default one) and its directory, loaded once per process.
-
-    Raises:
-        ApiError: ``model`` is not a model directory. ModelError: No usable model.
-    """
-    from gnn.relations.qt30_run import load_qt30
-
-    return _cached(settings, model, "qt30", load_qt30)
-
-
-def sciarg_model(settings: Settings, model: Path | None = None) -> tuple[Path, Any]:
-    """The Sci-Arg relation model (``model``, else the default one) and its directory, loaded once per process.
-
-    Raises:
-        ApiError: ``model`` is not a model directory. ModelError: No usable model.
-    """
-    from gnn.relations.sciarg_task import load_sciarg
-
-    return _cached(settings, model, "sciarg", load_sciarg)
+        device = pick_device()
+        encoder = encoder_for(None, encoder_dir, settings.cache_dir, device=device) if profile == "full" else None
+        options = TrainOptions(profile, seed, device, encoder, log=reporter.log)
+        reporter.log(f"reading {len(src.brat)} Sci-Arg paper(s)")
+        bundle = load_sciarg(src.brat)
+        papers = papers_from_records(bundle.nodes, bundle.edges)
+        # The papers the shipped card trains on (A33-A40 are the official test papers), when present.
+        kept = [p for p in papers if p.name in SHIPPED_PAPERS] or papers
+        # Built first, so that a missing brat folder is said before any fold trains.
+        scorer = sciarg_pipeline(settings, _brat_dir(paths), [p.name for p in kept], options) if end_to_end else None
+        sciarg = cross_validate_sciarg(kept, options, folds, only=None, end_to_end=scorer)
+    qt30 = None
+    if src.aif:
+        qt30 = tasks.cross_validate(
+            settings,
+            "relations",
+            src.aif,
+            folds,
+            profile=profile,
+            seed=seed,
+            encoder_dir=encoder_dir,
+            reporter=reporter,
+        )
+    return RelationsCV(qt30, sciarg)

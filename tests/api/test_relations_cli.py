@@ -166,12 +166,13 @@ def test_cross_validation_scores_every_fold(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     q = json.loads(result.stdout[result.stdout.index("{") :])["qt30"]
-    assert q["maps"] == 3 and q["episodes"] == 3
+    # The task contract's cross-validation: the gold relations of the maps, grouped by episode.
+    assert q["items"] == sum(len(m.gold) for m in _maps()) and q["groups"] == 3 and q["profile"] == "quick"
     general = q["figures"]["tuned_general.general_f1"]
     assert len(general["folds"]) == 3 and all(0 <= f <= 1 for f in general["folds"])
-    assert general["std"] >= 0
-    gold = sum(c["gold"] for c in q["labels"]["tuned_general"].values())
-    assert gold == sum(len(m.gold) for m in _maps())
+    assert general["std"] >= 0 and "accuracy" in q["figures"]
+    # Each gold relation is scored once, by a fold model that never saw its map.
+    assert sum(c["gold"] for c in q["labels"].values()) == q["items"]
 
 
 def test_evaluate_without_model_or_cv_is_the_callers_mistake() -> None:
@@ -329,3 +330,26 @@ def test_an_encoder_goes_with_the_full_profile(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, [*args, "--data", str(SCIARG_DIR)])
     assert result.exit_code == 2
     assert "--encoder goes with --profile full" in " ".join(result.output.split())
+
+
+def test_predict_relations_in_a_file_asks_each_pair_out_of_context(tmp_path: Path) -> None:
+    from api.services import tasks
+    from api.settings import Settings
+    from gnn.relations.qt30_run import classify_pairs
+
+    asked = tmp_path / "pairs.jsonl"
+    pairs = [("Taxes must rise.", "No, they must not."), ("Prices rose.", "Prices went up.")]
+    asked.write_text("".join(json.dumps({"source": s, "target": t}) + "\n" for s, t in pairs), encoding="utf-8")
+    result = CliRunner().invoke(app, ["predict", "relations", "--in", str(asked), "--out", str(tmp_path / "out.jsonl")])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()]
+    # Each pair as a two-proposition map, decided by the QT30 network's general decoding.
+    qt = tasks.load(Settings(), "relations").model.qt30
+    direct = classify_pairs(qt, pairs)
+    names = {"none": "none", "RA": "support", "CA": "attack", "MA": "rephrase"}
+    assert [(r["source"], r["target"], r["label"]) for r in rows] == [
+        (s, t, names[label]) for (s, t), (label, _, _) in zip(pairs, direct, strict=True)
+    ]
+    assert [r["score"] for r in rows] == [round(score, 4) for _, score, _ in direct]
+    mixed = CliRunner().invoke(app, ["predict", "relations", "--in", str(asked), "--corpus", "qt30"])
+    assert mixed.exit_code == 2 and "--in asks about text pairs" in " ".join(mixed.output.split())

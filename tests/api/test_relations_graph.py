@@ -1,9 +1,10 @@
 """Argument relations read from the graph get the predictions their files get (no Neo4j).
 
 The graph's read views are rebuilt here from the loader records exactly as the graph stores them
-(labels, properties, PART_OF discourse, AIF edges), in a shuffled order, and run through
-:mod:`api.services.relations_graph`; the predictions must equal those of ``predict aif`` /
-``predict sciarg`` on the files.
+(labels, properties, PART_OF discourse, AIF edges), in a shuffled order, read back as records
+(:mod:`graphstore.scopes`) and predicted by the relations task
+(:meth:`gnn.relations.task.RelationsTask.predict_scope`); the predictions must equal those of
+``predict aif`` / ``predict sciarg`` on the files.
 """
 
 from __future__ import annotations
@@ -15,8 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from api.services import relations, relations_graph
+from api.services import relations, tasks
 from api.settings import Settings
+from gnn.relations.task import AIF, MARG, SCIARG, TASK, family_of
+from gnn.task import ScopePrediction
+from graphstore.scopes import aif_records, sciarg_records
 from ontology.formats.aif import load_aif
 from ontology.formats.registry import CORPORA, SAMPLES
 from ontology.formats.sciarg import load_sciarg
@@ -29,6 +33,7 @@ from ontology.records import (
     RelationRecord,
     SentenceRecord,
 )
+from ontology.scope import Scope, ScopeRecords
 from ontology.terms import RelType
 from ontology.views import EdgeView, NodeView, UnitView
 
@@ -61,6 +66,13 @@ def _as_stored(nodes: Iterable[NodeRecord], edges: Iterable[EdgeRecord]) -> tupl
     return {u.id: u for u in units}, views
 
 
+def _predict(settings: Settings, corpus: str, nodes: list, edges: list, ids: list[str]) -> ScopePrediction:
+    """The relations task's predictions over the records of ``ids`` (the decoding of ``predict aif``)."""
+    loaded = tasks.load(settings, "relations").model
+    records = ScopeRecords(Scope(corpus, None, tuple(ids)), tuple(nodes), tuple(edges))
+    return TASK.predict_scope(loaded, records, {"objective": "general"})
+
+
 def _file_relations(out: Path) -> set[tuple[str, str, str, str]]:
     """(map, source I-node, target I-node, type) of the predicted S-nodes in ``predict aif`` output."""
     found = set()
@@ -90,11 +102,14 @@ def test_aif_maps_from_the_graph_get_the_predictions_of_their_files(settings: Se
     bundle = load_aif(sorted(AIF_DIR.glob("*.json")), "qt30")
     units, edges = _as_stored(bundle.nodes, bundle.edges)
     ids = sorted({u.discourse for u in units.values() if u.discourse})
-    nodes, rec_edges = relations_graph.aif_records(units, edges, ids)
-    loaded = relations_graph.load_for(settings, relations_graph.AIF, None)
-    rows, maps, _, gold = relations_graph._predict_chunk(loaded, relations_graph.AIF, nodes, rec_edges, "general")
-    assert [m.name for m in maps] == [p.stem for p in sorted(AIF_DIR.glob("*.json"))]
-    assert gold == sum(1 for n in bundle.nodes if isinstance(n, RelationRecord) and n.aif_type in ("RA", "CA", "MA"))
+    nodes, rec_edges = aif_records(units, edges, ids)
+    found = _predict(settings, "qt30", nodes, rec_edges, ids)
+    rows = found.relations
+    assert found.inputs == len(list(AIF_DIR.glob("*.json"))) and found.what == "predicted argument relations"
+    assert found.scores is not None and found.scores["official_style"]["general"]["f1"] > 0
+    assert found.gold == sum(
+        1 for n in bundle.nodes if isinstance(n, RelationRecord) and n.aif_type in ("RA", "CA", "MA")
+    )
 
     relations.predict_aif(settings, AIF_DIR, tmp_path / "pred")
     expected = _file_relations(tmp_path / "pred")
@@ -111,11 +126,11 @@ def test_sciarg_papers_from_the_graph_get_the_predictions_of_their_files(setting
     units, edges = _as_stored(bundle.nodes, bundle.edges)
     sentences = {n.id: n.sentences for n in bundle.nodes if isinstance(n, PropositionRecord)}
     ids = sorted({u.discourse for u in units.values() if u.discourse})
-    nodes, rec_edges = relations_graph.sciarg_records(units, edges, sentences, ids)
-    loaded = relations_graph.load_for(settings, relations_graph.SCIARG, None)
-    rows, papers, _, gold = relations_graph._predict_chunk(loaded, relations_graph.SCIARG, nodes, rec_edges, "general")
-    assert [p.name for p in papers] == [a.stem for a in anns]
-    assert gold > 0
+    nodes, rec_edges = sciarg_records(units, edges, sentences, ids)
+    found = _predict(settings, "sciarg", nodes, rec_edges, ids)
+    rows = found.relations
+    assert found.inputs == len(anns)
+    assert found.gold and found.scores is not None and found.scores["R"]["micro"]["f1"] > 0
 
     relations.predict_sciarg(settings, SCIARG_DIR, tmp_path / "pred")
     expected = ann_relations(tmp_path / "pred")
@@ -126,10 +141,12 @@ def test_sciarg_papers_from_the_graph_get_the_predictions_of_their_files(setting
 
 
 def test_families_are_chosen_by_corpus() -> None:
-    assert relations_graph.family_of("m-arg") == relations_graph.MARG
-    assert relations_graph.family_of("sciarg") == relations_graph.SCIARG
-    assert relations_graph.family_of("qt30") == relations_graph.AIF
-    assert relations_graph.family_of("my-own-aif-maps") == relations_graph.AIF
+    assert family_of("m-arg") == MARG
+    assert family_of("sciarg") == SCIARG
+    assert family_of("qt30") == AIF
+    assert family_of("my-own-aif-maps") == AIF
+    # Sci-Arg papers are read back with their components; every other corpus as AIF dialogues.
+    assert [TASK.scope_read(c) for c in ("sciarg", "m-arg", "qt30", "stac")] == ["sciarg", "aif", "aif", "aif"]
 
 
 def test_m_arg_debates_from_the_graph_get_the_predictions_of_their_files(settings: Settings) -> None:
@@ -147,16 +164,18 @@ def test_m_arg_debates_from_the_graph_get_the_predictions_of_their_files(setting
     bundle = spec.load(spec.find(SAMPLES))
     units, edges = _as_stored(bundle.nodes, bundle.edges)
     ids = sorted({u.discourse for u in units.values() if u.discourse})
-    nodes, rec_edges = relations_graph.aif_records(units, edges, ids)
-    loaded = relations_graph.load_for(settings, relations_graph.MARG, None)
-    rows, items, raw, gold = relations_graph._predict_chunk(loaded, relations_graph.MARG, nodes, rec_edges, "general")
+    nodes, rec_edges = aif_records(units, edges, ids)
+    found = _predict(settings, "m-arg", nodes, rec_edges, ids)
+    rows = found.relations
     pairs = pairs_from_records(bundle.nodes, bundle.edges)
-    assert gold == sum(p.label != "Neither" for p in pairs) > 0
-    assert sorted(p.pair_id for _, mine in items for p in mine) == sorted(p.pair_id for p in pairs)
+    assert found.gold == sum(p.label != "Neither" for p in pairs) > 0
+    # Every annotated pair scores the predictions.
+    assert found.scores is not None and found.scores["pairs"] == len(pairs)
 
     debates = sorted(debates_from_records(bundle.nodes), key=lambda d: d.id)
-    assert [d.id for d, _ in items] == [d.id for d in debates]
-    from_files = predict_debates(loaded.model, debates, "general")
+    assert found.inputs == len(debates)
+    qt = tasks.load(settings, "relations").model.qt30
+    from_files = predict_debates(qt, debates, "general")
     expected = {(a, b, lab, round(p, 4)) for rels in from_files for a, b, lab, p in rels}
     # Graph ids are m-arg:<sentence id>:I.
     got = {(r.source.split(":")[1], r.target.split(":")[1], r.scheme_label, r.score) for r in rows}
@@ -164,7 +183,6 @@ def test_m_arg_debates_from_the_graph_get_the_predictions_of_their_files(setting
     assert got == expected
     kinds = {"Support": RelationLabel.SUPPORT, "Attack": RelationLabel.ATTACK}
     assert all(r.label is kinds[r.scheme_label or ""] for r in rows)
-    assert relations_graph._scores(relations_graph.MARG, items, raw)["pairs"] == len(pairs)
 
     # A middle window of the longest debate, given to the network on its own, decides the pairs it owns alike.
     longest = max(debates, key=lambda d: len(d.sentences))
@@ -175,7 +193,7 @@ def test_m_arg_debates_from_the_graph_get_the_predictions_of_their_files(setting
     alone = dialogue_map(
         "w", longest.texts[s : s + WINDOW], longest.speakers[s : s + WINDOW], [(t, t + 1) for t in range(WINDOW - 1)]
     )
-    (direct,) = loaded.model.predict([alone], "general")
+    (direct,) = qt.predict([alone], "general")
     owned = {
         (longest.sentences[s + int(a)], longest.sentences[s + int(b)], {"RA": "Support", "CA": "Attack"}[lab])
         for a, b, lab, _ in direct

@@ -27,6 +27,7 @@ from gnn.pairs import LABELS, PairConfig, PairExample, examples_from_maps
 from gnn.pairs import TASK as PAIRS
 from gnn.paraphrase import TASK as PARAPHRASE
 from gnn.relations.argmap import maps_from_records
+from gnn.relations.task import RelationsConfig
 from gnn.task import (
     CardVersion,
     CVReport,
@@ -138,6 +139,7 @@ def majority() -> Iterator[MajorityTask]:
 TINY: dict[str, Any] = {
     "pairs": PairConfig(hidden=8, epochs=1, seed=3),
     "paraphrase": replace(PARAPHRASE.recipes.config("quick", seed=3), epochs=1),
+    "relations": RelationsConfig("quick", seed=1, epochs=1),
 }
 # The sample data of each format a task reads.
 SAMPLE_DATA: dict[str, Path] = {"aif": AIF_DIR, "contextdep": SAMPLES / "contextdep"}

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from neo4j import Driver
 
-from api.services import corpora, mainjob, predictions, relations_graph
+from api.services import corpora, mainjob, predictions
 from api.services.apiserver import api_server
 from api.services.graph import Graph
 from api.services.ingest import ingest_files
@@ -79,21 +79,22 @@ def test_main_job_predicts_once_exports_and_serves(
     # A run the job did not write (another decoding, an earlier model version) is counted apart and named.
     assert mainjob.relation_counts(graph, second) == mainjob.relation_counts(graph)
     assert mainjob.other_runs(graph, second) == []
-    extra = relations_graph.predict(graph, corpus="qt30", objective="focused", write=True)
-    assert extra["written"] and extra["run_id"] not in {o.run_id for o in second}
+    focused = {"objective": "focused"}
+    extra = predictions.predict_scope(graph, "relations", corpus="qt30", options=focused, write=True)
+    assert extra.written and extra.predicted and extra.run_id not in {o.run_id for o in second}
     split = _by_corpus(mainjob.relation_counts(graph, second), "other_runs")
     assert split["qt30"] == {
         "gold": after["qt30"]["gold"],
         "predicted": after["qt30"]["predicted"],
-        "other_runs": extra["predicted"],
+        "other_runs": extra.predicted,
     }
     (other,) = mainjob.other_runs(graph, second)
     assert other == mainjob.OtherRuns(
-        extra["model"], extra["model_version"], (extra["run_id"],), extra["predicted"], job_version=True
+        extra.model, extra.model_version, (extra.run_id,), extra.predicted, job_version=True
     )
-    assert relations_graph.predict(graph, corpus="qt30", objective="focused", write=True)["already_present"]
+    assert predictions.predict_scope(graph, "relations", corpus="qt30", options=focused, write=True).already_present
     # The run alone goes, the job's runs of the same model version stay.
-    assert predictions.delete_predictions(graph, other.model, other.version, extra["run_id"]) == extra["predicted"]
+    assert predictions.delete_predictions(graph, other.model, other.version, extra.run_id) == extra.predicted
     assert mainjob.relation_counts(graph, second) == mainjob.relation_counts(graph)
     assert _by_corpus(mainjob.relation_counts(graph)) == after
 

@@ -11,9 +11,11 @@ from neo4j import Driver
 from typer.testing import CliRunner
 
 from api.cli.main import app
-from api.services import relations, relations_graph
+from api.services import predictions, relations
 from api.services.graph import Graph
 from api.settings import Settings
+from gnn.registry import shipped_model
+from gnn.relations.task import GRAPH_OBJECTIVE
 from graphstore.export import GraphReader
 from graphstore.store import GraphStore
 from ontology.errors import ApiError
@@ -86,7 +88,7 @@ def test_predict_relations_writes_once_beside_gold_and_is_deleted(
     strong = _predicted(store, "r.model = 'relation-gnn' AND r.score >= 0.5")
     assert strong == [r for r in rows if r["score"] >= 0.5] and 0 < len(strong) <= len(rows)
     # The same maps read from their files give the same relations (with the same decoding: the graph's).
-    objective = relations_graph.GRAPH_OBJECTIVE
+    objective = GRAPH_OBJECTIVE
     relations.predict_aif(Settings(cache_dir=tmp_path / "cache"), AIF_DIR, tmp_path / "pred", objective=objective)
     local = {
         (r["source"].split(":")[1], r["source"].split(":")[2], r["target"].split(":")[2], r["scheme"]) for r in rows
@@ -194,6 +196,41 @@ def test_service_needs_exactly_one_scope(driver: Driver, neo4j_settings: Setting
     _load(store, "qt30")
     graph = Graph(neo4j_settings, driver=driver)
     with pytest.raises(ApiError, match="exactly one of --corpus and --dialogue"):
-        relations_graph.predict(graph)
+        predictions.predict_scope(graph, "relations")
     with pytest.raises(ApiError, match="exactly one of --corpus and --dialogue"):
-        relations_graph.predict(graph, corpus="qt30", dialogue="nodeset21318")
+        predictions.predict_scope(graph, "relations", corpus="qt30", dialogue="nodeset21318")
+
+
+# Written by the graph prediction of the relations service before the relations task moved onto
+# the task contract: per scope and objective, the run id, its parameters and every relation.
+BEFORE = Path(__file__).resolve().parents[1] / "data" / "relations" / "graph_predictions.json"
+
+
+def test_graph_predictions_keep_the_run_ids_and_relations_of_before_the_port(
+    driver: Driver, neo4j_settings: Settings, store: GraphStore
+) -> None:
+    _load(store, "qt30", "sciarg", "m-arg")
+    graph = Graph(neo4j_settings, driver=driver)
+    cases = json.loads(BEFORE.read_text(encoding="utf-8"))
+    assert {(c["corpus"] or c["dialogue"], c["objective"]) for c in cases} >= {
+        ("qt30", "shares"),
+        ("qt30", "general"),
+        ("sciarg", "shares"),
+        ("m-arg", "shares"),
+    }
+    for case in cases:
+        found = predictions.predict_scope(
+            graph,
+            "relations",
+            corpus=case["corpus"],
+            dialogue=case["dialogue"],
+            options={"objective": case["objective"]},
+        )
+        assert found.run_id == case["run_id"], case["corpus"] or case["dialogue"]
+        assert dict(found.parameters) == {**case["parameters"], "model_dir": str(shipped_model("relations"))}
+        assert found.gold == case["gold"]
+        got = sorted([r.source, r.target, r.label.value, r.scheme_label, r.score] for r in found.relations)
+        assert got == case["relations"] and found.predicted == len(got) > 0
+    # The same run id as before is what the main job and --write store.
+    done = predictions.predict_scope(graph, "relations", corpus="qt30", write=True)
+    assert done.run_id == cases[0]["run_id"] and done.written == len(cases[0]["relations"])

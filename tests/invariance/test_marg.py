@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from api.services.relations import qt30_model
+from api.services import tasks
 from api.settings import Settings
 from gnn.relations.marg_task import debates_from_records, predict_debates
 from graphstore.perturb import rewrite_table
@@ -85,7 +85,7 @@ def test_reader_gives_the_same_records(variant: str, seed: int, tmp_path: Path) 
 @pytest.fixture(scope="module")
 def network(tmp_path_factory: pytest.TempPathFactory) -> Any:
     root = tmp_path_factory.mktemp("marg-network")
-    return qt30_model(Settings(cache_dir=root / "cache", data_dir=root / "data"))[1]
+    return tasks.load(Settings(cache_dir=root / "cache", data_dir=root / "data"), "relations").model.qt30
 
 
 @pytest.mark.model

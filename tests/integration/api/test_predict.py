@@ -163,3 +163,34 @@ def test_503_only_when_the_database_is_away(api_graph: ApiGraph) -> None:
         assert c.post("/predict", json={"task": "transcript", "utterances": DEBATE}).status_code == 503
         # A pair needs no database.
         assert c.post("/predict", json={"task": "pair", "texts": ["a claim", "a reply"]}).status_code == 200
+
+
+def test_a_transcript_mined_again_after_its_corpus_went_is_written_again(
+    client: TestClient, api_graph: ApiGraph
+) -> None:
+    # Mined runs go through the one prediction job (pick, rounded scores): deleting the corpus takes
+    # its runs along, and mining the same transcript again writes the same runs again.
+    store = GraphStore(api_graph.driver)
+    graph = Graph(api_graph.settings, driver=api_graph.driver)
+    body = {"task": "transcript", "utterances": DEBATE, "corpus": "api-remined", "name": "again", "write": True}
+    first = client.post("/predict", json=body, headers=KEY)
+    assert first.status_code == 200, first.text
+    done = first.json()
+
+    def stored() -> list[dict[str, Any]]:
+        return store.run(
+            "MATCH (r:Relation {origin: 'predicted'})-[:PART_OF]->(:Dialogue {id: $d}) "
+            "RETURN r.run_id AS run, r.score AS score ORDER BY run, score",
+            d=done["dialogue_id"],
+        )
+
+    assert len(stored()) == len(done["edges"]) > 0
+    assert all(round(r["score"], 4) == r["score"] for r in stored())
+    corpora.delete_corpus(graph, "api-remined")
+    assert stored() == []
+    again = client.post("/predict", json=body, headers=KEY).json()
+    assert again["dialogue_id"] == done["dialogue_id"]
+    assert again["runs"] == done["runs"] and again["edges"] == done["edges"]
+    assert len(stored()) == len(done["edges"])
+    assert {r["run"] for r in stored()} <= {r["run_id"] for r in done["runs"]}
+    corpora.delete_corpus(graph, "api-remined")
