@@ -98,8 +98,7 @@ class Argweb:
 
         The store holds what ``argweb rdf export`` (or :meth:`export_rdf`) last loaded into it.
         """
-        from api.services.query import run_sparql
-        from api.services.sparql_remote import sparql_store
+        from api.services.query import run_sparql, sparql_store
 
         cfg = self.settings
         run = run_sparql(

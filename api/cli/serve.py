@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from api.cli_common import console, settings
-from api.services.sparql_remote import sparql_store
+from api.services.query import sparql_store
 
 
 def register(app: typer.Typer) -> None:

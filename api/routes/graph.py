@@ -38,11 +38,12 @@ from api.services import browse as svc
 from api.services import comparison as comparison_svc
 from api.services.browse import BrowseService
 from api.services.graph import bolt_uri
+from api.services.query import sparql_store
 from api.services.semantic import search as semantic_search
-from api.services.sparql_remote import RemoteStore, sparql_store
-from api.services.sparql_remote import health as sparql_health
 from ontology.errors import ApiError, ArgwebError, DatabaseUnavailableError
 from ontology.sparql import SparqlStore
+from ontology.sparql_remote import RemoteStore
+from ontology.sparql_remote import health as sparql_health
 from ontology.terms import Label, Prop
 
 router = APIRouter()

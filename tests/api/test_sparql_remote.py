@@ -8,12 +8,12 @@ import pyoxigraph as ox
 import pytest
 from pydantic import ValidationError
 
-from api.services.query import run_sparql
-from api.services.sparql_remote import RemoteStore, push, sparql_store
+from api.services.query import run_sparql, sparql_store
 from api.settings import Settings
 from ontology.errors import ApiError, ClientError, DatabaseUnavailableError, QueryRefusedError
 from ontology.rdf import PREFIXES
 from ontology.sparql import SparqlStore, declare_prefixes, holds_triples, serialize_result, solutions_from_json
+from ontology.sparql_remote import RemoteStore, push
 
 AWAY = RemoteStore("http://127.0.0.1:9/query", "http://127.0.0.1:9/store")
 DATA = """
