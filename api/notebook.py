@@ -123,7 +123,7 @@ class Argweb:
 
     def dialogue(self, ref: str) -> DiscourseView:
         """A dialogue or document, its units and relations, as an ontology read view (``GET /dialogues/{ref}``)."""
-        from api.services.browse import BrowseService
+        from graphstore.browsing import BrowseService
 
         cfg = self.settings
         return BrowseService(self.graph.driver(), cfg.neo4j_database, cfg.cypher_timeout).discourse(ref)
@@ -177,7 +177,7 @@ class Argweb:
     def plot(self, corpus: str, plot: str) -> Any:
         """One dashboard plot of a corpus as a matplotlib figure (as ``argweb corpus report``)."""
         from api.services import report
-        from api.services.browse import BrowseService
+        from graphstore.browsing import BrowseService
 
         cfg = self.settings
         data = report.corpus_data(BrowseService(self.graph.driver(), cfg.neo4j_database, cfg.cypher_timeout), corpus)

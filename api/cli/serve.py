@@ -69,8 +69,8 @@ def report(
     """Write the corpus dashboard plots (relation types, speakers, topics, agreement, gold vs
     predicted, each prediction run against gold) that apply to the corpus as PNG and SVG."""
     from api.services import report as report_service
-    from api.services.browse import BrowseService
     from api.services.graph import Graph
+    from graphstore.browsing import BrowseService
 
     cfg = settings()
     with Graph(cfg) as graph:

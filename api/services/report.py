@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from api.services import comparison
-from api.services.browse import BrowseService
 from api.services.comparison import CorpusComparison
 from graphstore import browse
+from graphstore.browsing import BrowseService
 from ontology.views import NodeView
 
 PLOTS: dict[str, str] = {
