@@ -34,12 +34,11 @@ from api.routes.schemas import (
     SearchPage,
     SemanticSearchPage,
 )
-from api.services import comparison as comparison_svc
 from api.services.browse import agreement as corpus_agreement
 from api.services.graph import bolt_uri
 from api.services.query import sparql_store
 from api.services.semantic import search as semantic_search
-from graphstore import browsing
+from graphstore import browsing, comparisons
 from graphstore.browsing import BrowseService
 from ontology.errors import ApiError, ArgwebError, DatabaseUnavailableError
 from ontology.sparql import SparqlStore
@@ -220,7 +219,7 @@ def discourse_comparison(
     """A prediction run's relations on a map against the map's gold relations: each predicted
     relation marked (match, other type, unmatched), the gold edges missed, and precision, recall
     and F1 per relation type and micro (rules: docs/graph-model.md, "Predicted against gold")."""
-    return fast(Comparison.of(comparison_svc.map_comparison(service.reader, discourse_id, run)))
+    return fast(Comparison.of(comparisons.map_comparison(service.reader, discourse_id, run)))
 
 
 @router.get("/discourses/{discourse_id:path}", response_model=Discourse, responses=ERRORS, tags=["graph"])

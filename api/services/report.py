@@ -2,7 +2,7 @@
 
 Plots: relation types, utterances per speaker, relations per topic, Krippendorff's alpha against
 trust and confidence thresholds, gold and predicted relations per type, and each prediction run
-against gold per type (matched, other type, missed; :mod:`api.services.comparison`). A plot that
+against gold per type (matched, other type, missed; :mod:`graphstore.comparisons`). A plot that
 does not apply to a corpus (no topics, no annotator judgements, no predictions) is left out of its
 dashboard and report (:func:`applicable`); asked for by name, it says so in the figure.
 """
@@ -15,10 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from api.services import comparison
-from api.services.comparison import CorpusComparison
-from graphstore import browse
+from graphstore import browse, comparisons
 from graphstore.browsing import BrowseService
+from graphstore.comparisons import CorpusComparison
 from ontology.views import NodeView
 
 PLOTS: dict[str, str] = {
@@ -115,7 +114,7 @@ def corpus_data(service: BrowseService, corpus: str, with_comparisons: bool = Tr
         if not (has_trust or has_conf):
             data.agreement["all judgements"] = [(0.0, ag.agreement_row(js).alpha)]
     if with_comparisons and data.relations.get("predicted"):
-        data.comparisons = comparison.corpus_comparisons(service.reader, corpus)
+        data.comparisons = comparisons.corpus_comparisons(service.reader, corpus)
     return data
 
 
