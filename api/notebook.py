@@ -176,9 +176,10 @@ class Argweb:
 
     def plot(self, corpus: str, plot: str) -> Any:
         """One dashboard plot of a corpus as a matplotlib figure (as ``argweb corpus report``)."""
+        from api import dashboard
         from api.services import report
         from graphstore.browsing import BrowseService
 
         cfg = self.settings
         data = report.corpus_data(BrowseService(self.graph.driver(), cfg.neo4j_database, cfg.cypher_timeout), corpus)
-        return report.figure(plot, data)
+        return dashboard.figure(plot, data)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Generic, TypeVar
@@ -69,6 +70,22 @@ class Neighbourhood:
     nodes: list[NodeView]
     edges: list[EdgeView]
     truncated: bool
+
+
+@dataclass(frozen=True)
+class CorpusCounts:
+    """What a corpus dashboard counts in the graph.
+
+    Attributes:
+        relations: Origin (``gold``, ``predicted``) -> relation kind (``Kind:sense`` for a discourse
+            sense) -> relations.
+        speakers: The speakers with the most utterances, most first, as (speaker, utterances).
+        topics: Topic -> relation kind -> relations.
+    """
+
+    relations: dict[str, Counter[str]]
+    speakers: list[tuple[str, int]]
+    topics: dict[str, Counter[str]]
 
 
 @dataclass(frozen=True)
@@ -303,6 +320,20 @@ class BrowseService:
         c = found[0]
         self._whole([name])
         return CorpusInfo(c.id, c.name, c.status, c.source, labels, dict(sorted(relations.items())))
+
+    def corpus_counts(self, corpus: str, speakers: int = 25) -> CorpusCounts:
+        """Relations per origin and kind, the ``speakers`` busiest speakers and relations per topic of ``corpus``."""
+        relations: dict[str, Counter[str]] = defaultdict(Counter)
+        for r in self._rows(browse.corpus_relations(), corpus=corpus):
+            kind = NodeView("", tuple(r["labels"])).kind
+            relations[r["origin"]][f"{kind}:{r['sense']}" if r["sense"] else kind] += r["n"]
+        busiest = [
+            (str(r["speaker"]), int(r["n"])) for r in self._rows(browse.speaker_units(), corpus=corpus, limit=speakers)
+        ]
+        topics: dict[str, Counter[str]] = defaultdict(Counter)
+        for r in self._rows(browse.topic_relations(), corpus=corpus):
+            topics[str(r["topic"])][NodeView("", tuple(r["labels"])).kind] += r["n"]
+        return CorpusCounts(dict(relations), busiest, dict(topics))
 
     # -- dialogues and documents ---------------------------------------------------------------------
 

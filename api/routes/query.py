@@ -19,8 +19,8 @@ from api.routes import deps
 from api.routes.schemas import CypherRequest, CypherResult, GraphSchemaModel, Problem, Question
 from api.services import query as svc
 from api.services.query import sparql_store
-from api.services.schema import graph_schema
 from graphstore.readonly import CypherStream
+from graphstore.vocabulary import graph_schema
 from ontology.client_query import MAX_QUERY_CHARS
 from ontology.errors import ApiError, DatabaseUnavailableError, QueryRefusedError
 from ontology.sparql_protocol import media_type
