@@ -101,8 +101,7 @@ class Argweb:
 
         The store holds what ``argweb rdf export`` (or :meth:`export_rdf`) last loaded into it.
         """
-        from api.services.query import run_sparql
-        from api.services.sparql_remote import sparql_store
+        from api.services.query import run_sparql, sparql_store
 
         cfg = self.settings
         run = run_sparql(
@@ -127,7 +126,7 @@ class Argweb:
 
     def dialogue(self, ref: str) -> DiscourseView:
         """A dialogue or document, its units and relations, as an ontology read view (``GET /dialogues/{ref}``)."""
-        from api.services.browse import BrowseService
+        from graphstore.browsing import BrowseService
 
         cfg = self.settings
         return BrowseService(self.graph.driver(), cfg.neo4j_database, cfg.cypher_timeout).discourse(ref)
@@ -184,9 +183,10 @@ class Argweb:
 
     def plot(self, corpus: str, plot: str) -> Any:
         """One dashboard plot of a corpus as a matplotlib figure (as ``argweb corpus report``)."""
+        from api import dashboard
         from api.services import report
-        from api.services.browse import BrowseService
+        from graphstore.browsing import BrowseService
 
         cfg = self.settings
         data = report.corpus_data(BrowseService(self.graph.driver(), cfg.neo4j_database, cfg.cypher_timeout), corpus)
-        return report.figure(plot, data)
+        return dashboard.figure(plot, data)

@@ -52,9 +52,9 @@ from rich.table import Table
 _HERE = Path(__file__).resolve().parent
 sys.path[:] = [str(_HERE.parent)] + [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
-from api.services.browse import RelationFilter  # noqa: E402
 from bench.harness import MAIN_HELP, bench_api, bench_graph, cpu_seconds  # noqa: E402
 from graphstore import browse  # noqa: E402
+from graphstore.browsing import RelationFilter  # noqa: E402
 from graphstore.readonly import ReadRunner  # noqa: E402
 from ontology.formats.registry import SAMPLES  # noqa: E402
 

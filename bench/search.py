@@ -48,11 +48,11 @@ def main() -> int:
     args = parser.parse_args()
 
     from api.services import semantic
-    from api.services.browse import BrowseService
     from api.services.corpora import corpora_root
     from api.services.graph import Graph, embedded_server, neo4j_password, open_driver, private_settings
     from api.settings import get_settings
     from bench.harness import record
+    from graphstore.browsing import BrowseService
     from graphstore.store import GraphStore
     from ontology.formats.registry import CORPORA
 

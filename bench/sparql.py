@@ -163,11 +163,11 @@ def three_stores(
     from contextlib import ExitStack
 
     from api.services.query import run_sparql
-    from api.services.sparql_remote import push
     from bench.harness import record
     from bench.sparql_servers import fuseki, oxigraph_server
     from ontology.competency import normalise
     from ontology.sparql import load_store, solutions_from_json
+    from ontology.sparql_remote import push
 
     store_dir = work / "oxigraph-disk"
     load_store(store_dir, export)

@@ -22,9 +22,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from api.services.sparql_remote import RemoteStore, ask
 from graphstore.runtime import free_port
 from ontology.errors import ArgwebError
+from ontology.sparql_remote import RemoteStore, ask
 
 ROOT = Path(__file__).resolve().parent.parent
 FUSEKI_POM = ROOT / "tests" / "fuseki" / "pom.xml"

@@ -948,7 +948,7 @@ def relation_origin_counts() -> str:
     )
 
 
-# -- predicted against gold (api.services.comparison) ----------------------------------------------
+# -- predicted against gold (graphstore.comparisons) ----------------------------------------------
 
 
 def comparison_map_relations() -> str:

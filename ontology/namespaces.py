@@ -1,6 +1,6 @@
 """The prefixes of the RDF argweb writes and of the SPARQL it answers: one table, light to import.
 
-Apart from :mod:`ontology.rdf` so that a SPARQL worker process (:mod:`api.services.sparql_worker`,
+Apart from :mod:`ontology.rdf` so that a SPARQL worker process (:mod:`ontology.sparql_worker`,
 one per query) starts without building the record models.
 """
 

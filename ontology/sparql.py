@@ -246,6 +246,24 @@ class SparqlStore:
         return bool(result)
 
 
+def result_form(result: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples) -> str:
+    """``boolean`` (ASK), ``graph`` (CONSTRUCT/DESCRIBE) or ``solutions`` (SELECT)."""
+    if isinstance(result, ox.QueryBoolean):
+        return "boolean"
+    return "graph" if isinstance(result, ox.QueryTriples) else "solutions"
+
+
+def compact(value: object) -> str:
+    """An IRI written with a known prefix (``aw:Support``); other values as text, unbound as ''."""
+    if value is None:
+        return ""
+    text = str(value)
+    for prefix, iri in PREFIXES.items():
+        if text.startswith(iri) and len(text) > len(iri):
+            return f"{prefix}:{text[len(iri) :]}"
+    return text
+
+
 def serialize_result(result: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples, fmt: str) -> bytes:
     """Serialise a query result.
 

@@ -16,8 +16,9 @@ from api.cli.options import JsonFlag, show
 from api.cli.predictions import PREDICTIONS, delete_predictions
 from api.cli_common import console, settings
 from api.progress import ConsoleReporter
-from api.services import comparison, corpora, mainjob
+from api.services import corpora, mainjob
 from api.services.graph import Graph
+from graphstore import comparisons
 from ontology.errors import ApiError
 from ontology.views import RelationCount
 
@@ -104,7 +105,9 @@ def stats(
     with Graph(settings()) as graph:
         result = corpora.stats(graph, include_predicted=predicted).as_dict()
         if predicted:
-            result["predicted_against_gold"] = [asdict(c) for c in comparison.graph_comparisons(graph)]
+            result["predicted_against_gold"] = [
+                asdict(c) for c in comparisons.graph_comparisons(graph.driver(), graph.settings.neo4j_database)
+            ]
     show(result, as_json, print_comparisons if predicted else print_stats)
 
 

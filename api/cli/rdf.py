@@ -19,10 +19,12 @@ from api.cli_common import REPORTER, console, group, settings
 from api.services import aif as aif_service
 from api.services import query as query_service
 from api.services import rdf as rdf_service
-from api.services import sparql as sparql_service
 from api.services.graph import Graph
-from api.services.sparql_remote import sparql_store
+from api.services.query import sparql_store
 from ontology.errors import ApiError, QueryLimitError
+from ontology.sparql import compact
+from ontology.sparql_protocol import check_sparql
+from ontology.sparql_run import SparqlRun
 
 TABLE = "table"
 
@@ -110,7 +112,7 @@ def _query_text(query: str | None, file: Path | None) -> str:
 def _term(value: str) -> str:
     """A term of a SPARQL TSV result as the table shows it (IRIs with known prefixes, bare literals)."""
     if value.startswith("<") and value.endswith(">"):
-        return sparql_service.compact(value[1:-1])
+        return compact(value[1:-1])
     if value.startswith('"'):
         end = value.rfind('"')
         text = value[1:end] if end > 0 else value
@@ -146,7 +148,7 @@ def sparql(
     """
     cfg = settings()
     text = _query_text(query, file)
-    form = query_service.check_sparql(text, cfg.allow_sparql_service)
+    form = check_sparql(text, cfg.allow_sparql_service)
     graph_form = form in ("CONSTRUCT", "DESCRIBE")
     wire = fmt if fmt != TABLE else ("ttl" if graph_form else "tsv" if form == "SELECT" else "json")
     run = query_service.run_sparql(
@@ -200,6 +202,6 @@ def sparql(
     _check_cut(run)
 
 
-def _check_cut(run: query_service.SparqlRun) -> None:
+def _check_cut(run: SparqlRun) -> None:
     if run.cut:
         raise QueryLimitError("SPARQL result cut by the time limit: the output above is incomplete")

@@ -75,12 +75,12 @@ def search(
                 for h in semantic.search(graph, s, text, k=k, corpus=corpus)
             ]  # fmt: skip
         else:
-            from api.services.browse import BrowseService
+            from graphstore.browsing import BrowseService
 
             page = BrowseService(graph.driver(), s.neo4j_database, s.cypher_timeout).search(text, corpus, limit=k)
             hits = [
                 {"id": h.node.id, "label": h.node.kind, "corpus": h.node.corpus,
-                 "discourse": (h.discourses or [None])[0], "text": h.node.get(Prop.TEXT),
+                 "discourse": h.discourses[0] if h.discourses else None, "text": h.node.get(Prop.TEXT),
                  "score": round(h.score, 4)}
                 for h in page.items
             ]  # fmt: skip

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from api.cli_common import console, settings
-from api.services.sparql_remote import sparql_store
+from api.services.query import sparql_store
 
 
 def register(app: typer.Typer) -> None:
@@ -68,14 +68,15 @@ def report(
 ) -> None:
     """Write the corpus dashboard plots (relation types, speakers, topics, agreement, gold vs
     predicted, each prediction run against gold) that apply to the corpus as PNG and SVG."""
+    from api import dashboard
     from api.services import report as report_service
-    from api.services.browse import BrowseService
     from api.services.graph import Graph
+    from graphstore.browsing import BrowseService
 
     cfg = settings()
     with Graph(cfg) as graph:
         service = BrowseService(graph.driver(), cfg.neo4j_database, cfg.cypher_timeout)
         data = report_service.corpus_data(service, corpus)
-    written = report_service.write_report(data, out)
-    plots = report_service.applicable(data)
+    written = dashboard.write_report(data, out)
+    plots = dashboard.applicable(data)
     console.print(f"{out}: {len(written)} files, PNG and SVG of {', '.join(plots) or 'nothing (no data)'}")

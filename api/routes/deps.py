@@ -10,10 +10,10 @@ from fastapi import Request
 from fastapi.concurrency import run_in_threadpool
 from neo4j import Driver
 
-from api.services.browse import BrowseService
 from api.services.corpora import undo_soon
 from api.services.graph import Graph
 from api.settings import Settings
+from graphstore.browsing import BrowseService
 from ontology.errors import UnauthorizedError
 
 

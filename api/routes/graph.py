@@ -34,15 +34,16 @@ from api.routes.schemas import (
     SearchPage,
     SemanticSearchPage,
 )
-from api.services import browse as svc
-from api.services import comparison as comparison_svc
-from api.services.browse import BrowseService
+from api.services.browse import agreement as corpus_agreement
 from api.services.graph import bolt_uri
+from api.services.query import sparql_store
 from api.services.semantic import search as semantic_search
-from api.services.sparql_remote import RemoteStore, sparql_store
-from api.services.sparql_remote import health as sparql_health
+from graphstore import browsing, comparisons
+from graphstore.browsing import BrowseService
 from ontology.errors import ApiError, ArgwebError, DatabaseUnavailableError
 from ontology.sparql import SparqlStore
+from ontology.sparql_remote import RemoteStore
+from ontology.sparql_remote import health as sparql_health
 from ontology.terms import Label, Prop
 
 router = APIRouter()
@@ -129,7 +130,7 @@ def corpus(name: str, service: Browse) -> CorpusDetail:
     return CorpusDetail(**Corpus.of(info).model_dump(), labels=info.labels, relations=info.relations)
 
 
-def _discourse_page(page: svc.Page) -> DiscoursePage:
+def _discourse_page(page: browsing.Page) -> DiscoursePage:
     items = []
     for node, units in page.items:
         local = node.get(Prop.LOCAL_ID)
@@ -150,7 +151,7 @@ class _Paging(NamedTuple):
     limit: int
 
 
-def _paging(cursor: Cursor = None, limit: Annotated[int, Query(ge=1, le=svc.MAX_PAGE)] = 50) -> _Paging:
+def _paging(cursor: Cursor = None, limit: Annotated[int, Query(ge=1, le=browsing.MAX_PAGE)] = 50) -> _Paging:
     return _Paging(cursor, limit)
 
 
@@ -158,17 +159,17 @@ def _dialogue_filter(
     corpus: Text = None,
     speaker: Text = None,
     q: Annotated[str | None, Query(max_length=500, description="part of the id or of an utterance")] = None,
-) -> svc.DiscourseFilter:
+) -> browsing.DiscourseFilter:
     """Dialogues, filtered by corpus, speaker (id, name or AIF person id) and text, in id order."""
-    return svc.DiscourseFilter(Label.Dialogue, corpus, speaker, q)
+    return browsing.DiscourseFilter(Label.Dialogue, corpus, speaker, q)
 
 
-def _document_filter(corpus: Text = None, q: Text = None) -> svc.DiscourseFilter:
+def _document_filter(corpus: Text = None, q: Text = None) -> browsing.DiscourseFilter:
     """Documents (e.g. Sci-Arg papers), filtered by corpus and text, in id order."""
-    return svc.DiscourseFilter(Label.Document, corpus, q=q)
+    return browsing.DiscourseFilter(Label.Document, corpus, q=q)
 
 
-def _discourse_list(path: str, filters: Callable[..., svc.DiscourseFilter]) -> None:
+def _discourse_list(path: str, filters: Callable[..., browsing.DiscourseFilter]) -> None:
     """Add the list route ``GET path`` of what ``filters`` selects, a page at a time.
 
     ``filters`` declares the route's own query parameters and gives its description; the paging
@@ -178,7 +179,7 @@ def _discourse_list(path: str, filters: Callable[..., svc.DiscourseFilter]) -> N
 
     def route(
         service: Browse,
-        where: Annotated[svc.DiscourseFilter, Depends(filters)],
+        where: Annotated[browsing.DiscourseFilter, Depends(filters)],
         page: Annotated[_Paging, Depends(_paging)],
     ) -> DiscoursePage:
         return _discourse_page(service.discourses(where, page.cursor, page.limit))
@@ -218,7 +219,7 @@ def discourse_comparison(
     """A prediction run's relations on a map against the map's gold relations: each predicted
     relation marked (match, other type, unmatched), the gold edges missed, and precision, recall
     and F1 per relation type and micro (rules: docs/graph-model.md, "Predicted against gold")."""
-    return fast(Comparison.of(comparison_svc.map_comparison(service.reader, discourse_id, run)))
+    return fast(Comparison.of(comparisons.map_comparison(service.reader, discourse_id, run)))
 
 
 @router.get("/discourses/{discourse_id:path}", response_model=Discourse, responses=ERRORS, tags=["graph"])
@@ -234,7 +235,7 @@ def neighbors(
     rel: Annotated[list[str] | None, Query(description="relationship types to follow (all when absent)")] = None,
     direction: Annotated[str, Query(pattern="^(out|in|both)$")] = "both",
     depth: Annotated[int, Query(ge=1, le=3)] = 1,
-    limit: Annotated[int, Query(ge=1, le=svc.MAX_PAGE, description="paths at most")] = 200,
+    limit: Annotated[int, Query(ge=1, le=browsing.MAX_PAGE, description="paths at most")] = 200,
 ) -> Response:
     """Nodes and relationships within ``depth`` hops (1-3) of a node."""
     return fast(Neighbors.of(service.neighbors(node_id, rel or (), direction, depth, limit)))
@@ -250,17 +251,17 @@ def node(node_id: str, service: Browse) -> NodeDetail:
 @router.get("/relations", response_model=RelationPage, responses=ERRORS, tags=["graph"])
 def relations(
     service: Browse,
-    type: Annotated[str | None, Query(description="relation class: " + ", ".join(svc.RELATION_KINDS))] = None,
+    type: Annotated[str | None, Query(description="relation class: " + ", ".join(browsing.RELATION_KINDS))] = None,
     origin: Annotated[str | None, Query(pattern="^(gold|predicted)$")] = None,
     model: Text = None,
     min_score: Annotated[float | None, Query(ge=0.0, le=1.0)] = None,
     corpus: Text = None,
     sense: Annotated[str | None, Query(description="discourse sense, e.g. QuestionAnswerPair")] = None,
     cursor: Cursor = None,
-    limit: Annotated[int, Query(ge=1, le=svc.MAX_PAGE)] = 100,
+    limit: Annotated[int, Query(ge=1, le=browsing.MAX_PAGE)] = 100,
 ) -> Response:
     """Relations (gold and predicted) by class, origin, model, score, corpus and sense, in id order."""
-    filters = svc.RelationFilter(type, origin, model, min_score, corpus, sense)
+    filters = browsing.RelationFilter(type, origin, model, min_score, corpus, sense)
     page = service.relations(filters, cursor, limit)
     return fast(RelationPage(items=[Relation.of(r) for r in page.items], next_cursor=page.next_cursor))
 
@@ -308,5 +309,5 @@ def agreement(
     ] = None,
 ) -> Agreement:
     """Krippendorff's alpha of the stored annotator judgements, overall and filtered."""
-    result = svc.agreement(service.judgements(corpus), corpus, min_trust, min_confidence)
-    return Agreement.model_validate(result)
+    result = corpus_agreement(service.judgements(corpus), corpus, min_trust, min_confidence)
+    return Agreement.model_validate(result, from_attributes=True)

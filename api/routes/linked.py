@@ -19,12 +19,13 @@ from fastapi.responses import RedirectResponse, Response
 from api.routes import deps
 from api.routes.query import sparql_answer
 from api.routes.schemas import Problem
-from api.services import query as svc
-from api.services.sparql_remote import sparql_store
+from api.services.query import run_sparql, sparql_store
 from api.settings import Settings
 from ontology.errors import NotFoundError
 from ontology.rdf import RdfMapper
 from ontology.sparql import holds_triples
+from ontology.sparql_protocol import accepted, media_type
+from ontology.sparql_run import SparqlRun
 
 router = APIRouter(tags=["linked data"])
 _LD = {"text/turtle", "application/n-triples", "application/ld+json", "text/plain", "application/x-turtle"}
@@ -38,7 +39,7 @@ def _mapper(base: str) -> RdfMapper:
 
 def wants_html(accept: str | None) -> bool:
     """Whether a client prefers HTML to every RDF format it accepts."""
-    ranked = svc._accepted(accept)
+    ranked = accepted(accept)
     for media in ranked:
         if media in _LD:
             return False
@@ -52,15 +53,15 @@ def acceptable(accept: str | None) -> bool:
 
     A client asking only for, say, RDF/XML gets 406 rather than Turtle it did not ask for.
     """
-    ranked = svc._accepted(accept)
+    ranked = accepted(accept)
     served = _LD | {"text/html", "application/xhtml+xml", "*/*", "text/*", "application/*"}
     return not ranked or any(media in served for media in ranked)
 
 
-def _describe(cfg: Settings, iri: str, accept: str | None, cancel: threading.Event) -> svc.SparqlRun:
+def _describe(cfg: Settings, iri: str, accept: str | None, cancel: threading.Event) -> SparqlRun:
     # Through the worker pool and its cap, as every SPARQL evaluation (40 concurrent dereferences
     # once ran 40 workers beside a cap of 4).
-    return svc.run_sparql(
+    return run_sparql(
         sparql_store(cfg),
         f"DESCRIBE <{iri}>",
         accept=accept,
@@ -99,4 +100,4 @@ async def dereference(resource: str, request: Request, accept: Annotated[str | N
     run, body = await sparql_answer(request, functools.partial(_describe, cfg, iri, accept), MAX_DESCRIPTION)
     if not holds_triples(body, run.fmt):
         raise NotFoundError(f"no resource {iri} in the RDF export; run `argweb export rdf` after loading")
-    return Response(body, media_type=svc.media_type(run.form, run.fmt), headers={"Vary": "Accept"})
+    return Response(body, media_type=media_type(run.form, run.fmt), headers={"Vary": "Accept"})

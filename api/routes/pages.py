@@ -12,6 +12,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
+from api import dashboard as plots
 from api.routes import deps
 from api.routes.schemas import Problem
 from api.services import report
@@ -117,10 +118,10 @@ def dashboard(corpus: str, request: Request) -> HTMLResponse:
     data = report.corpus_data(deps.browse(request), corpus)  # 404 for an unknown corpus
     name = html.escape(corpus)
     figures = "".join(
-        f'<figure data-plot="{plot}"><img src="/dashboard/{name}/{plot}.svg" alt="{html.escape(report.PLOTS[plot])}" '
-        f'loading="lazy"><figcaption>{html.escape(report.PLOTS[plot])} · '
+        f'<figure data-plot="{plot}"><img src="/dashboard/{name}/{plot}.svg" alt="{html.escape(plots.PLOTS[plot])}" '
+        f'loading="lazy"><figcaption>{html.escape(plots.PLOTS[plot])} · '
         f'<a href="/dashboard/{name}/{plot}.png">PNG</a></figcaption></figure>'
-        for plot in report.applicable(data)
+        for plot in plots.applicable(data)
     )
     page = (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
@@ -143,9 +144,9 @@ async def dashboard_plot(
     request: Request,
 ) -> Response:
     """One dashboard plot as SVG or PNG."""
-    if plot not in report.PLOTS:
-        raise NotFoundError(f"no plot {plot!r}; plots: {', '.join(report.PLOTS)}")
+    if plot not in plots.PLOTS:
+        raise NotFoundError(f"no plot {plot!r}; plots: {', '.join(plots.PLOTS)}")
     service = deps.browse(request)
     data = await run_in_threadpool(report.corpus_data, service, corpus, plot == "predicted-against-gold")
-    body = await run_in_threadpool(report.render, plot, data, ext)
+    body = await run_in_threadpool(plots.render, plot, data, ext)
     return Response(body, media_type="image/svg+xml" if ext == "svg" else "image/png")

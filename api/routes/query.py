@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from typing import Annotated, Any
 from urllib.parse import parse_qs
 
@@ -17,14 +18,19 @@ from starlette.background import BackgroundTask
 from api.routes import deps
 from api.routes.schemas import CypherRequest, CypherResult, GraphSchemaModel, Problem, Question
 from api.services import query as svc
-from api.services.schema import graph_schema
-from api.services.sparql_remote import sparql_store
+from api.services.query import sparql_store
 from graphstore.readonly import CypherStream
-from ontology.errors import ApiError, QueryRefusedError
+from graphstore.vocabulary import graph_schema
+from ontology.client_query import MAX_QUERY_CHARS
+from ontology.errors import ApiError, DatabaseUnavailableError, QueryRefusedError
+from ontology.sparql_protocol import media_type
+from ontology.sparql_run import SparqlRun
 
 router = APIRouter(tags=["query"])
 # Seconds between two looks at whether a SPARQL client is still connected.
 WATCH_INTERVAL = 0.2
+# Bytes of Cypher rows gathered into one write of the streamed answer.
+CHUNK = 64 * 1024
 
 _QUERY_ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": Problem, "description": "Invalid query, or stopped by the time limit"},
@@ -101,9 +107,39 @@ def cypher(body: CypherRequest, request: Request) -> StreamingResponse:
     )
 
 
+def cypher_json(items: Iterable[tuple[str, Any]]) -> Iterator[bytes]:
+    """Serialise :func:`api.services.query.cypher_stream` items as one JSON document, written as rows arrive.
+
+    ``{"columns": [...], "rows": [[...], ...], "truncated": bool, "row_count": n}``; when the query
+    fails after the first row was sent, the document ends with an ``"error"`` member instead.
+    """
+    first = True
+    buffer: list[bytes] = []
+    size = 0
+    try:
+        for kind, value in items:
+            if kind == "columns":
+                buffer.append(b'{"columns":' + json.dumps(value).encode() + b',"rows":[')
+            elif kind == "row":
+                piece = (b"" if first else b",") + json.dumps(value, default=str).encode()
+                buffer.append(piece)
+                size += len(piece)
+                first = False
+                if size >= CHUNK:
+                    # Rows go out in chunks: one write per row would cost a thread hop each.
+                    yield b"".join(buffer)
+                    buffer, size = [], 0
+            else:
+                buffer.append(b'],"truncated":' + json.dumps(value["truncated"]).encode())
+                buffer.append(b',"row_count":' + str(value["rows"]).encode() + b"}")
+    except (ApiError, DatabaseUnavailableError) as e:
+        buffer.append(b'],"truncated":true,"error":' + json.dumps(str(e)).encode() + b"}")
+    yield b"".join(buffer)
+
+
 async def _released(stream: CypherStream) -> AsyncIterator[bytes]:
     try:
-        async for chunk in iterate_in_threadpool(svc.cypher_json(stream)):
+        async for chunk in iterate_in_threadpool(cypher_json(stream)):
             yield chunk
     finally:
         if not stream.closed:
@@ -116,7 +152,7 @@ async def _close(stream: CypherStream) -> None:
         await run_in_threadpool(stream.close)
 
 
-def _sparql_run(request: Request, query: str, fmt: str | None, cancel: threading.Event) -> svc.SparqlRun:
+def _sparql_run(request: Request, query: str, fmt: str | None, cancel: threading.Event) -> SparqlRun:
     cfg = deps.settings(request)
     return svc.run_sparql(
         sparql_store(cfg),
@@ -133,8 +169,8 @@ def _sparql_run(request: Request, query: str, fmt: str | None, cancel: threading
 
 
 async def sparql_answer(
-    request: Request, start: Callable[[threading.Event], svc.SparqlRun], limit: int
-) -> tuple[svc.SparqlRun, bytes]:
+    request: Request, start: Callable[[threading.Event], SparqlRun], limit: int
+) -> tuple[SparqlRun, bytes]:
     """Start a SPARQL evaluation and read its whole result, watching the client all along.
 
     ``start`` (which takes a place in the worker pool: :func:`api.services.query.run_sparql` with
@@ -148,9 +184,9 @@ async def sparql_answer(
         QueryLimitError, DatabaseUnavailableError: From ``start`` and :meth:`SparqlRun.collect`.
     """
     cancel = threading.Event()
-    started: list[svc.SparqlRun] = []
+    started: list[SparqlRun] = []
 
-    def begin() -> svc.SparqlRun:
+    def begin() -> SparqlRun:
         run = start(cancel)
         started.append(run)
         if cancel.is_set():
@@ -190,7 +226,7 @@ async def _sparql_response(request: Request, query: str, fmt: str | None) -> Res
     run, body = await sparql_answer(
         request, functools.partial(_sparql_run, request, query, fmt), cfg.sparql_result_limit
     )
-    return Response(body, media_type=svc.media_type(run.form, run.fmt), headers={"Vary": "Accept"})
+    return Response(body, media_type=media_type(run.form, run.fmt), headers={"Vary": "Accept"})
 
 
 _FORMAT = Annotated[
@@ -210,7 +246,7 @@ _FORMAT = Annotated[
 )
 async def sparql_get(
     request: Request,
-    query: Annotated[str, Query(min_length=1, max_length=svc.MAX_QUERY_CHARS)],
+    query: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS)],
     format: _FORMAT = None,
 ) -> Response:
     """SPARQL 1.1 Protocol query via GET; the result format follows ``Accept`` (or ``format``)."""

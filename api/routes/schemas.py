@@ -6,8 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from api.services.browse import CorpusInfo, Neighbourhood, SearchHit
-from api.services.comparison import MapComparison
+from graphstore.browsing import CorpusInfo, Neighbourhood, SearchHit
+from graphstore.comparisons import MapComparison
 from ontology.terms import Prop
 from ontology.views import DiscourseView, EdgeView, NodeView, RelationView, SemanticHit, UnitView
 

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from api.services.graph import Graph
-from api.services.query import run_sparql
-from api.services.sparql_remote import sparql_store
+from api.services.query import run_sparql, sparql_store
 from ontology.competency import CompetencyQuestion, load_questions, normalise
 from ontology.errors import NotFoundError
 from ontology.sparql import solutions_from_json

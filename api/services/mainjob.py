@@ -292,7 +292,7 @@ def _holds_export(settings: Settings) -> bool:
     """Whether the SPARQL store still holds a loaded export (a restarted in-memory server holds nothing)."""
     if not settings.sparql_endpoint:
         return settings.rdf_store_dir.is_dir() and not settings.sparql_store_endpoint
-    from api.services.sparql_remote import RemoteStore, ask
+    from ontology.sparql_remote import RemoteStore, ask
 
     try:
         return ask(RemoteStore(settings.sparql_endpoint, settings.sparql_store_endpoint))

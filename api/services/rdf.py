@@ -8,12 +8,12 @@ from pathlib import Path
 
 from api.services.graph import Graph
 from api.services.reporting import SILENT, Reporter
-from api.services.sparql_remote import RemoteStore, push
 from api.settings import Settings
 from graphstore.export import GraphReader
 from ontology.errors import ApiError
 from ontology.rdf import ExportReport, RdfMapper, write_export
 from ontology.sparql import LoadReport, load_store
+from ontology.sparql_remote import RemoteStore, push
 from ontology.views import EdgeView
 
 RDF_FORMATS = ("nt", "ttl", "nq")

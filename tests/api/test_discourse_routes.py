@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from api.app import create_app
 from api.routes import deps
-from api.services.browse import DiscourseFilter, Page
+from graphstore.browsing import DiscourseFilter, Page
 from ontology.terms import Label
 from ontology.views import NodeView
 

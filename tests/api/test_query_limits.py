@@ -12,11 +12,12 @@ from typer.testing import CliRunner
 
 from api.cli.main import app
 from api.routes.linked import wants_html
-from api.services.browse import decode_cursor, encode_cursor, lucene_terms
-from api.services.query import check_sparql, negotiate, run_sparql, syntax_only
+from api.services.query import run_sparql
 from api.settings import get_settings
+from graphstore.browsing import decode_cursor, encode_cursor, lucene_terms
 from ontology.errors import ApiError, QueryLimitError, QueryRefusedError
 from ontology.sparql import load_store
+from ontology.sparql_protocol import check_sparql, negotiate, syntax_only
 
 pytestmark = pytest.mark.slow  # SPARQL worker processes stopped at their time and memory limits
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from api.services.browse import RelationFilter
+from graphstore.browsing import RelationFilter
 from ontology.errors import ApiError
 from ontology.terms import Label
 

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from api.services.query import run_sparql, running_workers
+from api.services.query import run_sparql
 from ontology.errors import QueryLimitError
 from ontology.sparql import load_store
+from ontology.sparql_run import running_workers
 
 
 def test_a_worker_out_of_memory_is_the_memory_limit(tmp_path: Path) -> None:

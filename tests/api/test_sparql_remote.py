@@ -8,12 +8,12 @@ import pyoxigraph as ox
 import pytest
 from pydantic import ValidationError
 
-from api.services.query import run_sparql
-from api.services.sparql_remote import RemoteStore, push, sparql_store
-from api.settings import Settings, get_settings
+from api.services.query import run_sparql, sparql_store
+from api.settings import Settings
 from ontology.errors import ApiError, ClientError, DatabaseUnavailableError, QueryRefusedError
 from ontology.rdf import PREFIXES
 from ontology.sparql import SparqlStore, declare_prefixes, holds_triples, serialize_result, solutions_from_json
+from ontology.sparql_remote import RemoteStore, push
 
 AWAY = RemoteStore("http://127.0.0.1:9/query", "http://127.0.0.1:9/store")
 DATA = """
@@ -32,17 +32,6 @@ def test_settings_take_http_endpoints_only(tmp_path: Path) -> None:
     assert Settings(sparql_endpoint="").sparql_endpoint is None
     with pytest.raises(ValidationError, match="http:// or https://"):
         Settings(sparql_endpoint="ftp://h/query")
-
-
-def test_a_malformed_variable_is_the_users_mistake(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ARGWEB_SPARQL_ENDPOINT", "ftp://h/query")
-    get_settings.cache_clear()
-    try:
-        with pytest.raises(ApiError, match=r"invalid settings: ARGWEB_SPARQL_ENDPOINT: .*http:// or https://"):
-            get_settings()
-    finally:
-        monkeypatch.delenv("ARGWEB_SPARQL_ENDPOINT")
-        get_settings.cache_clear()
 
 
 def test_undeclared_argweb_prefixes_are_declared_and_nothing_else_changes() -> None:

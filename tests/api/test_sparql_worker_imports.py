@@ -14,9 +14,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_worker_imports_neither_the_records_nor_the_rdf_mapper() -> None:
-    # What api.services.sparql_worker imports before it reads a query, in a fresh interpreter.
+    # What ontology.sparql_worker imports before it reads a query, in a fresh interpreter.
     code = (
-        "import sys; import api.services.sparql, ontology.sparql, ontology.namespaces; "
+        "import sys; import ontology.sparql_worker, ontology.sparql, ontology.errors, ontology.namespaces; "
         "print(sorted(m for m in ('ontology.records', 'ontology.rdf', 'pydantic') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)

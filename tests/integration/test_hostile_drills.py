@@ -307,7 +307,7 @@ HEAVY_SPARQL = "CONSTRUCT { ?a ?b ?c } WHERE { ?a ?b ?c . ?d ?e ?f }"
 
 
 def _workers() -> int:
-    from api.services.query import running_workers
+    from ontology.sparql_run import running_workers
 
     return running_workers()
 

@@ -35,12 +35,12 @@ from api.app import create_app
 from api.cli.main import app as cli_app
 from api.errors import outcome
 from api.services import aif as aif_service
-from api.services.browse import BrowseService
 from api.services.corpora import recover_leftovers
 from api.services.graph import Graph
 from api.services.rdf import export_rdf
 from api.settings import Settings
 from graphstore import cypher
+from graphstore.browsing import BrowseService
 from graphstore.bulk import BulkLoader
 from graphstore.predictions import PredictionStore
 from graphstore.runtime import LEGACY_PASSWORD, PASSWORD_FILE, EmbeddedNeo4j, free_port

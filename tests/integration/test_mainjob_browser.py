@@ -27,11 +27,11 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from api.app import create_app
 from api.services import mainjob
-from api.services.schema import graph_schema
 from api.settings import Settings
 from bench.explorer import chromium
 from graphstore.runtime import EmbeddedNeo4j
 from graphstore.store import GraphStore
+from graphstore.vocabulary import graph_schema
 from tests.conftest import ROOT, SAMPLES, serve_app, served_settings
 
 pytestmark = pytest.mark.integration

@@ -132,7 +132,7 @@ def test_bad_queries_are_client_errors(embedded: tuple[Graph, dict[str, object]]
 
 
 def test_embeddings_stay_out_of_views_and_rdf(embedded: tuple[Graph, dict[str, object]], tmp_path: Path) -> None:
-    from api.services.browse import BrowseService
+    from graphstore.browsing import BrowseService
     from graphstore.export import GraphReader
     from ontology.rdf import write_export
 

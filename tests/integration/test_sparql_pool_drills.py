@@ -61,7 +61,7 @@ def workers() -> int:
     count = 0
     for child in psutil.Process().children(recursive=True):
         try:
-            if child.status() != psutil.STATUS_ZOMBIE and "api.services.sparql_worker" in child.cmdline():
+            if child.status() != psutil.STATUS_ZOMBIE and "ontology.sparql_worker" in child.cmdline():
                 count += 1
         except psutil.Error:
             continue
@@ -247,8 +247,8 @@ def test_a_client_leaving_frees_its_place_with_a_sparql_server(tmp_path: Path) -
     aggregates that the server computes for minutes, clients gone after 1.5 s: the connections to
     the server are closed and the places given back within seconds, not at the server's timeout."""
     from api.services.query import POOL
-    from api.services.sparql_remote import push
     from bench.sparql_servers import oxigraph_server
+    from ontology.sparql_remote import push
 
     filler = tmp_path / "filler.nt"
     filler.write_text("".join(f'<urn:s{i}> <urn:p> "{i}" .\n' for i in range(FILLER)), encoding="utf-8")

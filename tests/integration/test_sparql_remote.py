@@ -17,7 +17,6 @@ from typer.testing import CliRunner
 from api.app import create_app
 from api.cli.main import app as cli_app
 from api.services.query import run_sparql
-from api.services.sparql_remote import RemoteStore, health
 from api.settings import Settings
 from bench.sparql_servers import SparqlServer, fuseki, oxigraph_server
 from graphstore.export import GraphReader
@@ -25,6 +24,7 @@ from ontology.competency import CompetencyQuestion, load_questions, normalise
 from ontology.errors import QueryLimitError
 from ontology.rdf import RdfMapper, write_export
 from ontology.sparql import SparqlStore, solutions_from_json
+from ontology.sparql_remote import RemoteStore, health
 from tests.rdf_support import ingest_samples
 
 QUESTIONS = load_questions()

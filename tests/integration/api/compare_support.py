@@ -1,5 +1,5 @@
 """Two prediction runs on the largest QT30 sample map, and predicted against gold computed from the
-graph's edges by this module's own Cypher (independent of api.services.comparison)."""
+graph's edges by this module's own Cypher (independent of graphstore.comparisons)."""
 
 from __future__ import annotations
 

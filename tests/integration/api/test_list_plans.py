@@ -15,8 +15,8 @@ import pytest
 from fastapi.testclient import TestClient
 from neo4j import Driver
 
-from api.services.browse import RelationFilter
 from graphstore import browse
+from graphstore.browsing import RelationFilter
 from ontology.terms import Label, RelType
 from tests.integration.api.conftest import ApiGraph
 

@@ -1,7 +1,7 @@
 """Predicted against gold on a map and over a corpus, read in READ mode.
 
 The matching itself is :func:`ontology.comparison.compare` (its docstring and
-docs/graph-model.md give the rules); this module reads what it compares. Shared by
+docs/graph-model.md give the rules); this module reads from Neo4j what it compares. Shared by
 ``GET /discourses/{id}/comparison`` (the explorer's compare view), ``argweb corpus stats
 --predicted`` and the dashboard.
 """
@@ -13,7 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from api.services.graph import Graph
+from neo4j import Driver
+
 from graphstore import browse, cypher
 from graphstore.readonly import ReadRunner
 from ontology.comparison import (
@@ -206,13 +207,14 @@ def all_corpus_comparisons(reader: ReadRunner, corpora: Iterable[str]) -> list[C
     return [c for corpus in corpora for c in corpus_comparisons(reader, corpus)]
 
 
-def graph_comparisons(graph: Graph, timeout: float = 600.0) -> list[CorpusComparison]:
+def graph_comparisons(driver: Driver, database: str = "neo4j", timeout: float = 600.0) -> list[CorpusComparison]:
     """:func:`corpus_comparisons` of every corpus in the graph (for ``argweb corpus stats --predicted``).
 
     Args:
-        graph: The graph.
+        driver: An open Neo4j driver.
+        database: Database name.
         timeout: Seconds each read may take (a whole corpus is read at once).
     """
-    reader = ReadRunner(graph.driver(), graph.settings.neo4j_database, timeout)
+    reader = ReadRunner(driver, database, timeout)
     corpora = sorted(str(r["id"]) for r in reader.rows(cypher.corpora(), "corpora"))
     return all_corpus_comparisons(reader, corpora)

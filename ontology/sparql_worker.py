@@ -1,7 +1,7 @@
 """Child process that evaluates one SPARQL query and streams the serialised result to stdout.
 
 Oxigraph has no query timeout and evaluates inside one call that Python cannot interrupt, so
-:mod:`api.services.query` runs every query in this process and kills it at the deadline; an
+:mod:`ontology.sparql_run` runs every query in this process and kills it at the deadline; an
 address-space limit keeps a runaway query from taking the machine's memory. Protocol: the query
 text on stdin; argv ``STORE_DIR FORMAT MEMORY_MB``; stdout starts with one JSON header line
 (``{"ok": true, "kind": ...}`` or ``{"ok": false, "error": ..., "refused": bool}``), then the
@@ -30,10 +30,9 @@ def main(argv: list[str]) -> int:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     import pyoxigraph as ox
 
-    from api.services.sparql import result_form
     from ontology.errors import ArgwebError
     from ontology.namespaces import PREFIXES
-    from ontology.sparql import GRAPH_FORMATS, RESULT_FORMATS, SparqlStore
+    from ontology.sparql import GRAPH_FORMATS, RESULT_FORMATS, SparqlStore, result_form
 
     query = sys.stdin.read()
     try:

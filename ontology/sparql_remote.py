@@ -3,7 +3,7 @@
 Queries go to the server's query endpoint (SPARQL 1.1 Protocol: a POST of
 ``application/sparql-query``), loads to its Graph Store Protocol endpoint (a PUT, or a POST to
 append, of the export into the default graph). The read-only rules, the format negotiation and the
-result limits stay argweb's own (:mod:`api.services.query` checks every query before it is sent);
+result limits stay argweb's own (:func:`ontology.sparql_protocol.check_sparql` passes every query before it is sent);
 what changes is who evaluates it:
 
 * the argweb prefixes the embedded store predeclares are declared in the query text
@@ -26,8 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from api.services.result_stream import ABANDONED, ResultStream, Slot
-from api.settings import Settings
 from ontology.errors import (
     ApiError,
     ArgwebError,
@@ -37,6 +35,7 @@ from ontology.errors import (
     QueryLimitError,
 )
 from ontology.sparql import LoadReport, check_file, declare_prefixes, rdf_format_of
+from ontology.sparql_stream import ABANDONED, ResultStream, Slot
 
 CHUNK = 64 * 1024
 # Graph Store Protocol media types of the syntaxes a push sends (triples: the default graph).
@@ -52,13 +51,6 @@ class RemoteStore:
 
     def __str__(self) -> str:
         return self.query_url
-
-
-def sparql_store(settings: Settings) -> Path | RemoteStore:
-    """Where SPARQL runs: the configured server (``sparql_endpoint``), else the embedded store's directory."""
-    if settings.sparql_endpoint:
-        return RemoteStore(settings.sparql_endpoint, settings.sparql_store_endpoint)
-    return settings.rdf_store_dir
 
 
 def _connection(url: str, timeout: float) -> tuple[http.client.HTTPConnection, str]:

@@ -1,5 +1,5 @@
 """A SPARQL result read under a deadline, whoever produces it: the embedded store's worker process
-(:mod:`api.services.query`) or a SPARQL server (:mod:`api.services.sparql_remote`)."""
+(:mod:`ontology.sparql_run`) or a SPARQL server (:mod:`ontology.sparql_remote`)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ ABANDONED = "SPARQL query abandoned: the client went away"
 
 
 class Slot(Protocol):
-    """A place in the SPARQL worker pool (:class:`api.services.query.WorkerPool`), held while a result is read."""
+    """A place in the SPARQL worker pool (the API's ``WorkerPool``), held while a result is read."""
 
     def release(self) -> None:
         """Give the place back."""
