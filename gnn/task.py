@@ -634,5 +634,5 @@ def get_task(name: str) -> Task[Any, Any, Any]:
 register("discourse", None)
 register("relations", None)
 register("paraphrase", "gnn.paraphrase:TASK")
-register("components", None)
+register("components", "gnn.components:TASK")
 register("pairs", "gnn.pairs:TASK")
