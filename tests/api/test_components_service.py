@@ -127,3 +127,41 @@ def test_the_recipe_cross_validates_by_paper_with_the_epoch_chosen_inside_the_tr
     assert sum(row.gold for row in out.labels.values()) == 6 * gold_lines
     with pytest.raises(ApiError, match="fewer than the 7 folds"):
         tasks.cross_validate(settings, "components", [corpus], 7, profile="quick")
+
+
+SAMPLE_PAPERS = Path(__file__).resolve().parents[2] / "graphstore" / "samples" / "sciarg" / "compiled_corpus"
+
+
+def test_the_shipped_tagger_writes_what_it_did_before_the_task_contract(tmp_path: Path) -> None:
+    from api.services.components import predict_dir
+
+    # Written by `predict components` (components and nearest-claim relations) before the port.
+    before = DATA.parent / "components" / "shipped_A10.ann"
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "A10.txt").write_bytes((SAMPLE_PAPERS / "A10.txt").read_bytes())
+    summary = predict_dir(src, tmp_path / "out")
+    assert (tmp_path / "out" / "A10.ann").read_bytes() == before.read_bytes()
+    lines = before.read_text(encoding="utf-8").splitlines()
+    assert summary.components == sum(line.startswith("T") for line in lines) > 0
+    assert summary.relations == sum(line.startswith("R") for line in lines)
+
+
+def test_papers_rebuilt_from_records_give_the_tagger_what_the_files_do() -> None:
+    from gnn.components import TASK, papers_from_records
+    from ontology.formats.sciarg import load_sciarg
+
+    records = load_sciarg(sorted(SAMPLE_PAPERS.glob("*.ann")))
+    rebuilt = papers_from_records(records.nodes, records.edges)
+    read = read_papers(SAMPLE_PAPERS)
+    assert sorted(rebuilt) == sorted(read) == ["A01", "A10"]
+    for name, (doc, text) in read.items():
+        again, sliced = rebuilt[name]
+        assert again.sentences == doc.sentences and again.components == doc.components
+        # Every sentence (all the tagger reads) slices the same characters at the same offsets.
+        assert [sliced[s:e] for s, e in doc.sentences] == [text[s:e] for s, e in doc.sentences]
+    examples = TASK.examples(records, TASK.recipes.config("quick"))
+    assert len(examples) == sum(len(doc.components) for doc, _ in read.values())
+    assert {TASK.group(e) for e in examples} == {"A01", "A10"}
+    first = examples[0]
+    assert TASK.inputs(first).source == read[first.paper][1][first.spans[0][0] : first.spans[0][1]]
