@@ -186,7 +186,7 @@ def bench_paraphrase(args: argparse.Namespace) -> list[dict[str, Any]]:
 
 def bench_components(args: argparse.Namespace) -> list[dict[str, Any]]:
     """Training time and sentences/s of the shipped Sci-Arg component tagger."""
-    from api.services.components import component_lines
+    from gnn.components import component_lines
     from gnn.registry import shipped_model
 
     shipped = shipped_model("components")
@@ -200,7 +200,7 @@ def bench_components(args: argparse.Namespace) -> list[dict[str, Any]]:
     sentences = sum(len(split_sentences(text, _text_start(text))) for text in texts)
     with tempfile.TemporaryDirectory() as cache:
         tagger = ComponentTagger.load(shipped, encoder=TextEncoder(cache_dir=Path(cache)), cache_dir=Path(cache))
-        cold, warm = timed_twice(lambda: [component_lines(t, tagger=tagger) for t in txts])
+        cold, warm = timed_twice(lambda: [component_lines(t, tagger) for t in txts])
     return [
         {
             "task": "components",

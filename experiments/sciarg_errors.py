@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
     data_dir = args.data_dir if args.data_dir.is_absolute() else ROOT / args.data_dir
-    from api.services.components import read_papers
+    from gnn.components import read_papers
 
     every = read_papers(data_dir)
     chosen = {n: every[n] for n in args.papers if n in every}

@@ -650,5 +650,5 @@ def get_task(name: str) -> Task[Any, Any, Any]:
 register("discourse", None)
 register("relations", "gnn.relations.task:TASK")
 register("paraphrase", "gnn.paraphrase:TASK")
-register("components", None)
+register("components", "gnn.components:TASK")
 register("pairs", "gnn.pairs:TASK")

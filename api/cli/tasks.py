@@ -17,7 +17,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from api.cli import pairs, paraphrase
+from api.cli import components, pairs, paraphrase
 from api.cli.options import (
     CvEncoder,
     CvSeed,
@@ -36,7 +36,11 @@ from api.cli_common import REPORTER, console, group, settings
 from api.services import tasks as service
 from gnn.task import EvalReport, contract_tasks, get_task
 
-PRESENTATIONS: dict[str, Presentation] = {"pairs": pairs.PAIRS, "paraphrase": paraphrase.PARAPHRASE}
+PRESENTATIONS: dict[str, Presentation] = {
+    "pairs": pairs.PAIRS,
+    "paraphrase": paraphrase.PARAPHRASE,
+    "components": components.COMPONENTS,
+}
 """Tasks that describe their commands and details in their own words (the others are read from the task)."""
 
 

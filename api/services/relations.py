@@ -349,9 +349,9 @@ def predict_sciarg(
 
         with tempfile.TemporaryDirectory(prefix="argweb-components-") as tmp:
             tagged = predict_dir(in_dir, Path(tmp), components_model, link=False)
-            reporter.log(f"tagged {tagged['components']} component(s) in {tagged['papers']} paper(s)")
+            reporter.log(f"tagged {tagged.components} component(s) in {tagged.papers} paper(s)")
             result = predict_sciarg(settings, Path(tmp), out_dir, model, reporter=reporter)
-        return replace(result, components=tagged["components"])
+        return replace(result, components=tagged.components)
     anns, model_dir = expand([in_dir], "*.ann"), model_dir_of(settings, model)
     device, encoder = _device_and_encoder(settings, model_dir)
     sm = load_model(model_dir, device=device, encoder=encoder)
@@ -404,7 +404,7 @@ def cross_validate(
     gold relations grouped by episode); Sci-Arg papers through
     :func:`gnn.relations.sciarg_cv.cross_validate_sciarg` (grouped by paper, over A01-A32). With
     ``end_to_end``, each Sci-Arg fold also trains the component tagger and scores the pipeline on
-    the held-out papers (:func:`api.services.crossval.sciarg_pipeline`). The full profile reads the
+    the held-out papers (:func:`gnn.sciarg_pipeline.end_to_end`). The full profile reads the
     texts with the packaged MiniLM, or with the local encoder in ``encoder_dir``.
 
     Raises:
@@ -432,8 +432,8 @@ def cross_validate(
         raise LoaderError(f"--end-to-end needs the Sci-Arg papers; none in {', '.join(map(str, paths))}")
     sciarg = None
     if src.brat:
-        from api.services.crossval import _brat_dir, sciarg_pipeline
         from gnn.relations.sciarg_task import papers_from_records
+        from gnn.sciarg_pipeline import end_to_end as end_to_end_scorer
 
         device = pick_device()
         encoder = encoder_for(None, encoder_dir, settings.cache_dir, device=device) if profile == "full" else None
@@ -444,7 +444,11 @@ def cross_validate(
         # The papers the shipped card trains on (A33-A40 are the official test papers), when present.
         kept = [p for p in papers if p.name in SHIPPED_PAPERS] or papers
         # Built first, so that a missing brat folder is said before any fold trains.
-        scorer = sciarg_pipeline(settings, _brat_dir(paths), [p.name for p in kept], options) if end_to_end else None
+        scorer = (
+            end_to_end_scorer(_brat_dir(paths), [p.name for p in kept], options, settings.cache_dir)
+            if end_to_end
+            else None
+        )
         sciarg = cross_validate_sciarg(kept, options, folds, only=None, end_to_end=scorer)
     qt30 = None
     if src.aif:
@@ -459,3 +463,16 @@ def cross_validate(
             reporter=reporter,
         )
     return RelationsCV(qt30, sciarg)
+
+
+def _brat_dir(paths: list[Path]) -> Path:
+    """The one folder under ``paths`` that holds the Sci-Arg ``.ann`` files."""
+    found = {
+        ann.parent
+        for path in paths
+        for ann in ([path] if path.is_file() else path.rglob("*.ann"))
+        if ann.suffix == ".ann"
+    }
+    if len(found) != 1:
+        raise LoaderError(f"the end-to-end figure needs one folder of Sci-Arg brat files; found {len(found)}")
+    return found.pop()

@@ -22,12 +22,14 @@ from ontology.errors import LoaderError
 from ontology.formats.aif import load_aif
 from ontology.formats.contextdep import load_contextdep
 from ontology.formats.marg import load_marg
+from ontology.formats.sciarg import load_sciarg
 from ontology.records import CorpusBundle
 
 READERS: dict[str, tuple[str, Callable[[list[Path]], CorpusBundle]]] = {
     "aif": ("*.json", load_aif),
     "marg": ("*.csv", load_marg),
     "contextdep": ("*_TOKEN-annotations.tsv", load_contextdep),
+    "sciarg": ("*.ann", load_sciarg),
 }
 """The corpus formats a task may read: format -> (the files it reads inside a folder, its reader)."""
 

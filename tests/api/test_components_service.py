@@ -8,9 +8,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from api.services.components import ann_text, predicted_document, read_papers
 from gnn.bam import BratDocument, Component, evaluate
-from gnn.components import ComponentTagger, TaggerConfig, TokenVectors, nearest_claim_relations, train_tagger
+from gnn.components import (
+    ComponentTagger,
+    TaggerConfig,
+    TokenVectors,
+    ann_text,
+    nearest_claim_relations,
+    predicted_document,
+    read_papers,
+    train_tagger,
+)
 from ontology.errors import ModelError
 
 pytestmark = pytest.mark.model  # trains a model
@@ -62,15 +70,15 @@ def test_predict_dir_with_the_shipped_model(tmp_path: Path) -> None:
     src.mkdir()
     (src / "P1.txt").write_bytes((DATA / "gold" / "P1.txt").read_bytes())
     summary = predict_dir(src, tmp_path / "out")
-    assert summary["papers"] == 1
+    assert summary.papers == 1
     assert (tmp_path / "out" / "P1.txt").read_bytes() == (DATA / "gold" / "P1.txt").read_bytes()
     # The written .ann passes the Sci-Arg loader's checks (offsets slice the quoted text) and scores.
     result = evaluate_dirs(tmp_path / "out", DATA / "gold").as_dict()
-    assert result["system"]["components"]["predicted"] == summary["components"]
+    assert result["system"]["components"]["predicted"] == summary.components
 
 
 def test_components_across_line_breaks_become_fragments() -> None:
-    from api.services.components import fragments
+    from gnn.components import fragments
 
     text = "ab cd\r\nef gh\n\nij"
     assert fragments(text, [(0, 10)]) == [(0, 5), (7, 10)]
@@ -95,7 +103,7 @@ def test_a_predicted_component_is_scored_as_it_is_written() -> None:
 
 
 def test_the_recipe_cross_validates_by_paper_with_the_epoch_chosen_inside_the_training_folds(tmp_path: Path) -> None:
-    from api.services.crossval import components
+    from api.services import tasks
     from api.settings import Settings
     from ontology.errors import ApiError
 
@@ -106,15 +114,54 @@ def test_the_recipe_cross_validates_by_paper_with_the_epoch_chosen_inside_the_tr
     for name in ("A01", "A02", "A03", "A04", "A05", "A06"):  # one paper under six names: six groups
         for suffix in (".ann", ".txt"):
             (corpus / f"{name}{suffix}").write_bytes((DATA / "gold" / f"P1{suffix}").read_bytes())
-    out = components(settings, corpus, 3, profile="quick")
-    assert out["papers"] == 6 and out["groups"] == 6 and len(out["folds"]) == 3
-    held = sorted(name for fold in out["folds"] for name in fold["papers"])
+    out = tasks.cross_validate(settings, "components", [corpus], 3, profile="quick")
+    gold_lines = sum(1 for line in (DATA / "gold" / "P1.ann").read_text().splitlines() if line.startswith("T"))
+    assert out.groups == 6 and out.items == 6 * gold_lines and len(out.folds) == 3 and out.profile == "quick"
+    held = sorted(name for fold in out.folds for name in fold["papers"])
     assert held == ["A01", "A02", "A03", "A04", "A05", "A06"]  # every paper scored once, out of fold
-    for fold in out["folds"]:
+    for fold in out.folds:
         assert fold["chosen"]["epoch"] >= 1
-    c = out["figures"]["C.f1"]
-    assert len(c["folds"]) == 3 and 0.0 <= c["mean"] <= 1.0 and c["std"] >= 0.0
-    gold = sum(row["gold"] for row in out["labels"].values())
-    assert gold == 6 * sum(1 for line in (DATA / "gold" / "P1.ann").read_text().splitlines() if line.startswith("T"))
+    c = out.figures["C.f1"]
+    assert len(c.folds) == 3 and c.mean is not None and 0.0 <= c.mean <= 1.0 and c.std >= 0.0
+    assert set(out.figures) == {"C.f1", "C.precision", "C.recall", "S", "B"}
+    assert sum(row.gold for row in out.labels.values()) == 6 * gold_lines
     with pytest.raises(ApiError, match="fewer than the 7 folds"):
-        components(settings, corpus, 7, profile="quick")
+        tasks.cross_validate(settings, "components", [corpus], 7, profile="quick")
+
+
+SAMPLE_PAPERS = Path(__file__).resolve().parents[2] / "graphstore" / "samples" / "sciarg" / "compiled_corpus"
+
+
+def test_the_shipped_tagger_writes_what_it_did_before_the_task_contract(tmp_path: Path) -> None:
+    from api.services.components import predict_dir
+
+    # Written by `predict components` (components and nearest-claim relations) before the port.
+    before = DATA.parent / "components" / "shipped_A10.ann"
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "A10.txt").write_bytes((SAMPLE_PAPERS / "A10.txt").read_bytes())
+    summary = predict_dir(src, tmp_path / "out")
+    assert (tmp_path / "out" / "A10.ann").read_bytes() == before.read_bytes()
+    lines = before.read_text(encoding="utf-8").splitlines()
+    assert summary.components == sum(line.startswith("T") for line in lines) > 0
+    assert summary.relations == sum(line.startswith("R") for line in lines)
+
+
+def test_papers_rebuilt_from_records_give_the_tagger_what_the_files_do() -> None:
+    from gnn.components import TASK, papers_from_records
+    from ontology.formats.sciarg import load_sciarg
+
+    records = load_sciarg(sorted(SAMPLE_PAPERS.glob("*.ann")))
+    rebuilt = papers_from_records(records.nodes, records.edges)
+    read = read_papers(SAMPLE_PAPERS)
+    assert sorted(rebuilt) == sorted(read) == ["A01", "A10"]
+    for name, (doc, text) in read.items():
+        again, sliced = rebuilt[name]
+        assert again.sentences == doc.sentences and again.components == doc.components
+        # Every sentence (all the tagger reads) slices the same characters at the same offsets.
+        assert [sliced[s:e] for s, e in doc.sentences] == [text[s:e] for s, e in doc.sentences]
+    examples = TASK.examples(records, TASK.recipes.config("quick"))
+    assert len(examples) == sum(len(doc.components) for doc, _ in read.values())
+    assert {TASK.group(e) for e in examples} == {"A01", "A10"}
+    first = examples[0]
+    assert TASK.inputs(first).source == read[first.paper][1][first.spans[0][0] : first.spans[0][1]]

@@ -188,10 +188,12 @@ def test_components_train_and_tag_on_a_local_encoder_and_refuse_another(
     assert tagged.exit_code == 0, tagged.output
     assert (tmp_path / "pred" / "A25.ann").is_file()
     _tiny_bert(encoder, seed=1)
+    tasks.forget()  # the tagger is loaded once per process: a fresh process loads it again
     try:
         refused = tag(tmp_path / "again")
     finally:
         _tiny_bert(encoder, seed=0)
+        tasks.forget()
     assert refused.exit_code == 1, refused.output  # a ModelError
     assert f"fingerprint {card['encoder_fingerprint']}" in " ".join(refused.output.split())
     assert not (tmp_path / "again" / "A25.ann").exists()

@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 
 from api.services import tasks as service
 from api.settings import Settings
+from gnn.components import TASK as COMPONENTS
 from gnn.encoder import TextEncoder
 from gnn.modelcard import ModelCard
 from gnn.pairs import LABELS, PairConfig, PairExample, examples_from_maps
@@ -140,9 +141,14 @@ TINY: dict[str, Any] = {
     "pairs": PairConfig(hidden=8, epochs=1, seed=3),
     "paraphrase": replace(PARAPHRASE.recipes.config("quick", seed=3), epochs=1),
     "relations": RelationsConfig("quick", seed=1, epochs=1),
+    "components": replace(COMPONENTS.recipes.config("quick", seed=3), epochs=1),
 }
 # The sample data of each format a task reads.
-SAMPLE_DATA: dict[str, Path] = {"aif": AIF_DIR, "contextdep": SAMPLES / "contextdep"}
+SAMPLE_DATA: dict[str, Path] = {
+    "aif": AIF_DIR,
+    "contextdep": SAMPLES / "contextdep",
+    "sciarg": SAMPLES / "sciarg" / "compiled_corpus",
+}
 
 
 @pytest.fixture(scope="module")
