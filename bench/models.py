@@ -223,7 +223,7 @@ def bench_pairs(args: argparse.Namespace) -> list[dict[str, Any]]:
     """The two challenge sets through the ``POST /predict`` service, pairs/s, and the M-Arg figure."""
     from api.services import pairs, predict, predictors
     from api.services.graph import Graph
-    from gnn.pairs import challenge_score, read_challenge
+    from gnn.pairs import ChallengeScore, challenge_score, read_challenge
     from gnn.registry import shipped_model
 
     settings = get_settings()
@@ -237,14 +237,14 @@ def bench_pairs(args: argparse.Namespace) -> list[dict[str, Any]]:
 
     def ask(asked: list[Any]) -> list[str]:
         return [
-            predict.predict(predict.PredictionRequest("pair", texts=(r.source, r.target)), graph)["edges"][0]["label"]
+            predict.predict(predict.PredictionRequest("pair", texts=(r.source, r.target)), graph).edges[0].label
             for r in asked
         ]
 
-    def scored(title: str, asked: list[Any], answers: list[str]) -> dict[str, Any]:
+    def scored(title: str, asked: list[Any], answers: list[str]) -> ChallengeScore:
         result = challenge_score(asked, answers)
-        console.print(f"{title}: {result['right']} of {result['pairs']} right")
-        for label, row in sorted(result["per_label"].items()):
+        console.print(f"{title}: {result.right} of {result.pairs} right")
+        for label, row in sorted(result.per_label.items()):
             console.print(f"  {label}: {row['right']} of {row['pairs']} right")
         return result
 
@@ -257,19 +257,19 @@ def bench_pairs(args: argparse.Namespace) -> list[dict[str, Any]]:
     result = scored("challenge set", rows, answers)
     second = scored("second challenge set (written after the model)", second_rows, ask(second_rows))
     _card, model = pairs.load(settings)
-    record("pairs: challenge set", result["share"], "share right", CHALLENGE_GOAL, "higher", f"{len(rows)} pairs")
+    record("pairs: challenge set", result.share, "share right", CHALLENGE_GOAL, "higher", f"{len(rows)} pairs")
     note = f"{len(second_rows)} pairs written after the model was shipped"
-    record("pairs: second challenge set", second["share"], "share right", CHALLENGE_GOAL, "higher", note)
+    record("pairs: second challenge set", second.share, "share right", CHALLENGE_GOAL, "higher", note)
     marg = [] if args.samples else pairs.marg_pairs(settings)
     if marg:
-        scored = pairs.score_marg(model, marg)
+        transfer = pairs.score_marg(model, marg)
         console.print(
-            f"M-Arg gold pairs ({scored['pairs']}), out of domain: support/attack macro-F1 "
-            f"{scored['support_attack_f1']:.4f}, predicted {scored['predicted']}"
+            f"M-Arg gold pairs ({transfer.pairs}), out of domain: support/attack macro-F1 "
+            f"{transfer.support_attack_f1:.4f}, predicted {transfer.predicted}"
         )
         # A transfer figure: the M-Arg goal itself is met by the relation model's M-Arg classifier.
         note = "out of domain; the M-Arg goal is met in domain (docs/models/relations.md)"
-        figure = scored["support_attack_f1"]
+        figure = transfer.support_attack_f1
         record("pairs: M-Arg support/attack macro-F1", figure, "F1", MARG_SUPPORT_ATTACK_GOAL, "higher", note)
     return [
         {
@@ -281,8 +281,8 @@ def bench_pairs(args: argparse.Namespace) -> list[dict[str, Any]]:
             "cold_items_per_s": round(len(rows) / cold, 1),
             "warm_items_per_s": round(len(rows) / warm, 1),
             "goals": {},
-            "challenge": {k: v for k, v in result.items() if k != "answers"},
-            "challenge_second": {k: v for k, v in second.items() if k != "answers"},
+            "challenge": result.as_dict(answers=False),
+            "challenge_second": second.as_dict(answers=False),
         }
     ]
 

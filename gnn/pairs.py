@@ -60,6 +60,7 @@ from ontology.labels import RelationLabel, scheme_label
 
 if TYPE_CHECKING:
     import torch
+    from torch.optim.optimizer import ParamsT
 
     from gnn.encoder import TextEncoder
     from gnn.relations.marg_task import Pair
@@ -453,11 +454,11 @@ class PairFit:
         """The head."""
         return self.net
 
-    def param_groups(self) -> Any:
+    def param_groups(self) -> ParamsT:
         """Every parameter of the head."""
         return self.net.parameters()
 
-    def batches(self, rng: np.random.Generator) -> list[Any]:
+    def batches(self, rng: np.random.Generator) -> list[np.ndarray]:
         """Shuffled index batches of the training pairs."""
         order = rng.permutation(len(self.train.y))
         return [order[k : k + self.config.batch] for k in range(0, len(order), self.config.batch)]
@@ -603,7 +604,42 @@ def read_challenge(path: Path) -> list[ChallengePair]:
     return out
 
 
-def challenge_score(pairs: Sequence[ChallengePair], predicted: Sequence[str]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class ChallengeAnswer:
+    """What a model answered to one challenge pair."""
+
+    id: str
+    gold: str
+    predicted: str
+
+
+@dataclass(frozen=True)
+class ChallengeScore:
+    """How many challenge pairs a model labels right.
+
+    Attributes:
+        pairs: Pairs asked.
+        right: Pairs labelled right.
+        share: ``right / pairs``, rounded (0 without pairs).
+        per_label: Per gold label, its ``pairs`` and how many are ``right``.
+        answers: What each pair got, in file order.
+    """
+
+    pairs: int
+    right: int
+    share: float
+    per_label: dict[str, dict[str, int]]
+    answers: list[ChallengeAnswer]
+
+    def as_dict(self, answers: bool = True) -> dict[str, object]:
+        """JSON-ready figures (for a card or a report); ``answers=False`` leaves the answers out."""
+        out = asdict(self)
+        if not answers:
+            del out["answers"]
+        return out
+
+
+def challenge_score(pairs: Sequence[ChallengePair], predicted: Sequence[str]) -> ChallengeScore:
     """How many ``predicted`` labels are right, in all and per gold label, and what each pair got."""
     per: dict[str, dict[str, int]] = {}
     for p, lab in zip(pairs, predicted, strict=True):
@@ -611,16 +647,37 @@ def challenge_score(pairs: Sequence[ChallengePair], predicted: Sequence[str]) ->
         row["pairs"] += 1
         row["right"] += lab == p.label
     right = sum(r["right"] for r in per.values())
-    return {
-        "pairs": len(pairs),
-        "right": right,
-        "share": round(right / len(pairs), 4) if pairs else 0.0,
-        "per_label": per,
-        "answers": [{"id": p.id, "gold": p.label, "predicted": lab} for p, lab in zip(pairs, predicted, strict=True)],
-    }
+    return ChallengeScore(
+        pairs=len(pairs),
+        right=right,
+        share=round(right / len(pairs), 4) if pairs else 0.0,
+        per_label=per,
+        answers=[ChallengeAnswer(p.id, p.label, lab) for p, lab in zip(pairs, predicted, strict=True)],
+    )
 
 
-def score_marg(model: PairPredictor, pairs: Sequence[Any]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class TransferScore:
+    """Figures of a model on M-Arg's gold pairs (:func:`gnn.relations.marg_task.score_transfer`).
+
+    Attributes:
+        pairs: Gold pairs scored.
+        macro_f1: Macro-F1 over support, attack and neither.
+        support_attack_f1: Macro-F1 over support and attack (neither excluded, as MAMKit reports).
+        predicted: Pairs predicted per M-Arg label.
+    """
+
+    pairs: int
+    macro_f1: float
+    support_attack_f1: float
+    predicted: dict[str, int]
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON-ready figures (for a card or a report)."""
+        return asdict(self)
+
+
+def score_marg(model: PairPredictor, pairs: Sequence[Pair]) -> TransferScore:
     """Support / attack on M-Arg's gold pairs, out of domain (:func:`gnn.relations.marg_task.score_transfer`).
 
     Each pair is labelled source -> target; support and attack become M-Arg's ``Support`` and
@@ -636,7 +693,8 @@ def score_marg(model: PairPredictor, pairs: Sequence[Any]) -> dict[str, Any]:
         for p, (lab, score, _) in zip(pairs, predicted, strict=True)
         if lab in marg_of
     ]
-    return score_transfer(pairs, [rows])
+    found = score_transfer(pairs, [rows])
+    return TransferScore(found["pairs"], found["macro_f1"], found["support_attack_f1"], dict(found["predicted"]))
 
 
 # -- recipes -------------------------------------------------------------------------------------
@@ -883,10 +941,10 @@ class PairTask(Task[Any, PairExample, PairPredictor]):
             "bias": dict(zip(LABELS, model.bias, strict=True)),
         }
         if CHALLENGE.is_file():
-            metrics["challenge"] = {k: v for k, v in self.challenge(model).items() if k != "answers"}
+            metrics["challenge"] = self.challenge(model).as_dict(answers=False)
         marg = self.marg_pairs(resources)
         if marg:
-            metrics["marg"] = score_marg(model, marg)
+            metrics["marg"] = score_marg(model, marg).as_dict()
         parts = recipe.card(config, resources)
         card = ModelCard(
             task=self.name,
@@ -936,7 +994,7 @@ class PairTask(Task[Any, PairExample, PairPredictor]):
             for r, (lab, p, probs) in zip(records, answers, strict=True)
         ]
 
-    def challenge(self, model: PairPredictor, path: Path = CHALLENGE) -> dict[str, Any]:
+    def challenge(self, model: PairPredictor, path: Path = CHALLENGE) -> ChallengeScore:
         """How many pairs of the challenge file ``model`` labels right (:func:`challenge_score`)."""
         rows = read_challenge(path)
         return challenge_score(rows, [lab for lab, _, _ in model.predict([(r.source, r.target) for r in rows])])
@@ -959,10 +1017,10 @@ class PairTask(Task[Any, PairExample, PairPredictor]):
         if examples and all(e.group == "challenge" for e in examples):
             rows = [ChallengePair(e.map_name, e.source, e.target, e.label, "") for e in examples]
             details["challenge"] = challenge_score(rows, [lab for lab, _, _ in loaded.predict(
-                [(e.source, e.target) for e in examples])])  # fmt: skip
+                [(e.source, e.target) for e in examples])]).as_dict()  # fmt: skip
         marg = self.marg_pairs(resources)
         if marg:
-            details["marg"] = score_marg(loaded, marg)
+            details["marg"] = score_marg(loaded, marg).as_dict()
         return replace(report, details=details)
 
 

@@ -36,7 +36,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeAlias, TypeVar
 
 import numpy as np
 
@@ -68,6 +68,8 @@ from ontology.scope import Scope, ScopeRecords
 if TYPE_CHECKING:
     import torch
     from torch import nn
+    from torch.optim.optimizer import ParamsT
+    from transformers import BatchEncoding
 
     from gnn.encoder import TextEncoder
     from gnn.modelcard import ModelCard
@@ -111,7 +113,9 @@ PROFILES: dict[str, dict[str, Any]] = {
 FINETUNE_KEYS = ("finetune_layers", "encoder_lr", "lora_rank")
 
 
-def pair_encoding(tokenizer: Any, guest: list[str], host: list[str], max_length: int) -> tuple[Any, list[int]]:
+def pair_encoding(
+    tokenizer: Any, guest: list[str], host: list[str], max_length: int
+) -> tuple[BatchEncoding, list[int]]:
     """The encoder input of a (guest, host) pair and, per sub-word, the index of its word.
 
     Words are indexed guest first, then host. Blank words are encoded as ``_`` and an empty side as
@@ -258,7 +262,13 @@ def fit_pca(vectors: Sequence[np.ndarray], k: int, seed: int, sample: int = 4000
     return mean.astype(np.float32), vt[:k].astype(np.float32)
 
 
-class Highlighter(ABC):
+InputT = TypeVar("InputT")
+"""What a highlighter kind reads of one pair (:meth:`Highlighter.read`)."""
+BatchT = TypeVar("BatchT")
+"""One training batch of a highlighter kind (:meth:`Highlighter.batches`)."""
+
+
+class Highlighter(ABC, Generic[InputT, BatchT]):
     """What a highlighter kind implements and shares: prediction, the offset choice and storage (the
     shipped kind is :class:`ParaphraseHighlighter`; ``experiments/paraphrase_finetune.py`` holds another).
 
@@ -287,23 +297,25 @@ class Highlighter(ABC):
         """The highlighter whose stored tensors (:meth:`state`) are ``state``."""
 
     @abstractmethod
-    def read(self, pair: ParaphrasePair) -> Any:
+    def read(self, pair: ParaphrasePair) -> InputT:
         """What the network reads of a pair (computed once per pair)."""
 
     @abstractmethod
-    def word_logits(self, inputs: Sequence[Any]) -> list[torch.Tensor]:
+    def word_logits(self, inputs: Sequence[InputT]) -> list[torch.Tensor]:
         """Per pair, one logit per guest-then-host word, before the offset (in the network's mode)."""
 
     @abstractmethod
-    def batches(self, inputs: Sequence[Any], targets: Sequence[np.ndarray], rng: np.random.Generator) -> list[Any]:
+    def batches(
+        self, inputs: Sequence[InputT], targets: Sequence[np.ndarray], rng: np.random.Generator
+    ) -> list[BatchT]:
         """One epoch's training batches of the pairs' inputs and per-word targets."""
 
     @abstractmethod
-    def loss(self, batch: Any) -> torch.Tensor:
+    def loss(self, batch: BatchT) -> torch.Tensor:
         """Binary cross-entropy of a batch's word logits against its targets."""
 
     @abstractmethod
-    def param_groups(self) -> Any:
+    def param_groups(self) -> ParamsT:
         """The trained parameters (groups may name their own learning rate)."""
 
     @abstractmethod
@@ -311,7 +323,7 @@ class Highlighter(ABC):
         """How the kind is optimised."""
 
     @abstractmethod
-    def state(self) -> dict[str, Any]:
+    def state(self) -> dict[str, torch.Tensor]:
         """The tensors :meth:`save` stores (on the CPU, contiguous)."""
 
     @property
@@ -319,7 +331,7 @@ class Highlighter(ABC):
     def notes(self) -> str:
         """What the model is, for its card."""
 
-    def logits(self, inputs: Sequence[Any]) -> list[np.ndarray]:
+    def logits(self, inputs: Sequence[InputT]) -> list[np.ndarray]:
         """:meth:`word_logits` without dropout or gradients, ``pair_batch`` pairs at a time."""
         import torch
 
@@ -340,7 +352,7 @@ class Highlighter(ABC):
             out.append(PairPrediction(pair.qid, values[: len(pair.guest)], values[len(pair.guest) :]))
         return out
 
-    def inputs(self, pairs: Sequence[ParaphrasePair], progress: Progress | None = None) -> list[Any]:
+    def inputs(self, pairs: Sequence[ParaphrasePair], progress: Progress | None = None) -> list[InputT]:
         """:meth:`read` of every pair (``progress`` hears the ``encode`` stage)."""
         return each("encode", pairs, self.read, progress)
 
@@ -353,7 +365,13 @@ class Highlighter(ABC):
         return save_weights(model_dir, self.WEIGHTS, self.state(), CONFIG, asdict(self.config))
 
 
-class ParaphraseHighlighter(Highlighter):
+PairFeatures: TypeAlias = tuple[np.ndarray, np.ndarray]
+"""The (guest, host) per-word feature matrices of a pair: what :class:`ParaphraseHighlighter` reads."""
+WordBatch: TypeAlias = "tuple[torch.Tensor, torch.Tensor]"
+"""Word features and per-word targets of one training batch of :class:`ParaphraseHighlighter`."""
+
+
+class ParaphraseHighlighter(Highlighter[PairFeatures, WordBatch]):
     """Frozen encoder + PCA + token MLP.
 
     Build one with :func:`train_highlighter` or :func:`load_highlighter`. Its inputs are each pair's
@@ -390,7 +408,7 @@ class ParaphraseHighlighter(Highlighter):
         encoder: TextEncoder,
         cache_dir: Path | None,
         progress: Progress | None,
-    ) -> tuple[ParaphraseHighlighter, list[Any]]:
+    ) -> tuple[ParaphraseHighlighter, list[PairFeatures]]:
         """An untrained highlighter whose PCA is fitted on the words of the first ``n_train`` pairs, and the
         inputs of all ``pairs`` (each encoded once)."""
         config.layers = config.layers or encoder.middle_and_last()
@@ -422,18 +440,20 @@ class ParaphraseHighlighter(Highlighter):
             out.append(np.concatenate([reduced.astype(np.float32), extra], axis=1))
         return out[0], out[1]
 
-    def read(self, pair: ParaphrasePair) -> Any:
+    def read(self, pair: ParaphrasePair) -> PairFeatures:
         """The pair's (guest, host) feature matrices."""
         return self.features(pair, *self.embedder.embed(pair.guest, pair.host))
 
-    def word_logits(self, inputs: Sequence[Any]) -> list[torch.Tensor]:
+    def word_logits(self, inputs: Sequence[PairFeatures]) -> list[torch.Tensor]:
         """The MLP scores each word alone."""
         import torch
 
         device = next(self.module.parameters()).device
         return [self.module(torch.from_numpy(np.concatenate(pair)).to(device)).squeeze(-1) for pair in inputs]
 
-    def batches(self, inputs: Sequence[Any], targets: Sequence[np.ndarray], rng: np.random.Generator) -> list[Any]:
+    def batches(
+        self, inputs: Sequence[PairFeatures], targets: Sequence[np.ndarray], rng: np.random.Generator
+    ) -> list[WordBatch]:
         """Shuffled batches of ``batch_size`` words of all pairs."""
         import torch
 
@@ -441,7 +461,7 @@ class ParaphraseHighlighter(Highlighter):
         y = torch.from_numpy(np.concatenate(targets))
         return [(x[idx], y[idx]) for idx in torch.from_numpy(rng.permutation(len(x))).split(self.config.batch_size)]
 
-    def loss(self, batch: Any) -> torch.Tensor:
+    def loss(self, batch: WordBatch) -> torch.Tensor:
         """The mean word loss."""
         import torch
 
@@ -450,7 +470,7 @@ class ParaphraseHighlighter(Highlighter):
         device = next(self.module.parameters()).device
         return bce(self.module(x.to(device)).squeeze(-1), y.to(device))
 
-    def param_groups(self) -> Any:
+    def param_groups(self) -> ParamsT:
         """The head's parameters."""
         return self.module.parameters()
 
@@ -459,7 +479,7 @@ class ParaphraseHighlighter(Highlighter):
         c = self.config
         return Schedule(epochs=c.epochs, lr=c.lr, weight_decay=c.weight_decay, decay="cosine", clip=None, seed=c.seed)
 
-    def state(self) -> dict[str, Any]:
+    def state(self) -> dict[str, torch.Tensor]:
         """The head and the PCA in float16."""
         import torch
 

@@ -6,6 +6,10 @@ The rule, read from the source (AST) so that it costs no import:
   underscore; dunder methods aside) has a return annotation;
 * the annotation names no ``Any`` (``typing.Any``, ``dict[str, Any]``, ``Iterator[list[Any]]``, ...)
   and no bare ``dict`` / ``Dict`` (a mapping says what it maps: ``dict[str, int]``);
+* one exception: ``Any`` may stand directly as a type argument of the task generics
+  (``Task[Any, Any, Any]``, ``Recipes[Any]``, ``Fitted[Any]``), because the registry holds tasks of
+  every config, example and model type; ``Any`` as a return, or as a container's element or value
+  type (``dict[str, Any]``, ``list[Any]``, ``tuple[str, Any]``, ``Task[list[Any], ...]``), stays refused;
 * an alias is as typed as what it stands for, except a **named document of an outside format**
   (an AIF map, an xAIF document, a SPARQL JSON result): a module-level ``Name: TypeAlias = ...``
   followed by a docstring saying which format it is. Such an alias may hold ``Any`` (the format is
@@ -125,14 +129,40 @@ class Resolver:
         return None if module_path is None else self.alias(module_path, source[1], depth + 1)
 
 
+TASK_GENERICS = ("Task", "Recipes", "Fitted")
+"""The generics of ``gnn/task.py`` whose type arguments may be ``Any`` (the registry holds every kind of task)."""
+
+
+def _task_type_arguments(annotation: ast.expr) -> set[int]:
+    """Ids of the ``Any`` nodes that stand directly as a type argument of a task generic (``Task[Any, ...]``)."""
+    allowed: set[int] = set()
+    for node in ast.walk(annotation):
+        if not isinstance(node, ast.Subscript):
+            continue
+        generic = node.value
+        name = (
+            generic.id
+            if isinstance(generic, ast.Name)
+            else generic.attr
+            if isinstance(generic, ast.Attribute)
+            else None
+        )
+        if name not in TASK_GENERICS:
+            continue
+        arguments = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        allowed |= {id(arg) for arg in arguments if isinstance(arg, ast.Name) and arg.id == "Any"}
+    return allowed
+
+
 def untyped(annotation: ast.expr, path: Path, resolver: Resolver, seen: frozenset[str] = frozenset()) -> list[str]:
     """Why ``annotation`` (of a function of ``path``) is not a typed return: ``[]`` when it is."""
     if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
         return untyped(ast.parse(annotation.value, mode="eval").body, path, resolver, seen)
     problems: list[str] = []
+    task_arguments = _task_type_arguments(annotation)
     for node in ast.walk(annotation):
         name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
-        if name is None:
+        if name is None or id(node) in task_arguments:
             continue
         if name == "Any":
             problems.append("Any")
@@ -208,6 +238,11 @@ def nested() -> "list[tuple[str, Any]]": ...
 def loose() -> Loose: ...
 def missing(): ...
 def _private() -> Any: ...
+def task() -> Task[Any, Any, Any]: ...
+def recipes() -> "Recipes[Any]": ...
+def fitted() -> list[Fitted[Any]]: ...
+def task_of_any() -> Task[dict[str, Any], Any, Any]: ...
+def task_list_of_any() -> Task[Any, Any, Any] | list[Any]: ...
 
 class Public:
     def method(self) -> Any: ...
@@ -228,6 +263,8 @@ def test_the_rule_tells_typed_from_untyped_returns(tmp_path: Path) -> None:
         "nested",
         "loose",
         "missing",
+        "task_of_any",
+        "task_list_of_any",
         "Public.method",
     ]
     assert "Loose = Any" in found[3]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -13,7 +13,7 @@ from rich.table import Table
 from api.cli_common import REPORTER, settings
 from api.services import mine as svc
 from api.services.graph import Graph
-from api.services.mine_summary import best_neighbours
+from api.services.mine_summary import MiningSummary, best_neighbours
 
 
 def register(app: typer.Typer) -> None:
@@ -26,13 +26,13 @@ def _cut(text: str | None, width: int = 70) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def print_summary(summary: dict[str, Any]) -> None:
+def print_summary(summary: MiningSummary) -> None:
     """The summary as tables: counts, predicted links, strongest support/attack, nearest units elsewhere."""
     out = Console()
-    c = summary["counts"]
-    state = "written" if summary["written"] else "dry run, nothing written"
+    c = summary.counts
+    state = "written" if summary.written else "dry run, nothing written"
     out.print(
-        f"[bold]{summary['dialogue_id']}[/] ({state}): {c['utterances']} utterances by {c['speakers']} speakers, "
+        f"[bold]{summary.dialogue_id}[/] ({state}): {c['utterances']} utterances by {c['speakers']} speakers, "
         f"{c['discourse_links']} discourse links, {c['support']} support, {c['attack']} attack, "
         f"{c['rephrase']} rephrase",
         highlight=False,
@@ -40,36 +40,33 @@ def print_summary(summary: dict[str, Any]) -> None:
     links = Table(title="predicted links")
     for col in ("kind", "from", "to", "label", "score"):
         links.add_column(col, justify="right" if col == "score" else "left")
-    for kind, rows in (("discourse", summary["discourse_links"]), ("argument", summary["argument_relations"])):
+    for kind, rows in (("discourse", summary.discourse_links), ("argument", summary.argument_relations)):
         for r in rows:
             links.add_row(
                 kind,
-                f"{r['source_index']}: {_cut(r['source_text'], 45)}",
-                f"{r['target_index']}: {_cut(r['target_text'], 45)}",
-                r["label"],
-                f"{r['score']:.3f}",
+                f"{r.source_index}: {_cut(r.source_text, 45)}",
+                f"{r.target_index}: {_cut(r.target_text, 45)}",
+                r.label,
+                f"{r.score:.3f}",
             )
     out.print(links)
     for kind in ("support", "attack"):
-        best = summary["strongest"][kind]
+        best = summary.strongest[kind]
         if best:
             out.print(
-                f'strongest {kind} ({best["score"]:.3f}): "{_cut(best["source_text"])}" -> '
-                f'"{_cut(best["target_text"])}"',
+                f'strongest {kind} ({best.score:.3f}): "{_cut(best.source_text)}" -> "{_cut(best.target_text)}"',
                 highlight=False,
             )
         else:
             out.print(f"no {kind} predicted", highlight=False)
-    if summary["nearest"] is None:
-        out.print(f"nearest elsewhere: none looked up ({summary['nearest_note']})", highlight=False)
+    if summary.nearest is None:
+        out.print(f"nearest elsewhere: none looked up ({summary.nearest_note})", highlight=False)
         return
     near = Table(title="nearest propositions elsewhere in the graph")
     for col in ("utterance", "corpus", "nearest text", "score"):
         near.add_column(col, justify="right" if col == "score" else "left")
     for row, hit in best_neighbours(summary):
-        near.add_row(
-            f"{row['index']}: {_cut(row['text'], 40)}", str(hit["corpus"]), _cut(hit["text"], 60), f"{hit['score']:.3f}"
-        )
+        near.add_row(f"{row.index}: {_cut(row.text, 40)}", str(hit.corpus), _cut(hit.text, 60), f"{hit.score:.3f}")
     out.print(near)
 
 
@@ -89,6 +86,6 @@ def mine(
     with Graph(settings()) as graph:
         summary = svc.mine_file(graph, transcript, corpus=corpus, write=write, k=k, reporter=REPORTER)
     if as_json:
-        typer.echo(json.dumps(summary, indent=2, ensure_ascii=False))
+        typer.echo(json.dumps(summary.as_dict(), indent=2, ensure_ascii=False))
     else:
         print_summary(summary)

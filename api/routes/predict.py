@@ -120,4 +120,5 @@ async def predict(body: PredictBody, request: Request) -> Any:
     )
     cfg = deps.settings(request)
     limits = svc.Limits(cfg.predict_max_utterances, cfg.predict_max_chars, cfg.predict_max_running)
-    return await run_in_threadpool(svc.predict_limited, req, request.app.state.graph, limits)
+    answer = await run_in_threadpool(svc.predict_limited, req, request.app.state.graph, limits)
+    return answer.as_dict()

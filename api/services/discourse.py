@@ -403,5 +403,5 @@ def predict(
         "written": False,
     }
     if write:
-        result |= job.write(graph, rows, "predicted discourse relations", reporter, run)
+        result |= job.write(graph, rows, "predicted discourse relations", reporter, run).as_dict()
     return result

@@ -54,7 +54,7 @@ class Link:
     cosine: float
     by: str
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         """JSON-ready form."""
         return {
             **self.__dict__,
@@ -80,9 +80,9 @@ class LinkReport:
     model: str = MODEL
     model_version: str = ""
 
-    def as_dict(self, all_links: bool = False) -> dict[str, Any]:
+    def as_dict(self, all_links: bool = False) -> dict[str, object]:
         """JSON-ready summary (every link only when asked)."""
-        out = {
+        out: dict[str, object] = {
             "propositions": self.propositions,
             "candidates": self.candidates,
             "threshold": self.threshold,
@@ -227,5 +227,5 @@ def link_across_corpora(
         ]
         report.run_id = run.run_id
         if present is None:
-            report.written = job.write(graph, rows, "cross-corpus links", reporter, run)["report"]["written"]
+            report.written = job.write(graph, rows, "cross-corpus links", reporter, run).report.written
     return report

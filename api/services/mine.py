@@ -30,7 +30,7 @@ from typing import Any
 
 from api.services.aif import refuse_gold
 from api.services.graph import Graph
-from api.services.mine_summary import Analysis, DialogueUnits, summarise
+from api.services.mine_summary import Analysis, DialogueUnits, MiningSummary, NeighbourHit, summarise
 from api.services.predictions import PredictionJob
 from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
@@ -168,20 +168,14 @@ def runs_for(dialogue_id: str, models: tuple[LoadedModel, LoadedModel]) -> list[
     return [job.run() for job in jobs_for(dialogue_id, models)]
 
 
-def _hit(hit: SemanticHit) -> dict[str, Any]:
-    return {
-        "id": hit.id,
-        "corpus": hit.corpus,
-        "discourse": hit.discourse,
-        "text": hit.text,
-        # A search hit's score is a cosine, in [-1, 1]: rounded, not clamped like a model's score.
-        "score": round(float(hit.score), SCORE_DIGITS),
-    }
+def _hit(hit: SemanticHit) -> NeighbourHit:
+    # A search hit's score is a cosine, in [-1, 1]: rounded, not clamped like a model's score.
+    return NeighbourHit(hit.id, hit.corpus, hit.discourse, hit.text, round(float(hit.score), SCORE_DIGITS))
 
 
 def nearest_elsewhere(
     graph: Graph, texts: Sequence[str], *, k: int, corpus: str
-) -> tuple[list[list[dict[str, Any]]] | None, str | None]:
+) -> tuple[list[list[NeighbourHit]] | None, str | None]:
     """For each text, the ``k`` stored propositions of other corpora nearest in meaning (the semantic layer).
 
     Returns:
@@ -271,7 +265,7 @@ def mine_utterances(
     write: bool = False,
     k: int = 3,
     reporter: Reporter = SILENT,
-) -> dict[str, Any]:
+) -> MiningSummary:
     """Mine a dialogue given as utterances: predict, look up neighbours, write when asked; the summary.
 
     Raises:
@@ -315,7 +309,7 @@ def mine_file(
     write: bool = False,
     k: int = 3,
     reporter: Reporter = SILENT,
-) -> dict[str, Any]:
+) -> MiningSummary:
     """``argweb mine TRANSCRIPT``: read and segment a transcript (or AIF locutions), then mine it.
 
     The file is read and validated before the database is touched, within the ``mine_max_*``

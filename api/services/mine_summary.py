@@ -1,10 +1,11 @@
-"""The summary of a mined dialogue: one JSON-ready dict for the CLI (table or ``--json``) and the API."""
+"""The summary of a mined dialogue: one typed result for the CLI (table or ``--json``) and the API, made JSON
+at the edge by :meth:`MiningSummary.as_dict`."""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ontology.records import PredictionRun
@@ -21,22 +22,155 @@ class Analysis:
     arguments: list[tuple[int, int, str, float]] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class MinedLink:
+    """A predicted link of a mined dialogue, between two utterances (discourse) or two argument units.
+
+    Attributes:
+        source: Graph id of the source.
+        target: Graph id of the target.
+        source_index: The source's index among the dialogue's utterances (or argument units).
+        target_index: The target's index.
+        source_text: The source's text.
+        target_text: The target's text.
+        label: Discourse sense, or support / attack / rephrase.
+        score: The model's score (rounded).
+        model: Model name.
+        model_version: Model version.
+        run_id: The run the link belongs to (its id also when nothing is written).
+    """
+
+    source: str
+    target: str
+    source_index: int
+    target_index: int
+    source_text: str
+    target_text: str
+    label: str
+    score: float
+    model: str
+    model_version: str
+    run_id: str
+
+
 def _link(
     x: int, y: int, label: str, score: float, ids: Sequence[str], texts: Sequence[str], run: PredictionRun
-) -> dict[str, Any]:
-    return {
-        "source": ids[x],
-        "target": ids[y],
-        "source_index": x,
-        "target_index": y,
-        "source_text": texts[x],
-        "target_text": texts[y],
-        "label": label,
-        "score": score,
-        "model": run.model,
-        "model_version": run.model_version,
-        "run_id": run.run_id,
-    }
+) -> MinedLink:
+    return MinedLink(ids[x], ids[y], x, y, texts[x], texts[y], label, score, run.model, run.model_version, run.run_id)
+
+
+@dataclass(frozen=True)
+class MinedUtterance:
+    """One utterance of a mined dialogue: its index, locution id, speaker and text."""
+
+    index: int
+    id: str
+    speaker: str
+    text: str
+
+
+@dataclass(frozen=True)
+class NeighbourHit:
+    """A stored proposition of another corpus near a mined unit in meaning.
+
+    Attributes:
+        id: Graph id of the proposition.
+        corpus: Its corpus.
+        discourse: Its dialogue or document, if any.
+        text: Its text.
+        score: Cosine similarity, rounded (in [-1, 1]: not clamped like a model's score).
+    """
+
+    id: str
+    corpus: str | None
+    discourse: str | None
+    text: str | None
+    score: float
+
+
+@dataclass(frozen=True)
+class Nearest:
+    """A mined argument unit and its nearest propositions elsewhere (best first)."""
+
+    index: int
+    id: str
+    text: str
+    hits: list[NeighbourHit]
+
+
+@dataclass(frozen=True)
+class MinedRun:
+    """A prediction run of a mined dialogue (written or not)."""
+
+    run_id: str
+    model: str
+    model_version: str
+    task: str
+
+
+@dataclass(frozen=True)
+class MiningSummary:
+    """What was mined of one dialogue.
+
+    Attributes:
+        dialogue_id: Graph id of the dialogue.
+        corpus: Its corpus.
+        written: Whether the dialogue and its runs were written.
+        segmenter: How turns were split into utterances.
+        counts: ``utterances``, ``speakers``, ``discourse_links``, ``support``, ``attack``, ``rephrase``.
+        utterances: The utterances in order.
+        discourse_links: Predicted links between utterances.
+        argument_relations: Predicted support / attack / rephrase between argument units.
+        strongest: Per ``support`` and ``attack``, the link of the highest score (None: none predicted).
+        nearest: Per argument unit with neighbours, its nearest units elsewhere; None when none were looked up.
+        nearest_note: Why there are no neighbours, if so.
+        runs: The discourse run and the relations run.
+    """
+
+    dialogue_id: str
+    corpus: str | None
+    written: bool
+    segmenter: str | None
+    counts: dict[str, int]
+    utterances: list[MinedUtterance]
+    discourse_links: list[MinedLink]
+    argument_relations: list[MinedLink]
+    strongest: dict[str, MinedLink | None]
+    nearest: list[Nearest] | None
+    nearest_note: str | None
+    runs: list[MinedRun]
+
+    def as_dict(self) -> dict[str, object]:
+        """The summary as JSON-ready data (the CLI's ``--json`` and the ``summary`` of ``POST /predict``)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> MiningSummary:
+        """The summary that :meth:`as_dict` gave ``data`` (an ``argweb mine --json`` output read back)."""
+
+        def link(row: Mapping[str, Any] | None) -> MinedLink | None:
+            return None if row is None else MinedLink(**row)
+
+        nearest = data["nearest"]
+        return cls(
+            dialogue_id=data["dialogue_id"],
+            corpus=data["corpus"],
+            written=data["written"],
+            segmenter=data["segmenter"],
+            counts=dict(data["counts"]),
+            utterances=[MinedUtterance(**row) for row in data["utterances"]],
+            discourse_links=[MinedLink(**row) for row in data["discourse_links"]],
+            argument_relations=[MinedLink(**row) for row in data["argument_relations"]],
+            strongest={kind: link(row) for kind, row in data["strongest"].items()},
+            nearest=None
+            if nearest is None
+            else [
+                Nearest(row["index"], row["id"], row["text"], [NeighbourHit(**hit) for hit in row["hits"]])
+                for row in nearest
+            ],
+            nearest_note=data["nearest_note"],
+            runs=[MinedRun(**row) for row in data["runs"]],
+        )
 
 
 @dataclass(frozen=True)
@@ -67,11 +201,11 @@ def summarise(
     analysis: Analysis,
     *,
     runs: Sequence[PredictionRun],
-    neighbours: list[list[dict[str, Any]]] | None,
+    neighbours: list[list[NeighbourHit]] | None,
     neighbours_note: str | None,
     written: bool,
     segmenter: str | None = None,
-) -> dict[str, Any]:
+) -> MiningSummary:
     """What was mined: utterances, predicted links, the strongest support and attack, nearest units elsewhere.
 
     Args:
@@ -88,44 +222,36 @@ def summarise(
     disc_run, rel_run = runs
     discourse = [_link(x, y, s, p, locutions, texts, disc_run) for x, y, s, p in analysis.discourse]
     arguments = [_link(x, y, lab, p, units, unit_texts, rel_run) for x, y, lab, p in analysis.arguments]
-    kinds = Counter(a["label"] for a in arguments)
+    kinds = Counter(a.label for a in arguments)
     strongest = {
-        kind: max((a for a in arguments if a["label"] == kind), key=lambda a: a["score"], default=None)
+        kind: max((a for a in arguments if a.label == kind), key=lambda a: a.score, default=None)
         for kind in ("support", "attack")
     }
     nearest = None
     if neighbours is not None:
-        nearest = [
-            {"index": i, "id": units[i], "text": unit_texts[i], "hits": hits}
-            for i, hits in enumerate(neighbours)
-            if hits
-        ]
-    return {
-        "dialogue_id": dialogue.dialogue_id,
-        "corpus": dialogue.corpus,
-        "written": written,
-        "segmenter": segmenter,
-        "counts": {
+        nearest = [Nearest(i, units[i], unit_texts[i], hits) for i, hits in enumerate(neighbours) if hits]
+    return MiningSummary(
+        dialogue_id=dialogue.dialogue_id,
+        corpus=dialogue.corpus,
+        written=written,
+        segmenter=segmenter,
+        counts={
             "utterances": len(texts),
             "speakers": len(set(speakers)),
             "discourse_links": len(discourse),
             **{kind: kinds.get(kind, 0) for kind in ARGUMENT_KINDS},
         },
-        "utterances": [
-            {"index": i, "id": locutions[i], "speaker": speakers[i], "text": texts[i]} for i in range(len(texts))
-        ],
-        "discourse_links": discourse,
-        "argument_relations": arguments,
-        "strongest": strongest,
-        "nearest": nearest,
-        "nearest_note": neighbours_note,
-        "runs": [
-            {"run_id": r.run_id, "model": r.model, "model_version": r.model_version, "task": r.task} for r in runs
-        ],
-    }
+        utterances=[MinedUtterance(i, locutions[i], speakers[i], texts[i]) for i in range(len(texts))],
+        discourse_links=discourse,
+        argument_relations=arguments,
+        strongest=strongest,
+        nearest=nearest,
+        nearest_note=neighbours_note,
+        runs=[MinedRun(r.run_id, r.model, r.model_version, r.task) for r in runs],
+    )
 
 
-def best_neighbours(summary: dict[str, Any], limit: int = 5) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+def best_neighbours(summary: MiningSummary, limit: int = 5) -> list[tuple[Nearest, NeighbourHit]]:
     """The ``limit`` closest (unit, hit) pairs of a summary, best first."""
-    pairs = [(row, hit) for row in summary.get("nearest") or [] for hit in row["hits"][:1]]
-    return sorted(pairs, key=lambda p: -p[1]["score"])[:limit]
+    pairs = [(row, hit) for row in summary.nearest or [] for hit in row.hits[:1]]
+    return sorted(pairs, key=lambda p: -p[1].score)[:limit]

@@ -11,9 +11,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from api.services.mine_summary import MinedRun, MiningSummary
 from ontology.errors import ApiError, BusyError, ModelNotInstalledError, UnknownTaskError
 
 TASKS = ("pair", "dialogue", "transcript")
@@ -43,8 +44,74 @@ class PredictionRequest:
     options: dict[str, Any] = field(default_factory=dict)
 
 
-Predictor = Callable[[PredictionRequest, Any], dict[str, Any]]
-"""``(request, graph) -> {"model", "model_version", "run_id"?, "edges": [{source, target, label, score}], ...}``."""
+@dataclass(frozen=True)
+class PredictedEdge:
+    """A predicted relation of a ``/predict`` answer: never gold, always with its model and score.
+
+    Attributes:
+        source: Graph id of the source unit (a pair: ``text:0``).
+        target: Graph id of the target unit (a pair: ``text:1``).
+        label: support, attack, rephrase, none or a discourse sense.
+        score: The model's score (rounded).
+        kind: ``discourse`` (between locutions) or ``argument`` (between propositions).
+        model: Model name.
+        model_version: Model version.
+        run_id: The run it belongs to (None for a pair, which is never stored).
+        source_text: The source's text (dialogue, transcript).
+        target_text: The target's text (dialogue, transcript).
+    """
+
+    source: str
+    target: str
+    label: str
+    score: float
+    kind: str
+    model: str
+    model_version: str
+    run_id: str | None = None
+    source_text: str | None = None
+    target_text: str | None = None
+
+
+@dataclass(frozen=True)
+class PredictionAnswer:
+    """What ``POST /predict`` answers: predicted edges and the models that produced them.
+
+    Attributes:
+        task: ``pair``, ``dialogue`` or ``transcript``.
+        model: The relation model.
+        model_version: Its version.
+        run_id: The relations run, when written.
+        runs: The runs of a dialogue or transcript (their ids also when not written).
+        written: Whether the predictions were stored.
+        dialogue_id: The dialogue predicted over (dialogue, transcript).
+        edges: Every predicted edge.
+        probabilities: A pair's probability per label.
+        summary: What was mined of a dialogue or transcript.
+    """
+
+    task: str
+    model: str
+    model_version: str
+    run_id: str | None
+    runs: list[MinedRun]
+    written: bool
+    dialogue_id: str | None
+    edges: list[PredictedEdge]
+    probabilities: dict[str, float] | None = None
+    summary: MiningSummary | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON-ready form (the route's schema mirrors it); entries a task has no value for are left out."""
+        out = asdict(self)
+        for key in ("dialogue_id", "probabilities", "summary"):
+            if out[key] is None:
+                del out[key]
+        return out
+
+
+Predictor = Callable[[PredictionRequest, Any], PredictionAnswer]
+"""``(request, graph) -> answer``: the predictor of one task."""
 
 _PREDICTORS: dict[str, Predictor] = {}
 
@@ -97,7 +164,7 @@ def check_limits(request: PredictionRequest, limits: Limits) -> None:
         raise ApiError(f"a transcript may have at most {limits.chars} characters in all, not {total}")
 
 
-def predict_limited(request: PredictionRequest, graph: Any, limits: Limits) -> dict[str, Any]:
+def predict_limited(request: PredictionRequest, graph: Any, limits: Limits) -> PredictionAnswer:
     """:func:`predict` within ``limits``: checked first, then at most ``limits.running`` at once.
 
     Raises:
@@ -126,7 +193,7 @@ def running_slot(limits: Limits) -> Iterator[None]:
         slot.release()
 
 
-def predict(request: PredictionRequest, graph: Any) -> dict[str, Any]:
+def predict(request: PredictionRequest, graph: Any) -> PredictionAnswer:
     """Predicted edges with scores for a pair, a stored dialogue or a new transcript.
 
     Raises:

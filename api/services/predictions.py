@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,40 @@ def write_run(
         GraphStoreError: Neo4j failed (nothing of the run kept).
     """
     return _store(graph).write(run, relations, progress)
+
+
+@dataclass(frozen=True)
+class WriteSummary:
+    """What one write of a run did, as a predict command reports it.
+
+    Attributes:
+        written: Relations written (0 when the run was complete in the graph already).
+        counts: Relations per stored class.
+        seconds: Wall time of the write, rounded to hundredths.
+    """
+
+    written: int
+    counts: dict[str, int]
+    seconds: float
+
+
+@dataclass(frozen=True)
+class WrittenRun:
+    """A run written by :meth:`PredictionJob.write`.
+
+    Attributes:
+        run_id: The run.
+        report: What the write did.
+        written: Always true: the run is in the graph.
+    """
+
+    run_id: str
+    report: WriteSummary
+    written: bool = True
+
+    def as_dict(self) -> dict[str, object]:
+        """The ``run_id``, ``written`` and ``report`` entries of a predict command's JSON result."""
+        return {"run_id": self.run_id, "written": self.written, "report": asdict(self.report)}
 
 
 @dataclass(frozen=True)
@@ -98,17 +132,17 @@ class PredictionJob:
         what: str,
         reporter: Reporter,
         run: PredictionRun | None = None,
-    ) -> dict[str, Any]:
+    ) -> WrittenRun:
         """Write ``rows`` as the job's run (``run``, else the one :meth:`pick` gives); logs ``what`` was written.
 
         Returns:
-            The ``run_id``, ``written`` and ``report`` entries of a predict command's JSON result.
+            The run written and what the write did (:meth:`WrittenRun.as_dict` gives a predict command's
+            ``run_id``, ``written`` and ``report`` entries).
         """
         chosen = run or self.pick(graph)[0]
         report = write_run(graph, chosen, rows)
         reporter.log(f"run {chosen.run_id}: {report.written} {what} written")
-        summary = {"written": report.written, "counts": report.counts, "seconds": round(report.seconds, 2)}
-        return {"run_id": chosen.run_id, "written": True, "report": summary}
+        return WrittenRun(chosen.run_id, WriteSummary(report.written, report.counts, round(report.seconds, 2)))
 
 
 def runs(graph: Graph, model: str | None = None, version: str | None = None) -> list[StoredRun]:

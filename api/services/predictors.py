@@ -27,7 +27,7 @@ from typing import Any
 from api.services import mine
 from api.services import predict as hook
 from api.services.graph import Graph
-from api.services.mine_summary import Analysis, DialogueUnits, summarise
+from api.services.mine_summary import Analysis, DialogueUnits, MiningSummary, summarise
 from graphstore.scopes import in_order
 from ontology.errors import ApiError
 from ontology.records import prediction_score
@@ -36,25 +36,30 @@ from ontology.terms import Label
 MAX_PAIR_CHARS = 20_000
 
 
-def _response(task: str, summary: dict[str, Any]) -> dict[str, Any]:
+def _response(task: str, summary: MiningSummary) -> hook.PredictionAnswer:
     """The ``/predict`` answer of a dialogue-level task: every predicted edge plus the summary."""
-    runs = summary["runs"]
-    edges = [{**e, "kind": "discourse"} for e in summary["discourse_links"]]
-    edges += [{**e, "kind": "argument"} for e in summary["argument_relations"]]
-    return {
-        "task": task,
-        "model": runs[-1]["model"],
-        "model_version": runs[-1]["model_version"],
-        "run_id": runs[-1]["run_id"] if summary["written"] else None,
-        "runs": runs,
-        "written": summary["written"],
-        "dialogue_id": summary["dialogue_id"],
-        "edges": edges,
-        "summary": summary,
-    }
+    runs = summary.runs
+    edges = [
+        hook.PredictedEdge(
+            e.source, e.target, e.label, e.score, kind, e.model, e.model_version, e.run_id, e.source_text, e.target_text
+        )
+        for kind, links in (("discourse", summary.discourse_links), ("argument", summary.argument_relations))
+        for e in links
+    ]
+    return hook.PredictionAnswer(
+        task=task,
+        model=runs[-1].model,
+        model_version=runs[-1].model_version,
+        run_id=runs[-1].run_id if summary.written else None,
+        runs=runs,
+        written=summary.written,
+        dialogue_id=summary.dialogue_id,
+        edges=edges,
+        summary=summary,
+    )
 
 
-def predict_pair(request: hook.PredictionRequest, graph: Graph) -> dict[str, Any]:
+def predict_pair(request: hook.PredictionRequest, graph: Graph) -> hook.PredictionAnswer:
     """How the first text relates to the second (source -> target), out of context.
 
     Raises:
@@ -71,26 +76,21 @@ def predict_pair(request: hook.PredictionRequest, graph: Graph) -> dict[str, Any
         raise ApiError("pair predictions are not stored: the texts are not graph nodes (use task transcript)")
     card = tasks.load(graph.settings, "pairs").card
     (found,) = tasks.predict(graph.settings, "pairs", [TextPair(first, second)])
-    return {
-        "task": "pair",
-        "model": card.model,
-        "model_version": card.version,
-        "run_id": None,
-        "runs": [],
-        "written": False,
-        "edges": [
-            {
-                "source": "text:0",
-                "target": "text:1",
-                "label": found.label,
-                "score": prediction_score(found.score),
-                "kind": "argument",
-                "model": card.model,
-                "model_version": card.version,
-            }
+    return hook.PredictionAnswer(
+        task="pair",
+        model=card.model,
+        model_version=card.version,
+        run_id=None,
+        runs=[],
+        written=False,
+        dialogue_id=None,
+        edges=[
+            hook.PredictedEdge(
+                "text:0", "text:1", found.label, prediction_score(found.score), "argument", card.model, card.version
+            )
         ],
-        "probabilities": {k: prediction_score(v) for k, v in found.probabilities.items()},
-    }
+        probabilities={k: prediction_score(v) for k, v in found.probabilities.items()},
+    )
 
 
 def _stored(graph: Graph, ref: str) -> tuple[str, str | None, list[Any], list[Any], dict[str, list[int]]]:
@@ -129,7 +129,7 @@ def _stored(graph: Graph, ref: str) -> tuple[str, str | None, list[Any], list[An
     return did, corpus, locs, props, anchors
 
 
-def predict_dialogue(request: hook.PredictionRequest, graph: Graph) -> dict[str, Any]:
+def predict_dialogue(request: hook.PredictionRequest, graph: Graph) -> hook.PredictionAnswer:
     """Discourse and argument links of a stored dialogue; with ``write``, stored as two prediction runs.
 
     Raises:
@@ -160,7 +160,7 @@ def predict_dialogue(request: hook.PredictionRequest, graph: Graph) -> dict[str,
     return _response("dialogue", summary)
 
 
-def predict_transcript(request: hook.PredictionRequest, graph: Graph) -> dict[str, Any]:
+def predict_transcript(request: hook.PredictionRequest, graph: Graph) -> hook.PredictionAnswer:
     """Live mining of new utterances (each segmented into sentences), written with ``write``.
 
     Raises:

@@ -17,7 +17,7 @@ from typing import Any
 from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
 from gnn.modelcard import ModelCard
-from gnn.task import CVReport, EvalReport, PredictedRelation, Resources, Task, TextPair, TrainReport, get_task
+from gnn.task import CVReport, EvalReport, ExampleT, PredictedRelation, Resources, Task, TextPair, TrainReport, get_task
 from ontology.errors import LoaderError
 from ontology.formats.aif import load_aif
 from ontology.formats.contextdep import load_contextdep
@@ -112,8 +112,8 @@ def resources(
 
 
 def examples(
-    settings: Settings, task: Task[Any, Any, Any], data: Sequence[Path] | None, config: Any, reporter: Reporter
-) -> tuple[list[Path], list[Any]]:
+    settings: Settings, task: Task[Any, ExampleT, Any], data: Sequence[Path] | None, config: Any, reporter: Reporter
+) -> tuple[list[Path], list[ExampleT]]:
     """The paths read (``data``, else the task's default data) and the task's examples in them.
 
     Raises:

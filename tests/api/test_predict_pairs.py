@@ -11,7 +11,7 @@ from api.app import create_app
 from api.services import pairs, predict
 from api.services.graph import Graph
 from api.settings import Settings
-from gnn.pairs import LABELS, ChallengePair, challenge_score, read_challenge
+from gnn.pairs import LABELS, ChallengePair, ChallengeScore, challenge_score, read_challenge
 from gnn.registry import shipped_model
 from ontology.errors import ApiError
 
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.model  # runs the shipped pair model and the packaged e
 
 
 def _ask(graph: Graph, first: str, second: str) -> dict[str, Any]:
-    return predict.predict(predict.PredictionRequest("pair", texts=(first, second)), graph)
+    return predict.predict(predict.PredictionRequest("pair", texts=(first, second)), graph).as_dict()
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +43,7 @@ def test_pair_answers_carry_the_pair_model_and_every_label_probability(
         assert edge["label"] in LABELS and edge["score"] == probs[edge["label"]]
 
 
-def _score(asked: tuple[list[ChallengePair], list[dict[str, Any]]]) -> dict[str, Any]:
+def _score(asked: tuple[list[ChallengePair], list[dict[str, Any]]]) -> ChallengeScore:
     rows, bodies = asked
     return challenge_score(rows, [body["edges"][0]["label"] for body in bodies])
 
@@ -53,7 +53,7 @@ def test_the_challenge_set_gets_each_of_its_labels_right_somewhere(
 ) -> None:
     # The QT30 map network answered none to every pair; this model tells all three labels apart.
     result = _score(asked)
-    assert all(row["right"] > 0 for row in result["per_label"].values()), result
+    assert all(row["right"] > 0 for row in result.per_label.values()), result
 
 
 def test_the_challenge_set_is_answered_right_at_least_80_percent_of_the_time(
@@ -61,8 +61,8 @@ def test_the_challenge_set_is_answered_right_at_least_80_percent_of_the_time(
 ) -> None:
     # bench/models.py prints the same figure (the shipped model: 31 of 36, docs/models/pairs.md).
     result = _score(asked)
-    assert result["share"] >= 0.8, result
-    assert all(row["right"] >= 6 for row in result["per_label"].values()), result  # no label given up
+    assert result.share >= 0.8, result
+    assert all(row["right"] >= 6 for row in result.per_label.values()), result  # no label given up
 
 
 def test_a_model_of_another_task_is_refused() -> None:

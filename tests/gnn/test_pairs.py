@@ -150,7 +150,7 @@ def test_challenge_file_is_read_and_scored(tmp_path: Path) -> None:
     rows = read_challenge(CHALLENGE)
     result = challenge_score(rows, [r.label if r.label != "attack" else "none" for r in rows])
     attacks = sum(r.label == "attack" for r in rows)
-    assert result["right"] == len(rows) - attacks and result["per_label"]["attack"]["right"] == 0
+    assert result.right == len(rows) - attacks and result.per_label["attack"]["right"] == 0
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "x", "source": "a", "target": "b", "label": "agree", "reason": "r"}\n')
     with pytest.raises(ModelError, match=r"bad\.jsonl:1"):

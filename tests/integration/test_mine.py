@@ -4,6 +4,7 @@ Molweni dialogue of ``../shared/corpora`` turned into a plain transcript."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from neo4j import Driver
 from api.cli.mine import print_summary
 from api.services import corpora, mine, semantic
 from api.services.graph import Graph
+from api.services.mine_summary import MiningSummary
 from api.settings import Settings
 from graphstore.store import GraphStore
 from ontology.errors import ApiError, LoaderError
@@ -50,7 +52,7 @@ def graph(store: GraphStore, driver: Driver, neo4j_settings: Settings, tmp_path:
 
 def test_mine_dry_run_write_rerun_delete(graph: Graph, store: GraphStore) -> None:
     gold_before = _gold_fingerprint(store)
-    dry = mine.mine_file(graph, DEBATE)
+    dry: dict[str, Any] = mine.mine_file(graph, DEBATE).as_dict()
     counts = dry["counts"]
     assert dry["written"] is False and dry["corpus"] == "mined"
     assert counts["utterances"] == 11 and counts["speakers"] == 4
@@ -73,7 +75,7 @@ def test_mine_dry_run_write_rerun_delete(graph: Graph, store: GraphStore) -> Non
     assert _gold_fingerprint(store) == gold_before
     assert _count(store, "MATCH (n:Node {corpus: 'mined'}) RETURN count(n) AS n") == 0
 
-    done = mine.mine_file(graph, DEBATE, write=True)
+    done: dict[str, Any] = mine.mine_file(graph, DEBATE, write=True).as_dict()
     did = done["dialogue_id"]
     assert {k: v for k, v in done.items() if k != "written"} == {k: v for k, v in dry.items() if k != "written"}
     assert _count(store, "MATCH (d:Dialogue {id: $d, corpus: 'mined'}) RETURN count(d) AS n", d=did) == 1
@@ -108,7 +110,7 @@ def test_mine_dry_run_write_rerun_delete(graph: Graph, store: GraphStore) -> Non
     # The corpus marker's counts are recounted by every load (now with the predictions); every other
     # node, property and relationship stays as it was.
     snapshot = [n for n in graph_snapshot(store, "mined") if n["id"] != "mined"]
-    again = mine.mine_file(graph, DEBATE, write=True)
+    again: dict[str, Any] = mine.mine_file(graph, DEBATE, write=True).as_dict()
     assert again["runs"] == done["runs"]
     assert [n for n in graph_snapshot(store, "mined") if n["id"] != "mined"] == snapshot
     assert _predicted(store, did) == rows
@@ -160,7 +162,7 @@ def test_cli_mine_json_and_exit_codes(graph: Graph, store: GraphStore, capsys: p
     summary = json.loads(done.stdout)
     assert summary["written"] is True and summary["corpus"] == "debates" and summary["counts"]["utterances"] == 11
     assert _count(store, "MATCH (l:Locution {corpus: 'debates'}) RETURN count(l) AS n") == 11
-    print_summary({**summary, "written": False})
+    print_summary(replace(MiningSummary.from_dict(summary), written=False))
     table = capsys.readouterr().out
     assert "(dry run, nothing written): 11 utterances by 4 speakers" in _flat(table)
     assert "predicted links" in table and "strongest support" in table
@@ -175,7 +177,7 @@ def test_mine_a_molweni_dialogue_as_plain_text(graph: Graph, store: GraphStore, 
     dialogue = next(d for d in dialogues if len(d["edus"]) >= 8)
     transcript = tmp_path / "molweni-dev.txt"
     transcript.write_text("".join(f"{e['speaker']}: {e['text']}\n" for e in dialogue["edus"]), encoding="utf-8")
-    summary = mine.mine_file(graph, transcript, write=True)
+    summary: dict[str, Any] = mine.mine_file(graph, transcript, write=True).as_dict()
     units = summary["utterances"]
     # Segmentation only splits EDUs: every word is kept, in order, with its speaker.
     assert " ".join(u["text"] for u in units).split() == " ".join(e["text"] for e in dialogue["edus"]).split()
