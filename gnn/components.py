@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 import torch
 from torch import nn
+from torch.optim.optimizer import ParamsT
 from torch_geometric.data import Batch, Data
 from torch_geometric.utils import to_dense_batch
 
@@ -273,7 +274,9 @@ def input_width(vector_dim: int) -> int:
     return vector_dim + N_POSITION
 
 
-def sentence_batch(rows: Sequence[np.ndarray], tags: Sequence[np.ndarray] | None = None, device: Any = "cpu") -> Any:
+def sentence_batch(
+    rows: Sequence[np.ndarray], tags: Sequence[np.ndarray] | None = None, device: str | torch.device = "cpu"
+) -> Batch:
     """Sentences as one PyG batch: a graph per sentence, its tokens the nodes (``x``: input rows, ``y``:
     gold tag ids), no edges; the network pads them back into sequences with ``to_dense_batch``."""
     ys = [None] * len(rows) if tags is None else [torch.from_numpy(t) for t in tags]
@@ -412,7 +415,7 @@ class TaggerFit:
         """The network, built on first use: inside the trainer's seeded run, so the seed sets its initial weights."""
         return BiLstmCrf(input_width(self.vectors.dim), self.config)
 
-    def param_groups(self) -> Any:
+    def param_groups(self) -> ParamsT:
         """Every parameter of the network."""
         return self.module.parameters()
 
