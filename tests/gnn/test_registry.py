@@ -21,6 +21,18 @@ def test_nothing_named_is_the_shipped_model_of_the_task(task: str) -> None:
     assert resolved.card.task == task
 
 
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_every_shipped_card_is_versioned_by_the_one_scheme(task: str) -> None:
+    # An integer version, the training date and commit beside it; the task says the same number.
+    from gnn.task import CardVersion, get_task
+
+    card = resolve_model(task).card
+    version = CardVersion.of(card)
+    assert str(version) == card.version and version.number == get_task(task).version
+    assert len(version.trained) == 10 and version.trained[4] == "-"
+    assert version.commit, f"{task}: the shipped card records no commit"
+
+
 def test_a_name_is_a_trained_model_before_a_shipped_one(tmp_path: Path) -> None:
     trained = tmp_path / "models" / "mine"
     shutil.copytree(shipped_model("paraphrase"), trained)
