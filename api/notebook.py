@@ -142,9 +142,11 @@ class Argweb:
             The service's summary (counts, run id, scores against gold where the corpus has them).
         """
         if task == "discourse":
-            from api.services import discourse
+            from dataclasses import asdict
 
-            return discourse.predict(self.graph, corpus=corpus, model_dir=model, write=write)
+            from api.services.predictions import predict_scope
+
+            return asdict(predict_scope(self.graph, "discourse", corpus=corpus, model=model, write=write))
         if task == "relations":
             from api.services import relations_graph
 

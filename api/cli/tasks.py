@@ -39,6 +39,10 @@ from gnn.task import EvalReport, contract_tasks, get_task
 PRESENTATIONS: dict[str, Presentation] = {"pairs": pairs.PAIRS}
 """Tasks that describe their commands and details in their own words (the others are read from the task)."""
 
+OWN_COMMANDS = frozenset({"discourse"})
+"""Tasks on the contract whose commands keep flags of their own (``--scheme``, the graph form of
+``predict discourse``): their CLI module registers them (:mod:`api.cli.discourse`)."""
+
 
 def _presentation(name: str) -> Presentation:
     """The task's presentation (:data:`PRESENTATIONS`), else one read from the task itself."""
@@ -164,6 +168,8 @@ def _predict_command(name: str) -> Callable[..., None]:
 def register(app: typer.Typer) -> None:
     """Add ``train TASK``, ``evaluate TASK`` and ``predict TASK`` for every task on the contract."""
     for name in contract_tasks():
+        if name in OWN_COMMANDS:
+            continue
         shown = _presentation(name)
         group(app, "train", "Train a model.").command(name)(_train_command(name, shown))
         group(app, "evaluate", "Score models or predictions against gold data.").command(name)(

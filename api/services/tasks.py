@@ -20,12 +20,14 @@ from gnn.modelcard import ModelCard
 from gnn.task import CVReport, EvalReport, PredictedRelation, Resources, Task, TextPair, TrainReport, get_task
 from ontology.errors import LoaderError
 from ontology.formats.aif import load_aif
+from ontology.formats.dialogue_json import load_dialogue_files
 from ontology.formats.marg import load_marg
 from ontology.records import CorpusBundle
 
 READERS: dict[str, tuple[str, Callable[[list[Path]], CorpusBundle]]] = {
     "aif": ("*.json", load_aif),
     "marg": ("*.csv", load_marg),
+    "dialogues": ("*.json", load_dialogue_files),
 }
 """The corpus formats a task may read: format -> (the files it reads inside a folder, its reader)."""
 

@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 
 from api.services import tasks as service
 from api.settings import Settings
+from gnn.discourse.train import ParserConfig
 from gnn.encoder import TextEncoder
 from gnn.modelcard import ModelCard
 from gnn.pairs import LABELS, PairConfig, PairExample, examples_from_maps
@@ -134,7 +135,14 @@ def majority() -> Iterator[MajorityTask]:
 
 # One step of each shipped task's recipe on the sample maps (a registered task not named here runs
 # its default profile).
-TINY: dict[str, Any] = {"pairs": PairConfig(hidden=8, epochs=1, seed=3)}
+TINY: dict[str, Any] = {
+    "pairs": PairConfig(hidden=8, epochs=1, seed=3),
+    "discourse": ParserConfig(epochs=1, patience=1, dim=16, word_dim=8, vocab_size=100, seed=3),
+}
+# What each task reads (a task not named here reads the sample AIF maps).
+DATA: dict[str, tuple[str, list[Path]]] = {
+    "discourse": ("dialogues", [SAMPLES / "molweni" / "DP" / "dev.json", SAMPLES / "stac" / "train.json"]),
+}
 
 
 @pytest.fixture(scope="module")
@@ -148,8 +156,9 @@ def test_every_task_trains_evaluates_cross_validates_and_predicts_with_typed_rep
 ) -> None:
     task = get_task(name)
     config = TINY.get(name) or task.recipes.config(task.recipes.default)
-    resources = Resources(tmp_path / "cache", data_files=(AIF_DIR,))
-    found = task.examples(records, config)
+    fmt, paths = DATA.get(name, ("aif", [AIF_DIR]))
+    resources = Resources(tmp_path / "cache", data_files=tuple(paths))
+    found = task.examples(records if fmt == "aif" else service.read_records(fmt, paths), config)
     assert len(found) > 10 and len({task.group(e) for e in found}) >= 2
     report = task.train(found, tmp_path / "model", config, "tiny", resources)
     assert isinstance(report, TrainReport) and report.task == name and report.model_dir == tmp_path / "model"
