@@ -266,7 +266,7 @@ def score(model: DiscourseModel, examples: Sequence[DiscourseExample], progress:
     return Scored({"link_f1": s["link_f1"], "link_rel_f1": s["link_rel_f1"]}, tally, per_file, seconds)
 
 
-def pair_probabilities(model: DiscourseModel, pairs: Sequence[TextPair]) -> list[dict[str, float]]:
+def _pair_probabilities(model: DiscourseModel, pairs: Sequence[TextPair]) -> list[dict[str, float]]:
     """Each pair read as a two-EDU dialogue: the probability of each sense linking them, and of :data:`NONE`."""
     import torch
 
@@ -370,7 +370,7 @@ class DiscourseTask(Task[ParserConfig, DiscourseExample, DiscourseModel]):
     def predict(self, loaded: DiscourseModel, records: Sequence[TextPair]) -> list[PredictedRelation]:
         """Each pair as a two-EDU dialogue: the sense linking the target to the source (or :data:`NONE`)."""
         out = []
-        for pair, probs in zip(records, pair_probabilities(loaded, records), strict=True):
+        for pair, probs in zip(records, _pair_probabilities(loaded, records), strict=True):
             label = max(probs, key=lambda k: (probs[k], k))
             out.append(PredictedRelation(pair.source, pair.target, label, probs[label], probs))
         return out
