@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import tempfile
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -226,21 +225,13 @@ def evaluate(
     too, and ``labels`` counts gold against predicted relations per sense with each sense's recall.
     The encoding and the parse of the file are reported to ``reporter``.
     """
-    from gnn.discourse.task import tally_senses
-    from gnn.metrics import discourse_scores
-    from gnn.protocol import Pooled
+    from gnn.discourse.task import file_scores
 
     model = load(settings, model_dir)
     dialogues, scheme = read_dialogues(data, scheme)
-    t0 = time.perf_counter()
     with stages(reporter) as progress:
-        predicted = model.predict(dialogues, progress)
-    elapsed = time.perf_counter() - t0
-    found = [[(p.x, p.y, p.sense.value) for p in links] for links in predicted]
-    plain = discourse_scores([d.links() for d in dialogues], [set(links) for links in found]).as_dict()
-    # Per sense, as the cross-validation pools them: whether rare senses are predicted at all.
-    senses = Pooled()
-    tally_senses(senses, dialogues, found)
+        scored = file_scores(model, dialogues, progress)
+    plain = scored.scores
     variants: dict[str, dict[str, float]] = {}
     raw = read_json(data)
     with tempfile.TemporaryDirectory(prefix="argweb-variant-") as tmp:
@@ -255,10 +246,10 @@ def evaluate(
         scheme,
         str(model_dir or default_model()),
         plain,
-        round(sum(len(d) for d in dialogues) / max(elapsed, 1e-9), 1),
+        round(sum(len(d) for d in dialogues) / max(scored.seconds, 1e-9), 1),
         variants,
         round(change_max, 4),
-        senses.as_dict(),
+        scored.senses.as_dict(),
     )
 
 

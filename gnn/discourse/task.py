@@ -266,6 +266,34 @@ def score(model: DiscourseModel, examples: Sequence[DiscourseExample], progress:
     return Scored({"link_f1": s["link_f1"], "link_rel_f1": s["link_rel_f1"]}, tally, per_file, seconds)
 
 
+@dataclass(frozen=True)
+class FileScores:
+    """A model's figures on whole dialogues (a corpus file).
+
+    Attributes:
+        scores: Micro link and link & relation precision, recall and F1 (percent), dialogues, EDUs.
+        senses: Gold against predicted relations per sense (:func:`tally_senses`).
+        seconds: Time of the parse.
+    """
+
+    scores: dict[str, Any]
+    senses: Pooled
+    seconds: float
+
+
+def file_scores(model: DiscourseModel, dialogues: Sequence[Dialogue], progress: Progress | None = None) -> FileScores:
+    """Score ``model`` on every relation of ``dialogues``; ``progress`` hears the encoding and the parse."""
+    t0 = time.perf_counter()
+    predicted = model.predict(dialogues, progress or False)
+    seconds = time.perf_counter() - t0
+    found = [[(p.x, p.y, p.sense.value) for p in links] for links in predicted]
+    scores = discourse_scores([d.links() for d in dialogues], [set(links) for links in found]).as_dict()
+    # Per sense: whether rare senses are predicted at all.
+    senses = Pooled()
+    tally_senses(senses, dialogues, found)
+    return FileScores(scores, senses, seconds)
+
+
 def _pair_probabilities(model: DiscourseModel, pairs: Sequence[TextPair]) -> list[dict[str, float]]:
     """Each pair read as a two-EDU dialogue: the probability of each sense linking them, and of :data:`NONE`."""
     import torch
