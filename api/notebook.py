@@ -147,9 +147,11 @@ class Argweb:
             task on the contract, the :class:`api.services.predictions.ScopeOutcome`.
         """
         if task == "discourse":
-            from api.services import discourse
+            from dataclasses import asdict
 
-            return discourse.predict(self.graph, corpus=corpus, model_dir=model, write=write)
+            from api.services.predictions import predict_scope
+
+            return asdict(predict_scope(self.graph, "discourse", corpus=corpus, model=model, write=write))
         if task == "relations":
             from dataclasses import asdict
 

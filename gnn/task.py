@@ -647,7 +647,7 @@ def get_task(name: str) -> Task[Any, Any, Any]:
 
 
 # The tasks argweb ships: one line each. Those still off the contract run through their own code.
-register("discourse", None)
+register("discourse", "gnn.discourse.task:TASK")
 register("relations", "gnn.relations.task:TASK")
 register("paraphrase", "gnn.paraphrase:TASK")
 register("components", "gnn.components:TASK")

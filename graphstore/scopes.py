@@ -14,6 +14,8 @@ transactions), so a map or paper stored in the graph gets exactly the prediction
 * ``pairs`` -- **utterance pairs** (ContextDeP guest -> host): the two locutions, with their
   tokens, of every dialogue made of exactly two (:func:`graphstore.pairs.discourse_pairs`); other
   dialogues give no records.
+* ``dialogues`` -- **Molweni/STAC-style dialogues**: each dialogue, its EDUs (locutions) in order
+  with their speakers, and its gold discourse relations with their AIF edges.
 
 A task names its reader with :meth:`gnn.task.Task.scope_read`; :func:`read_scope` is the one entry.
 """
@@ -30,6 +32,7 @@ from graphstore.reads import unit_view
 from graphstore.store import GraphStore
 from ontology.errors import ApiError
 from ontology.records import (
+    DiscourseRecord,
     EdgeRecord,
     LocutionRecord,
     NodeRecord,
@@ -164,6 +167,37 @@ def sciarg_records(
     return nodes, _aif_edges(nodes, edges)
 
 
+def dialogue_records(
+    units: Mapping[str, UnitView], edges: Sequence[EdgeView], ids: Sequence[str], corpus: str | None = None
+) -> tuple[list[NodeRecord], list[EdgeRecord]]:
+    """The records of the dialogues ``ids``: a dialogue record, its locutions, its gold discourse relations.
+
+    Locutions come in file order (:func:`in_order`), numbered from 0, with the speaker's name (else
+    its id); a dialogue's corpus is its first locution's (else ``corpus``). Only the gold discourse
+    relations are kept, with the AIF edges into and out of them.
+    """
+    nodes: list[NodeRecord] = []
+    grouped = _by_discourse(units)
+    for did in ids:
+        mine = grouped.get(did, [])
+        locutions = in_order(u for u in mine if u.node.has(Label.Locution))
+        owner = (locutions[0].node.corpus if locutions else None) or corpus or ""
+        nodes.append(DiscourseRecord(id=did, corpus=owner, kind="Dialogue", local_id=did))
+        for k, u in enumerate(locutions):
+            fields = _unit_fields(u, k) | {"corpus": u.node.corpus or owner}
+            nodes.append(LocutionRecord(**fields, speaker=u.speaker or u.speaker_id or ""))
+        for u in in_order(u for u in mine if u.node.has(Label.DiscourseRelation) and _gold(u)):
+            nodes.append(
+                RelationRecord(
+                    **_unit_fields(u, u.position) | {"corpus": u.node.corpus or owner},
+                    kind=Label.DiscourseRelation,
+                    sense=u.node.get(Prop.SENSE),
+                    scheme_label=u.node.get(Prop.SCHEME_LABEL),
+                )
+            )
+    return nodes, _aif_edges(nodes, edges)
+
+
 def _read_aif(store: GraphStore, ids: Sequence[str]) -> tuple[list[NodeRecord], list[EdgeRecord]]:
     units, edges = read_discourses(store, ids)
     return aif_records(units, edges, ids)
@@ -193,10 +227,16 @@ def _read_pairs(store: GraphStore, ids: Sequence[str]) -> tuple[list[NodeRecord]
     return nodes, []
 
 
+def _read_dialogues(store: GraphStore, ids: Sequence[str]) -> tuple[list[NodeRecord], list[EdgeRecord]]:
+    units, edges = read_discourses(store, ids)
+    return dialogue_records(units, edges, ids)
+
+
 READERS: dict[str, Callable[[GraphStore, Sequence[str]], tuple[list[NodeRecord], list[EdgeRecord]]]] = {
     "aif": _read_aif,
     "sciarg": _read_sciarg,
     "pairs": _read_pairs,
+    "dialogues": _read_dialogues,
 }
 """Reader name -> how it reads the records of some discourses (a task names one in ``scope_read``)."""
 

@@ -1,8 +1,14 @@
-"""``argweb train|evaluate|parse discourse``: the discourse parser on Molweni/STAC JSON files."""
+"""``argweb train|evaluate|parse|predict discourse``: the discourse parser on Molweni/STAC files and graph dialogues.
+
+The discourse task is on the contract (:mod:`gnn.discourse.task`); its commands keep the flags and
+tables they always had (``--scheme``, ``--members``, the graph form of ``predict``), so they are
+registered here instead of by :mod:`api.cli.tasks`.
+"""
 
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -27,6 +33,7 @@ from api.cli.options import (
 from api.cli_common import REPORTER, group, settings
 from api.services import discourse
 from api.services.graph import Graph
+from api.services.predictions import predict_scope
 
 SchemeOpt = Annotated[
     str | None,
@@ -67,10 +74,11 @@ def train(data: list[Path] | None, out: Path | None, profile: str, seed: int, en
 
     The quick profile trains in a few minutes; the shipped model was trained with the full one.
     """
-    result = discourse.train(settings(), data, out, profile=profile, seed=seed, encoder_dir=encoder, reporter=REPORTER)
-    held_out = {k: v for k, v in result.metrics.items() if isinstance(v, dict) and "link_f1" in v}
-    _scores_table(f"held-out scores ({result.seconds:.0f} s of training)", held_out)
-    typer.echo(str(result.model_dir))
+    report = discourse.train(settings(), data, out, profile=profile, seed=seed, encoder_dir=encoder, reporter=REPORTER)
+    metrics = report.card.metrics
+    held_out = {k: v for k, v in metrics.items() if isinstance(v, dict) and "link_f1" in v}
+    _scores_table(f"held-out scores ({report.card.training_seconds:.0f} s of training)", held_out)
+    typer.echo(str(report.model_dir))
 
 
 def evaluate(
@@ -100,22 +108,15 @@ def evaluate(
     from ontology.errors import ApiError
 
     if cv is not None:
-        from api.services import crossval
-
-        result = crossval.discourse(
+        report = discourse.cross_validate(
             settings(), data, cv, profile=profile, seed=seed, members=members, reporter=REPORTER
         )
-
-        def cv_tables(r: dict[str, Any]) -> None:
-            for name, part in r["files"].items():
-                title = f"{name}: {part['dialogues']} dialogues in {part['groups']} groups, {r['profile']} profile"
-                print_cv(title, {**part, "protocol": r["protocol"], "seconds": r["seconds"]})
-
-        show(result, as_json, cv_tables, sort_keys=False)
+        title = f"discourse: {report.items} EDUs in {report.groups} session/game groups, {report.profile} profile"
+        show(report.document(), as_json, lambda r: print_cv(title, r), sort_keys=False)
         return
     if not data or len(data) != 1:
         raise ApiError("evaluate discourse scores one file: give --data FILE once (or --cv K)")
-    result = discourse.evaluate(settings(), data[0], model, scheme, reporter=REPORTER)
+    result = discourse.evaluate(settings(), data[0], model, scheme, reporter=REPORTER).document()
     title = f"{result['file']} ({result['scheme']})"
 
     def tables(r: dict[str, Any]) -> None:
@@ -135,8 +136,8 @@ def parse(
 ) -> None:
     """Write the dialogues of a file again with their relations predicted (labels as the file spells them)."""
     result = discourse.parse(settings(), source, out, model, scheme, reporter=REPORTER)
-    REPORTER.log(f"{result['relations']} relations predicted for {result['dialogues']} dialogues ({result['scheme']})")
-    typer.echo(result["file"])
+    REPORTER.log(f"{result.relations} relations predicted for {result.dialogues} dialogues ({result.scheme})")
+    typer.echo(result.file)
 
 
 def predict(
@@ -150,17 +151,28 @@ def predict(
     """Parse dialogues of the graph; with --write, store the links as predicted relations (gold untouched)."""
     if corpus is None and dialogue is None:
         raise typer.BadParameter("give --corpus or --dialogue")
+    options = {"scheme": scheme} if scheme else {}
     with Graph(settings()) as graph:
-        result = discourse.predict(
-            graph, corpus=corpus, dialogue=dialogue, model_dir=model, scheme=scheme, write=write, reporter=REPORTER
+        outcome = predict_scope(
+            graph,
+            "discourse",
+            corpus=corpus,
+            dialogue=dialogue,
+            model=model,
+            options=options,
+            write=write,
+            reporter=REPORTER,
         )
     if as_json:
-        typer.echo(json.dumps(result, indent=2))
+        typer.echo(json.dumps(asdict(outcome), indent=2))
         return
-    scores = result["scores_against_gold"]
+    scores = outcome.scores_against_gold
     against = f"; against gold: link F1 {scores['link_f1']}, link&rel F1 {scores['link_rel_f1']}" if scores else ""
-    state = "written" if result["written"] else "dry run, nothing written"
+    if outcome.already_present and write:
+        state = "in the graph already, nothing written"
+    else:
+        state = "written" if write else "dry run, nothing written"
     typer.echo(
-        f"{result['predicted']} predicted / {result['gold']} gold relations in {result['dialogues']} dialogues "
-        f"(run {result['run_id']}, {state}){against}"
+        f"{outcome.predicted} predicted / {outcome.gold} gold relations in {outcome.dialogues} dialogues "
+        f"(run {outcome.run_id}, {state}){against}"
     )

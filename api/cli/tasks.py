@@ -43,6 +43,10 @@ PRESENTATIONS: dict[str, Presentation] = {
 }
 """Tasks that describe their commands and details in their own words (the others are read from the task)."""
 
+OWN_COMMANDS = frozenset({"discourse"})
+"""Tasks on the contract whose commands keep flags of their own (``--scheme``, the graph form of
+``predict discourse``): their CLI module registers them (:mod:`api.cli.discourse`)."""
+
 
 def _presentation(name: str) -> Presentation:
     """The task's presentation (:data:`PRESENTATIONS`), else one read from the task itself."""
@@ -183,6 +187,8 @@ def register(app: typer.Typer) -> None:
     by :mod:`api.cli.relations` before this module) keeps them.
     """
     for name in contract_tasks():
+        if name in OWN_COMMANDS:
+            continue
         shown = _presentation(name)
         _add(group(app, "train", "Train a model."), name, _train_command(name, shown))
         _add(

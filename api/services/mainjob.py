@@ -71,10 +71,10 @@ def _identity(task: str) -> Callable[[], tuple[str, str]]:
 
 
 def _discourse_predict(graph: Graph, corpus: str, reporter: Reporter) -> tuple[str | None, int]:
-    from api.services import discourse
+    from api.services.predictions import predict_scope
 
-    result = discourse.predict(graph, corpus=corpus, write=True, reporter=reporter)
-    return result["run_id"], int(result["predicted"])
+    outcome = predict_scope(graph, "discourse", corpus=corpus, write=True, reporter=reporter)
+    return outcome.run_id, outcome.predicted or 0
 
 
 def _scope_predict(task: str) -> Callable[[Graph, str, Reporter], tuple[str | None, int]]:

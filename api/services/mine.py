@@ -22,7 +22,6 @@ requests with one load).
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,22 +73,12 @@ class LoadedModel:
     model: Any
 
 
-_MODELS: dict[str, LoadedModel] = {}
-_LOCK = threading.Lock()
-
-
 def discourse_model(settings: Settings) -> LoadedModel:
-    """The shipped discourse parser, loaded on first use and kept."""
-    from api.services import discourse
-    from gnn.modelcard import read_card
+    """The shipped discourse parser, loaded once per process (:func:`api.services.tasks.load`)."""
+    from api.services import tasks
 
-    path = discourse.default_model()
-    key = f"discourse:{path}"
-    with _LOCK:
-        if key not in _MODELS:
-            card = read_card(path, task="discourse")
-            _MODELS[key] = LoadedModel(card.model, card.version, path, discourse.load(settings, path))
-        return _MODELS[key]
+    loaded = tasks.load(settings, "discourse")
+    return LoadedModel(loaded.card.model, loaded.card.version, loaded.path, loaded.model)
 
 
 def relation_model(settings: Settings) -> LoadedModel:

@@ -21,6 +21,7 @@ from gnn.task import CVReport, EvalReport, ExampleT, PredictedRelation, Resource
 from ontology.errors import LoaderError
 from ontology.formats.aif import load_aif
 from ontology.formats.contextdep import load_contextdep
+from ontology.formats.dialogue_json import load_dialogue_files
 from ontology.formats.marg import load_marg
 from ontology.formats.sciarg import load_sciarg
 from ontology.records import CorpusBundle
@@ -30,6 +31,7 @@ READERS: dict[str, tuple[str, Callable[[list[Path]], CorpusBundle]]] = {
     "marg": ("*.csv", load_marg),
     "contextdep": ("*_TOKEN-annotations.tsv", load_contextdep),
     "sciarg": ("*.ann", load_sciarg),
+    "dialogues": ("*.json", load_dialogue_files),
 }
 """The corpus formats a task may read: format -> (the files it reads inside a folder, its reader)."""
 

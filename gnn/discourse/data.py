@@ -70,13 +70,18 @@ class Dialogue:
         return {(x, y, s.value) for x, y, s in self.relations}
 
 
-def dialogues_from_bundle(bundle: CorpusBundle, domain: str | None = None, source: str = "") -> list[Dialogue]:
+def dialogues_from_bundle(
+    bundle: CorpusBundle, domain: str | None = None, source: str = "", *, per_file: bool = False
+) -> list[Dialogue]:
     """The dialogues of a loaded Molweni/STAC bundle, in file order.
 
     Args:
         bundle: What ``ontology.formats.dialogue_json.load_dialogue_json`` returned.
         domain: ``molweni`` or ``stac``; default: the bundle's corpus id.
         source: Prefix of the position keys (default: the corpus id).
+        per_file: Records of several files (:func:`ontology.formats.dialogue_json.load_dialogue_files`):
+            each dialogue's domain is its record's corpus and its key ``<file name>#<position in
+            its file>``, as if each file had been read alone.
 
     Raises:
         ModelError: A relation is not a discourse relation between EDUs of one dialogue.
@@ -87,17 +92,20 @@ def dialogues_from_bundle(bundle: CorpusBundle, domain: str | None = None, sourc
     position: dict[str, tuple[str, int]] = {}
     rel_dialogue: dict[str, str] = {}
     rel_sense: dict[str, Sense] = {}
+    in_file: dict[str, int] = defaultdict(int)
     for node in bundle.nodes:
         if isinstance(node, DiscourseRecord):
+            file = (node.source or node.corpus) if per_file else source
             dialogues[node.id] = Dialogue(
-                key=f"{source}#{len(dialogues)}",
+                key=f"{file}#{in_file[file]}",
                 local_id=node.local_id,
-                domain=domain,
+                domain=node.corpus if per_file else domain,
                 texts=[],
                 speakers=[],
                 unit_ids=[],
                 graph_id=node.id,
             )
+            in_file[file] += 1
     for node in bundle.nodes:
         if isinstance(node, LocutionRecord) and node.discourse in dialogues:
             d = dialogues[node.discourse]

@@ -245,3 +245,30 @@ def write_dialogue_json(source: Path, out: Path, relations: list[list[tuple[int,
         Path(tmp).unlink(missing_ok=True)
         raise
     return out
+
+
+def load_dialogue_files(paths: list[Path]) -> CorpusBundle:
+    """The records of Molweni/STAC files of either scheme, each read alone in its own scheme, as one bundle.
+
+    What a model task reads (never ingested): each file's records keep their corpus (the scheme
+    it is spelled in, :func:`detect_scheme`) and their dialogues name the file (``source``). The
+    bundle's corpus record is the first file's.
+
+    Raises:
+        LoaderError: No file, a malformed one, or a dialogue id of two files of one scheme (named).
+    """
+    if not paths:
+        raise LoaderError("no Molweni/STAC files to read")
+    bundles = [load_dialogue_json([path], scheme, scheme=scheme) for path in paths for scheme in [detect_scheme(path)]]
+    seen: dict[str, Path] = {}
+    nodes: list[NodeRecord] = []
+    edges: list[EdgeRecord] = []
+    for path, bundle in zip(paths, bundles, strict=True):
+        for node in bundle.nodes[1:]:
+            if isinstance(node, DiscourseRecord):
+                if node.id in seen:
+                    raise LoaderError(f"{path}: dialogue {node.local_id!r} is also in {seen[node.id]}")
+                seen[node.id] = path
+        nodes += bundle.nodes[1:]
+        edges += bundle.edges
+    return CorpusBundle(bundles[0].corpus, nodes, edges, ", ".join(map(str, paths)))

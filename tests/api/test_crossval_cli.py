@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from api.cli.main import app
 from api.services.discourse import read_dialogues
-from gnn.discourse.cv import dialogue_groups
+from gnn.discourse.task import dialogue_groups
 from gnn.paraphrase import pairs_from_file
 from ontology.formats.registry import SAMPLES
 
@@ -34,25 +34,25 @@ def _no_constant(name: str) -> Any:
     raise AssertionError(f"{name} in the JSON output")
 
 
-def test_discourse_cross_validation_scores_each_dialogue_once_by_a_model_that_did_not_train_on_its_group(
+def test_discourse_cross_validation_scores_each_edu_once_by_a_model_that_did_not_train_on_its_group(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     args = ["evaluate", "discourse", "--cv", "2", "--profile", "tiny", "--data", str(MOLWENI), "--data", str(STAC)]
     out = _run(args, tmp_path, monkeypatch)
     assert out["profile"] == "tiny" and len(out["folds"]) == 2
-    for path in (MOLWENI, STAC):
-        dialogues = read_dialogues(path)[0]
-        part = out["files"][path.name]
-        assert part["dialogues"] == len(dialogues) and part["groups"] == len(set(dialogue_groups(dialogues)))
-        f1 = part["figures"]["link_rel_f1"]
-        assert len(f1["folds"]) == 2 and all(0 <= v <= 100 for v in f1["folds"]) and f1["std"] >= 0
-        # Pooled over the held-out folds, the gold relations are those of the file, each counted once.
-        assert sum(c["gold"] for c in part["labels"].values()) == sum(len(d.links()) for d in dialogues)
-        scored = sum(fold["sizes"][path.name]["test"] for fold in out["folds"])
-        assert scored == len(dialogues)
-        for fold in out["folds"]:
-            sizes = fold["sizes"][path.name]
-            assert sizes["train"] + sizes["tune"] + sizes["test"] == len(dialogues)
+    files = {path.name: read_dialogues(path)[0] for path in (MOLWENI, STAC)}
+    edus = sum(len(d) for ds in files.values() for d in ds)
+    assert out["items"] == edus
+    assert out["groups"] == sum(len(set(dialogue_groups(ds))) for ds in files.values())
+    f1 = out["figures"]["link_rel_f1"]
+    assert len(f1["folds"]) == 2 and all(0 <= v <= 100 for v in f1["folds"]) and f1["std"] >= 0
+    # Pooled over the held-out folds, every EDU's gold attachment is counted once.
+    assert sum(c["gold"] for c in out["labels"].values()) == edus
+    assert sum(fold["test"] for fold in out["folds"]) == edus
+    for fold in out["folds"]:
+        assert fold["train"] + fold["tune"] + fold["test"] == edus
+        # Per file: the held-out dialogues' scores.
+        assert set(fold["files"]) <= set(files) and all(0 <= s["link_f1"] <= 100 for s in fold["files"].values())
 
 
 def test_discourse_cross_validation_table_names_the_protocol(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

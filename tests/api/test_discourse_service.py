@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from api.services import discourse
-from api.services.discourse import TrainResult
 from api.settings import Settings
 from gnn.discourse.train import PROFILES
 from gnn.modelcard import read_card
+from gnn.task import TrainReport
 from ontology.errors import ApiError, LoaderError, NotFoundError
 from ontology.formats.registry import SAMPLES
 from ontology.progress import Advance
@@ -46,7 +46,7 @@ class Recorder:
 
 
 @pytest.fixture(scope="module")
-def training(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, TrainResult, Recorder]:
+def training(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, TrainReport, Recorder]:
     root = tmp_path_factory.mktemp("discourse")
     settings = Settings(cache_dir=root / "cache", data_dir=root / "data")
     recorder = Recorder()
@@ -55,12 +55,12 @@ def training(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, TrainR
 
 
 @pytest.fixture(scope="module")
-def trained(training: tuple[Settings, TrainResult, Recorder]) -> tuple[Settings, Path]:
+def trained(training: tuple[Settings, TrainReport, Recorder]) -> tuple[Settings, Path]:
     return training[0], training[1].model_dir
 
 
 def test_training_reports_the_encoding_and_each_networks_epochs_to_the_reporter(
-    training: tuple[Settings, TrainResult, Recorder],
+    training: tuple[Settings, TrainReport, Recorder],
 ) -> None:
     _settings, result, recorder = training
     units = {title: (total, sum(steps)) for title, total, steps in recorder.units}
@@ -71,10 +71,11 @@ def test_training_reports_the_encoding_and_each_networks_epochs_to_the_reporter(
     # One unit per network of the tiny profile's two, of its epochs, advanced once per epoch it trained.
     assert {t for t in units if t.startswith("discourse network")} == {"discourse network 1/2", "discourse network 2/2"}
     for member in (0, 1):
-        epochs = [r["epoch"] for r in result.history if r["member"] == member]
+        epochs = [r["epoch"] for r in result.card.metrics["history"] if r["member"] == member]
         assert units[f"discourse network {member + 1}/2"] == (PROFILES["tiny"]["epochs"], len(epochs))
     # The trainer's line per epoch of each network goes to the reporter's log.
-    assert sum(line.startswith(("seed 1, epoch", "seed 2, epoch")) for line in recorder.lines) == len(result.history)
+    history = result.card.metrics["history"]
+    assert sum(line.startswith(("seed 1, epoch", "seed 2, epoch")) for line in recorder.lines) == len(history)
 
 
 def test_train_writes_a_model_directory(trained: tuple[Settings, Path]) -> None:
@@ -100,7 +101,7 @@ def test_parse_then_evaluate(trained: tuple[Settings, Path], tmp_path: Path, src
     out = tmp_path / "pred.json"
     result = discourse.parse(settings, src, out, model_dir)
     raw, pred = json.loads(src.read_text()), json.loads(out.read_text())
-    assert result["dialogues"] == len(raw) == len(pred)
+    assert result.dialogues == len(raw) == len(pred)
     for r, p in zip(raw, pred, strict=True):
         assert {k: v for k, v in r.items() if k != "relations"} == {k: v for k, v in p.items() if k != "relations"}
         # Every EDU but the first gets a parent: an earlier EDU or, in STAC only (the tiny profile
@@ -115,14 +116,14 @@ def test_parse_then_evaluate(trained: tuple[Settings, Path], tmp_path: Path, src
     assert other not in labels, "labels are spelled as the input file spells them"
     # Scoring the predictions against themselves is perfect; against gold it is what evaluate says.
     self_score = discourse.evaluate(settings, out, model_dir)
-    assert self_score["link_f1"] == 100.0 and self_score["link_rel_f1"] == 100.0
+    assert self_score.scores["link_f1"] == 100.0 and self_score.scores["link_rel_f1"] == 100.0
     # Per sense: every predicted relation counted once, each sense found as often as predicted.
-    assert sum(c["gold"] for c in self_score["labels"].values()) == result["relations"]
-    assert all(c["predicted"] == c["gold"] == c["right"] and c["recall"] == 1.0 for c in self_score["labels"].values())
+    assert sum(c["gold"] for c in self_score.labels.values()) == result.relations
+    assert all(c["predicted"] == c["gold"] == c["right"] and c["recall"] == 1.0 for c in self_score.labels.values())
     gold_score = discourse.evaluate(settings, src, model_dir)
-    assert 0 <= gold_score["link_rel_f1"] <= gold_score["link_f1"] <= 100
-    counts = gold_score["labels"]
-    assert sum(c["predicted"] for c in counts.values()) == result["relations"]
+    assert 0 <= gold_score.scores["link_rel_f1"] <= gold_score.scores["link_f1"] <= 100
+    counts = gold_score.labels
+    assert sum(c["predicted"] for c in counts.values()) == result.relations
     assert all(c["right"] <= min(c["gold"], c["predicted"]) for c in counts.values())
 
 
@@ -181,7 +182,7 @@ def test_parse_unannotated_and_empty_dialogues(trained: tuple[Settings, Path], t
     src.write_text(json.dumps(raw), encoding="utf-8")
     result = discourse.parse(settings, src, out, model_dir)
     pred = json.loads(out.read_text())
-    assert result["dialogues"] == 4 and [d["id"] for d in pred] == ["raw", "empty", "one", first["id"]]
+    assert result.dialogues == 4 and [d["id"] for d in pred] == ["raw", "empty", "one", first["id"]]
     assert pred[1]["relations"] == [] and pred[2]["relations"] == []
     n = len(first["edus"])
     for d in (pred[0], pred[3]):

@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 from api.services import tasks as service
 from api.settings import Settings
 from gnn.components import TASK as COMPONENTS
+from gnn.discourse.train import ParserConfig
 from gnn.encoder import TextEncoder
 from gnn.modelcard import ModelCard
 from gnn.pairs import LABELS, PairConfig, PairExample, examples_from_maps
@@ -142,12 +143,14 @@ TINY: dict[str, Any] = {
     "paraphrase": replace(PARAPHRASE.recipes.config("quick", seed=3), epochs=1),
     "relations": RelationsConfig("quick", seed=1, epochs=1),
     "components": replace(COMPONENTS.recipes.config("quick", seed=3), epochs=1),
+    "discourse": ParserConfig(epochs=1, patience=1, dim=16, word_dim=8, vocab_size=100, seed=3),
 }
 # The sample data of each format a task reads.
-SAMPLE_DATA: dict[str, Path] = {
-    "aif": AIF_DIR,
-    "contextdep": SAMPLES / "contextdep",
-    "sciarg": SAMPLES / "sciarg" / "compiled_corpus",
+SAMPLE_DATA: dict[str, list[Path]] = {
+    "aif": [AIF_DIR],
+    "contextdep": [SAMPLES / "contextdep"],
+    "sciarg": [SAMPLES / "sciarg" / "compiled_corpus"],
+    "dialogues": [SAMPLES / "molweni" / "DP" / "dev.json", SAMPLES / "stac" / "train.json"],
 }
 
 
@@ -163,8 +166,8 @@ def test_every_task_trains_evaluates_cross_validates_and_predicts_with_typed_rep
     task = get_task(name)
     config = TINY.get(name) or task.recipes.config(task.recipes.default)
     data = SAMPLE_DATA[task.reads]
-    resources = Resources(tmp_path / "cache", data_files=(data,))
-    found = task.examples(service.read_records(task.reads, [data]), config)
+    resources = Resources(tmp_path / "cache", data_files=tuple(data))
+    found = task.examples(service.read_records(task.reads, data), config)
     # The ContextDeP sample holds ten pairs.
     assert len(found) >= 10 and len({task.group(e) for e in found}) >= 2
     report = task.train(found, tmp_path / "model", config, "tiny", resources)

@@ -119,7 +119,7 @@ def plain_parse(settings: Settings, tmp_path_factory: pytest.TempPathFactory) ->
     out = tmp_path_factory.mktemp("dialogue-plain")
     return {
         scheme: json.loads(
-            Path(discourse.parse(settings, path, out / f"{scheme}.json")["file"]).read_text(encoding="utf-8")
+            Path(discourse.parse(settings, path, out / f"{scheme}.json").file).read_text(encoding="utf-8")
         )
         for scheme, path in FILES.items()
     }
