@@ -7,7 +7,7 @@ they do not. docs/python.md shows it at work (and runs as a test).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -132,37 +132,38 @@ class Argweb:
         return BrowseService(self.graph.driver(), cfg.neo4j_database, cfg.cypher_timeout).discourse(ref)
 
     def predict(
-        self, task: str, corpus: str, *, model: Path | None = None, write: bool = False
-    ) -> dict[str, Any] | ScopeOutcome:
-        """Run a registered model of ``task`` on a corpus of the graph (as ``argweb predict TASK --corpus``).
+        self,
+        task: str,
+        corpus: str | None = None,
+        *,
+        dialogue: str | None = None,
+        model: Path | str | None = None,
+        options: Mapping[str, str] | None = None,
+        write: bool = False,
+    ) -> ScopeOutcome:
+        """Run a model of ``task`` over a corpus or one dialogue of the graph (as ``argweb predict TASK --corpus``).
 
         Args:
-            task: ``discourse``, ``relations`` or ``paraphrase``.
+            task: A registered task that predicts over stored dialogues (``discourse``, ``relations``,
+                ``paraphrase`` ...).
             corpus: A corpus in the graph.
+            dialogue: One dialogue/document instead (graph id or local id).
             model: A model directory or a trained model's name (default: the task's shipped model).
+            options: The task's decoding options (``{"objective": "general"}`` for relations ...).
             write: Store the predictions as predicted relations (gold is never changed); else a dry run.
 
         Returns:
-            The service's summary (counts, run id, scores against gold where the corpus has them); for a
-            task on the contract, the :class:`api.services.predictions.ScopeOutcome`.
+            What was predicted (counts per label, run id, scores against gold where the scope has
+            them) and written.
+
+        Raises:
+            UnknownTaskError: ``task`` does not predict over stored dialogues.
         """
-        if task == "discourse":
-            from dataclasses import asdict
+        from api.services.predictions import predict_scope
 
-            from api.services.predictions import predict_scope
-
-            return asdict(predict_scope(self.graph, "discourse", corpus=corpus, model=model, write=write))
-        if task == "relations":
-            from dataclasses import asdict
-
-            from api.services.predictions import predict_scope
-
-            return asdict(predict_scope(self.graph, "relations", corpus=corpus, model=model, write=write))
-        if task == "paraphrase":
-            from api.services.predictions import predict_scope
-
-            return predict_scope(self.graph, task, corpus=corpus, model=model, write=write)
-        raise ApiError(f"no graph prediction for task {task!r}; expected discourse, relations or paraphrase")
+        return predict_scope(
+            self.graph, task, corpus=corpus, dialogue=dialogue, model=model, options=options, write=write
+        )
 
     def relate(
         self, task: str, pairs: Sequence[tuple[str, str]], *, model: Path | str | None = None

@@ -70,15 +70,12 @@ def _identity(task: str) -> Callable[[], tuple[str, str]]:
     return identity
 
 
-def _discourse_predict(graph: Graph, corpus: str, reporter: Reporter) -> tuple[str | None, int]:
-    from api.services.predictions import predict_scope
-
-    outcome = predict_scope(graph, "discourse", corpus=corpus, write=True, reporter=reporter)
-    return outcome.run_id, outcome.predicted or 0
-
-
 def _scope_predict(task: str) -> Callable[[Graph, str, Reporter], tuple[str | None, int]]:
-    """The main job's prediction of a task on the contract: its shipped model through the one graph path."""
+    """The main job's prediction of a task: its shipped model through the one graph path.
+
+    No model is named, so the task's shipped model runs: the main job's predictions never depend on
+    a model someone trained into the cache.
+    """
 
     def predict(graph: Graph, corpus: str, reporter: Reporter) -> tuple[str | None, int]:
         from api.services.predictions import predict_scope
@@ -89,20 +86,17 @@ def _scope_predict(task: str) -> Callable[[Graph, str, Reporter], tuple[str | No
     return predict
 
 
-def _relations_predict(graph: Graph, corpus: str, reporter: Reporter) -> tuple[str | None, int]:
-    from api.services.predictions import predict_scope
+def default_models() -> tuple[DefaultModel, ...]:
+    """The main job's models, read from the task registry: every task that names corpora it predicts on.
 
-    # The shipped model (no model named), as for the other tasks: the main job's predictions do not
-    # depend on a model someone trained into the cache.
-    outcome = predict_scope(graph, "relations", corpus=corpus, write=True, reporter=reporter)
-    return outcome.run_id, outcome.written
+    A task registered with :attr:`gnn.task.Task.graph_corpora` runs with no edit here.
+    """
+    from gnn.task import contract_tasks, get_task
 
-
-DEFAULT_MODELS: tuple[DefaultModel, ...] = (
-    DefaultModel("discourse", ("molweni", "stac"), _identity("discourse"), _discourse_predict),
-    DefaultModel("paraphrase", ("contextdep",), _identity("paraphrase"), _scope_predict("paraphrase")),
-    DefaultModel("relations", ("qt30", "sciarg", "m-arg"), _identity("relations"), _relations_predict),
-)
+    found = ((name, get_task(name).graph_corpora) for name in contract_tasks())
+    return tuple(
+        DefaultModel(name, corpora, _identity(name), _scope_predict(name)) for name, corpora in found if corpora
+    )
 
 
 @dataclass
@@ -146,7 +140,7 @@ def predict_defaults(
     graph: Graph,
     corpora: list[str],
     reporter: Reporter = SILENT,
-    models: tuple[DefaultModel, ...] = DEFAULT_MODELS,
+    models: tuple[DefaultModel, ...] | None = None,
 ) -> list[PredictionOutcome]:
     """Write each default model's predictions for the given loaded corpora, one prediction run per corpus.
 
@@ -158,7 +152,8 @@ def predict_defaults(
         DatabaseUnavailableError: Neo4j is unreachable.
     """
     outcomes: list[PredictionOutcome] = []
-    pairs = [(spec, corpus) for spec in models for corpus in spec.corpora if corpus in corpora]
+    chosen = default_models() if models is None else models
+    pairs = [(spec, corpus) for spec in chosen for corpus in spec.corpora if corpus in corpora]
     with reporter.progress("predictions (model and corpus)", len(pairs)) as advance:
         for spec, corpus in pairs:
             outcome = PredictionOutcome(task=spec.task, corpus=corpus, status="failed")
