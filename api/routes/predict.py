@@ -24,7 +24,11 @@ class PredictBody(BaseModel):
     """A prediction request: ``texts`` for ``pair``, ``dialogue_id`` for ``dialogue``, ``utterances`` for
     ``transcript``."""
 
-    task: Annotated[str, Field(pattern="^(pair|dialogue|transcript)$")]
+    task: str = Field(
+        max_length=100,
+        description="pair, dialogue, transcript, or a registered task that predicts over stored dialogues "
+        "(discourse, relations, paraphrase ...; argweb model list)",
+    )
     texts: tuple[Annotated[str, Field(max_length=20_000)], Annotated[str, Field(max_length=20_000)]] | None = Field(
         default=None, description="pair: the first text and the reply to it"
     )
@@ -40,6 +44,11 @@ class PredictBody(BaseModel):
     )
     name: str | None = Field(default=None, max_length=100, description="transcript: name of the new dialogue")
     k: int = Field(default=3, ge=1, le=20, description="transcript: nearest units looked up per proposition")
+    options: dict[str, Annotated[str, Field(max_length=100)]] = Field(
+        default_factory=dict,
+        max_length=10,
+        description="a registered task: its decoding options (relations: objective)",
+    )
     model: str | None = Field(default=None, max_length=200)
     write: bool = Field(default=False, description="store the predictions (needs X-API-Key); not for pair")
 
@@ -116,7 +125,9 @@ async def predict(body: PredictBody, request: Request) -> Any:
         utterances=tuple(u.model_dump() for u in body.utterances),
         model=body.model,
         write=body.write,
-        options={"corpus": body.corpus, "name": body.name, "k": body.k},
+        options=(
+            {"corpus": body.corpus, "name": body.name, "k": body.k} if body.task in svc.TASKS else dict(body.options)
+        ),
     )
     cfg = deps.settings(request)
     limits = svc.Limits(cfg.predict_max_utterances, cfg.predict_max_chars, cfg.predict_max_running)

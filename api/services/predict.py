@@ -18,6 +18,15 @@ from api.services.mine_summary import MinedRun, MiningSummary
 from ontology.errors import ApiError, BusyError, ModelNotInstalledError, UnknownTaskError
 
 TASKS = ("pair", "dialogue", "transcript")
+"""The doors of their own: an out-of-context pair, live mining of a stored dialogue or of a new transcript.
+Every registered task that predicts over stored dialogues answers too (:func:`graph_tasks`)."""
+
+
+def graph_tasks() -> tuple[str, ...]:
+    """The registered tasks that predict over dialogues stored in the graph (``POST /predict`` names them)."""
+    from gnn.task import contract_tasks, get_task
+
+    return tuple(name for name in contract_tasks() if get_task(name).graph_corpora)
 
 
 @dataclass(frozen=True)
@@ -120,9 +129,9 @@ def register(task: str, predictor: Predictor) -> None:
     """Install the predictor of ``task`` (called by the model services when they are wired in).
 
     Raises:
-        UnknownTaskError: ``task`` is not one of :data:`TASKS`.
+        UnknownTaskError: ``task`` is not one of :data:`TASKS` or :func:`graph_tasks`.
     """
-    UnknownTaskError.check(task, TASKS)
+    UnknownTaskError.check(task, (*TASKS, *graph_tasks()))
     _PREDICTORS[task] = predictor
 
 
@@ -197,17 +206,17 @@ def predict(request: PredictionRequest, graph: Any) -> PredictionAnswer:
     """Predicted edges with scores for a pair, a stored dialogue or a new transcript.
 
     Raises:
-        UnknownTaskError: The task is not one of :data:`TASKS`.
+        UnknownTaskError: The task is not one of :data:`TASKS` or :func:`graph_tasks`.
         ApiError: The request does not fit its task.
         ModelNotInstalledError: No model is installed for the task (503).
     """
-    UnknownTaskError.check(request.task, TASKS)
+    UnknownTaskError.check(request.task, (*TASKS, *graph_tasks()))
     if request.task == "pair" and request.texts is None:
         raise ApiError("a pair prediction needs two texts")
     if request.model is not None:
         raise ApiError("model: only the server's installed models can be used; leave it out")
-    if request.task == "dialogue" and not request.dialogue_id:
-        raise ApiError("a dialogue prediction needs dialogue_id")
+    if request.task not in ("pair", "transcript") and not request.dialogue_id:
+        raise ApiError(f"a {request.task} prediction needs dialogue_id")
     if request.task == "transcript" and not request.utterances:
         raise ApiError("a transcript prediction needs utterances")
     predictor = _PREDICTORS.get(request.task)

@@ -237,6 +237,7 @@ def predict_scope(
     model: Path | str | None = None,
     options: Mapping[str, str] | None = None,
     write: bool = False,
+    answer_rows: bool = False,
     reporter: Reporter = SILENT,
 ) -> ScopeOutcome:
     """Predict with ``task``'s model over a corpus or one dialogue of the graph; with ``write``, store the run.
@@ -256,6 +257,8 @@ def predict_scope(
         options: The task's decoding options (``objective`` ...; :meth:`gnn.task.Task.decoding`).
         write: Store the predictions as one prediction run; a run already complete in the graph
             is not predicted again.
+        answer_rows: Predict even when the run is complete in the graph already, to answer with its
+            rows (``POST /predict``); nothing is written again.
         reporter: Progress lines.
 
     Raises:
@@ -295,7 +298,8 @@ def predict_scope(
     )
     if write and present is not None:
         reporter.log(f"run {run.run_id} of {run.model} {run.model_version} is in the graph already: nothing written")
-        return replace(outcome, predicted=present)
+        if not answer_rows:
+            return replace(outcome, predicted=present)
     with reporter.progress(f"{scope.corpus}: discourses read", len(scope.ids)) as advance:
         records = read_scope(graph.store(), reader, scope, advance)
     found = contract.predict_scope(loaded.model, records, chosen)
@@ -309,9 +313,9 @@ def predict_scope(
         by_label=dict(sorted(by_label.items())),
         gold=found.gold,
         scores_against_gold=found.scores,
-        relations=tuple(found.relations),
+        relations=tuple(rows),
     )
-    if not write:
+    if not write or present is not None:
         return outcome
     report = write_run(graph, run, rows)
     reporter.log(f"run {run.run_id}: {report.written} {found.what} written")

@@ -179,8 +179,37 @@ def predict_transcript(request: hook.PredictionRequest, graph: Graph) -> hook.Pr
     return _response("transcript", summary)
 
 
+def predict_stored(task: str) -> hook.Predictor:
+    """The predictor of a registered task over one stored dialogue: the one graph path, as
+    ``argweb predict TASK --dialogue`` (:func:`api.services.predictions.predict_scope`), so both give
+    the same edges and the same run id."""
+
+    def predictor(request: hook.PredictionRequest, graph: Graph) -> hook.PredictionAnswer:
+        from api.services.predictions import predict_scope
+
+        options = {str(k): str(v) for k, v in request.options.items() if v is not None}
+        done = predict_scope(
+            graph, task, dialogue=request.dialogue_id, options=options, write=request.write, answer_rows=True
+        )
+        kind = "discourse" if task == "discourse" else "argument"
+        edges = [
+            hook.PredictedEdge(
+                r.source, r.target, r.label.value, r.score, kind, done.model, done.model_version, done.run_id
+            )
+            for r in done.relations
+        ]
+        written = request.write and (done.written > 0 or done.already_present)
+        return hook.PredictionAnswer(
+            task, done.model, done.model_version, done.run_id, [], written, done.dialogue, edges
+        )
+
+    return predictor
+
+
 def install() -> None:
     """Register the three predictors with the ``/predict`` hook (no model is loaded here)."""
     hook.register("pair", predict_pair)
     hook.register("dialogue", predict_dialogue)
     hook.register("transcript", predict_transcript)
+    for task in hook.graph_tasks():
+        hook.register(task, predict_stored(task))

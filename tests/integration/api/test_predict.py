@@ -194,3 +194,47 @@ def test_a_transcript_mined_again_after_its_corpus_went_is_written_again(
     assert len(stored()) == len(done["edges"])
     assert {r["run"] for r in stored()} <= {r["run_id"] for r in done["runs"]}
     corpora.delete_corpus(graph, "api-remined")
+
+
+def test_a_registered_task_answers_as_its_command_line(
+    client: TestClient, api_graph: ApiGraph, cli_env: dict[str, str]
+) -> None:
+    """``POST /predict {task: discourse}`` and ``argweb predict discourse --dialogue`` are one path:
+    the same run id, the same edges, and a write by either is found by the other."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from api.cli.main import app as cli_app
+
+    store = GraphStore(api_graph.driver)
+    ref = store.run("MATCH (d:Dialogue {corpus: 'molweni'}) RETURN d.id AS id ORDER BY id LIMIT 1")[0]["id"]
+    r = client.post("/predict", json={"task": "discourse", "dialogue_id": ref})
+    assert r.status_code == 200, r.text
+    dry = r.json()
+    assert dry["task"] == "discourse" and dry["written"] is False and dry["dialogue_id"] == ref
+    assert dry["edges"] and all(e["kind"] == "discourse" and e["run_id"] == dry["run_id"] for e in dry["edges"])
+    _edges_ok(dry)
+    shell = CliRunner().invoke(cli_app, ["predict", "discourse", "--dialogue", ref, "--json"], env=cli_env)
+    assert shell.exit_code == 0, shell.output
+    assert json.loads(shell.stdout)["run_id"] == dry["run_id"]
+    written = client.post("/predict", json={"task": "discourse", "dialogue_id": ref, "write": True}, headers=KEY)
+    assert written.status_code == 200, written.text
+    body = written.json()
+    assert body["run_id"] == dry["run_id"] and body["written"] is True
+    assert sorted(map(str, body["edges"])) == sorted(map(str, dry["edges"]))
+    stored = store.run(
+        "MATCH (s)-[:AIF_EDGE]->(r:Relation {run_id: $run})-[:AIF_EDGE]->(t) RETURN s.id AS s, t.id AS t, r.score AS p",
+        run=dry["run_id"],
+    )
+    assert sorted((row["s"], row["t"], row["p"]) for row in stored) == sorted(
+        (e["source"], e["target"], e["score"]) for e in dry["edges"]
+    )
+    again = CliRunner().invoke(cli_app, ["predict", "discourse", "--dialogue", ref, "--write", "--json"], env=cli_env)
+    assert again.exit_code == 0, again.output
+    found = json.loads(again.stdout)
+    assert found["run_id"] == dry["run_id"] and found["already_present"] is True and found["written"] == 0
+    assert client.post("/predict", json={"task": "nosuch", "dialogue_id": ref}).status_code == 400
+    assert predictions.delete_predictions(
+        Graph(api_graph.settings, driver=api_graph.driver), body["model"], run=body["run_id"]
+    ) == len(stored)
