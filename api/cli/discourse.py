@@ -8,7 +8,6 @@ registered here instead of by :mod:`api.cli.tasks`.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -164,7 +163,7 @@ def predict(
             reporter=REPORTER,
         )
     if as_json:
-        typer.echo(json.dumps(asdict(outcome), indent=2))
+        typer.echo(json.dumps(outcome.document(), indent=2))
         return
     scores = outcome.scores_against_gold
     against = f"; against gold: link F1 {scores['link_f1']}, link&rel F1 {scores['link_rel_f1']}" if scores else ""

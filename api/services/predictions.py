@@ -17,6 +17,7 @@ from typing import Any
 
 from api.services.graph import Graph
 from api.services.reporting import SILENT, Reporter
+from gnn.task import JsonDocument
 from graphstore.predictions import PredictionReport, PredictionStore, StoredRun
 from ontology.errors import ApiError, NotFoundError
 from ontology.progress import Advance
@@ -203,6 +204,13 @@ class ScopeOutcome:
     already_present: bool
     report: PredictionReport | None = None
     relations: tuple[PredictedRelation, ...] = ()
+
+    def document(self) -> JsonDocument:
+        """The outcome as ``argweb predict TASK --json`` prints it: every field but the rows themselves."""
+        out = asdict(self)
+        del out["relations"]
+        out["parameters"] = dict(self.parameters)
+        return out
 
 
 def resolve_scope(graph: Graph, corpus: str | None, dialogue: str | None) -> Scope:
