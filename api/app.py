@@ -126,7 +126,7 @@ class NoSecretsInAddress:
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the app; nothing connects to Neo4j at import or build time."""
     from api.routes import aif, amf, graph, linked, pages, predict, query
-    from api.services import corpora, predictors
+    from api.services import corpora, mine, predictors
 
     cfg = settings or get_settings()
 
@@ -157,6 +157,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = cfg
     predictors.install()
+    mine.install()
     problems.install(app)
     if cfg.cors_origins:
         app.add_middleware(

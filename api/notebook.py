@@ -60,7 +60,7 @@ class Argweb:
         Returns:
             What was written (nodes, edges, counts per label).
         """
-        from api.services.ingest import ingest_files
+        from api.services.corpora import ingest_files
         from ontology.formats.registry import CORPORA, SAMPLES
 
         if paths is None:

@@ -9,8 +9,8 @@ from typing import Annotated
 import typer
 
 from api.cli_common import REPORTER, group, settings
+from api.services.corpora import bulk_ingest_files, ingest_files, ingest_format
 from api.services.graph import Graph
-from api.services.ingest import bulk_ingest_files, ingest_files, ingest_format
 from ontology.formats.registry import CORPORA, FORMATS, CorpusSpec, FormatSpec
 
 PathsArg = Annotated[list[Path], typer.Argument(help="Files or directories.")]

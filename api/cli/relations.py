@@ -10,8 +10,8 @@ import typer
 
 from api.cli.options import CorpusOpt, CvEncoder, DialogueOpt, JsonFlag, WriteFlag, print_cv, show, train_command
 from api.cli_common import REPORTER, console, group, settings
-from api.services.reporting import stages
 from gnn.relations.task import FORMAT_OBJECTIVE, GRAPH_OBJECTIVE
+from ontology.progress import stages
 
 # Unlike the other models, a relations model trained into the cache wins over the shipped one.
 RelationsModelDir = Annotated[

@@ -6,7 +6,7 @@ and how it is listed: :mod:`ontology.formats.amf`, the pure half of this work):
 * ``turns`` / ``segments``: locutions from the document's text and propositions where absent
   (rule-based, no model);
 * ``ari``: RA / CA / MA nodes between the I-nodes, predicted by the QT30 relation model through the
-  one AIF prediction path (:func:`api.services.relations.map_relations`, as ``argweb predict
+  one AIF prediction path (:func:`gnn.relations.maps.map_relations`, as ``argweb predict
   aif``): the model reads the map in DialAM's test-input form (YA, RA, CA, MA left out), and the
   relations go into the map as it came;
 * ``discourse``: TA nodes between L-nodes, the discourse parser's links, each named by its SDRT sense.
@@ -77,11 +77,12 @@ def segment_task(doc: XaifDocument, task: str) -> XaifDocument:
 
 def ari_task(doc: XaifDocument, settings: Settings) -> XaifDocument:
     """``ari``: RA / CA / MA between the I-nodes, as ``argweb predict aif`` predicts them."""
-    from api.services import mine
-    from api.services.relations import FORMAT_OBJECTIVE, map_relations
+    from api.services import live
+    from gnn.relations.maps import map_relations
+    from gnn.relations.task import FORMAT_OBJECTIVE
 
     out, aif = xaif.prepared(doc, "ari")
-    loaded = mine.relation_model(settings)
+    loaded = live.relation_model(settings)
     producer = Producer("ari", loaded.name, loaded.version)
     run_id = _run_id(producer, aif)
     try:
@@ -93,16 +94,16 @@ def ari_task(doc: XaifDocument, settings: Settings) -> XaifDocument:
 
 def discourse_task(doc: XaifDocument, settings: Settings) -> XaifDocument:
     """``discourse``: the discourse parser's links between the L-nodes, as TA nodes named by their sense."""
-    from api.services import mine
+    from api.services import live
 
     out, aif = xaif.prepared(doc, "discourse")
     locutions = xaif.locution_nodes(aif)  # before the model loads: a map without L-nodes is refused at once
-    loaded = mine.discourse_model(settings)
+    loaded = live.discourse_model(settings)
     producer = Producer("discourse", loaded.name, loaded.version)
     run_id = _run_id(producer, aif)
     speakers = xaif.speakers(aif)
     texts = [split_speaker(str(n.get("text") or ""))[1] for n in locutions]
-    links = mine.discourse_links(settings, texts, [speakers[str(n["nodeID"])] for n in locutions])
+    links = live.discourse_links(settings, texts, [speakers[str(n["nodeID"])] for n in locutions])
     return xaif.add_discourse_links(out, aif, links, producer, run_id)
 
 

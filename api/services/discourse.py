@@ -18,14 +18,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from api.services import tasks
-from api.services.corpora import corpora_root
-from api.services.reporting import SILENT, Reporter, stages
 from api.settings import Settings
 from gnn.task import CVReport, JsonDocument, TrainReport
 from graphstore.perturb import DIALOGUE_VARIANTS
 from ontology.errors import ApiError, NotFoundError, UnknownProfileError
 from ontology.formats.common import read_json
 from ontology.formats.dialogue_json import detect_scheme, load_dialogue_json, scheme_label, write_dialogue_json
+from ontology.formats.registry import corpora_root
+from ontology.progress import SILENT, Reporter, stages
 
 if TYPE_CHECKING:
     from gnn.discourse.data import Dialogue
@@ -96,7 +96,7 @@ def recipe_data(settings: Settings, profile: str, data: Sequence[Path] | None) -
     UnknownProfileError.check(profile, PROFILES, TASK)
     if data:
         return list(data)
-    root = corpora_root(settings)
+    root = corpora_root(settings.corpora)
     found = [root / rel for rel in DEFAULT_DATA if (root / rel).is_file()]
     if not found:
         raise NotFoundError(f"no Molweni/STAC files under {root} ({', '.join(DEFAULT_DATA)})")

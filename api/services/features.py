@@ -6,11 +6,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from api.services.graph import Graph
-from api.services.reporting import SILENT, Reporter
 from gnn.audio import FeatureConfig, FeatureReport, compute_features, plan_segments
 from graphstore.units import timed_utterances
 from ontology.errors import ApiError, NotFoundError
 from ontology.formats.marg import PART_NAMES
+from ontology.progress import SILENT, Reporter
 
 
 @dataclass(frozen=True)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
 from graphstore.fetch import SOURCES, FetchReport, fetch_corpus
 from ontology.errors import ApiError
 from ontology.formats.registry import FETCHED_CORPORA, corpora_root
+from ontology.progress import SILENT, Reporter
 
 
 def fetch(

@@ -25,12 +25,12 @@ from typing import Any
 
 from api.services import predictions, tasks
 from api.services.graph import Graph
-from api.services.reporting import SILENT, Reporter
 from api.services.semantic import encoder, model_tag
 from api.settings import Settings
 from graphstore.vectors import VectorStore
 from ontology.errors import ApiError
 from ontology.labels import RelationLabel
+from ontology.progress import SILENT, Reporter
 from ontology.records import PredictedRelation, prediction_score
 from ontology.terms import Label
 

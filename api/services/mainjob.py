@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, TypeVar
 from api.services.corpora import RunReport, corpora_root, run_all
 from api.services.graph import Graph
 from api.services.predictions import runs
-from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
 from graphstore.store import DEFAULT_CLAIM_WAIT
 from ontology.errors import ArgwebError, CorpusIncompleteError, DatabaseUnavailableError
+from ontology.progress import SILENT, Reporter
 from ontology.system import private_dir
 from ontology.views import RelationCount
 

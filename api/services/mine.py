@@ -22,18 +22,26 @@ requests with one load).
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from api.services import predict as hook
 from api.services.aif import refuse_gold
 from api.services.graph import Graph
+from api.services.live import (
+    DISCOURSE_DOMAIN,
+    LoadedModel,
+    argument_links,
+    discourse_links,
+    models,
+)
 from api.services.mine_summary import Analysis, DialogueUnits, MiningSummary, NeighbourHit, summarise
 from api.services.predictions import PredictionJob
-from api.services.reporting import SILENT, Reporter
-from api.settings import Settings
 from gnn.relations.task import GRAPH_OBJECTIVE
+from graphstore.scopes import in_order
 from ontology.errors import ApiError, NotFoundError
 from ontology.formats.transcript import (
     SEGMENTER,
@@ -44,6 +52,7 @@ from ontology.formats.transcript import (
     transcript_bundle,
 )
 from ontology.labels import RelationLabel
+from ontology.progress import SILENT, Reporter
 from ontology.records import (
     SCORE_DIGITS,
     CorpusBundle,
@@ -52,84 +61,11 @@ from ontology.records import (
     PredictedRelation,
     PredictionRun,
     PropositionRecord,
-    prediction_score,
 )
 from ontology.terms import Label
 from ontology.views import SemanticHit
 
 DEFAULT_CORPUS = "mined"
-# The parser tunes a link threshold per training domain; Molweni (multi-party chat, 9k dialogues in
-# training) is the closer of its two domains to a debate transcript.
-DISCOURSE_DOMAIN = "molweni"
-
-
-@dataclass(frozen=True)
-class LoadedModel:
-    """A model kept in memory with the name and version its predictions carry."""
-
-    name: str
-    version: str
-    path: Path
-    model: Any
-
-
-def discourse_model(settings: Settings) -> LoadedModel:
-    """The shipped discourse parser, loaded once per process (:func:`api.services.tasks.load`)."""
-    from api.services import tasks
-
-    loaded = tasks.load(settings, "discourse")
-    return LoadedModel(loaded.card.model, loaded.card.version, loaded.path, loaded.model)
-
-
-def relation_model(settings: Settings) -> LoadedModel:
-    """The shipped relation model's QT30 network, loaded once per process (the one model cache:
-    :func:`api.services.tasks.load`)."""
-    from api.services import tasks
-
-    loaded = tasks.load(settings, "relations")
-    return LoadedModel(loaded.card.model, loaded.card.version, loaded.path, loaded.model.qt30)
-
-
-def discourse_links(
-    settings: Settings, texts: Sequence[str], speakers: Sequence[str]
-) -> list[tuple[int, int, str, float]]:
-    """The discourse parser's links between utterances: ``(x, y, sense, score)``.
-
-    Scores are rounded to 4 digits, so that a repeated run is recognised as the same content.
-    """
-    from gnn.discourse.data import Dialogue
-
-    if not texts:
-        return []
-    dialogue = Dialogue("mined#0", "mined", DISCOURSE_DOMAIN, list(texts), list(speakers))
-    (links,) = discourse_model(settings).model.predict([dialogue])
-    return [(p.x, p.y, p.sense.value, prediction_score(p.score)) for p in links]
-
-
-def argument_links(
-    settings: Settings, texts: Sequence[str], speakers: Sequence[str], transitions: Sequence[tuple[int, int]]
-) -> list[tuple[int, int, str, float]]:
-    """The relation model's support / attack / rephrase links between argument units: ``(s, t, label, score)``.
-
-    Args:
-        settings: Where the models live.
-        texts: Argument unit texts in order.
-        speakers: Speaker of each unit.
-        transitions: ``(earlier, later)`` unit indices linked in the dialogue (the parser's links).
-    """
-    from gnn.relations.live import predict_dialogue
-
-    model = relation_model(settings).model
-    return [
-        (s, t, lab, prediction_score(p))
-        # Mined debates go into the graph: its decoding (each relation type's count near its gold share).
-        for s, t, lab, p in predict_dialogue(model, texts, speakers, transitions, GRAPH_OBJECTIVE)
-    ]
-
-
-def models(settings: Settings) -> tuple[LoadedModel, LoadedModel]:
-    """The discourse parser and the relation model (loaded on first use)."""
-    return discourse_model(settings), relation_model(settings)
 
 
 def job_for(dialogue_id: str, model: LoadedModel, task: str, parameters: dict[str, Any]) -> PredictionJob:
@@ -262,7 +198,7 @@ def mine_utterances(
         LoaderError: Invalid utterances (nothing written).
         PredictionError / GraphStoreError: The write failed (nothing of the failed step kept).
     """
-    from api.services.ingest import write_bundle
+    from api.services.corpora import write_bundle
 
     if not 1 <= k <= 20:
         raise ApiError(f"k must lie in 1..20, not {k}")
@@ -334,3 +270,121 @@ def utterances_of(turns: Sequence[dict[str, str]]) -> list[Utterance]:
     if not out:
         raise ApiError("no utterances")
     return out
+
+
+# -- the live-mining doors of POST /predict ------------------------------------------------------------
+
+
+def _response(task: str, summary: MiningSummary) -> hook.PredictionAnswer:
+    """The ``/predict`` answer of a dialogue-level task: every predicted edge plus the summary."""
+    runs = summary.runs
+    edges = [
+        hook.PredictedEdge(
+            e.source, e.target, e.label, e.score, kind, e.model, e.model_version, e.run_id, e.source_text, e.target_text
+        )
+        for kind, links in (("discourse", summary.discourse_links), ("argument", summary.argument_relations))
+        for e in links
+    ]
+    return hook.PredictionAnswer(
+        task=task,
+        model=runs[-1].model,
+        model_version=runs[-1].model_version,
+        run_id=runs[-1].run_id if summary.written else None,
+        runs=runs,
+        written=summary.written,
+        dialogue_id=summary.dialogue_id,
+        edges=edges,
+        summary=summary,
+    )
+
+
+def _stored(graph: Graph, ref: str) -> tuple[str, str | None, list[Any], list[Any], dict[str, list[int]]]:
+    """A stored dialogue's id, corpus, locutions, argument units and each unit's locution indices.
+
+    Raises:
+        NotFoundError: No such dialogue. ApiError: It has no locutions.
+    """
+    from graphstore.aif_export import read_discourses, resolve_discourse
+
+    store = graph.store()
+    did = resolve_discourse(store, ref)
+    units, edges = read_discourses(store, [did])
+    mine_units = [u for u in units.values() if u.discourse == did]
+
+    def ordered(label: Label) -> list[Any]:
+        return in_order(u for u in mine_units if u.node.has(label))
+
+    locs, props = ordered(Label.Locution), ordered(Label.Proposition)
+    if not locs:
+        raise ApiError(f"dialogue {did} has no locutions to predict over")
+    loc_index = {u.id: i for i, u in enumerate(locs)}
+    # L -> YA -> I: which locution(s) each proposition was said in.
+    into: dict[str, list[str]] = defaultdict(list)
+    for e in edges:
+        into[e.target].append(e.source)
+    illocutions = {u.id for u in units.values() if u.node.has(Label.Illocution)}
+    anchors = {
+        p.id: sorted({loc_index[s] for ya in into[p.id] if ya in illocutions for s in into[ya] if s in loc_index})
+        for p in props
+    }
+    if not props:
+        props = locs
+        anchors = {u.id: [i] for i, u in enumerate(locs)}
+    corpus = locs[0].node.corpus
+    return did, corpus, locs, props, anchors
+
+
+def predict_dialogue(request: hook.PredictionRequest, graph: Graph) -> hook.PredictionAnswer:
+    """Discourse and argument links of a stored dialogue; with ``write``, stored as two prediction runs.
+
+    Raises:
+        NotFoundError: No such dialogue. ApiError: A dialogue without locutions.
+    """
+    assert request.dialogue_id is not None
+    did, corpus, locs, props, anchors = _stored(graph, request.dialogue_id)
+    texts = [u.text for u in locs]
+    speakers = [u.speaker or u.speaker_id or "" for u in locs]
+    disc = discourse_links(graph.settings, texts, speakers)
+    # The argument units get the speakers of their locutions and transitions through them.
+    unit_texts = [p.text for p in props]
+    unit_speakers = [speakers[anchors[p.id][0]] if anchors[p.id] else "" for p in props]
+    by_loc: dict[int, list[int]] = defaultdict(list)
+    for k, p in enumerate(props):
+        for i in anchors[p.id]:
+            by_loc[i].append(k)
+    transitions = [(a, b) for x, y, _, _ in disc for a in by_loc[x] for b in by_loc[y]]
+    analysis = Analysis(disc, argument_links(graph.settings, unit_texts, unit_speakers, transitions))
+    loc_ids, unit_ids = [u.id for u in locs], [p.id for p in props]
+    runs = runs_for(did, models(graph.settings))
+    if request.write:
+        runs = write_predictions(graph, did, analysis, loc_ids, unit_ids)
+    units = DialogueUnits(did, corpus, speakers, texts, loc_ids, unit_ids, unit_texts)
+    summary = summarise(
+        units, analysis, runs=runs, neighbours=None, neighbours_note="not looked up", written=request.write
+    )
+    return _response("dialogue", summary)
+
+
+def predict_transcript(request: hook.PredictionRequest, graph: Graph) -> hook.PredictionAnswer:
+    """Live mining of new utterances (each segmented into sentences), written with ``write``.
+
+    Raises:
+        ApiError: An utterance without speaker or text, a gold corpus, ``k`` out of range.
+    """
+    options = request.options
+    summary = mine_utterances(
+        graph,
+        utterances_of(request.utterances),
+        corpus=options.get("corpus") or DEFAULT_CORPUS,
+        name=options.get("name") or "transcript",
+        source="POST /predict",
+        write=request.write,
+        k=int(options.get("k") or 3),
+    )
+    return _response("transcript", summary)
+
+
+def install() -> None:
+    """Register the live-mining doors of ``POST /predict`` (``dialogue``, ``transcript``)."""
+    hook.register("dialogue", predict_dialogue)
+    hook.register("transcript", predict_transcript)

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from api.services import tasks
-from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
 from gnn.modelcard import ModelCard
 from gnn.pairs import CHALLENGE, CHALLENGE_SECOND, MODEL_NAME, TASK_NAME, PairPredictor, score_marg
@@ -21,6 +20,7 @@ from gnn.pairs import TASK as PAIR_TASK
 from gnn.pairs import VERSION as _VERSION
 from gnn.task import CVReport, TrainReport
 from ontology.labels import RelationLabel
+from ontology.progress import SILENT, Reporter
 
 if TYPE_CHECKING:
     from gnn.relations.marg_task import Pair

@@ -16,11 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from api.services.graph import Graph
-from api.services.reporting import SILENT, Reporter
 from gnn.task import JsonDocument
 from graphstore.predictions import PredictionReport, PredictionStore, StoredRun
 from ontology.errors import ApiError, NotFoundError
-from ontology.progress import Advance
+from ontology.progress import SILENT, Advance, Reporter
 from ontology.records import PredictedRelation, PredictionRun, content_run_id, prediction_score
 from ontology.scope import Scope
 

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from api.services.graph import Graph
-from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
 from graphstore.export import GraphReader
 from ontology.errors import ApiError
+from ontology.progress import SILENT, Reporter
 from ontology.rdf import ExportReport, RdfMapper, write_export
 from ontology.sparql import LoadReport, load_store
 from ontology.sparql_remote import RemoteStore, push

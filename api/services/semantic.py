@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from api.services.graph import Graph
-from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
 from graphstore.vectors import EMBEDDED_LABELS, EmbeddingStatus, VectorStore, embedded_labels
 from ontology.errors import ApiError
+from ontology.progress import SILENT, Reporter
 from ontology.terms import Label
 from ontology.views import SemanticHit
 

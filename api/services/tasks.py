@@ -14,7 +14,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from api.services.reporting import SILENT, Reporter
 from api.settings import Settings
 from gnn.modelcard import ModelCard
 from gnn.task import CVReport, EvalReport, ExampleT, PredictedRelation, Resources, Task, TextPair, TrainReport, get_task
@@ -24,6 +23,7 @@ from ontology.formats.contextdep import load_contextdep
 from ontology.formats.dialogue_json import load_dialogue_files
 from ontology.formats.marg import load_marg
 from ontology.formats.sciarg import load_sciarg
+from ontology.progress import SILENT, Reporter
 from ontology.records import CorpusBundle
 
 READERS: dict[str, tuple[str, Callable[[list[Path]], CorpusBundle]]] = {
@@ -72,9 +72,9 @@ def default_data(settings: Settings, task: Task[Any, Any, Any]) -> list[Path]:
     Raises:
         LoaderError: It is not there.
     """
-    from api.services.corpora import corpora_root
+    from ontology.formats.registry import corpora_root
 
-    path = corpora_root(settings).joinpath(*task.default_data)
+    path = corpora_root(settings.corpora).joinpath(*task.default_data)
     if not task.default_data or not path.is_dir():
         raise LoaderError(f"{path}: no {task.name} training data (give --data)")
     return [path]
@@ -82,11 +82,11 @@ def default_data(settings: Settings, task: Task[Any, Any, Any]) -> list[Path]:
 
 def references(settings: Settings, task: Task[Any, Any, Any]) -> dict[str, CorpusBundle]:
     """The reference corpora the task names that are under the corpora directory, read."""
-    from api.services.corpora import corpora_root
+    from ontology.formats.registry import corpora_root
 
     found = {}
     for fmt, where in task.references.items():
-        path = corpora_root(settings).joinpath(*where)
+        path = corpora_root(settings.corpora).joinpath(*where)
         pattern = READERS[fmt][0]
         if path.is_dir() and any(path.rglob(pattern)):
             found[fmt] = read_records(fmt, [path])

@@ -8,8 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from api.cli.main import app
+from api.services.corpora import bulk_load
 from api.services.graph import Graph, private_settings
-from api.services.ingest import bulk_load
 from ontology.errors import ApiError
 from ontology.formats.registry import SAMPLES
 

@@ -29,7 +29,7 @@ class Lines:
         self.warned.append(message)
 
     def progress(self, title: str, total: int):  # type: ignore[no-untyped-def]
-        from api.services.reporting import SILENT
+        from ontology.progress import SILENT
 
         return SILENT.progress(title, total)
 

@@ -12,15 +12,20 @@ from ontology.errors import ApiError
 
 def test_the_app_installs_a_predictor_per_task() -> None:
     create_app()
-    assert set(predict._PREDICTORS) == set(predict.TASKS)
+    # The doors of their own, and one per registered task that predicts over stored dialogues.
+    assert set(predict._PREDICTORS) == {*predict.TASKS, *predict.graph_tasks()}
+    assert {"discourse", "relations", "paraphrase"} <= set(predict.graph_tasks())
     assert predict._PREDICTORS["pair"] is predictors.predict_pair
-    assert predict._PREDICTORS["transcript"] is predictors.predict_transcript
+    assert predict._PREDICTORS["transcript"] is mine.predict_transcript
 
 
 @pytest.mark.parametrize(
     ("request_", "message"),
     [
-        (predict.PredictionRequest("guess"), "unknown task 'guess'; expected one of pair, dialogue, transcript"),
+        (
+            predict.PredictionRequest("guess"),
+            "unknown task 'guess'; expected one of pair, dialogue, transcript, discourse",
+        ),
         (predict.PredictionRequest("pair"), "needs two texts"),
         (predict.PredictionRequest("pair", texts=("a", "b"), model="x"), "only the server's installed models"),
         (predict.PredictionRequest("dialogue"), "needs dialogue_id"),

@@ -15,9 +15,8 @@ from typing import Any
 import pytest
 from neo4j import Driver
 
-from api.services.corpora import read_corpus, run_all
+from api.services.corpora import bulk_load, read_corpus, run_all, write_bundle
 from api.services.graph import Graph, embedded_server
-from api.services.ingest import bulk_load, write_bundle
 from bench.synth import bundle_sources, generate, read_manifest
 from graphstore import cypher
 from graphstore.bulk import import_outcome

@@ -14,8 +14,8 @@ from neo4j import Driver
 
 from api.services import corpora, mainjob, predictions
 from api.services.apiserver import api_server
+from api.services.corpora import ingest_files
 from api.services.graph import Graph
-from api.services.ingest import ingest_files
 from api.settings import Settings
 from graphstore.runtime import free_port
 from graphstore.store import GraphStore
