@@ -190,7 +190,7 @@ def bench_components(args: argparse.Namespace) -> list[dict[str, Any]]:
     from gnn.registry import shipped_model
 
     shipped = shipped_model("components")
-    from gnn.components import ComponentTagger
+    from gnn.components.net import ComponentTagger
     from ontology.formats.sciarg import _text_start, split_sentences
 
     shared = SHARED / "sciarg" / "compiled_corpus"

@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import gnn.components as components
+import gnn.components.net as components_net
 from gnn.bam import Relation, documents_from_records
 from gnn.bam import evaluate as evaluate_bam
 from gnn.protocol import Pooled
@@ -46,14 +47,14 @@ def end_to_end(corpus: Path, names: Sequence[str], options: TrainOptions, cache_
     """
     papers = components.read_papers(corpus, names)
     config = components.TASK.recipes.config(options.profile, 13)
-    vectors = components.TokenVectors(
+    vectors = components_net.TokenVectors(
         layers=config.layers, max_length=config.max_length, cache_dir=cache_dir / "embeddings" / "sciarg-tokens"
     )
 
     def score(fold: Mapping[str, Sequence[str]], model_dir: Path) -> tuple[dict[str, float], Pooled]:
         train, tune = ({n: papers[n] for n in fold[part]} for part in ("train", "tune"))
         # Looked up on the module when the fold runs (a test stands a gold tagger in for it).
-        tagger, result = components.train_tagger(train, tune, replace(config), vectors=vectors)
+        tagger, result = components_net.train_tagger(train, tune, replace(config), vectors=vectors)
         options.log(f"Sci-Arg end to end: tagger trained (epoch {result.best_epoch})")
         tagged = {n: components.predicted_document(tagger, papers[n][0], papers[n][1]) for n in fold["test"]}
         nodes: list[NodeRecord] = []

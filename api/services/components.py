@@ -18,7 +18,7 @@ from gnn.modelcard import atomic_write_bytes
 from ontology.errors import LoaderError
 
 if TYPE_CHECKING:
-    from gnn.components import ComponentTagger
+    from gnn.components.net import ComponentTagger
 
 TASK_NAME = "components"
 

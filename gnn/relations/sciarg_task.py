@@ -186,7 +186,8 @@ def context_vectors(papers: Sequence[Paper], encoder: Any) -> list[np.ndarray]:
         One ``(components, dim)`` array per paper (zeros for a component outside every sentence).
     """
     from gnn.bam import BratDocument
-    from gnn.components import TokenVectors, sentences_of
+    from gnn.components import sentences_of
+    from gnn.components.net import TokenVectors
 
     cache = getattr(encoder, "cache_dir", None)
     vectors = TokenVectors(encoder, CONTEXT_LAYERS, CONTEXT_MAX_LENGTH, Path(cache) / TOKEN_CACHE if cache else None)

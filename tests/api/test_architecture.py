@@ -74,3 +74,38 @@ def test_cypher_lives_in_graphstore_query_builders() -> None:
                 and cypher.search(node.value)
             ]
     assert offenders == []
+
+
+def _service_imports() -> dict[str, set[str]]:
+    """Each module of ``api/services`` and the sibling services it imports (at any depth of its code)."""
+    root = ROOT / "api" / "services"
+    modules = {p.stem: p for p in root.glob("*.py") if p.stem != "__init__"}
+    found: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                if node.module.startswith("api.services."):
+                    deps.add(node.module.split(".")[2])
+                elif node.module == "api.services":
+                    deps.update(a.name for a in node.names)
+            elif isinstance(node, ast.Import):
+                deps.update(a.name.split(".")[2] for a in node.names if a.name.startswith("api.services."))
+        found[name] = {d for d in deps if d in modules and d != name}
+    return found
+
+
+def test_services_stand_on_at_most_three_floors() -> None:
+    # Floor 1 imports no other service; a service on floor n imports some service of floor n - 1.
+    deps = _service_imports()
+    floors: dict[str, int] = {}
+
+    def floor(name: str, seen: tuple[str, ...] = ()) -> int:
+        assert name not in seen, f"import circle between services: {' -> '.join((*seen, name))}"
+        if name not in floors:
+            floors[name] = 1 + max((floor(d, (*seen, name)) for d in deps[name]), default=0)
+        return floors[name]
+
+    high = {name: floor(name) for name in deps if floor(name) > 3}
+    assert high == {}, f"services above the third floor: {high}"
+    assert len(deps) >= 20 and max(floors.values()) == 3

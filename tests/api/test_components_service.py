@@ -9,16 +9,8 @@ import numpy as np
 import pytest
 
 from gnn.bam import BratDocument, Component, evaluate
-from gnn.components import (
-    ComponentTagger,
-    TaggerConfig,
-    TokenVectors,
-    ann_text,
-    nearest_claim_relations,
-    predicted_document,
-    read_papers,
-    train_tagger,
-)
+from gnn.components import TaggerConfig, ann_text, nearest_claim_relations, predicted_document, read_papers
+from gnn.components.net import ComponentTagger, TokenVectors, train_tagger
 from ontology.errors import ModelError
 
 pytestmark = pytest.mark.model  # trains a model

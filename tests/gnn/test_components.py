@@ -11,23 +11,18 @@ import pytest
 import torch
 
 from gnn.bam import BratDocument, Component
-from gnn.components import (
-    TAGS,
+from gnn.components import TAGS, TaggerConfig, decode, gold_tags, nearest_claim_relations, schedule
+from gnn.components import _Sentence as Sentence
+from gnn.components.net import (
     BiLstmCrf,
     ComponentTagger,
-    TaggerConfig,
     TaggerFit,
     TokenVectors,
     allowed_transitions,
-    decode,
-    gold_tags,
     input_width,
-    nearest_claim_relations,
     paper_rows,
-    schedule,
     sentence_batch,
 )
-from gnn.components import _Sentence as Sentence
 from gnn.trainer import FitResult, Schedule, Trainer
 from tests.gnn.fakes import HashEncoder
 

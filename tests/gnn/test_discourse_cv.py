@@ -8,11 +8,11 @@ from dataclasses import replace
 
 import pytest
 
-from api.services import tasks
 from gnn.discourse.task import TASK, DiscourseExample, dialogue_groups, dialogues_of
 from gnn.discourse.train import PROFILES, ParserConfig
 from gnn.protocol import fold_plan
 from gnn.task import Resources
+from ontology.formats.dialogue_json import load_dialogue_files
 from ontology.formats.registry import SAMPLES
 
 FILES = [SAMPLES / "molweni" / "DP" / "dev.json", SAMPLES / "stac" / "train.json"]
@@ -20,7 +20,7 @@ FILES = [SAMPLES / "molweni" / "DP" / "dev.json", SAMPLES / "stac" / "train.json
 
 @pytest.fixture(scope="module")
 def examples() -> list[DiscourseExample]:
-    return TASK.examples(tasks.read_records("dialogues", FILES), TASK.recipes.config("tiny"))
+    return TASK.examples(load_dialogue_files(FILES), TASK.recipes.config("tiny"))
 
 
 def test_examples_are_every_edu_with_its_nearest_gold_parent(examples: list[DiscourseExample]) -> None:
