@@ -57,9 +57,9 @@ def relation_rows(
         limit: At most this many maps / papers / debate parts are timed.
         cache_dir: Embedding cache of the encoder (default: none on disk, the encoder's memory only).
     """
-    from api.services.relations import load_data
     from gnn.encoder import TextEncoder
     from gnn.modelcard import read_card
+    from gnn.relations.files import load_data
     from gnn.relations.qt30 import map_tensors
     from gnn.relations.qt30_run import FAMILY as QT30
     from gnn.relations.qt30_run import load_qt30

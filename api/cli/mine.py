@@ -13,7 +13,7 @@ from rich.table import Table
 from api.cli_common import REPORTER, settings
 from api.services import mine as svc
 from api.services.graph import Graph
-from api.services.mine_summary import MiningSummary, best_neighbours
+from gnn.relations.mining import MiningSummary, best_neighbours
 
 
 def register(app: typer.Typer) -> None:

@@ -38,8 +38,8 @@ from api.services.live import (
     discourse_links,
     models,
 )
-from api.services.mine_summary import Analysis, DialogueUnits, MiningSummary, NeighbourHit, summarise
 from api.services.predictions import PredictionJob
+from gnn.relations.mining import Analysis, DialogueUnits, MiningSummary, NeighbourHit, summarise
 from gnn.relations.task import GRAPH_OBJECTIVE
 from graphstore.scopes import in_order
 from ontology.errors import ApiError, NotFoundError

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from api.services.mine_summary import MinedRun, MiningSummary
+from gnn.relations.mining import MinedRun, MiningSummary
 from ontology.errors import ApiError, BusyError, ModelNotInstalledError, UnknownTaskError
 
 TASKS = ("pair", "dialogue", "transcript")

@@ -1,137 +1,38 @@
 """Argument relation models as services: train, evaluate, and predict in the corpora's own formats.
 
-Data paths are recognised by format: AIF JSON maps (``*.json`` with ``nodes``/``edges``) are QT30 /
-DialAM-2024, brat ``*.ann`` files Sci-Arg papers, ``*.csv`` files M-Arg. The files are read with the
-format readers (:mod:`ontology.formats`) and handed to :mod:`gnn.relations` as records; nothing here touches Neo4j.
+Wiring only: the settings give the model directory, device and encoder, and the file work (reading
+AIF maps, brat papers and M-Arg tables, predicting into them, scoring on them) belongs to
+:mod:`gnn.relations.files`; nothing here touches Neo4j.
 """
 
 from __future__ import annotations
 
-import json
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from api.settings import Settings
-from gnn.relations.maps import map_relations
+from gnn.relations.files import (
+    AifPrediction,
+    SciargPrediction,
+    classify,
+    evaluate_files,
+    load_data,
+    predict_aif_files,
+    predict_sciarg_files,
+    require_distinct,
+)
 from gnn.relations.task import FORMAT_OBJECTIVE
 from gnn.task import CVReport, JsonDocument
 from graphstore.perturb import AIF_VARIANTS
 from ontology.errors import ApiError, LoaderError, UnknownProfileError
-from ontology.formats.aif import load_aif
-from ontology.formats.aif_write import add_relations, read_map, strip_relations, write_json_atomic
-from ontology.formats.brat_write import write_paper
-from ontology.formats.common import FileRelation, expand
-from ontology.formats.marg import load_marg
 from ontology.formats.sciarg import load_sciarg
 from ontology.progress import SILENT, Reporter
-from ontology.records import PropositionRecord
 
 if TYPE_CHECKING:
     from gnn.modelcard import ModelCard
-    from gnn.relations.pipeline import RelationData
-
-
-@dataclass(frozen=True)
-class AifPrediction:
-    """What ``predict aif`` wrote.
-
-    Attributes:
-        maps: Maps written.
-        relations: Predicted relations per type (``RA``, ``CA``, ``MA``).
-        out: The output folder.
-        model: The model directory.
-    """
-
-    maps: int
-    relations: dict[str, int]
-    out: str
-    model: str
-
-
-@dataclass(frozen=True)
-class SciargPrediction:
-    """What ``predict sciarg`` wrote.
-
-    Attributes:
-        papers: Papers written.
-        relations: Predicted relations.
-        out: The output folder.
-        model: The model directory.
-        components: Components the tagger predicted (``None``: the papers' own components were read).
-    """
-
-    papers: int
-    relations: int
-    out: str
-    model: str
-    components: int | None = None
-
-
-@dataclass
-class Sources:
-    """Input files by family."""
-
-    aif: list[Path] = field(default_factory=list)
-    brat: list[Path] = field(default_factory=list)
-    marg: list[Path] = field(default_factory=list)
-
-
-def classify(paths: list[Path]) -> Sources:
-    """Sort the given files and directories (searched recursively) into AIF, brat and M-Arg files.
-
-    Raises:
-        LoaderError: A path does not exist, or nothing usable was found.
-    """
-    out = Sources()
-    files: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            files += sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in (".json", ".ann", ".csv"))
-        elif path.is_file():
-            files.append(path)
-        else:
-            raise LoaderError(f"{path}: no such file or directory")
-    for f in files:
-        if f.suffix == ".json":
-            out.aif.append(f)
-        elif f.suffix == ".ann":
-            out.brat.append(f)
-        elif f.suffix == ".csv":
-            out.marg.append(f)
-        elif f.suffix != ".txt":
-            raise LoaderError(f"{f}: not a relation data file (AIF .json, brat .ann or M-Arg .csv)")
-    if not (out.aif or out.brat or out.marg):
-        raise LoaderError(f"no AIF .json, brat .ann or M-Arg .csv files in {', '.join(map(str, paths))}")
-    return out
-
-
-def load_data(paths: list[Path], reporter: Reporter = SILENT) -> RelationData:
-    """Read the relation data under ``paths`` into :class:`gnn.relations.pipeline.RelationData`."""
-    from gnn.relations.argmap import maps_from_records
-    from gnn.relations.marg_task import debates_from_records, pairs_from_records
-    from gnn.relations.pipeline import RelationData
-    from gnn.relations.sciarg_task import papers_from_records
-
-    src = classify(paths)
-    data = RelationData()
-    if src.aif:
-        reporter.log(f"reading {len(src.aif)} AIF map(s)")
-        bundle = load_aif(src.aif)
-        data.qt30 = maps_from_records(bundle.nodes, bundle.edges)
-    if src.brat:
-        reporter.log(f"reading {len(src.brat)} Sci-Arg paper(s)")
-        bundle = load_sciarg(src.brat)
-        data.sciarg = papers_from_records(bundle.nodes, bundle.edges)
-    if src.marg:
-        reporter.log(f"reading {len(src.marg)} M-Arg file(s)")
-        bundle = load_marg(src.marg)
-        data.marg = pairs_from_records(bundle.nodes, bundle.edges)
-        data.marg_sentences = [n.text for n in bundle.nodes if isinstance(n, PropositionRecord) and n.text]
-        data.marg_debates = debates_from_records(bundle.nodes)
-    return data
 
 
 def model_dir_of(settings: Settings, model: Path | str | None = None) -> Path:
@@ -205,12 +106,6 @@ def _device_and_encoder(settings: Settings, model_dir: Path) -> tuple[str, Any]:
     return device, encoder
 
 
-def _require_distinct(in_dir: Path, out_dir: Path, kept: str) -> None:
-    """Refuse to write predictions over their input ``kept``: the caller's mistake (exit 2 / 4xx)."""
-    if in_dir.resolve() == out_dir.resolve():
-        raise ApiError(f"--out must differ from --in (the input {kept} are kept)")
-
-
 def evaluate(
     settings: Settings, model: Path, paths: list[Path], *, variants: bool = True, reporter: Reporter = SILENT
 ) -> JsonDocument:
@@ -219,32 +114,10 @@ def evaluate(
     With ``variants`` the evaluated QT30 maps are also scored written every other valid way
     (:data:`graphstore.perturb.AIF_VARIANTS`: node order, id forms, colon spacing, no optional keys).
     """
-    from gnn.relations.pipeline import evaluate_relations, qt30_evaluated
-
-    model = model_dir_of(settings, model)
-    data = load_data(paths, reporter)
-    device, encoder = _device_and_encoder(settings, model)
-    rewritten = None
-    if variants and data.qt30:
-        names = {m.name for m in qt30_evaluated(data.qt30)}
-        files = [f for f in classify(paths).aif if f.stem in names]
-        reporter.log(f"writing {len(files)} evaluated map(s) {len(AIF_VARIANTS)} other ways")
-        rewritten = {name: _read_rewritten(files, change) for name, change in AIF_VARIANTS.items()}
-    return evaluate_relations(model, data, device=device, encoder=encoder, variants=rewritten)
-
-
-def _read_rewritten(files: list[Path], change: Callable[[dict[str, Any]], dict[str, Any]]) -> list[Any]:
-    """The argument maps of ``files`` after ``change`` rewrote each file's JSON (same file names)."""
-    from gnn.relations.argmap import maps_from_records
-
-    with tempfile.TemporaryDirectory(prefix="argweb-variant-") as tmp:
-        paths = []
-        for f in files:
-            path = Path(tmp) / f.name
-            path.write_text(json.dumps(change(read_map(f))), encoding="utf-8")
-            paths.append(path)
-        bundle = load_aif(paths)
-    return maps_from_records(bundle.nodes, bundle.edges)
+    model_dir = model_dir_of(settings, model)
+    device, encoder = _device_and_encoder(settings, model_dir)
+    changes = AIF_VARIANTS if variants else None
+    return evaluate_files(model_dir, paths, device=device, encoder=encoder, variants=changes, reporter=reporter)
 
 
 def predict_aif(
@@ -256,29 +129,20 @@ def predict_aif(
     objective: str = FORMAT_OBJECTIVE,
     reporter: Reporter = SILENT,
 ) -> AifPrediction:
-    """Predict RA/CA/MA for every AIF map of ``in_dir`` into ``out_dir`` (same file names).
+    """Predict RA/CA/MA for every AIF map of ``in_dir`` into ``out_dir``, same file names.
 
-    Each map is first reduced to the DialAM test-input form (YA/RA/CA/MA dropped); every kept node,
-    edge and locution is written back unchanged, followed by the predicted S-nodes and edges. All
-    maps are read and predicted before the first file is written.
+    The settings choose the model, device and encoder; :func:`gnn.relations.files.predict_aif_files`
+    does the work.
 
     Raises:
         LoaderError: A malformed map (named). ApiError: ``in_dir`` equals ``out_dir``.
     """
-    from gnn.relations.qt30_run import load_qt30
-
-    _require_distinct(in_dir, out_dir, "maps")
-    files, model_dir = expand([in_dir], "*.json"), model_dir_of(settings, model)
+    require_distinct(in_dir, out_dir, "maps")
+    model_dir = model_dir_of(settings, model)
     device, encoder = _device_and_encoder(settings, model_dir)
-    qt = load_qt30(model_dir, device=device, encoder=encoder)
-    stripped = [(f, strip_relations(read_map(f))) for f in files]
-    reporter.log(f"predicting relations for {len(stripped)} map(s) with {model_dir} ({objective})")
-    predicted = map_relations(qt, [(f.stem, data) for f, data in stripped], objective, progress=True)
-    outputs = [(f, add_relations(data, rels, str(f))) for (f, data), rels in zip(stripped, predicted, strict=True)]
-    for f, data in outputs:
-        write_json_atomic(out_dir / f.relative_to(in_dir), data)
-    counts = {t: sum(rel.type == t for rels in predicted for rel in rels) for t in ("RA", "CA", "MA")}
-    return AifPrediction(len(outputs), counts, str(out_dir), str(model_dir))
+    return predict_aif_files(
+        model_dir, in_dir, out_dir, device=device, encoder=encoder, objective=objective, reporter=reporter
+    )
 
 
 def predict_sciarg(
@@ -291,7 +155,7 @@ def predict_sciarg(
     components_model: Path | None = None,
     reporter: Reporter = SILENT,
 ) -> SciargPrediction:
-    """Predict relations for every brat paper of ``in_dir``: same ``T`` lines, predicted ``R`` lines, ``.txt`` copied.
+    """Predict relations for every brat paper of ``in_dir`` (:func:`gnn.relations.files.predict_sciarg_files`).
 
     With ``components`` the papers are the ``.txt`` files of ``in_dir`` (any ``.ann`` there is
     ignored): the component tagger (``components_model``, else the shipped one) predicts their
@@ -301,10 +165,7 @@ def predict_sciarg(
         LoaderError: A malformed paper (named), or no ``.txt`` with ``components``. ApiError: ``in_dir``
             equals ``out_dir``.
     """
-    from gnn.relations.sciarg_task import load_sciarg as load_model
-    from gnn.relations.sciarg_task import papers_from_records
-
-    _require_distinct(in_dir, out_dir, "papers")
+    require_distinct(in_dir, out_dir, "papers")
     if components:
         from api.services.components import predict_dir
 
@@ -313,20 +174,9 @@ def predict_sciarg(
             reporter.log(f"tagged {tagged.components} component(s) in {tagged.papers} paper(s)")
             result = predict_sciarg(settings, Path(tmp), out_dir, model, reporter=reporter)
         return replace(result, components=tagged.components)
-    anns, model_dir = expand([in_dir], "*.ann"), model_dir_of(settings, model)
+    model_dir = model_dir_of(settings, model)
     device, encoder = _device_and_encoder(settings, model_dir)
-    sm = load_model(model_dir, device=device, encoder=encoder)
-    bundle = load_sciarg(anns)
-    papers = {p.name: p for p in papers_from_records(bundle.nodes, bundle.edges)}
-    ordered = [papers[a.stem] for a in anns if a.stem in papers]
-    reporter.log(f"predicting relations for {len(ordered)} paper(s) with {model_dir}")
-    predicted = dict(zip([p.name for p in ordered], sm.predict(ordered), strict=True))
-    total = 0
-    for ann in anns:
-        rels = [FileRelation(a, b, lab, s) for a, b, lab, s in predicted.get(ann.stem, [])]
-        total += len(rels)
-        write_paper(ann, out_dir / ann.parent.relative_to(in_dir), rels)
-    return SciargPrediction(len(anns), total, str(out_dir), str(model_dir))
+    return predict_sciarg_files(model_dir, in_dir, out_dir, device=device, encoder=encoder, reporter=reporter)
 
 
 @dataclass(frozen=True)

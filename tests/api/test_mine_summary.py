@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from api.services.mine_summary import Analysis, DialogueUnits, MiningSummary, NeighbourHit, best_neighbours, summarise
 from api.services.predict import PredictedEdge, PredictionAnswer
+from gnn.relations.mining import Analysis, DialogueUnits, MiningSummary, NeighbourHit, best_neighbours, summarise
 from ontology.records import PredictionRun
 
 RUNS = [

@@ -14,8 +14,8 @@ from neo4j import Driver
 from api.cli.mine import print_summary
 from api.services import corpora, mine, semantic
 from api.services.graph import Graph
-from api.services.mine_summary import MiningSummary
 from api.settings import Settings
+from gnn.relations.mining import MiningSummary
 from graphstore.store import GraphStore
 from ontology.errors import ApiError, LoaderError
 from ontology.formats.registry import CORPORA

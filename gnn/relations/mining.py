@@ -1,5 +1,8 @@
-"""The summary of a mined dialogue: one typed result for the CLI (table or ``--json``) and the API, made JSON
-at the edge by :meth:`MiningSummary.as_dict`."""
+"""Analysis of mined links: the summary of a mined dialogue and the nearest neighbours of its argument units.
+
+Pure work on what the relation and discourse models predicted (no graph, no I/O): one typed result
+for the command line (table or ``--json``) and the API, made JSON at the edge by
+:meth:`MiningSummary.as_dict`."""
 
 from __future__ import annotations
 
