@@ -105,12 +105,13 @@ def training(task: str, args: argparse.Namespace, card_dir: Path) -> dict[str, A
 
 def bench_discourse(args: argparse.Namespace) -> list[dict[str, Any]]:
     """Training time and EDUs/s of the discourse parser."""
+    from gnn.discourse.files import read_dialogues
     from gnn.discourse.train import load_model
 
     model_dir: Path = args.model or discourse.default_model()
     row: dict[str, Any] = {"task": "discourse", **training("discourse", args, model_dir)}
     data: Path = args.data or (SHARED_MOLWENI if SHARED_MOLWENI.is_file() and not args.samples else FIXTURE)
-    dialogues, _scheme = discourse.read_dialogues(data)
+    dialogues, _scheme = read_dialogues(data)
     edus = sum(len(d) for d in dialogues)
     with tempfile.TemporaryDirectory() as cache:
         model = load_model(model_dir, encoder=TextEncoder(cache_dir=Path(cache)))

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from api.cli.mainjob import step_summary
 from api.cli.options import JsonFlag, show
 from api.cli.predictions import PREDICTIONS, delete_predictions
 from api.cli_common import console, settings
@@ -195,7 +196,7 @@ def print_summary(report: mainjob.MainJobReport) -> None:
         console.print(f"models: {escape(text)}", highlight=False, soft_wrap=True)
     embedded = next((s for s in report.steps if s.name == "embed"), None)
     if embedded is not None and report.embedded is not None:
-        line = f"semantic search: {escape(embedded.summary)} ({embedded.seconds:.1f}s added)"
+        line = f"semantic search: {escape(step_summary(embedded))} ({embedded.seconds:.1f}s added)"
         console.print(line, highlight=False, soft_wrap=True)
     for o in report.failed:
         console.print(
@@ -272,7 +273,9 @@ def run(
     console.print(escape(f"argweb run: corpora {root}; every detail in {log}"), highlight=False, soft_wrap=True)
 
     def show_step(step: mainjob.Step) -> None:
-        line = f"{step.name:<8} {escape(step.summary)}  [dim]{step.seconds:.1f}s[/]"
+        summary = step_summary(step)
+        reporter.log(f"step {step.name}: {summary} ({step.seconds:.1f}s)")
+        line = f"{step.name:<8} {escape(summary)}  [dim]{step.seconds:.1f}s[/]"
         console.print(line, highlight=False, soft_wrap=True)
 
     try:

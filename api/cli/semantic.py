@@ -113,7 +113,8 @@ def link(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Predict support/attack/rephrase links between propositions of different corpora."""
-    from api.services.links import LinkOptions, link_across_corpora
+    from api.services.links import link_across_corpora
+    from gnn.links import LinkOptions
     from ontology.errors import ApiError
 
     if not across_corpora:

@@ -391,12 +391,12 @@ class Step:
     Attributes:
         name: ``load``, ``predict``, ``embed``, ``rdf`` or ``api``.
         seconds: Wall time.
-        summary: What it did, in one line.
+        result: What the step returned (the command line words it: ``api.cli.mainjob``).
     """
 
     name: str
     seconds: float
-    summary: str
+    result: object
 
 
 @dataclass
@@ -431,46 +431,6 @@ class MainJobReport:
     def failed(self) -> list[PredictionOutcome]:
         """The predictions (and the embedding) that failed; the rest of the job went on."""
         return [o for o in self.outcomes if o.status == "failed"]
-
-
-def _load_summary(report: RunReport) -> str:
-    loaded = [name for name, e in report.stats.get("corpora", {}).items() if e.get("status") == "complete"]
-    if report.bulk is not None:
-        how = "bulk import"
-    elif not report.unchanged:
-        how = "merged into the graph"
-    elif not report.ingested:
-        how = "unchanged since the last load, not read again; --reload reads them"
-    else:
-        how = f"{len(report.ingested)} merged into the graph, {len(report.unchanged)} unchanged"
-    skipped = f"; no files for {', '.join(report.skipped)}" if report.skipped else ""
-    return f"{len(loaded)} corpora ({how}){skipped}"
-
-
-def _predict_summary(outcomes: Sequence[PredictionOutcome]) -> str:
-    written = [o for o in outcomes if o.status == "written"]
-    present = sum(o.status == "skipped" for o in outcomes)
-    failed = sum(o.status == "failed" for o in outcomes)
-    parts = [f"{sum(o.predicted for o in written):,} relations written by {len(written)} run(s)"]
-    if present:
-        parts.append(f"{present} already present")
-    if failed:
-        parts.append(f"{failed} FAILED")
-    return ", ".join(parts)
-
-
-def _embed_summary(done: EmbedReport | None) -> str:
-    if done is None:
-        return "FAILED"
-    written, left = sum(done.written.values()), sum(done.uncached.values())
-    parts = [f"{written:,} vectors written" if written else "no new vectors", "vector indexes online"]
-    if left:
-        parts.append(f"{left:,} texts not in the encoder cache (`argweb embed` encodes them)")
-    return ", ".join(parts)
-
-
-def _rdf_summary(rdf: RdfSync) -> str:
-    return f"{rdf.triples:,} triples loaded" if rdf.exported else "unchanged since the last run"
 
 
 def run(
@@ -514,11 +474,10 @@ def run(
     report = MainJobReport(root=corpora_root(settings))
     reporter.log(f"corpora: {report.root}")
 
-    def step(name: str, work: Callable[[], T], summary: Callable[[T], str]) -> T:
+    def step(name: str, work: Callable[[], T]) -> T:
         begun = time.perf_counter()
         result = work()
-        done = Step(name, time.perf_counter() - begun, summary(result))
-        reporter.log(f"step {name}: {done.summary} ({done.seconds:.1f}s)")
+        done = Step(name, time.perf_counter() - begun, result)
         report.steps.append(done)
         if on_step is not None:
             on_step(done)
@@ -526,18 +485,18 @@ def run(
 
     with Graph(settings) as graph:
         load = partial(run_all, graph, report.root, reporter, bulk=bulk, reload=reload)
-        report.load = step("load", load, _load_summary)
+        report.load = step("load", load)
         if predict:
             loaded = [n for n, e in report.load.stats["corpora"].items() if e.get("status") == "complete"]
-            report.outcomes = step("predict", lambda: predict_defaults(graph, loaded, reporter), _predict_summary)
+            report.outcomes = step("predict", lambda: predict_defaults(graph, loaded, reporter))
             report.others = other_runs(graph, report.outcomes)
         report.counts = relation_counts(graph, report.outcomes if predict else None)
         if embed or (embed is None and predict):
-            report.embedded = step("embed", lambda: embed_units(graph, reporter, cached_only=not embed), _embed_summary)
+            report.embedded = step("embed", lambda: embed_units(graph, reporter, cached_only=not embed))
             if report.embedded is None:
                 report.outcomes.append(PredictionOutcome("embedding", "(all)", "failed"))
-        report.rdf = step("rdf", lambda: sync_rdf(graph, reporter, keep_export=keep_export), _rdf_summary)
+        report.rdf = step("rdf", lambda: sync_rdf(graph, reporter, keep_export=keep_export))
     if serve:
-        report.api = step("api", lambda: api_server(settings).start(), lambda info: f"{info.url} (pid {info.pid})")
+        report.api = step("api", lambda: api_server(settings).start())
     report.seconds = time.perf_counter() - started
     return report

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from api.cli.main import app
-from api.services.discourse import read_dialogues
+from gnn.discourse.files import read_dialogues
 from gnn.discourse.task import dialogue_groups
 from gnn.paraphrase import pairs_from_file
 from ontology.formats.registry import SAMPLES

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from api.cli.corpora import print_other_runs, print_relation_counts
-from api.services.mainjob import OtherRuns
+from api.cli.mainjob import step_summary
+from api.services.mainjob import OtherRuns, PredictionOutcome, RdfSync, Step
 from ontology.views import RelationCount
 
 
@@ -47,3 +49,18 @@ def test_other_runs_are_named_with_the_command_that_removes_them(capsys: pytest.
     )
     print_other_runs([])
     assert _out(capsys, "err") == ""
+
+
+def test_each_step_is_worded_by_the_command_line_from_what_it_returned(tmp_path: Path) -> None:
+    outcomes = [
+        PredictionOutcome("relations", "qt30", "written", "relation-gnn", "0.6.0", "r1", 1200),
+        PredictionOutcome("discourse", "stac", "written", "discourse", "1", "r2", 34),
+        PredictionOutcome("discourse", "molweni", "skipped", "discourse", "1", "r3"),
+        PredictionOutcome("embedding", "(all)", "failed"),
+    ]
+    assert step_summary(Step("predict", 1.0, outcomes)) == (
+        "1,234 relations written by 2 run(s), 1 already present, 1 FAILED"
+    )
+    assert step_summary(Step("embed", 1.0, None)) == "FAILED"
+    assert step_summary(Step("rdf", 1.0, RdfSync(tmp_path, exported=True, triples=12345))) == "12,345 triples loaded"
+    assert step_summary(Step("rdf", 1.0, RdfSync(tmp_path, exported=False))) == "unchanged since the last run"

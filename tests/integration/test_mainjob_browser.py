@@ -26,6 +26,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 from api.app import create_app
+from api.cli.mainjob import step_summary
 from api.services import mainjob
 from api.settings import Settings
 from bench.explorer import chromium
@@ -94,11 +95,11 @@ def test_the_main_job_writes_vectors_from_the_cache_and_says_how_long(served: Se
     embedded = served.report.embedded
     assert embedded is not None and sum(embedded.written.values()) > 0, embedded
     step = next(s for s in served.report.steps if s.name == "embed")
-    assert step.summary.startswith(f"{sum(embedded.written.values()):,} vectors written, vector indexes online")
+    assert step_summary(step).startswith(f"{sum(embedded.written.values()):,} vectors written, vector indexes online")
     # The texts the cache lacks are counted, not encoded.
     left = sum(embedded.uncached.values())
     assert left == sum(embedded.pending.values()) - sum(embedded.written.values())
-    print(f"\nembedding step on the samples: {step.seconds:.2f} s ({step.summary})")
+    print(f"\nembedding step on the samples: {step.seconds:.2f} s ({step_summary(step)})")
 
 
 def _unique_proposition(driver: Driver) -> dict[str, str]:

@@ -168,7 +168,8 @@ def test_link_across_corpora_writes_one_run_idempotently_and_deletes(
     embedded: tuple[Graph, dict[str, object]], sem_settings: Settings
 ) -> None:
     from api.services import predictions
-    from api.services.links import MODEL, LinkOptions, link_across_corpora
+    from api.services.links import link_across_corpora
+    from gnn.links import MODEL, LinkOptions
 
     graph, _ = embedded
     store = graph.store()
