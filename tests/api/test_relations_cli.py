@@ -284,7 +284,7 @@ class _GoldTagger:
 def test_end_to_end_cross_validation_with_gold_components_scores_as_the_gold_component_figure(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import gnn.components
+    import gnn.components.net
 
     monkeypatch.setenv("ARGWEB_CACHE_DIR", str(tmp_path / "cache"))
     trained = []
@@ -293,7 +293,7 @@ def test_end_to_end_cross_validation_with_gold_components_scores_as_the_gold_com
         trained.append((sorted(train), sorted(tune)))
         return _GoldTagger(), dataclasses.make_dataclass("Fit", ["best_epoch"])(1)
 
-    monkeypatch.setattr(gnn.components, "train_tagger", gold_tagger)
+    monkeypatch.setattr(gnn.components.net, "train_tagger", gold_tagger)
     # Three papers (the third a copy of the first under another name): each fold trains on one, tunes on one.
     papers = tmp_path / "papers"
     papers.mkdir()
