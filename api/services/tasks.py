@@ -204,6 +204,7 @@ def load(settings: Settings, name: str, model: Path | str | None = None) -> Load
         UnknownTaskError: No such task. NotFoundError, ApiError: ``model`` is not a model of the task.
         ModelError: The model is broken, or its encoder is not the one it was trained with.
     """
+    from gnn.device import pick_device
     from gnn.encoder import card_encoder
     from gnn.registry import resolve_model
 
@@ -218,7 +219,8 @@ def load(settings: Settings, name: str, model: Path | str | None = None) -> Load
                 if card.encoder_fingerprint
                 else None
             )
-            loaded = task.load(resolved.path, encoder=encoder, device="cpu")
+            # The model runs on CUDA when present (the encoder's vectors are cached on the CPU side).
+            loaded = task.load(resolved.path, encoder=encoder, device=pick_device())
             _LOADED[key] = LoadedModel(name, resolved.path, card, loaded)
         return _LOADED[key]
 
