@@ -29,7 +29,6 @@ from ontology.views import SemanticHit
 if TYPE_CHECKING:
     from gnn.encoder import TextEncoder
 
-MAX_QUERY_CHARS = 2000
 MAX_K = 100
 _ENCODERS: dict[tuple[str, bool], TextEncoder] = {}
 _LOCK = threading.Lock()
@@ -104,14 +103,10 @@ def embedding_status(graph: Graph) -> EmbeddingStatus:
 
 
 def _query_vectors(settings: Settings, texts: Sequence[str]) -> list[list[float]]:
-    for t in texts:
-        if not t or not t.strip():
-            raise ApiError("the query text is empty")
-        if len(t) > MAX_QUERY_CHARS:
-            raise ApiError(f"the query text has {len(t)} characters; at most {MAX_QUERY_CHARS} are searched")
-    from gnn.query_embedding import embed_queries
+    from gnn.query_embedding import check_queries, embed_queries
 
-    return embed_queries(encoder(settings, cached=False), [t.strip() for t in texts])
+    checked = check_queries(texts)  # before the encoder loads (seconds)
+    return embed_queries(encoder(settings, cached=False), checked)
 
 
 def _require_index(store: VectorStore, labels: Sequence[Label]) -> None:
@@ -151,7 +146,7 @@ def search(
     Args:
         graph: The graph.
         settings: Encoder settings.
-        text: The query (up to ``MAX_QUERY_CHARS`` characters).
+        text: The query (up to :data:`gnn.query_embedding.MAX_QUERY_CHARS` characters).
         k: Number of hits (1..100).
         corpus: Only this corpus.
         labels: ``Proposition`` and/or ``Locution`` (default both).
