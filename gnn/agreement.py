@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ontology.errors import ModelError
+from ontology.errors import ApiError, ModelError
 from ontology.views import JudgementView
 
 MARG_TRUST: tuple[float, ...] = (0.8, 0.85, 0.9, 0.95, 1.0)
@@ -251,3 +251,70 @@ def contextdep_agreement(judgements: Sequence[JudgementView]) -> ContextdepAgree
         majority_paraphrase_units=sum(1 for label in majority.values() if label == PARAPHRASE),
         majority_vote_accuracy=majority_vote_accuracy(judgements),
     )
+
+
+def check_filters(corpus: str, filters: JudgementFilter) -> None:
+    """Refuse filters that ``corpus`` does not record.
+
+    Raises:
+        ApiError: Trust or confidence filters on ContextDeP (its judgements carry neither).
+    """
+    if corpus == "contextdep" and (filters.min_trust is not None or filters.min_confidence is not None):
+        raise ApiError("ContextDeP judgements carry no trust or confidence; drop --min-trust/--min-confidence")
+
+
+def corpus_agreement(judgements: Sequence[JudgementView], corpus: str, filters: JudgementFilter) -> Agreement:
+    """Krippendorff's alpha of a corpus's checked judgements, in the view that fits the corpus.
+
+    M-Arg gives the overall alpha plus the Table-2 grid of trust/confidence filters (or the one
+    filter given); ContextDeP adds the majority-vote accuracy; any other corpus with judgements
+    gives one row under the given filters.
+    """
+    if corpus == "contextdep":
+        return contextdep_agreement(judgements)
+    if corpus == "m-arg":
+        return marg_agreement(judgements, filters)
+    return CorpusAgreement(corpus, agreement_row(judgements, filters))
+
+
+@dataclass(frozen=True)
+class FilteredAgreement:
+    """Krippendorff's alpha of a corpus's judgements, overall and with the requested filters.
+
+    Attributes:
+        corpus: The corpus.
+        overall: Every untainted judgement.
+        filtered: Those passing the filters.
+    """
+
+    corpus: str
+    overall: AgreementRow
+    filtered: AgreementRow
+
+
+def filtered_agreement(judgements: Sequence[JudgementView], corpus: str, filters: JudgementFilter) -> FilteredAgreement:
+    """Alpha of every untainted judgement and of those passing ``filters``."""
+    return FilteredAgreement(corpus, agreement_row(judgements), agreement_row(judgements, filters))
+
+
+THRESHOLDS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+"""The trust and confidence thresholds the agreement plot is drawn at."""
+
+
+def threshold_curves(
+    judgements: Sequence[JudgementView], thresholds: Sequence[float] = THRESHOLDS
+) -> dict[str, list[tuple[float, float | None]]]:
+    """Alpha at each minimum trust and at each minimum confidence (those the judgements record; one
+    point of every judgement when they record neither); nothing without judgements."""
+    if not judgements:
+        return {}
+    curves: dict[str, list[tuple[float, float | None]]] = {}
+    if any(j.trust is not None for j in judgements):
+        curves["min trust"] = [(t, agreement_row(judgements, JudgementFilter(min_trust=t)).alpha) for t in thresholds]
+    if any(j.confidence is not None for j in judgements):
+        curves["min confidence"] = [
+            (t, agreement_row(judgements, JudgementFilter(min_confidence=t)).alpha) for t in thresholds
+        ]
+    if not curves:
+        curves["all judgements"] = [(0.0, agreement_row(judgements).alpha)]
+    return curves

@@ -31,8 +31,8 @@ from typing import Any
 import numpy as np
 
 from gnn.modelcard import atomic_savez
-from ontology.errors import ModelError
-from ontology.progress import Advance
+from ontology.errors import ApiError, ModelError
+from ontology.progress import Advance, Reporter
 from ontology.terms import Prop
 from ontology.views import UnitView
 
@@ -408,3 +408,43 @@ def compute_features(
         _write_cache(target, ids + new_ids, np.concatenate(rows), config)
     report.seconds = time.perf_counter() - started
     return report
+
+
+@dataclass(frozen=True)
+class AudioFeatures:
+    """Where the features went and what the run did."""
+
+    cache_dir: Path
+    report: FeatureReport
+    missing: dict[str, int]
+
+
+def utterance_features(
+    utterances: Iterable[UnitView],
+    audio_dir: Path,
+    cache_dir: Path,
+    names: Mapping[str, str],
+    buffer: float,
+    reporter: Reporter,
+) -> AudioFeatures:
+    """The features of every timed utterance whose part has a recording in ``audio_dir``, cached in ``cache_dir``.
+
+    Args:
+        utterances: Locutions with start/end times.
+        audio_dir: Folder with the recordings.
+        cache_dir: Feature cache.
+        names: A part's official name by part id (recordings are found by either).
+        buffer: Seconds added before and after each utterance.
+        reporter: Receives progress and one warning per part without a recording.
+
+    Raises:
+        ApiError: No recording of any part found (the caller's folder holds none).
+    """
+    plan = plan_segments(utterances, audio_dir, names)
+    for part, n in sorted(plan.missing.items()):
+        reporter.warn(f"part {part}: no recording in {audio_dir}, {n} utterances skipped")
+    if not plan.segments:
+        raise ApiError(f"no recording of any part found in {audio_dir}")
+    with reporter.progress("audio features", len(plan.segments)) as advance:
+        report = compute_features(plan.segments, cache_dir, FeatureConfig(buffer_s=buffer), progress=advance)
+    return AudioFeatures(cache_dir, report, plan.missing)

@@ -11,12 +11,30 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ontology.errors import ApiError
+
 if TYPE_CHECKING:
     from gnn.encoder import TextEncoder
 
+MAX_QUERY_CHARS = 2000
+"""The longest text searched by meaning."""
 BATCH = 64
 # torch's thread count is process-wide: one query sets and restores it at a time.
 _THREADS = threading.Lock()
+
+
+def check_queries(texts: Sequence[str]) -> list[str]:
+    """The query texts, stripped, once each is known to be searchable.
+
+    Raises:
+        ApiError: An empty text, or one longer than :data:`MAX_QUERY_CHARS`.
+    """
+    for t in texts:
+        if not t or not t.strip():
+            raise ApiError("the query text is empty")
+        if len(t) > MAX_QUERY_CHARS:
+            raise ApiError(f"the query text has {len(t)} characters; at most {MAX_QUERY_CHARS} are searched")
+    return [t.strip() for t in texts]
 
 
 def embed_queries(encoder: TextEncoder, texts: Sequence[str]) -> list[list[float]]:

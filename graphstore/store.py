@@ -702,6 +702,10 @@ class GraphStore(Statements):
 
     # -- reads -----------------------------------------------------------------------------
 
+    def empty(self) -> bool:
+        """True when the database holds no argweb node at all (:func:`graphstore.cypher.any_node`)."""
+        return not self.read(cypher.any_node())
+
     def stats(self, include_predicted: bool = False) -> dict[str, Any]:
         """Counts per label and relationship type, overall and per corpus.
 

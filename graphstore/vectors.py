@@ -17,14 +17,16 @@ convert it back, so exact and approximate answers compare directly.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from neo4j import Driver
 
 from graphstore.store import GraphStore
 from ontology.errors import ApiError, InvalidQueryError, NotFoundError
+from ontology.progress import SILENT, Reporter
 from ontology.terms import Label, Prop, RelType
 from ontology.views import SemanticHit
 
@@ -250,6 +252,63 @@ class PendingNode:
     text: str
 
 
+class Embedder(Protocol):
+    """What embedding the graph asks of a text encoder (:class:`gnn.encoder.TextEncoder` is one)."""
+
+    @property
+    def dim(self) -> int:
+        """Dimensions of a vector."""
+        ...
+
+    def cache_key(self) -> str:
+        """Readable name and weight fingerprint: what ``embedding_model`` records."""
+        ...
+
+    def cached(self, texts: Sequence[str]) -> Mapping[str, Any]:
+        """The vectors its on-disk cache holds for ``texts``, by text key."""
+        ...
+
+    def encode(self, texts: Sequence[str]) -> Any:
+        """One vector (with ``tolist()``) per text."""
+        ...
+
+
+@dataclass
+class EmbedReport:
+    """What :meth:`VectorStore.embed` did, per label.
+
+    Attributes:
+        model: Model tag written to the nodes.
+        pending: Nodes whose embedding was missing or stale.
+        written: Nodes written.
+        encode_seconds: Time spent encoding (cache reads included).
+        write_seconds: Time spent writing the vectors (index updates included).
+        index_seconds: Time waiting for the vector indexes to come online.
+        uncached: Pending nodes left without a vector because the encoder cache had none for
+            their text (only when asked to write from the cache alone).
+    """
+
+    model: str
+    pending: dict[str, int] = field(default_factory=dict)
+    written: dict[str, int] = field(default_factory=dict)
+    encode_seconds: float = 0.0
+    write_seconds: float = 0.0
+    index_seconds: float = 0.0
+    uncached: dict[str, int] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON-ready summary."""
+        return {
+            "model": self.model,
+            "pending": self.pending,
+            "written": self.written,
+            "uncached": self.uncached,
+            "encode_seconds": round(self.encode_seconds, 2),
+            "write_seconds": round(self.write_seconds, 2),
+            "index_seconds": round(self.index_seconds, 2),
+        }
+
+
 class VectorStore:
     """Embeddings and vector indexes of the graph, through an injected Neo4j driver.
 
@@ -331,6 +390,67 @@ class VectorStore:
             result = self.store.run(query, rows=list(rows[s : s + self.batch_size]), model=model)
             written += int(result[0]["written"]) if result else 0
         return written
+
+    def embed(
+        self,
+        encoder: Embedder,
+        keys: Callable[[str], str],
+        corpus: str | None = None,
+        reporter: Reporter = SILENT,
+        *,
+        cached_only: bool = False,
+    ) -> EmbedReport:
+        """Embed every locution and proposition with a text whose embedding is missing or stale.
+
+        Idempotent: a node already embedded from the same text by the same model is not written
+        again. The vector indexes are created first (with the encoder's dimensions) and awaited last.
+
+        Args:
+            encoder: Encodes the texts (its ``cache_key()`` is the model tag written).
+            keys: ``text -> key`` function (the encoder cache's key of a text).
+            corpus: Only this corpus.
+            reporter: Log lines and progress.
+            cached_only: Write only the vectors the encoder cache holds and encode nothing; the
+                nodes left are counted in ``uncached``.
+
+        Raises:
+            ApiError: The vector indexes exist with other dimensions.
+        """
+        tag = encoder.cache_key()
+        report = EmbedReport(tag)
+        self.ensure_indexes(encoder.dim)
+        for label in EMBEDDED_LABELS:
+            report.pending[label.value] = 0
+            report.written[label.value] = 0
+            report.uncached[label.value] = 0
+            for page in self.pending(label, tag, keys, corpus):
+                report.pending[label.value] += len(page)
+                with reporter.progress(f"embedding {label.value.lower()}s", len(page)) as advance:
+                    for s in range(0, len(page), 4096):
+                        chunk = page[s : s + 4096]
+                        t0 = time.perf_counter()
+                        if cached_only:
+                            found = encoder.cached([n.text for n in chunk])
+                            keep = [n for n in chunk if keys(n.text) in found]
+                            report.uncached[label.value] += len(chunk) - len(keep)
+                            pairs = [(n, found[keys(n.text)]) for n in keep]
+                        else:
+                            pairs = list(zip(chunk, encoder.encode([n.text for n in chunk]), strict=True))
+                        t1 = time.perf_counter()
+                        rows = [{"id": n.id, "vec": v.tolist(), "key": keys(n.text)} for n, v in pairs]
+                        report.written[label.value] += self.write(label, tag, rows)
+                        report.encode_seconds += t1 - t0
+                        report.write_seconds += time.perf_counter() - t1
+                        advance(len(chunk))
+        t0 = time.perf_counter()
+        self.ensure_indexes(encoder.dim)
+        report.index_seconds = time.perf_counter() - t0
+        left = sum(report.uncached.values())
+        reporter.log(
+            f"embedded {sum(report.written.values())} of {sum(report.pending.values())} pending node(s) with {tag}"
+            + (f"; {left} without a cached vector (`argweb embed` encodes them)" if left else "")
+        )
+        return report
 
     def remove(self, corpus: str | None = None) -> None:
         """Remove embeddings (of one corpus, or all) and, for all, the vector indexes."""

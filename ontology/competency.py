@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ontology.errors import OntologyError
+from ontology.errors import NotFoundError, OntologyError
 
 CQ_DIR = Path(__file__).resolve().with_name("cq")
 _HEADER = re.compile(r"^\s*(?://|#)\s*(title|requires):(.*)$")
@@ -74,6 +74,25 @@ def load_questions(directory: Path = CQ_DIR) -> list[CompetencyQuestion]:
     if not questions:
         raise OntologyError(f"{directory}: no competency questions found")
     return questions
+
+
+def questions(names: Sequence[str] = (), directory: Path = CQ_DIR) -> list[CompetencyQuestion]:
+    """The questions of ``directory`` (package data): all, or those named in the order named.
+
+    Raises:
+        NotFoundError: The installation lacks ``directory`` (a broken install), or an unknown name.
+        OntologyError: A question lacks its other half or its title.
+    """
+    if not directory.is_dir():
+        raise NotFoundError(f"no competency questions here: {directory} is missing (reinstall argweb)")
+    found = load_questions(directory)
+    if not names:
+        return found
+    known = {q.name: q for q in found}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise NotFoundError(f"no competency question {', '.join(unknown)}; there are: {', '.join(known)}")
+    return [known[n] for n in names]
 
 
 def _norm(value: Any, digits: int) -> Any:

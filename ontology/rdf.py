@@ -32,7 +32,7 @@ from urllib.parse import quote, unquote, urlsplit
 
 import pyoxigraph as ox
 
-from ontology.errors import OntologyError
+from ontology.errors import ApiError, OntologyError
 from ontology.namespaces import PREFIXES
 from ontology.records import MAX_FIELD_BYTES, oversized
 from ontology.system import PRIVATE_FILE, process_alive
@@ -53,6 +53,20 @@ FORMATS: dict[str, ox.RdfFormat] = {
     "ttl": ox.RdfFormat.TURTLE,
     "nq": ox.RdfFormat.N_QUADS,
 }
+
+
+def export_format(out: Path, fmt: str | None) -> str:
+    """The export format: ``fmt``, else the extension of ``out``, else N-Triples.
+
+    Raises:
+        ApiError: ``fmt`` is not one of :data:`FORMATS`.
+    """
+    if fmt is None:
+        suffix = out.suffix.lower().lstrip(".")
+        return suffix if suffix in FORMATS else "nt"
+    if fmt not in FORMATS:
+        raise ApiError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    return fmt
 
 
 # What the exporter turns into triples: a node, or a reified relation with its premises (sources)

@@ -14,7 +14,7 @@ ABANDONED = "SPARQL query abandoned: the client went away"
 
 
 class Slot(Protocol):
-    """A place in the SPARQL worker pool (the API's ``WorkerPool``), held while a result is read."""
+    """A place in the SPARQL worker pool (:class:`ontology.client_query.WorkerPool`), held while a result is read."""
 
     def release(self) -> None:
         """Give the place back."""

@@ -34,7 +34,7 @@ from api.routes.schemas import (
     SearchPage,
     SemanticSearchPage,
 )
-from api.services.browse import agreement as corpus_agreement
+from api.services.agreement import filtered as corpus_agreement
 from api.services.graph import bolt_uri
 from api.services.query import sparql_store
 from api.services.semantic import search as semantic_search

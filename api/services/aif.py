@@ -30,17 +30,6 @@ class AifExport:
     files: list[Path] = field(default_factory=list)
 
 
-def discourse_aif(graph: Graph, ref: str, *, include_predicted: bool = False, fmt: str = "aif") -> AifMap:
-    """The validated map of one dialogue/document (its id or local id) as AIF, xAIF or OVA3.
-
-    Raises:
-        ApiError: Unknown format. NotFoundError: Unknown discourse. ClientError: Ambiguous reference.
-        CorpusIncompleteError: Its corpus is still marked ``loading``.
-    """
-    map_format(fmt)
-    return discourse_map(graph.store(), ref, include_predicted=include_predicted, fmt=fmt)
-
-
 def export_aif(
     graph: Graph,
     out: Path,
@@ -68,7 +57,7 @@ def export_aif(
         raise ApiError("give exactly one of --dialogue ID or --corpus NAME")
     map_format(fmt)
     if dialogue is not None:
-        aif = discourse_aif(graph, dialogue, include_predicted=include_predicted, fmt=fmt)
+        aif = discourse_map(graph.store(), dialogue, include_predicted=include_predicted, fmt=fmt)
         write_aif(aif, out)
         return AifExport(out, aif=aif)
     assert corpus is not None

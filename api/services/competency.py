@@ -14,8 +14,7 @@ from typing import Any
 
 from api.services.graph import Graph
 from api.services.query import run_sparql, sparql_store
-from ontology.competency import CompetencyQuestion, load_questions, normalise
-from ontology.errors import NotFoundError
+from ontology.competency import CompetencyQuestion, normalise, questions
 from ontology.sparql import solutions_from_json
 
 
@@ -50,17 +49,11 @@ def answer(graph: Graph, names: Sequence[str] = ()) -> list[Answer]:
             fills it) or server.
         QueryLimitError: A question ran past the SPARQL time limit.
     """
-    questions = load_questions()
-    if names:
-        known = {q.name: q for q in questions}
-        unknown = [n for n in names if n not in known]
-        if unknown:
-            raise NotFoundError(f"no competency question {', '.join(unknown)}; there are: {', '.join(known)}")
-        questions = [known[n] for n in names]
+    chosen = questions(names)  # before connecting: an unknown name is the caller's mistake
     settings = graph.settings
     store, sparql = graph.store(), sparql_store(settings)
     answers = []
-    for q in questions:
+    for q in chosen:
         run = run_sparql(
             sparql,
             q.sparql,

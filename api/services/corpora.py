@@ -12,13 +12,12 @@ from typing import Any
 
 from api.services.graph import Graph, embedded_server
 from api.settings import Settings
-from graphstore import cypher
 from graphstore.bulk import BulkLoader, BulkReport
 from graphstore.recovery import recover_interrupted, undo_in_background
 from graphstore.store import GraphStore, IngestReport
 from ontology.errors import ApiError, StoreNotEmptyError
 from ontology.formats import registry
-from ontology.formats.common import REMARK
+from ontology.formats.common import report_notes
 from ontology.formats.registry import CORPORA, load_corpus, load_format, read_corpus
 from ontology.progress import SILENT, Reporter
 from ontology.records import CorpusBundle
@@ -105,7 +104,7 @@ def run_all(
         found.append((spec, files))
     chosen = bulk
     if bulk is None:
-        bulk = bool(found) and not graph.settings.neo4j_uri and graph_empty(graph)
+        bulk = bool(found) and not graph.settings.neo4j_uri and graph.store().empty()
     digests = {spec.name: spec.input_digest(root) for spec, _ in found}
     if bulk:
         sources = [partial(read_corpus, spec, files, digests[spec.name]) for spec, files in found]
@@ -152,30 +151,6 @@ def _written(report: IngestReport | BulkReport, detail: str = "") -> str:
     )
 
 
-MAX_NOTES = 20
-
-
-def report_notes(bundle: CorpusBundle, reporter: Reporter) -> CorpusBundle:
-    """Say what the files of ``bundle`` left incomplete: the first :data:`MAX_NOTES` notes as detail
-    lines (the log; the console too when the reporter shows details) and one warning with the count,
-    whichever path (transactional or bulk) writes the bundle. Returns ``bundle``."""
-    if not bundle.notes:
-        return bundle
-    for note in bundle.notes[:MAX_NOTES]:
-        reporter.log(f"partial: {note}")
-    if len(bundle.notes) > MAX_NOTES:
-        reporter.log(f"partial: ... and {len(bundle.notes) - MAX_NOTES} more note(s)")
-    # What the annotated corpora themselves hold (REMARK) is logged only: a warning on every load
-    # of the gold data would say nothing the user can act on.
-    incomplete = sum(not note.startswith(REMARK) for note in bundle.notes)
-    if incomplete:
-        reporter.warn(
-            f"{bundle.corpus.id}: {incomplete} relation(s) incomplete in the files (no premise or no "
-            "conclusion), stored as they are"
-        )
-    return bundle
-
-
 def write_bundle(store: GraphStore, bundle: CorpusBundle, reporter: Reporter = SILENT) -> IngestReport:
     """Write a parsed corpus (all-or-nothing) and report what was written, and what the files left out."""
     total = len(bundle.nodes) + len(bundle.edges)
@@ -215,11 +190,6 @@ def ingest_format(
     """
     bundle = load_format(name, paths, corpus, variant)
     return write_bundle(graph.store(), bundle, reporter)
-
-
-def graph_empty(graph: Graph) -> bool:
-    """True when the database holds no node at all."""
-    return not graph.store().read(cypher.any_node())
 
 
 def bulk_load(graph: Graph, sources: Sequence[Callable[[], CorpusBundle]], reporter: Reporter = SILENT) -> BulkReport:

@@ -20,8 +20,8 @@ from api.services import tasks
 from api.settings import Settings
 from gnn.discourse.files import FileEvaluation, ParseResult, evaluate_file, parse_file
 from gnn.task import CVReport, TrainReport
-from graphstore.perturb import DIALOGUE_VARIANTS
 from ontology.errors import NotFoundError, UnknownProfileError
+from ontology.formats.perturb import DIALOGUE_VARIANTS
 from ontology.formats.registry import corpora_root
 from ontology.progress import SILENT, Reporter, stages
 
@@ -155,7 +155,7 @@ def evaluate(
     """Micro link and link & relation F1 of a model on every dialogue of a Molweni/STAC file.
 
     :func:`gnn.discourse.files.evaluate_file` with the model resolved here and the file also
-    written every other valid way (:data:`graphstore.perturb.DIALOGUE_VARIANTS`).
+    written every other valid way (:data:`ontology.formats.perturb.DIALOGUE_VARIANTS`).
     """
     model = load(settings, model_dir)
     name = str(model_dir or default_model())

@@ -2,24 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from api.services.graph import Graph
-from gnn.audio import FeatureConfig, FeatureReport, compute_features, plan_segments
+from gnn.audio import AudioFeatures, utterance_features
 from graphstore.units import timed_utterances
-from ontology.errors import ApiError, NotFoundError
+from ontology.errors import NotFoundError
 from ontology.formats.marg import PART_NAMES
 from ontology.progress import SILENT, Reporter
-
-
-@dataclass(frozen=True)
-class AudioFeatures:
-    """Where the features went and what the run did."""
-
-    cache_dir: Path
-    report: FeatureReport
-    missing: dict[str, int]
 
 
 def audio_features(
@@ -34,7 +24,8 @@ def audio_features(
     """MFCC, spectral and chroma features per timed utterance of ``corpus``, cached per recording.
 
     Utterances are the corpus's locutions with start/end times; each part's recording is looked
-    up in ``audio_dir`` by its official name or its part id. Cached utterances are skipped.
+    up in ``audio_dir`` by its official name or its part id (:func:`gnn.audio.utterance_features`).
+    Cached utterances are skipped.
 
     Args:
         graph: The graph holding the utterances.
@@ -45,7 +36,8 @@ def audio_features(
         reporter: Receives progress and one warning per part without a recording.
 
     Raises:
-        NotFoundError: No such directory, no timed utterances, or no recording found.
+        NotFoundError: No such directory, or no timed utterances.
+        ApiError: No recording found.
     """
     target = cache_dir or graph.settings.features_dir / "audio" / corpus
     if not audio_dir.is_dir():
@@ -53,11 +45,4 @@ def audio_features(
     utterances = timed_utterances(graph.store(), corpus)
     if not utterances:
         raise NotFoundError(f"corpus {corpus!r} has no utterances with start/end times in the graph")
-    plan = plan_segments(utterances, audio_dir, PART_NAMES)
-    for part, n in sorted(plan.missing.items()):
-        reporter.warn(f"part {part}: no recording in {audio_dir}, {n} utterances skipped")
-    if not plan.segments:
-        raise ApiError(f"no recording of any part found in {audio_dir}")
-    with reporter.progress("audio features", len(plan.segments)) as advance:
-        report = compute_features(plan.segments, target, FeatureConfig(buffer_s=buffer), progress=advance)
-    return AudioFeatures(target, report, plan.missing)
+    return utterance_features(utterances, audio_dir, target, PART_NAMES, buffer, reporter)

@@ -8,14 +8,14 @@ Shared by the ``/cypher`` and ``/sparql`` routes and ``argweb sparql``.
 * SPARQL is checked (:mod:`ontology.sparql_protocol`) and evaluated (:mod:`ontology.sparql_run`)
   in a child process killed at the deadline and capped in memory, or on the configured server.
 
-What this module holds is the process's share of it: the bounded pools every evaluation takes a
-place in, and where the settings say SPARQL runs.
+What this module holds is the wiring: every evaluation takes a place in the process's bounded
+pools (:data:`ontology.client_query.POOL`, :data:`~ontology.client_query.CYPHER_POOL`) under the
+cap its caller names, and the settings say where SPARQL runs.
 """
 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +23,8 @@ from neo4j import Driver
 
 from api.settings import Settings
 from graphstore.readonly import CypherStream, ReadRunner
-from ontology.client_query import check_query_size
-from ontology.competency import CQ_DIR, CompetencyQuestion, load_questions
-from ontology.errors import BusyError, NotFoundError
+from ontology.client_query import CYPHER_POOL, POOL, check_query_size
+from ontology.competency import CompetencyQuestion, questions
 from ontology.sparql_protocol import check_sparql, negotiate
 from ontology.sparql_remote import RemoteStore
 from ontology.sparql_run import SparqlRun, evaluate, require_store
@@ -39,9 +38,7 @@ def competency_questions() -> list[CompetencyQuestion]:
     Raises:
         NotFoundError: The installation lacks ``ontology/cq`` (a broken install).
     """
-    if not CQ_DIR.is_dir():
-        raise NotFoundError(f"no competency questions here: {CQ_DIR} is missing (reinstall argweb)")
-    return load_questions(CQ_DIR)
+    return questions()
 
 
 # -- Cypher ----------------------------------------------------------------------------------------
@@ -86,83 +83,8 @@ def cypher_stream(
     return stream
 
 
-# -- pools ---------------------------------------------------------------------------------------
-
 #: The cap of a caller that names none: the settings' default (``ARGWEB_SPARQL_MAX_WORKERS``).
 DEFAULT_MAX_WORKERS: int = Settings.model_fields["sparql_max_workers"].default
-
-
-@dataclass(frozen=True)
-class PoolState:
-    """What the worker pool holds now and has held (for drills and diagnostics).
-
-    Attributes:
-        running: Evaluations holding a place now (a worker process, or a request to a server).
-        peak: The most that held a place at once since the process started.
-        refused: Evaluations refused because their cap was reached.
-    """
-
-    running: int
-    peak: int
-    refused: int
-
-
-class WorkerPool:
-    """A bounded pool of one kind of query evaluation: :data:`POOL`, the one every SPARQL evaluation
-    of this process goes through whoever starts it, and :data:`CYPHER_POOL` for client Cypher.
-
-    A place is taken before a worker starts (or a server is asked) and given back when its result
-    is closed. Each caller names the cap it honours (the API its ``sparql_max_workers``), and is
-    admitted only while fewer evaluations than that hold a place, counting every route's.
-    """
-
-    def __init__(self, kind: str) -> None:
-        self.kind = kind
-        self._lock = threading.Lock()
-        self._running = 0
-        self._peak = 0
-        self._refused = 0
-
-    def take(self, cap: int) -> _Place:
-        """A place in the pool, or a refusal when ``cap`` evaluations already hold one.
-
-        Raises:
-            BusyError: ``cap`` reached (answered 503 with ``Retry-After``).
-        """
-        with self._lock:
-            if self._running >= cap:
-                self._refused += 1
-                raise BusyError(f"{cap} {self.kind} queries are running, the most at once; retry shortly")
-            self._running += 1
-            self._peak = max(self._peak, self._running)
-        return _Place(self)
-
-    def _give_back(self) -> None:
-        with self._lock:
-            self._running -= 1
-
-    def state(self) -> PoolState:
-        """The pool's counters now."""
-        with self._lock:
-            return PoolState(self._running, self._peak, self._refused)
-
-
-class _Place:
-    """One held place of a :class:`WorkerPool`; :meth:`release` gives it back once."""
-
-    def __init__(self, pool: WorkerPool) -> None:
-        self._pool: WorkerPool | None = pool
-        self._lock = threading.Lock()
-
-    def release(self) -> None:
-        with self._lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            pool._give_back()
-
-
-POOL = WorkerPool("SPARQL")
-CYPHER_POOL = WorkerPool("Cypher")
 
 
 def run_sparql(

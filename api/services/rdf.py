@@ -9,28 +9,11 @@ from pathlib import Path
 from api.services.graph import Graph
 from api.settings import Settings
 from graphstore.export import GraphReader
-from ontology.errors import ApiError
 from ontology.progress import SILENT, Reporter
-from ontology.rdf import ExportReport, RdfMapper, write_export
+from ontology.rdf import ExportReport, RdfMapper, export_format, write_export
 from ontology.sparql import LoadReport, load_store
 from ontology.sparql_remote import RemoteStore, push
 from ontology.views import EdgeView
-
-RDF_FORMATS = ("nt", "ttl", "nq")
-
-
-def rdf_format(out: Path, fmt: str | None) -> str:
-    """The export format: ``fmt``, else the extension of ``out``, else N-Triples.
-
-    Raises:
-        ApiError: ``fmt`` is not one of :data:`RDF_FORMATS`.
-    """
-    if fmt is None:
-        suffix = out.suffix.lower().lstrip(".")
-        return suffix if suffix in RDF_FORMATS else "nt"
-    if fmt not in RDF_FORMATS:
-        raise ApiError(f"--format must be one of {', '.join(RDF_FORMATS)}, not {fmt!r}")
-    return fmt
 
 
 @dataclass(frozen=True)
@@ -72,7 +55,7 @@ def export_rdf(
         export read the graph (nothing written). GraphStoreError: Neo4j failed.
     """
     settings = graph.settings
-    chosen = rdf_format(out, fmt)
+    chosen = export_format(out, fmt)
     mapper = RdfMapper(base or settings.rdf_base)
     store = graph.store()
     # One state of the graph: no corpus half-loaded when the export starts (it would be exported

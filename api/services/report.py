@@ -1,6 +1,7 @@
 """What a corpus dashboard draws (:mod:`api.dashboard`): the graph's counts of the corpus
 (:meth:`graphstore.browsing.BrowseService.corpus_counts`), the agreement of its judgements against
-thresholds (:mod:`gnn.agreement`) and each prediction run against gold (:mod:`graphstore.comparisons`)."""
+thresholds (:func:`gnn.agreement.threshold_curves`) and each prediction run against gold
+(:mod:`graphstore.comparisons`)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,6 @@ from dataclasses import dataclass, field
 from graphstore import comparisons
 from graphstore.browsing import BrowseService
 from graphstore.comparisons import CorpusComparison
-
-THRESHOLDS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
-"""The trust and confidence thresholds the agreement plot is drawn at."""
 
 
 @dataclass
@@ -44,20 +42,7 @@ def corpus_data(service: BrowseService, corpus: str, with_comparisons: bool = Tr
     service.corpus(corpus)
     counts = service.corpus_counts(corpus)
     data = CorpusData(corpus, counts.relations, counts.speakers, counts.topics)
-    js = ag.check_judgements(service.judgements(corpus))
-    if js:
-        has_trust = any(j.trust is not None for j in js)
-        has_conf = any(j.confidence is not None for j in js)
-        if has_trust:
-            data.agreement["min trust"] = [
-                (t, ag.agreement_row(js, ag.JudgementFilter(min_trust=t)).alpha) for t in THRESHOLDS
-            ]
-        if has_conf:
-            data.agreement["min confidence"] = [
-                (t, ag.agreement_row(js, ag.JudgementFilter(min_confidence=t)).alpha) for t in THRESHOLDS
-            ]
-        if not (has_trust or has_conf):
-            data.agreement["all judgements"] = [(0.0, ag.agreement_row(js).alpha)]
+    data.agreement = ag.threshold_curves(ag.check_judgements(service.judgements(corpus)))
     if with_comparisons and data.relations.get("predicted"):
         data.comparisons = comparisons.corpus_comparisons(service.reader, corpus)
     return data

@@ -15,14 +15,12 @@ tens of thousands of cached vectors).
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from api.services.graph import Graph
 from api.settings import Settings
-from graphstore.vectors import EMBEDDED_LABELS, EmbeddingStatus, VectorStore, embedded_labels
+from graphstore.vectors import EMBEDDED_LABELS, EmbeddingStatus, EmbedReport, VectorStore, embedded_labels
 from ontology.errors import ApiError
 from ontology.progress import SILENT, Reporter
 from ontology.terms import Label
@@ -31,7 +29,6 @@ from ontology.views import SemanticHit
 if TYPE_CHECKING:
     from gnn.encoder import TextEncoder
 
-MAX_QUERY_CHARS = 2000
 MAX_K = 100
 _ENCODERS: dict[tuple[str, bool], TextEncoder] = {}
 _LOCK = threading.Lock()
@@ -64,42 +61,6 @@ def _vectors(graph: Graph) -> VectorStore:
     return VectorStore(graph.driver(), graph.settings.neo4j_database)
 
 
-@dataclass
-class EmbedReport:
-    """What :func:`embed_graph` did, per label.
-
-    Attributes:
-        model: Model tag written to the nodes.
-        pending: Nodes whose embedding was missing or stale.
-        written: Nodes written.
-        encode_seconds: Time spent encoding (cache reads included).
-        write_seconds: Time spent writing the vectors (index updates included).
-        index_seconds: Time waiting for the vector indexes to come online.
-        uncached: Pending nodes left without a vector because the encoder cache had none for
-            their text (only when asked to write from the cache alone).
-    """
-
-    model: str
-    pending: dict[str, int] = field(default_factory=dict)
-    written: dict[str, int] = field(default_factory=dict)
-    encode_seconds: float = 0.0
-    write_seconds: float = 0.0
-    index_seconds: float = 0.0
-    uncached: dict[str, int] = field(default_factory=dict)
-
-    def as_dict(self) -> dict[str, object]:
-        """JSON-ready summary."""
-        return {
-            "model": self.model,
-            "pending": self.pending,
-            "written": self.written,
-            "uncached": self.uncached,
-            "encode_seconds": round(self.encode_seconds, 2),
-            "write_seconds": round(self.write_seconds, 2),
-            "index_seconds": round(self.index_seconds, 2),
-        }
-
-
 def embed_graph(
     graph: Graph,
     settings: Settings,
@@ -128,43 +89,7 @@ def embed_graph(
     """
     from gnn.encoder import text_key
 
-    enc = encoder(settings)
-    tag = model_tag(enc)
-    store = _vectors(graph)
-    report = EmbedReport(tag)
-    store.ensure_indexes(enc.dim)
-    for label in EMBEDDED_LABELS:
-        report.pending[label.value] = 0
-        report.written[label.value] = 0
-        report.uncached[label.value] = 0
-        for page in store.pending(label, tag, text_key, corpus):
-            report.pending[label.value] += len(page)
-            with reporter.progress(f"embedding {label.value.lower()}s", len(page)) as advance:
-                for s in range(0, len(page), 4096):
-                    chunk = page[s : s + 4096]
-                    t0 = time.perf_counter()
-                    if cached_only:
-                        found = enc.cached([n.text for n in chunk])
-                        keep = [n for n in chunk if text_key(n.text) in found]
-                        report.uncached[label.value] += len(chunk) - len(keep)
-                        pairs = [(n, found[text_key(n.text)]) for n in keep]
-                    else:
-                        pairs = list(zip(chunk, enc.encode([n.text for n in chunk]), strict=True))
-                    t1 = time.perf_counter()
-                    rows = [{"id": n.id, "vec": v.tolist(), "key": text_key(n.text)} for n, v in pairs]
-                    report.written[label.value] += store.write(label, tag, rows)
-                    report.encode_seconds += t1 - t0
-                    report.write_seconds += time.perf_counter() - t1
-                    advance(len(chunk))
-    t0 = time.perf_counter()
-    store.ensure_indexes(enc.dim)
-    report.index_seconds = time.perf_counter() - t0
-    left = sum(report.uncached.values())
-    reporter.log(
-        f"embedded {sum(report.written.values())} of {sum(report.pending.values())} pending node(s) with {tag}"
-        + (f"; {left} without a cached vector (`argweb embed` encodes them)" if left else "")
-    )
-    return report
+    return _vectors(graph).embed(encoder(settings), text_key, corpus, reporter, cached_only=cached_only)
 
 
 def remove_embeddings(graph: Graph, corpus: str | None = None) -> None:
@@ -178,14 +103,10 @@ def embedding_status(graph: Graph) -> EmbeddingStatus:
 
 
 def _query_vectors(settings: Settings, texts: Sequence[str]) -> list[list[float]]:
-    for t in texts:
-        if not t or not t.strip():
-            raise ApiError("the query text is empty")
-        if len(t) > MAX_QUERY_CHARS:
-            raise ApiError(f"the query text has {len(t)} characters; at most {MAX_QUERY_CHARS} are searched")
-    from gnn.query_embedding import embed_queries
+    from gnn.query_embedding import check_queries, embed_queries
 
-    return embed_queries(encoder(settings, cached=False), [t.strip() for t in texts])
+    checked = check_queries(texts)  # before the encoder loads (seconds)
+    return embed_queries(encoder(settings, cached=False), checked)
 
 
 def _require_index(store: VectorStore, labels: Sequence[Label]) -> None:
@@ -225,7 +146,7 @@ def search(
     Args:
         graph: The graph.
         settings: Encoder settings.
-        text: The query (up to ``MAX_QUERY_CHARS`` characters).
+        text: The query (up to :data:`gnn.query_embedding.MAX_QUERY_CHARS` characters).
         k: Number of hits (1..100).
         corpus: Only this corpus.
         labels: ``Proposition`` and/or ``Locution`` (default both).

@@ -1,7 +1,7 @@
 """Every task on the contract (:mod:`gnn.task`) as a service: wiring only.
 
-This module reads a task's files into records (the corpus readers), finds its default data and
-reference corpora under the corpora directory, resolves its model directory by the one rule
+This module reads a task's files into records (:func:`ontology.formats.registry.read_records`),
+finds its default data and reference corpora under the corpora directory, resolves its model directory by the one rule
 (:func:`gnn.registry.resolve_model`), keeps loaded models (one cache for every task) and hands the
 rest to the task: training, evaluation, cross-validation and prediction live in the task's module.
 """
@@ -9,7 +9,7 @@ rest to the task: training, evaluation, cross-validation and prediction live in 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -18,52 +18,9 @@ from api.settings import Settings
 from gnn.modelcard import ModelCard
 from gnn.task import CVReport, EvalReport, ExampleT, PredictedRelation, Resources, Task, TextPair, TrainReport, get_task
 from ontology.errors import LoaderError
-from ontology.formats.aif import load_aif
-from ontology.formats.contextdep import load_contextdep
-from ontology.formats.dialogue_json import load_dialogue_files
-from ontology.formats.marg import load_marg
-from ontology.formats.sciarg import load_sciarg
+from ontology.formats.registry import RECORD_READERS, corpora_root, read_records
 from ontology.progress import SILENT, Reporter
 from ontology.records import CorpusBundle
-
-READERS: dict[str, tuple[str, Callable[[list[Path]], CorpusBundle]]] = {
-    "aif": ("*.json", load_aif),
-    "marg": ("*.csv", load_marg),
-    "contextdep": ("*_TOKEN-annotations.tsv", load_contextdep),
-    "sciarg": ("*.ann", load_sciarg),
-    "dialogues": ("*.json", load_dialogue_files),
-}
-"""The corpus formats a task may read: format -> (the files it reads inside a folder, its reader)."""
-
-
-def _files(paths: Sequence[Path], pattern: str) -> list[Path]:
-    """The files of ``paths`` (folders searched recursively for ``pattern``).
-
-    Raises:
-        LoaderError: A path that does not exist.
-    """
-    out: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            out += sorted(p for p in path.rglob(pattern) if p.is_file())
-        elif path.is_file():
-            out.append(path)
-        else:
-            raise LoaderError(f"{path}: no such file or directory")
-    return out
-
-
-def read_records(fmt: str, paths: Sequence[Path]) -> CorpusBundle:
-    """The records of the ``fmt`` files under ``paths``.
-
-    Raises:
-        LoaderError: No such files, or a malformed one (file and record named).
-    """
-    pattern, reader = READERS[fmt]
-    files = _files(paths, pattern)
-    if not files:
-        raise LoaderError(f"no {fmt} files ({pattern}) in {', '.join(map(str, paths))}")
-    return reader(files)
 
 
 def default_data(settings: Settings, task: Task[Any, Any, Any]) -> list[Path]:
@@ -72,8 +29,6 @@ def default_data(settings: Settings, task: Task[Any, Any, Any]) -> list[Path]:
     Raises:
         LoaderError: It is not there.
     """
-    from ontology.formats.registry import corpora_root
-
     path = corpora_root(settings.corpora).joinpath(*task.default_data)
     if not task.default_data or not path.is_dir():
         raise LoaderError(f"{path}: no {task.name} training data (give --data)")
@@ -82,12 +37,10 @@ def default_data(settings: Settings, task: Task[Any, Any, Any]) -> list[Path]:
 
 def references(settings: Settings, task: Task[Any, Any, Any]) -> dict[str, CorpusBundle]:
     """The reference corpora the task names that are under the corpora directory, read."""
-    from ontology.formats.registry import corpora_root
-
     found = {}
     for fmt, where in task.references.items():
         path = corpora_root(settings.corpora).joinpath(*where)
-        pattern = READERS[fmt][0]
+        pattern = RECORD_READERS[fmt][0]
         if path.is_dir() and any(path.rglob(pattern)):
             found[fmt] = read_records(fmt, [path])
     return found

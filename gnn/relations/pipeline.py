@@ -245,7 +245,7 @@ def evaluate_relations(
     is scored (given the sentence file, the debates; ``marg.qt30_transfer``).
 
     ``variants`` are the same QT30 maps written other valid ways (by variant name; see
-    :mod:`graphstore.perturb`): the evaluated ones among them are scored too, and
+    :mod:`ontology.formats.perturb`): the evaluated ones among them are scored too, and
     ``qt30.variants.max_change`` is the largest difference from the plain maps' F1.
     """
     from gnn.relations import qt30_run, sciarg_task

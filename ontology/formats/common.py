@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ontology.errors import LoaderError
+from ontology.progress import Reporter
 from ontology.records import (
     AnnotatorRecord,
     CorpusBundle,
@@ -379,6 +380,30 @@ def describe_sources(paths: Sequence[Path]) -> str:
 REMARK = "as in the gold maps: "
 """The start of a note on data the annotated corpora themselves hold (an L-node linked to itself, a
 locution entry of a node that is no L-node): logged with the other notes, never a warning."""
+
+MAX_NOTES = 20
+"""Notes of one bundle said one by one; the rest are counted."""
+
+
+def report_notes(bundle: CorpusBundle, reporter: Reporter) -> CorpusBundle:
+    """Say what the files of ``bundle`` left incomplete: the first :data:`MAX_NOTES` notes as detail
+    lines (the log; the console too when the reporter shows details) and one warning with the count,
+    whichever path (transactional or bulk) writes the bundle. Returns ``bundle``."""
+    if not bundle.notes:
+        return bundle
+    for note in bundle.notes[:MAX_NOTES]:
+        reporter.log(f"partial: {note}")
+    if len(bundle.notes) > MAX_NOTES:
+        reporter.log(f"partial: ... and {len(bundle.notes) - MAX_NOTES} more note(s)")
+    # What the annotated corpora themselves hold (REMARK) is logged only: a warning on every load
+    # of the gold data would say nothing the user can act on.
+    incomplete = sum(not note.startswith(REMARK) for note in bundle.notes)
+    if incomplete:
+        reporter.warn(
+            f"{bundle.corpus.id}: {incomplete} relation(s) incomplete in the files (no premise or no "
+            "conclusion), stored as they are"
+        )
+    return bundle
 
 
 def corpus_bundle(

@@ -10,7 +10,7 @@ import hashlib
 import os
 import re
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -20,7 +20,7 @@ from ontology.formats.aif import load_aif
 from ontology.formats.arguebuf_maps import ARGUEBUF_FORMATS, load_arguebuf
 from ontology.formats.common import expand, find_files, unique_files, walk_once
 from ontology.formats.contextdep import load_contextdep
-from ontology.formats.dialogue_json import load_dialogue_json
+from ontology.formats.dialogue_json import load_dialogue_files, load_dialogue_json
 from ontology.formats.marg import load_marg
 from ontology.formats.sciarg import load_sciarg
 from ontology.formats.xaif import load_xaif
@@ -334,3 +334,45 @@ def load_format(name: str, paths: list[Path], corpus: str | None = None, variant
     if variant is not None and variant not in spec.variants:
         raise ApiError(f"--format must be one of {', '.join(spec.variants)}, not {variant!r}")
     return spec.load(files, target, variant=variant)
+
+
+# -- what a model task reads ----------------------------------------------------------------------
+
+RECORD_READERS: dict[str, tuple[str, Callable[[list[Path]], CorpusBundle]]] = {
+    "aif": ("*.json", load_aif),
+    "marg": ("*.csv", load_marg),
+    "contextdep": ("*_TOKEN-annotations.tsv", load_contextdep),
+    "sciarg": ("*.ann", load_sciarg),
+    "dialogues": ("*.json", load_dialogue_files),
+}
+"""The corpus formats a model task may read: format -> (the files it reads inside a folder, its reader)."""
+
+
+def _files(paths: Sequence[Path], pattern: str) -> list[Path]:
+    """The files of ``paths`` (folders searched recursively for ``pattern``).
+
+    Raises:
+        LoaderError: A path that does not exist.
+    """
+    out: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            out += sorted(p for p in path.rglob(pattern) if p.is_file())
+        elif path.is_file():
+            out.append(path)
+        else:
+            raise LoaderError(f"{path}: no such file or directory")
+    return out
+
+
+def read_records(fmt: str, paths: Sequence[Path]) -> CorpusBundle:
+    """The records of the ``fmt`` files under ``paths``.
+
+    Raises:
+        LoaderError: No such files, or a malformed one (file and record named).
+    """
+    pattern, reader = RECORD_READERS[fmt]
+    files = _files(paths, pattern)
+    if not files:
+        raise LoaderError(f"no {fmt} files ({pattern}) in {', '.join(map(str, paths))}")
+    return reader(files)

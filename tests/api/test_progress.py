@@ -157,7 +157,7 @@ def test_the_main_jobs_console_lines_come_at_growing_gaps_and_the_log_every_inte
 
 
 def test_what_the_files_left_incomplete_is_one_warning_and_detail_lines_for_the_log(tmp_path: Path) -> None:
-    from api.services.corpora import MAX_NOTES, report_notes
+    from ontology.formats.common import MAX_NOTES, report_notes
     from ontology.records import CorpusBundle, CorpusRecord
 
     notes = [f"map.json: RA node {i} has no conclusion (no edge out of it); stored as it is" for i in range(25)]

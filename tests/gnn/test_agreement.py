@@ -188,3 +188,41 @@ def test_majority_vote_accuracy_by_hand() -> None:
         JudgementView("q2", "c", "Paraphrase"),
     ]
     assert majority_vote_accuracy(js) == pytest.approx(3 / 5)
+
+
+def test_threshold_curves_follow_what_the_judgements_record() -> None:
+    from gnn.agreement import THRESHOLDS, threshold_curves
+
+    assert threshold_curves([]) == {}
+    plain = [JudgementView("u1", "a", "X"), JudgementView("u1", "b", "X"), JudgementView("u2", "a", "Y")]
+    assert list(threshold_curves(plain)) == ["all judgements"]
+    trusted = [JudgementView(j.relation, j.annotator, j.label, trust=0.9) for j in plain]
+    curves = threshold_curves(trusted)
+    assert list(curves) == ["min trust"]
+    assert [t for t, _ in curves["min trust"]] == list(THRESHOLDS)
+    # Above 0.9 nothing passes: no alpha at the last threshold.
+    assert curves["min trust"][-1] == (1.0, None)
+
+
+def test_corpus_agreement_takes_the_view_of_the_corpus_and_refuses_filters_it_lacks() -> None:
+    from gnn.agreement import (
+        ContextdepAgreement,
+        CorpusAgreement,
+        MargAgreement,
+        check_filters,
+        corpus_agreement,
+        filtered_agreement,
+    )
+    from ontology.errors import ApiError
+
+    js = [JudgementView("u1", "a", "Paraphrase", 0.9, 3), JudgementView("u1", "b", "Paraphrase", 0.8, 2)]
+    everything = JudgementFilter()
+    assert isinstance(corpus_agreement(js, "contextdep", everything), ContextdepAgreement)
+    assert isinstance(corpus_agreement(js, "m-arg", everything), MargAgreement)
+    other = corpus_agreement(js, "mine", JudgementFilter(min_trust=0.85))
+    assert isinstance(other, CorpusAgreement) and other.row.annotations == 1
+    check_filters("m-arg", JudgementFilter(min_trust=0.85))
+    with pytest.raises(ApiError, match="ContextDeP judgements carry no trust"):
+        check_filters("contextdep", JudgementFilter(min_confidence=2))
+    both = filtered_agreement(js, "mine", JudgementFilter(min_confidence=3))
+    assert (both.overall.annotations, both.filtered.annotations) == (2, 1)

@@ -25,11 +25,11 @@ from neo4j import Driver, GraphDatabase
 from api.app import create_app
 from api.problems import PROBLEM
 from api.services.graph import Graph
-from api.services.query import CYPHER_POOL
 from api.settings import Settings
 from graphstore.errors import database_error
 from graphstore.readonly import tagged_transactions
 from graphstore.runtime import EmbeddedNeo4j
+from ontology.client_query import CYPHER_POOL
 from ontology.errors import DatabaseUnavailableError
 from tests.conftest import PASSWORD, export_to_oxigraph, load_samples, serve_app, served_settings
 from tests.integration.drill_support import connections_in_use, record, wait_for

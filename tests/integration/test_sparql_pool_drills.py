@@ -246,8 +246,8 @@ def test_a_client_leaving_frees_its_place_with_a_sparql_server(tmp_path: Path) -
     """With a real Oxigraph server configured (``ARGWEB_SPARQL_ENDPOINT``), the cap's worth of
     aggregates that the server computes for minutes, clients gone after 1.5 s: the connections to
     the server are closed and the places given back within seconds, not at the server's timeout."""
-    from api.services.query import POOL
     from bench.sparql_servers import oxigraph_server
+    from ontology.client_query import POOL
     from ontology.sparql_remote import push
 
     filler = tmp_path / "filler.nt"

@@ -1,4 +1,4 @@
-"""A normal form of loaded records, to compare the rewrites of :mod:`graphstore.perturb` by.
+"""A normal form of loaded records, to compare the rewrites of :mod:`ontology.formats.perturb` by.
 
 A reader is invariant when every rewrite of a file loads to the same :func:`canonical` records; a
 model is invariant when it predicts the same for both.

@@ -1,6 +1,6 @@
 """AIF maps written another valid way read, and are predicted, the same (QT30 / DialAM task A).
 
-Every variant of :data:`graphstore.perturb.AIF_VARIANTS` (node and edge order, ids as integers,
+Every variant of :data:`ontology.formats.perturb.AIF_VARIANTS` (node and edge order, ids as integers,
 numeric strings or ``N_`` strings, ``Speaker: text`` and padded colons, no timestamps, schemes or
 ``locutions``) must give the same argument maps up to ids, and ``argweb predict aif`` the same
 relations between the same texts; its output keeps every input node and edge as it came.
@@ -18,9 +18,9 @@ from typer.testing import CliRunner
 
 from api.cli.main import app
 from gnn.relations.argmap import ArgMap, anchor_propositions, maps_from_records
-from graphstore.perturb import AIF_VARIANTS, shuffled
 from ontology.formats.aif import load_aif
 from ontology.formats.aif_write import strip_relations
+from ontology.formats.perturb import AIF_VARIANTS, shuffled
 from ontology.formats.registry import SAMPLES
 
 MAPS = sorted((SAMPLES / "dialam-2024" / "my_train").glob("*.json"))

@@ -21,8 +21,8 @@ import pytest
 
 from api.services import paraphrase
 from api.settings import Settings
-from graphstore.perturb import rewrite_table
 from ontology.formats.contextdep import load_contextdep
+from ontology.formats.perturb import rewrite_table
 from ontology.formats.registry import SAMPLES
 from tests.invariance.perturb import canonical, differences
 

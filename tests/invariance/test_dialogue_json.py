@@ -17,9 +17,9 @@ import pytest
 
 from api.services import discourse
 from api.settings import Settings
-from graphstore.perturb import retype_ids, shuffle_keys, without_key
 from ontology.errors import LoaderError
 from ontology.formats.dialogue_json import load_dialogue_json
+from ontology.formats.perturb import retype_ids, shuffle_keys, without_key
 from ontology.formats.registry import SAMPLES
 from ontology.records import CorpusBundle, DiscourseRecord, LocutionRecord, NodeRecord, RelationRecord
 from tests.invariance.perturb import canonical, differences

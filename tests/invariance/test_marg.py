@@ -21,8 +21,8 @@ import pytest
 from api.services import tasks
 from api.settings import Settings
 from gnn.relations.marg_task import debates_from_records, predict_debates
-from graphstore.perturb import rewrite_table
 from ontology.formats.marg import load_marg
+from ontology.formats.perturb import rewrite_table
 from ontology.formats.registry import SAMPLES
 from ontology.records import JudgementRecord, RelationRecord
 from tests.invariance.perturb import canonical, differences

@@ -15,7 +15,7 @@ import pytest
 
 from api.services import relations
 from api.settings import Settings
-from graphstore.perturb import crlf, renumber_brat, shuffle_lines
+from ontology.formats.perturb import crlf, renumber_brat, shuffle_lines
 from ontology.formats.registry import SAMPLES
 from ontology.formats.sciarg import load_sciarg
 from ontology.records import CorpusBundle, NodeRecord, PropositionRecord, RelationRecord

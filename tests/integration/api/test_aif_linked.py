@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -20,13 +21,15 @@ def _shape(aif: dict[str, Any]) -> tuple[Counter[tuple[Any, ...]], Counter[tuple
     return nodes, edges, len(aif["locutions"]), len(aif["participants"])
 
 
-def test_aif_export_equals_the_cli_export_and_round_trips(client: TestClient, api_graph: ApiGraph) -> None:
-    from api.services.aif import discourse_aif
+def test_aif_export_equals_the_cli_export_and_round_trips(
+    client: TestClient, api_graph: ApiGraph, tmp_path: Path
+) -> None:
+    from api.services.aif import export_aif
     from api.services.graph import Graph
 
     exported = client.get("/aif/qt30:nodeset21318").json()
     with Graph(api_graph.settings, driver=api_graph.driver) as graph:
-        assert exported == discourse_aif(graph, "qt30:nodeset21318")
+        assert exported == export_aif(graph, tmp_path / "map.json", dialogue="qt30:nodeset21318").aif
     headers = {"X-API-Key": API_KEY}
     created = client.post("/aif", params={"corpus": "aif-roundtrip", "name": "copy"}, json=exported, headers=headers)
     assert created.status_code == 201, created.text
