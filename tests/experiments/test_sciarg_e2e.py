@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-from experiments.sciarg_e2e import decompose, triples
-from gnn.relations.sciarg_features import Comp, Paper
+import json
+import pickle
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+
+from experiments.sciarg_e2e import decompose, refold, triples
+from gnn.relations.sciarg_features import LABELS, Comp, Paper
 
 
 def _paper(comps: list[tuple[str, int, int]], gold: dict[tuple[int, int], str] | None = None) -> Paper:
@@ -51,3 +58,25 @@ def test_symmetric_relations_match_in_either_direction() -> None:
     out = decompose(GOLD, pred, {(0, 1): "parts_of_same"})
     assert out["gold_relations"]["parts_of_same: found"] == 1
     assert not out["wrong_predictions"]
+
+
+def test_refold_chooses_the_biases_on_the_other_folds_and_scores_the_held_papers(tmp_path: Path) -> None:
+    # Four papers, one candidate pair each: the model gives its gold supports 0.4 against 0.6 for
+    # no relation, so zero biases predict nothing and any fold's tuning must learn to say supports.
+    papers = [
+        Paper(f"A{k}", [Comp("T1", "data", "", 0, 5, 0), Comp("T2", "own_claim", "", 10, 20, 0)]) for k in range(4)
+    ]
+    for p in papers:
+        p.gold[(0, 1)] = "supports"
+    probs = np.zeros((1, len(LABELS)), dtype=np.float32)
+    probs[0, 0], probs[0, LABELS.index("supports")] = 0.6, 0.4
+    outputs = [(SimpleNamespace(pairs=np.array([[0, 1]])), probs) for _ in papers]
+    saved = {"names": {}, "parts": {"test": {"gold": papers, "pred": papers, "outputs": outputs}}}
+    (tmp_path / "heldout.pkl").write_bytes(pickle.dumps(saved))
+    shipped = dict.fromkeys(LABELS, 0.0)
+    (tmp_path / "heldout.json").write_text(json.dumps({"biases": {"shipped": shipped}}), encoding="utf-8")
+    out = refold(tmp_path, 2)
+    assert sorted(n for fold in out["folds"] for n in fold["papers"]) == ["A0", "A1", "A2", "A3"]
+    assert out["shipped"]["folds"] == [0.0, 0.0]
+    assert out["predicted_bias"]["folds"] == [1.0, 1.0]
+    assert all(fold["bias"]["supports"] > 0 for fold in out["folds"])
