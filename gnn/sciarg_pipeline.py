@@ -15,7 +15,7 @@ from pathlib import Path
 
 import gnn.components as components
 import gnn.components.net as components_net
-from gnn.bam import Relation, documents_from_records
+from gnn.bam import BratDocument, Relation, documents_from_records
 from gnn.bam import evaluate as evaluate_bam
 from gnn.protocol import Pooled
 from gnn.relations.family import TrainOptions
@@ -25,6 +25,26 @@ from gnn.relations.sciarg_task import papers_from_records as relation_papers
 from ontology.formats.sciarg import load_paper
 from ontology.records import EdgeRecord, NodeRecord
 from ontology.system import atomic_write_bytes
+
+
+def read_back(
+    corpus: Path, tagged: Mapping[str, BratDocument], papers: Mapping[str, components.Paper]
+) -> tuple[list[NodeRecord], list[EdgeRecord]]:
+    """The records of predicted documents as ``argweb predict sciarg --components`` writes and reads them.
+
+    Each document's components are written as brat ``T`` lines beside a copy of its text from
+    ``corpus`` and read back by the Sci-Arg loader, so that they are what the relation stage sees
+    (components cut at line breaks). ``corpus`` holds each document's ``.txt``.
+    """
+    nodes: list[NodeRecord] = []
+    edges: list[EdgeRecord] = []
+    with tempfile.TemporaryDirectory(prefix="argweb-sciarg-e2e-") as tmp:
+        for name, doc in tagged.items():
+            ann, txt = Path(tmp) / f"{name}.ann", Path(tmp) / f"{name}.txt"
+            atomic_write_bytes(ann, components.ann_text(doc, papers[name][1]).encode("utf-8"))
+            shutil.copyfile(corpus / f"{name}.txt", txt)
+            load_paper(name, ann, txt, nodes, edges)
+    return nodes, edges
 
 
 def end_to_end(corpus: Path, names: Sequence[str], options: TrainOptions, cache_dir: Path) -> EndToEnd:
@@ -57,21 +77,14 @@ def end_to_end(corpus: Path, names: Sequence[str], options: TrainOptions, cache_
         tagger, result = components_net.train_tagger(train, tune, replace(config), vectors=vectors)
         options.log(f"Sci-Arg end to end: tagger trained (epoch {result.best_epoch})")
         tagged = {n: components.predicted_document(tagger, papers[n][0], papers[n][1]) for n in fold["test"]}
-        nodes: list[NodeRecord] = []
-        edges: list[EdgeRecord] = []
-        with tempfile.TemporaryDirectory(prefix="argweb-sciarg-e2e-") as tmp:
-            for name, doc in tagged.items():
-                ann, txt = Path(tmp) / f"{name}.ann", Path(tmp) / f"{name}.txt"
-                atomic_write_bytes(ann, components.ann_text(doc, papers[name][1]).encode("utf-8"))
-                shutil.copyfile(corpus / f"{name}.txt", txt)
-                load_paper(name, ann, txt, nodes, edges)
+        nodes, edges = read_back(corpus, tagged, papers)
         # Scored as read back: the written T lines (components cut at line breaks), not the tagger's spans.
-        read_back = documents_from_records(nodes, edges)
+        docs = documents_from_records(nodes, edges)
         model = load_sciarg(model_dir, device=options.device, encoder=options.encoder)
         found = relation_papers(nodes, edges)
         for paper, rels in zip(found, model.predict(found), strict=True):
-            read_back[paper.name].relations = [Relation(label, a, b) for a, b, label, _ in rels]
-        scores = evaluate_bam(read_back, {n: papers[n][0] for n in fold["test"]})
+            docs[paper.name].relations = [Relation(label, a, b) for a, b, label, _ in rels]
+        scores = evaluate_bam(docs, {n: papers[n][0] for n in fold["test"]})
         figures = {
             "end_to_end.R_micro.f1": scores.r.f1,
             "end_to_end.R_micro.p": scores.r.precision,

@@ -415,17 +415,28 @@ class SciargModel:
     edge_vocab: dict[str, list[str]] | None = None
     context: bool = False
 
-    def predict(self, papers: Sequence[Paper]) -> list[list[tuple[str, str, str, float]]]:
-        """Per paper: (Arg1 T id, Arg2 T id, relation type, probability)."""
+    def probabilities(self, papers: Sequence[Paper]) -> list[tuple[PaperTensors, np.ndarray]]:
+        """Per paper: its candidate pairs (``tensors.pairs``) and their label probabilities, undecoded."""
         from gnn.relations.train import predict_probs
 
         tensors = [paper_tensors(p, self.window, self.vocab, self.edge_vocab) for p in papers]
         if self.context:
             _add_context(tensors, papers, self.text)
         probs = predict_probs(self.model, family.graphs_of(FAMILY, tensors, self.text), self.device)
+        return list(zip(tensors, probs, strict=True))
+
+    def predict(
+        self, papers: Sequence[Paper], bias: Sequence[float] | None = None
+    ) -> list[list[tuple[str, str, str, float]]]:
+        """Per paper: (Arg1 T id, Arg2 T id, relation type, probability).
+
+        Args:
+            papers: The papers, with their components.
+            bias: Per-label log-biases to decode with (default: the ones tuned when it trained).
+        """
         out = []
-        for paper, t, p in zip(papers, tensors, probs, strict=True):
-            rels = decode_paper(t.pairs, p, self.bias)
+        for paper, (t, p) in zip(papers, self.probabilities(papers), strict=True):
+            rels = decode_paper(t.pairs, p, self.bias if bias is None else bias)
             out.append(
                 [
                     (paper.comps[i].local_id, paper.comps[j].local_id, lab, s)
