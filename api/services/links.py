@@ -68,7 +68,7 @@ def link_across_corpora(
     _require_index(store, [Label.Proposition])
     enc = encoder(settings)
     card = tasks.load(settings, "relations").card
-    version = f"{card.version}+{model_tag(enc)}"
+    version = f"{card.written_version}+{model_tag(enc)}"
     props = sample_propositions(store.embedded(Label.Proposition), limit)
     report = LinkReport(propositions=len(props), threshold=threshold, model_version=version)
     seen: set[tuple[str, str]] = set()

@@ -33,7 +33,7 @@ def discourse_model(settings: Settings) -> LoadedModel:
     from api.services import tasks
 
     loaded = tasks.load(settings, "discourse")
-    return LoadedModel(loaded.card.model, loaded.card.version, loaded.path, loaded.model)
+    return LoadedModel(loaded.card.model, loaded.card.written_version, loaded.path, loaded.model)
 
 
 def relation_model(settings: Settings) -> LoadedModel:
@@ -42,7 +42,7 @@ def relation_model(settings: Settings) -> LoadedModel:
     from api.services import tasks
 
     loaded = tasks.load(settings, "relations")
-    return LoadedModel(loaded.card.model, loaded.card.version, loaded.path, loaded.model.qt30)
+    return LoadedModel(loaded.card.model, loaded.card.written_version, loaded.path, loaded.model.qt30)
 
 
 def discourse_links(

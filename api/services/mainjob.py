@@ -65,7 +65,7 @@ def _identity(task: str) -> Callable[[], tuple[str, str]]:
         from gnn.registry import resolve_model
 
         card = resolve_model(task).card
-        return card.model, card.version
+        return card.model, card.written_version
 
     return identity
 

@@ -170,7 +170,7 @@ class ScopeOutcome:
         task: The task.
         run_id: The run the predictions are (or would be) written as.
         model: Model name.
-        model_version: Model version.
+        model_version: The version label its predictions carry (:attr:`gnn.modelcard.ModelCard.written_version`).
         model_dir: The model directory.
         corpus: The corpus of the scope.
         dialogue: The one dialogue/document asked for (``None``: the whole corpus).
@@ -284,13 +284,13 @@ def predict_scope(
     loaded = tasks.load(graph.settings, task, model)
     decoding = contract.decoding(loaded.model, loaded.path, scope, chosen)
     card = loaded.card
-    job = PredictionJob(task, card.model, card.version, (task, *decoding.id_parts), dict(decoding.parameters))
+    job = PredictionJob(task, card.model, card.written_version, (task, *decoding.id_parts), dict(decoding.parameters))
     run, present = job.pick(graph)
     outcome = ScopeOutcome(
         task=task,
         run_id=run.run_id,
         model=card.model,
-        model_version=card.version,
+        model_version=card.written_version,
         model_dir=str(loaded.path),
         corpus=scope.corpus,
         dialogue=scope.dialogue,
