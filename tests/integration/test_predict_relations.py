@@ -243,4 +243,4 @@ def test_graph_predictions_keep_the_run_ids_and_relations_of_before_the_port(
     # The main job asks for runs of the same label, so it finds this run instead of writing another.
     (relations,) = [m for m in mainjob.default_models() if m.task == "relations"]
     assert relations.identity() == ("relation-gnn", "0.8.0")
-    assert mainjob.existing_run(graph, "relations", "relation-gnn", "0.8.0", "qt30") == done.run_id
+    assert predictions.prediction_store(graph).complete_run("relations", "relation-gnn", "0.8.0", "qt30") == done.run_id
