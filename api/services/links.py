@@ -79,9 +79,6 @@ def link_across_corpora(
         params = {"k": k, "threshold": threshold, "rephrase_cosine": rephrase_cosine, "limit": limit}
         content = json.dumps([version, params, [(x.source, x.target, x.label.value) for x in links]])
         job = predictions.PredictionJob(TASK, MODEL, version, ("xlink", content), params)
-        run, present = job.pick(graph)
-        report.run_id = run.run_id
-        if present is None:
-            rows = [x.relation() for x in links]
-            report.written = job.write(graph, rows, "cross-corpus links", reporter, run).written
+        run, done = job.write(graph, [x.relation() for x in links], "cross-corpus links", reporter)
+        report.run_id, report.written = run.run_id, done.written if done else 0
     return report

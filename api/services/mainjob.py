@@ -23,7 +23,7 @@ from api.services.graph import Graph
 from api.services.predictions import prediction_store, runs
 from api.settings import Settings
 from graphstore.recovery import wait_for_loads
-from ontology.errors import ArgwebError, CorpusIncompleteError, DatabaseUnavailableError
+from ontology.errors import CorpusIncompleteError, DatabaseUnavailableError
 from ontology.progress import SILENT, Reporter
 from ontology.system import private_dir
 from ontology.views import RelationCount
@@ -186,6 +186,18 @@ def embed_units(graph: Graph, reporter: Reporter = SILENT, cached_only: bool = F
         return None
 
 
+def relation_counts(graph: Graph, outcomes: Sequence[PredictionOutcome] | None = None) -> list[RelationCount]:
+    """Gold and predicted relations per corpus and type (see :meth:`GraphStore.relation_counts`).
+
+    Args:
+        graph: The graph.
+        outcomes: The main job's outcomes: when given, ``predicted`` counts the runs it wrote or
+            found, and the predictions of every other run (earlier model versions, runs a user
+            wrote) are counted apart as ``other_runs``.
+    """
+    return graph.store().relation_counts(None if outcomes is None else _job_runs(outcomes))
+
+
 def _job_runs(outcomes: Sequence[PredictionOutcome]) -> set[str]:
     """The runs the main job wrote or found."""
     return {o.run_id for o in outcomes if o.run_id}
@@ -249,18 +261,6 @@ def graph_digest(graph: Graph) -> str:
     return hashlib.sha256(json.dumps(state, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _holds_export(settings: Settings) -> bool:
-    """Whether the SPARQL store still holds a loaded export (a restarted in-memory server holds nothing)."""
-    if not settings.sparql_endpoint:
-        return settings.rdf_store_dir.is_dir() and not settings.sparql_store_endpoint
-    from ontology.sparql_remote import RemoteStore, ask
-
-    try:
-        return ask(RemoteStore(settings.sparql_endpoint, settings.sparql_store_endpoint))
-    except ArgwebError:
-        return False
-
-
 # Exports the main job starts before it gives up on a graph that other processes keep writing.
 EXPORT_ATTEMPTS = 3
 
@@ -281,6 +281,7 @@ def sync_rdf(graph: Graph, reporter: Reporter = SILENT, keep_export: bool = Fals
         GraphStoreError: Neo4j failed.
     """
     from api.services.rdf import export_rdf, store_name
+    from ontology.sparql_remote import holds_export
 
     settings = graph.settings
     store_dir = settings.rdf_store_dir
@@ -294,7 +295,8 @@ def sync_rdf(graph: Graph, reporter: Reporter = SILENT, keep_export: bool = Fals
             previous = json.loads(stamp.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             previous = {}
-        if previous == {"digest": digest, "store": where} and _holds_export(settings):
+        same = previous == {"digest": digest, "store": where}
+        if same and holds_export(store_dir, settings.sparql_endpoint, settings.sparql_store_endpoint):
             reporter.log(f"SPARQL store {store_name(settings)}: up to date")
             return RdfSync(store_dir, exported=False)
         stamp.unlink(missing_ok=True)
@@ -346,7 +348,7 @@ class MainJobReport:
         root: The corpora directory loaded from.
         load: The load step's report.
         outcomes: One per (default model, loaded corpus); empty without predictions.
-        counts: Gold and predicted relations per corpus and type (:meth:`GraphStore.relation_counts`).
+        counts: Gold and predicted relations per corpus and type (:func:`relation_counts`).
         others: Prediction runs in the graph besides the job's.
         embedded: The embedding step's report (None: not asked for, or failed).
         rdf: The SPARQL store.
@@ -429,9 +431,7 @@ def run(
             loaded = [n for n, e in report.load.stats["corpora"].items() if e.get("status") == "complete"]
             report.outcomes = step("predict", lambda: predict_defaults(graph, loaded, reporter))
             report.others = other_runs(graph, report.outcomes)
-        # With predictions, ``predicted`` counts the runs the job wrote or found, and those of every
-        # other run (earlier model versions, runs a user wrote) are counted apart as ``other_runs``.
-        report.counts = graph.store().relation_counts(_job_runs(report.outcomes) if predict else None)
+        report.counts = relation_counts(graph, report.outcomes if predict else None)
         if embed or (embed is None and predict):
             report.embedded = step("embed", lambda: embed_units(graph, reporter, cached_only=not embed))
             if report.embedded is None:

@@ -69,11 +69,6 @@ def jobs_for(dialogue_id: str, models: tuple[LoadedModel, LoadedModel]) -> list[
     ]
 
 
-def runs_for(dialogue_id: str, models: tuple[LoadedModel, LoadedModel]) -> list[PredictionRun]:
-    """The discourse and the relations run of a dialogue (what :func:`jobs_for` write when none was written)."""
-    return [job.run() for job in jobs_for(dialogue_id, models)]
-
-
 def nearest_elsewhere(
     graph: Graph, texts: Sequence[str], *, k: int, corpus: str
 ) -> tuple[list[list[NeighbourHit]] | None, str | None]:
@@ -106,24 +101,18 @@ def prepare(utterances: list[Utterance], corpus: str, name: str, source: str) ->
 
 
 def write_predictions(
-    graph: Graph,
-    dialogue_id: str,
-    analysis: Analysis,
-    locutions: Sequence[str],
-    units: Sequence[str],
+    graph: Graph, dialogue_id: str, analysis: Analysis, locutions: Sequence[str], units: Sequence[str], *, write: bool
 ) -> list[PredictionRun]:
-    """Write the two prediction runs of an analysis: discourse links between ``locutions``, argument
-    links between ``units``, each through the one prediction job (:meth:`PredictionJob.pick`: a run
-    complete in the graph already is not written again; scores rounded)."""
-    runs = []
+    """The two prediction runs of an analysis; with ``write``, written: discourse links between
+    ``locutions``, argument links between ``units``, each through the one prediction job (a run
+    complete in the graph already is not written again; scores rounded). Their ids are the same
+    either way: they depend only on dialogue, model and version."""
     jobs = jobs_for(dialogue_id, models(graph.settings))
+    if not write:
+        return [job.run() for job in jobs]
+    whats = ("predicted discourse links", "predicted argument relations")
     rows_of = analysis.relations(locutions, units)
-    for job, rows, what in zip(jobs, rows_of, ("discourse links", "argument relations"), strict=True):
-        run, present = job.pick(graph)
-        if present is None:
-            job.write(graph, rows, f"predicted {what}", SILENT, run)
-        runs.append(run)
-    return runs
+    return [job.write(graph, rows, what, SILENT)[0] for job, rows, what in zip(jobs, rows_of, whats, strict=True)]
 
 
 def mine_utterances(
@@ -153,10 +142,10 @@ def mine_utterances(
     # Each utterance is its own argument unit (one proposition per locution).
     analysis = analyse(graph.settings, texts, speakers, texts, [[i] for i in range(len(texts))])
     neighbours, why = nearest_elsewhere(graph, texts, k=k, corpus=corpus)
-    runs = runs_for(mined.dialogue_id, models(graph.settings))
     if write:
         write_bundle(graph.store(), mined.bundle, reporter)
-        runs = write_predictions(graph, mined.dialogue_id, analysis, mined.locutions, mined.propositions)
+    runs = write_predictions(graph, mined.dialogue_id, analysis, mined.locutions, mined.propositions, write=write)
+    if write:
         # Embedded at once, the new propositions are found by meaning from the rest of the graph.
         from api.services import semantic
 
@@ -239,9 +228,7 @@ def predict_dialogue(request: hook.PredictionRequest, graph: Graph) -> hook.Pred
     unit_texts = [p.text for p in props]
     analysis = analyse(graph.settings, texts, speakers, unit_texts, anchors)
     loc_ids, unit_ids = [u.id for u in locs], [p.id for p in props]
-    runs = runs_for(found.id, models(graph.settings))
-    if request.write:
-        runs = write_predictions(graph, found.id, analysis, loc_ids, unit_ids)
+    runs = write_predictions(graph, found.id, analysis, loc_ids, unit_ids, write=request.write)
     units = DialogueUnits(found.id, found.corpus, speakers, texts, loc_ids, unit_ids, unit_texts)
     summary = summarise(
         units, analysis, runs=runs, neighbours=None, neighbours_note="not looked up", written=request.write

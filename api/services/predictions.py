@@ -85,19 +85,26 @@ class PredictionJob:
         what: str,
         reporter: Reporter,
         run: PredictionRun | None = None,
-    ) -> PredictionReport:
-        """Write ``rows`` as the job's run (``run``, else the one :meth:`pick` gives); logs ``what`` was written.
+    ) -> tuple[PredictionRun, PredictionReport | None]:
+        """Write ``rows`` as the job's run, all or nothing; logs ``what`` was written.
 
-        All or nothing; a run id already written is not written again.
+        Without ``run`` the run is the one :meth:`pick` gives, and nothing is written when it is
+        complete in the graph already; ``run`` is a run :meth:`pick` gave the caller, to be written.
+
+        Returns:
+            The run, and what its write did (``None``: it was in the graph already).
 
         Raises:
             PredictionError: An end node is missing or not a unit, or the run id is taken by other content.
             GraphStoreError: Neo4j failed (nothing of the run kept).
         """
-        chosen = run or self.pick(graph)[0]
-        report = prediction_store(graph).write(chosen, rows)
-        reporter.log(f"run {chosen.run_id}: {report.written} {what} written")
-        return report
+        if run is None:
+            run, present = self.pick(graph)
+            if present is not None:
+                return run, None
+        report = prediction_store(graph).write(run, rows)
+        reporter.log(f"run {run.run_id}: {report.written} {what} written")
+        return run, report
 
 
 def runs(graph: Graph, model: str | None = None, version: str | None = None) -> list[StoredRun]:
@@ -256,5 +263,5 @@ def predict_scope(
     )
     if not write or present is not None:
         return outcome
-    report = job.write(graph, rows, found.what, reporter, run)
-    return replace(outcome, written=report.written, report=report)
+    _, report = job.write(graph, rows, found.what, reporter, run)
+    return replace(outcome, written=report.written if report else 0, report=report)
