@@ -24,7 +24,7 @@ from typing import Any
 from gnn.task import TextPair
 from ontology.errors import ApiError
 from ontology.labels import RelationLabel
-from ontology.records import prediction_score
+from ontology.records import PredictedRelation, prediction_score
 from ontology.views import SemanticHit
 
 MODEL = "cross-corpus-links"
@@ -36,6 +36,10 @@ Candidate = tuple[dict[str, Any], SemanticHit]
 """A query proposition (id, corpus, text) and one of its neighbours of another corpus."""
 Classifier = Callable[[list[TextPair]], list[tuple[RelationLabel, float]]]
 """Labels and probabilities of out-of-context text pairs, one per pair, in order."""
+Nearest = Callable[[list[list[float]], str], list[list[SemanticHit]]]
+"""The ``k`` nearest propositions of other corpora than the one named, per vector (the vector index)."""
+BATCH = 256
+"""Propositions encoded and looked up at a time."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,13 @@ class Link:
     score: float
     cosine: float
     by: str
+
+    def relation(self) -> PredictedRelation:
+        """The link as a predicted relation to store (a rephrase by cosine says so in its scheme label)."""
+        scheme = "cosine" if self.by == REPHRASE_BY else None
+        return PredictedRelation(
+            source=self.source, target=self.target, label=self.label, score=self.score, scheme_label=scheme
+        )
 
     def as_dict(self) -> dict[str, object]:
         """JSON-ready form."""
@@ -155,6 +166,35 @@ def add_candidates(
             if (a, b) not in seen:
                 seen.add((a, b))
                 found.append((query, hit))
+
+
+def find_candidates(
+    props: Sequence[dict[str, Any]],
+    encode: Callable[[list[str]], Any],
+    nearest: Nearest,
+    advance: Callable[[int], None] | None = None,
+) -> list[Candidate]:
+    """Each proposition's nearest propositions of the other corpora, an unordered pair once.
+
+    Args:
+        props: Propositions (``id``, ``corpus``, ``text``).
+        encode: Texts to vectors (rows of an array).
+        nearest: The vector index's lookup, asked once per corpus of each batch.
+        advance: Told how many propositions each batch looked up.
+    """
+    seen: set[tuple[str, str]] = set()
+    cands: list[Candidate] = []
+    for s in range(0, len(props), BATCH):
+        chunk = props[s : s + BATCH]
+        vecs = encode([p["text"] for p in chunk])
+        by_corpus: dict[str, list[int]] = {}
+        for i, p in enumerate(chunk):
+            by_corpus.setdefault(p["corpus"], []).append(i)
+        for corpus, idx in by_corpus.items():
+            add_candidates(cands, seen, [chunk[i] for i in idx], nearest([vecs[i].tolist() for i in idx], corpus))
+        if advance is not None:
+            advance(len(chunk))
+    return cands
 
 
 def label_candidates(candidates: list[Candidate], classify: Classifier, options: LinkOptions) -> list[Link]:

@@ -29,7 +29,8 @@ class ModelCard:
     Attributes:
         task: Task name (``discourse``, ``relations`` ...).
         model: Model name (architecture family).
-        version: Model version; predictions carry it as ``model_version``.
+        version: Model version (an integer, :class:`gnn.task.CardVersion`); predictions carry it as
+            ``model_version`` unless ``runs_version`` says otherwise.
         weights: File names of the weights, relative to the model directory.
         encoder: Text encoder name the model was trained on.
         encoder_fingerprint: :meth:`gnn.encoder.TextEncoder.fingerprint` of that encoder (its
@@ -42,6 +43,10 @@ class ModelCard:
         git_commit: Commit of the code that trained it (``None`` outside a checkout).
         created_at: ISO-8601 UTC creation time.
         notes: Free text (what the model is, caveats).
+        runs_version: The version label this model's predictions were first written under, when
+            that was not its version: a model renumbered into the one integer scheme with the same
+            weights keeps writing the runs (run ids and ``model_version``) it wrote before, so a
+            graph that holds them is not given a second copy. Absent from every newly trained card.
     """
 
     task: str
@@ -58,10 +63,19 @@ class ModelCard:
     git_commit: str | None = None
     created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
     notes: str = ""
+    runs_version: str | None = None
+
+    @property
+    def written_version(self) -> str:
+        """The version label the model's predictions carry and their run ids derive from."""
+        return self.version if self.runs_version is None else self.runs_version
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return asdict(self)
+        """JSON-ready form (``runs_version`` only where the card has one)."""
+        out = asdict(self)
+        if self.runs_version is None:
+            del out["runs_version"]
+        return out
 
 
 def git_commit(cwd: Path | None = None) -> str | None:

@@ -969,7 +969,7 @@ class ParaphraseTask(Task[HighlighterConfig, ParaphraseExample, Highlighter]):
         card = read_card(model_dir, task=self.name)
         qids = [local or did for did, local in zip(scope.ids, scope.local_ids or scope.ids, strict=True)]
         return Decoding(
-            (self.name, card.model, card.version, model_dir.resolve(), THRESHOLD, scope.corpus, *qids),
+            (self.name, card.model, card.written_version, model_dir.resolve(), THRESHOLD, scope.corpus, *qids),
             {"corpus": scope.corpus, "threshold": THRESHOLD, "model_dir": str(model_dir)},
         )
 

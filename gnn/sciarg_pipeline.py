@@ -2,7 +2,7 @@
 
 It joins the two tasks (:mod:`gnn.components`, :mod:`gnn.relations`) for the end-to-end figure of
 the relation cross-validation (``model evaluate relations --cv K --end-to-end``), so neither
-imports the other for it.
+imports the other for it; :func:`cross_validate_papers` is that cross-validation on brat files.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import gnn.components as components
 import gnn.components.net as components_net
@@ -19,10 +20,12 @@ from gnn.bam import BratDocument, Relation, documents_from_records
 from gnn.bam import evaluate as evaluate_bam
 from gnn.protocol import Pooled
 from gnn.relations.family import TrainOptions
-from gnn.relations.sciarg_cv import EndToEnd
+from gnn.relations.sciarg_cv import SHIPPED_PAPERS, EndToEnd, cross_validate_sciarg
 from gnn.relations.sciarg_task import load_sciarg
 from gnn.relations.sciarg_task import papers_from_records as relation_papers
+from ontology.errors import LoaderError
 from ontology.formats.sciarg import load_paper
+from ontology.formats.sciarg import load_sciarg as read_papers
 from ontology.records import EdgeRecord, NodeRecord
 from ontology.system import atomic_write_bytes
 
@@ -94,3 +97,56 @@ def end_to_end(corpus: Path, names: Sequence[str], options: TrainOptions, cache_
         return figures, components.pooled(scores.r_by_label)
 
     return score
+
+
+def cross_validate_papers(
+    brat: Sequence[Path],
+    paths: Sequence[Path],
+    options: TrainOptions,
+    folds: int,
+    *,
+    pipeline: bool,
+    cache_dir: Path,
+) -> dict[str, Any]:
+    """Out-of-fold figures of the Sci-Arg relation recipe on the brat papers ``brat``, grouped by paper.
+
+    Over A01-A32 when present, the papers the shipped card trains on (A33-A40 are the official test
+    papers), through :func:`gnn.relations.sciarg_cv.cross_validate_sciarg`. With ``pipeline``, each
+    fold also trains the component tagger and scores the pipeline on the held-out papers
+    (:func:`end_to_end`).
+
+    Args:
+        brat: The papers' brat files.
+        paths: What the caller named (the one brat folder under them is the end-to-end corpus).
+        options: The recipe's profile, seed, device and encoder.
+        folds: Number of folds.
+        pipeline: Also score each fold's model on predicted components (the end-to-end figure).
+        cache_dir: The cache directory.
+
+    Raises:
+        LoaderError: ``pipeline`` without one folder of Sci-Arg brat files under ``paths``.
+    """
+    options.log(f"reading {len(brat)} Sci-Arg paper(s)")
+    bundle = read_papers(list(brat))
+    papers = relation_papers(bundle.nodes, bundle.edges)
+    kept = [p for p in papers if p.name in SHIPPED_PAPERS] or papers
+    # Built first, so that a missing brat folder is said before any fold trains.
+    scorer = end_to_end(brat_dir(paths), [p.name for p in kept], options, cache_dir) if pipeline else None
+    return cross_validate_sciarg(kept, options, folds, only=None, end_to_end=scorer)
+
+
+def brat_dir(paths: Sequence[Path]) -> Path:
+    """The one folder under ``paths`` that holds the Sci-Arg ``.ann`` files.
+
+    Raises:
+        LoaderError: None, or more than one.
+    """
+    found = {
+        ann.parent
+        for path in paths
+        for ann in ([path] if path.is_file() else path.rglob("*.ann"))
+        if ann.suffix == ".ann"
+    }
+    if len(found) != 1:
+        raise LoaderError(f"the end-to-end figure needs one folder of Sci-Arg brat files; found {len(found)}")
+    return found.pop()

@@ -23,7 +23,7 @@ import hashlib
 import json
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,6 +82,14 @@ class StoredRun:
     status: str
     relations: int
     counts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def intact(self) -> bool:
+        """Complete, with its relations still in the graph.
+
+        A run whose corpus was deleted and loaded again has lost its relations: it is predicted again.
+        """
+        return self.status == "complete" and (self.relations > 0 or not self.counts.get("relations"))
 
 
 def _digest(run: PredictionRun, rows: Sequence[PredictedRelation]) -> str:
@@ -311,6 +319,21 @@ class PredictionStore(Statements):
             counts = json.loads(p.get(Prop.COUNTS.value) or "{}")
             out.append(StoredRun(run, p.get(Prop.STATUS.value, "loading"), row["relations"], counts))
         return out
+
+    def runs_by_version(self, leaving_out: Collection[str] = ()) -> dict[tuple[str, str], list[StoredRun]]:
+        """The stored runs (but those of ``leaving_out``) per model and version, in that order; each oldest first."""
+        grouped: dict[tuple[str, str], list[StoredRun]] = {}
+        for stored in self.runs():
+            if stored.run.run_id not in leaving_out:
+                grouped.setdefault((stored.run.model, stored.run.model_version), []).append(stored)
+        return dict(sorted(grouped.items()))
+
+    def complete_run(self, task: str, model: str, version: str, corpus: str) -> str | None:
+        """The id of an intact run of ``model``/``version`` for the whole of ``corpus`` (:attr:`StoredRun.intact`)."""
+        for stored in self.runs(model, version):
+            if stored.intact and stored.run.task == task and (stored.run.parameters or {}).get("corpus") == corpus:
+                return stored.run.run_id
+        return None
 
     def delete(self, model: str, version: str | None = None, run: str | None = None) -> int:
         """Delete every predicted relation of ``model`` (only ``version``, only the run ``run``, when

@@ -12,9 +12,10 @@ from __future__ import annotations
 import dataclasses
 import logging
 import threading
+import time
 from collections.abc import Callable
 
-from graphstore.store import GraphStore
+from graphstore.store import DEFAULT_CLAIM_WAIT, GraphStore
 from ontology.errors import ArgwebError
 
 log = logging.getLogger("argweb.recover")
@@ -44,6 +45,47 @@ def recover_interrupted(store: Callable[[], GraphStore], warn: Callable[[str], N
         if warn is not None:
             warn(message)
     return recovered
+
+
+WAIT_POLL_S = 1.0
+
+
+def wait_for_loads(
+    store: Callable[[], GraphStore],
+    what: str,
+    say: Callable[[str], None],
+    warn: Callable[[str], None] | None = None,
+    timeout: float = DEFAULT_CLAIM_WAIT,
+) -> None:
+    """Wait while another process loads a corpus, so that ``what`` (an export) reads one state of the graph.
+
+    An ingest whose process is gone is undone at once (:func:`recover_interrupted`); one still running
+    is waited for, up to ``timeout`` seconds.
+
+    Args:
+        store: The store.
+        what: What waits, for the line ``say`` hears once (``the RDF export``).
+        say: Hears that the wait began.
+        warn: Hears each corpus recovered.
+        timeout: Seconds to wait at most.
+
+    Raises:
+        CorpusIncompleteError: A corpus is still loading after ``timeout`` seconds (naming it).
+    """
+    graph = store()
+    deadline = time.monotonic() + timeout
+    told = False
+    while graph.incomplete():
+        recover_interrupted(store, warn)
+        loading = graph.incomplete()
+        if not loading:
+            return
+        if time.monotonic() > deadline:
+            graph.require_complete()
+        if not told:
+            say(f"waiting for the ingest of {', '.join(loading)} to finish before {what}")
+            told = True
+        time.sleep(WAIT_POLL_S)
 
 
 def undo_in_background(store: Callable[[], GraphStore], corpora: list[str]) -> list[str]:

@@ -17,20 +17,24 @@ transactions), so a map or paper stored in the graph gets exactly the prediction
 * ``dialogues`` -- **Molweni/STAC-style dialogues**: each dialogue, its EDUs (locutions) in order
   with their speakers, and its gold discourse relations with their AIF edges.
 
-A task names its reader with :meth:`gnn.task.Task.scope_read`; :func:`read_scope` is the one entry.
+A task names its reader with :meth:`gnn.task.Task.scope_read`; :func:`read_scope` is the one entry,
+after :func:`resolve_scope` named the discourses. Live mining reads a stored dialogue's locutions
+and argument units with :func:`stored_dialogue`.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from graphstore import cypher
-from graphstore.aif_export import read_discourses
+from graphstore.aif_export import read_discourses, resolve_discourse
 from graphstore.pairs import discourse_pairs
 from graphstore.reads import unit_view
 from graphstore.store import GraphStore
-from ontology.errors import ApiError
+from ontology.errors import ApiError, NotFoundError
 from ontology.records import (
     DiscourseRecord,
     EdgeRecord,
@@ -268,3 +272,70 @@ def read_scope(
         if advance is not None:
             advance(len(chunk))
     return ScopeRecords(scope, tuple(nodes), tuple(edges))
+
+
+def resolve_scope(store: GraphStore, corpus: str | None, dialogue: str | None) -> Scope:
+    """The discourses of ``corpus`` or the one ``dialogue`` (exactly one of them).
+
+    Raises:
+        ApiError: Both or neither given. NotFoundError: Unknown corpus or dialogue.
+    """
+    if (corpus is None) == (dialogue is None):
+        raise ApiError("give exactly one of --corpus and --dialogue")
+    if dialogue is not None:
+        did = resolve_discourse(store, dialogue, corpus)
+        row = store.read(cypher.discourse_refs(), ref=did, corpus=None)[0]
+        return Scope(str(row["corpus"]), did, (did,), (row["local_id"],))
+    assert corpus is not None
+    rows = store.read(cypher.corpus_discourses(), corpus=corpus)
+    if not rows:
+        raise NotFoundError(f"no dialogues or documents of corpus {corpus!r} in the graph")
+    return Scope(corpus, None, tuple(str(r["id"]) for r in rows), tuple(r["local_id"] for r in rows))
+
+
+@dataclass(frozen=True)
+class StoredDialogue:
+    """A stored dialogue as live mining reads it: its locutions and the argument units said in them.
+
+    Attributes:
+        id: Graph id of the dialogue.
+        corpus: Its corpus.
+        locutions: Its locutions in file order.
+        units: Its propositions in file order (its locutions when it has none, as Molweni's).
+        anchors: Per unit id, the indices of the locutions it was said in (L -> YA -> I).
+    """
+
+    id: str
+    corpus: str | None
+    locutions: list[UnitView]
+    units: list[UnitView]
+    anchors: dict[str, list[int]]
+
+
+def stored_dialogue(store: GraphStore, ref: str) -> StoredDialogue:
+    """The locutions and argument units of the stored dialogue ``ref`` (its id or local id).
+
+    Raises:
+        NotFoundError: No such dialogue. ApiError: It has no locutions.
+    """
+    did = resolve_discourse(store, ref)
+    units, edges = read_discourses(store, [did])
+    own = [u for u in units.values() if u.discourse == did]
+    locs = in_order(u for u in own if u.node.has(Label.Locution))
+    props = in_order(u for u in own if u.node.has(Label.Proposition))
+    if not locs:
+        raise ApiError(f"dialogue {did} has no locutions to predict over")
+    loc_index = {u.id: i for i, u in enumerate(locs)}
+    # L -> YA -> I: which locution(s) each proposition was said in.
+    into: dict[str, list[str]] = defaultdict(list)
+    for e in edges:
+        into[e.target].append(e.source)
+    illocutions = {u.id for u in units.values() if u.node.has(Label.Illocution)}
+    anchors = {
+        p.id: sorted({loc_index[s] for ya in into[p.id] if ya in illocutions for s in into[ya] if s in loc_index})
+        for p in props
+    }
+    if not props:
+        props = locs
+        anchors = {u.id: [i] for i, u in enumerate(locs)}
+    return StoredDialogue(did, locs[0].node.corpus, locs, props, anchors)

@@ -187,6 +187,22 @@ def ask(store: RemoteStore, timeout: float = 5.0) -> bool:
     return b"true" in reader.collect(4096)
 
 
+def holds_export(store_dir: Path, endpoint: str | None, store_endpoint: str | None) -> bool:
+    """Whether the SPARQL store still holds a loaded export (a restarted in-memory server holds nothing).
+
+    Args:
+        store_dir: The embedded store's folder (used when no SPARQL server is named).
+        endpoint: The SPARQL server's query endpoint, if any.
+        store_endpoint: Its Graph Store endpoint, if any (with no query endpoint: not loaded here).
+    """
+    if not endpoint:
+        return store_dir.is_dir() and not store_endpoint
+    try:
+        return ask(RemoteStore(endpoint, store_endpoint))
+    except ArgwebError:
+        return False
+
+
 def push(
     store: RemoteStore, file: Path, fmt: str | None = None, append: bool = False, timeout: float = 3600.0
 ) -> LoadReport:

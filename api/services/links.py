@@ -18,24 +18,14 @@ from api.services import predictions, tasks
 from api.services.graph import Graph
 from api.services.semantic import encoder, model_tag
 from api.settings import Settings
-from gnn.links import (
-    MODEL,
-    REPHRASE_BY,
-    Candidate,
-    LinkOptions,
-    LinkReport,
-    add_candidates,
-    label_candidates,
-    sample_propositions,
-)
+from gnn.links import MODEL, LinkOptions, LinkReport, find_candidates, label_candidates, sample_propositions
 from graphstore.vectors import VectorStore
 from ontology.labels import RelationLabel
 from ontology.progress import SILENT, Reporter
-from ontology.records import PredictedRelation
 from ontology.terms import Label
+from ontology.views import SemanticHit
 
 TASK = "cross-corpus-relations"
-BATCH = 256
 
 
 def link_across_corpora(
@@ -68,22 +58,15 @@ def link_across_corpora(
     _require_index(store, [Label.Proposition])
     enc = encoder(settings)
     card = tasks.load(settings, "relations").card
-    version = f"{card.version}+{model_tag(enc)}"
+    version = f"{card.written_version}+{model_tag(enc)}"
     props = sample_propositions(store.embedded(Label.Proposition), limit)
     report = LinkReport(propositions=len(props), threshold=threshold, model_version=version)
-    seen: set[tuple[str, str]] = set()
-    cands: list[Candidate] = []
+
+    def nearest(vectors: list[list[float]], corpus: str) -> list[list[SemanticHit]]:
+        return store.nearest(Label.Proposition, vectors, k, exclude_corpus=corpus)
+
     with reporter.progress("nearest propositions of other corpora", len(props)) as advance:
-        for s in range(0, len(props), BATCH):
-            chunk = props[s : s + BATCH]
-            vecs = enc.encode([p["text"] for p in chunk])
-            by_corpus: dict[str, list[int]] = {}
-            for i, p in enumerate(chunk):
-                by_corpus.setdefault(p["corpus"], []).append(i)
-            for corpus, idx in by_corpus.items():
-                found = store.nearest(Label.Proposition, [vecs[i].tolist() for i in idx], k, exclude_corpus=corpus)
-                add_candidates(cands, seen, [chunk[i] for i in idx], found)
-            advance(len(chunk))
+        cands = find_candidates(props, enc.encode, nearest, advance)
     report.candidates = len(cands)
     reporter.log(f"{len(cands)} candidate pairs; labelling them")
 
@@ -96,18 +79,6 @@ def link_across_corpora(
         params = {"k": k, "threshold": threshold, "rephrase_cosine": rephrase_cosine, "limit": limit}
         content = json.dumps([version, params, [(x.source, x.target, x.label.value) for x in links]])
         job = predictions.PredictionJob(TASK, MODEL, version, ("xlink", content), params)
-        run, present = job.pick(graph)
-        rows = [
-            PredictedRelation(
-                source=x.source,
-                target=x.target,
-                label=x.label,
-                score=x.score,
-                scheme_label="cosine" if x.by == REPHRASE_BY else None,
-            )
-            for x in links
-        ]
-        report.run_id = run.run_id
-        if present is None:
-            report.written = job.write(graph, rows, "cross-corpus links", reporter, run).report.written
+        run, done = job.write(graph, [x.relation() for x in links], "cross-corpus links", reporter)
+        report.run_id, report.written = run.run_id, done.written if done else 0
     return report

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, TypeVar
 
 from api.services.corpora import RunReport, corpora_root, run_all
 from api.services.graph import Graph
-from api.services.predictions import runs
+from api.services.predictions import prediction_store, runs
 from api.settings import Settings
-from graphstore.store import DEFAULT_CLAIM_WAIT
-from ontology.errors import ArgwebError, CorpusIncompleteError, DatabaseUnavailableError
+from graphstore.recovery import wait_for_loads
+from ontology.errors import CorpusIncompleteError, DatabaseUnavailableError
 from ontology.progress import SILENT, Reporter
 from ontology.system import private_dir
 from ontology.views import RelationCount
@@ -58,32 +58,24 @@ class DefaultModel:
     predict: Callable[[Graph, str, Reporter], tuple[str | None, int]]
 
 
-def _identity(task: str) -> Callable[[], tuple[str, str]]:
-    """Name and version of ``task``'s shipped model (what the already-written check compares)."""
+def _identity(task: str) -> tuple[str, str]:
+    """Name and version label of ``task``'s shipped model (what the already-written check compares)."""
+    from gnn.registry import resolve_model
 
-    def identity() -> tuple[str, str]:
-        from gnn.registry import resolve_model
-
-        card = resolve_model(task).card
-        return card.model, card.version
-
-    return identity
+    card = resolve_model(task).card
+    return card.model, card.written_version
 
 
-def _scope_predict(task: str) -> Callable[[Graph, str, Reporter], tuple[str | None, int]]:
+def _scope_predict(task: str, graph: Graph, corpus: str, reporter: Reporter) -> tuple[str | None, int]:
     """The main job's prediction of a task: its shipped model through the one graph path.
 
     No model is named, so the task's shipped model runs: the main job's predictions never depend on
     a model someone trained into the cache.
     """
+    from api.services.predictions import predict_scope
 
-    def predict(graph: Graph, corpus: str, reporter: Reporter) -> tuple[str | None, int]:
-        from api.services.predictions import predict_scope
-
-        done = predict_scope(graph, task, corpus=corpus, write=True, reporter=reporter)
-        return done.run_id, done.written
-
-    return predict
+    done = predict_scope(graph, task, corpus=corpus, write=True, reporter=reporter)
+    return done.run_id, done.written
 
 
 def default_models() -> tuple[DefaultModel, ...]:
@@ -95,7 +87,9 @@ def default_models() -> tuple[DefaultModel, ...]:
 
     found = ((name, get_task(name).graph_corpora) for name in contract_tasks())
     return tuple(
-        DefaultModel(name, corpora, _identity(name), _scope_predict(name)) for name, corpora in found if corpora
+        DefaultModel(name, corpora, partial(_identity, name), partial(_scope_predict, name))
+        for name, corpora in found
+        if corpora
     )
 
 
@@ -124,18 +118,6 @@ class PredictionOutcome:
     message: str = ""
 
 
-def existing_run(graph: Graph, task: str, model: str, version: str, corpus: str) -> str | None:
-    """The id of a complete run of ``model``/``version`` for ``corpus`` whose relations are still in the graph."""
-    for stored in runs(graph, model, version):
-        params = stored.run.parameters or {}
-        if stored.status != "complete" or stored.run.task != task or params.get("corpus") != corpus:
-            continue
-        # A run whose corpus was deleted and loaded again has lost its relations: predict again.
-        if stored.relations > 0 or not stored.counts.get("relations"):
-            return stored.run.run_id
-    return None
-
-
 def predict_defaults(
     graph: Graph,
     corpora: list[str],
@@ -152,6 +134,7 @@ def predict_defaults(
         DatabaseUnavailableError: Neo4j is unreachable.
     """
     outcomes: list[PredictionOutcome] = []
+    stored = prediction_store(graph)
     chosen = default_models() if models is None else models
     pairs = [(spec, corpus) for spec in chosen for corpus in spec.corpora if corpus in corpora]
     with reporter.progress("predictions (model and corpus)", len(pairs)) as advance:
@@ -159,7 +142,7 @@ def predict_defaults(
             outcome = PredictionOutcome(task=spec.task, corpus=corpus, status="failed")
             try:
                 outcome.model, outcome.version = spec.identity()
-                found = existing_run(graph, spec.task, outcome.model, outcome.version, corpus)
+                found = stored.complete_run(spec.task, outcome.model, outcome.version, corpus)
                 if found is not None:
                     outcome.status, outcome.run_id = "skipped", found
                     reporter.log(f"{corpus}: {spec.task} predictions of {outcome.model} {outcome.version} present")
@@ -242,16 +225,11 @@ class OtherRuns:
 
 def other_runs(graph: Graph, outcomes: Sequence[PredictionOutcome]) -> list[OtherRuns]:
     """The stored prediction runs that are not the main job's, grouped by model and version."""
-    mine = _job_runs(outcomes)
     versions = {(o.model, o.version) for o in outcomes if o.run_id}
-    grouped: dict[tuple[str, str], list[tuple[str, int]]] = {}
-    for stored in runs(graph):
-        if stored.run.run_id not in mine:
-            key = (stored.run.model, stored.run.model_version)
-            grouped.setdefault(key, []).append((stored.run.run_id, stored.relations))
+    grouped = prediction_store(graph).runs_by_version(_job_runs(outcomes))
     return [
-        OtherRuns(m, v, tuple(r for r, _ in found), sum(n for _, n in found), (m, v) in versions)
-        for (m, v), found in sorted(grouped.items())
+        OtherRuns(m, v, tuple(r.run.run_id for r in found), sum(r.relations for r in found), (m, v) in versions)
+        for (m, v), found in grouped.items()
     ]
 
 
@@ -283,48 +261,8 @@ def graph_digest(graph: Graph) -> str:
     return hashlib.sha256(json.dumps(state, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _holds_export(settings: Settings) -> bool:
-    """Whether the SPARQL store still holds a loaded export (a restarted in-memory server holds nothing)."""
-    if not settings.sparql_endpoint:
-        return settings.rdf_store_dir.is_dir() and not settings.sparql_store_endpoint
-    from ontology.sparql_remote import RemoteStore, ask
-
-    try:
-        return ask(RemoteStore(settings.sparql_endpoint, settings.sparql_store_endpoint))
-    except ArgwebError:
-        return False
-
-
 # Exports the main job starts before it gives up on a graph that other processes keep writing.
 EXPORT_ATTEMPTS = 3
-WAIT_POLL_S = 1.0
-
-
-def wait_for_loads(graph: Graph, reporter: Reporter = SILENT, timeout: float = DEFAULT_CLAIM_WAIT) -> None:
-    """Wait while another process loads a corpus, so that an export reads one state of the graph.
-
-    An ingest whose process is gone is undone at once (:func:`api.services.corpora.recover_leftovers`);
-    one still running is waited for, up to ``timeout`` seconds.
-
-    Raises:
-        CorpusIncompleteError: A corpus is still loading after ``timeout`` seconds (naming it).
-    """
-    from api.services.corpora import recover_leftovers
-
-    store = graph.store()
-    deadline = time.monotonic() + timeout
-    told = False
-    while store.incomplete():
-        recover_leftovers(graph, reporter)
-        loading = store.incomplete()
-        if not loading:
-            return
-        if time.monotonic() > deadline:
-            store.require_complete()
-        if not told:
-            reporter.log(f"waiting for the ingest of {', '.join(loading)} to finish before the RDF export")
-            told = True
-        time.sleep(WAIT_POLL_S)
 
 
 def sync_rdf(graph: Graph, reporter: Reporter = SILENT, keep_export: bool = False) -> RdfSync:
@@ -334,14 +272,16 @@ def sync_rdf(graph: Graph, reporter: Reporter = SILENT, keep_export: bool = Fals
     an interrupted export is redone by the next run. The export file (``export.nt`` next to the
     store, the size of the store again) is removed after the load unless ``keep_export``.
 
-    A corpus that another process is loading is waited for (:func:`wait_for_loads`), and an export
-    that a concurrent write made inconsistent is started again (:data:`EXPORT_ATTEMPTS` in all).
+    A corpus that another process is loading is waited for (:func:`graphstore.recovery.wait_for_loads`;
+    one whose process is gone is undone at once), and an export that a concurrent write made
+    inconsistent is started again (:data:`EXPORT_ATTEMPTS` in all).
 
     Raises:
         CorpusIncompleteError: A corpus stayed ``loading``, or writes kept overlapping the export.
         GraphStoreError: Neo4j failed.
     """
     from api.services.rdf import export_rdf, store_name
+    from ontology.sparql_remote import holds_export
 
     settings = graph.settings
     store_dir = settings.rdf_store_dir
@@ -349,13 +289,14 @@ def sync_rdf(graph: Graph, reporter: Reporter = SILENT, keep_export: bool = Fals
     remote = settings.sparql_endpoint or settings.sparql_store_endpoint
     where = store_name(settings) if remote else str(store_dir.resolve())
     for attempt in range(EXPORT_ATTEMPTS):
-        wait_for_loads(graph, reporter)
+        wait_for_loads(graph.store, "the RDF export", reporter.log, reporter.warn)
         digest = graph_digest(graph)
         try:
             previous = json.loads(stamp.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             previous = {}
-        if previous == {"digest": digest, "store": where} and _holds_export(settings):
+        same = previous == {"digest": digest, "store": where}
+        if same and holds_export(store_dir, settings.sparql_endpoint, settings.sparql_store_endpoint):
             reporter.log(f"SPARQL store {store_name(settings)}: up to date")
             return RdfSync(store_dir, exported=False)
         stamp.unlink(missing_ok=True)

@@ -22,80 +22,51 @@ requests with one load).
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from api.services import predict as hook
 from api.services.aif import refuse_gold
 from api.services.graph import Graph
-from api.services.live import (
-    DISCOURSE_DOMAIN,
-    LoadedModel,
-    argument_links,
-    discourse_links,
-    models,
-)
+from api.services.live import LoadedModel, analyse, models
 from api.services.predictions import PredictionJob
-from gnn.relations.mining import Analysis, DialogueUnits, MiningSummary, NeighbourHit, summarise
+from gnn.relations.mining import DISCOURSE_DOMAIN, Analysis, DialogueUnits, MiningSummary, NeighbourHit, summarise
 from gnn.relations.task import GRAPH_OBJECTIVE
-from graphstore.scopes import in_order
+from graphstore.scopes import stored_dialogue
 from ontology.errors import ApiError, NotFoundError
 from ontology.formats.transcript import (
     SEGMENTER,
+    TranscriptDialogue,
     TranscriptLimits,
     Utterance,
     read_utterances,
-    segment,
-    transcript_bundle,
+    transcript_dialogue,
+    utterances_of,
 )
-from ontology.labels import RelationLabel
 from ontology.progress import SILENT, Reporter
-from ontology.records import (
-    SCORE_DIGITS,
-    CorpusBundle,
-    DiscourseRecord,
-    LocutionRecord,
-    PredictedRelation,
-    PredictionRun,
-    PropositionRecord,
-)
+from ontology.records import PredictionRun
 from ontology.terms import Label
-from ontology.views import SemanticHit
 
 DEFAULT_CORPUS = "mined"
 
 
-def job_for(dialogue_id: str, model: LoadedModel, task: str, parameters: dict[str, Any]) -> PredictionJob:
-    """The prediction job of ``model`` on a mined dialogue: its run id depends only on dialogue, model and version."""
-    parts = (f"mine-{task}", dialogue_id, model.name, model.version, task)
-    return PredictionJob(task, model.name, model.version, parts, {"dialogue": dialogue_id, **parameters})
-
-
 def jobs_for(dialogue_id: str, models: tuple[LoadedModel, LoadedModel]) -> list[PredictionJob]:
-    """The discourse and the relations job of a mined dialogue."""
+    """The discourse and the relations job of a mined dialogue: run ids from dialogue, model and version only."""
     parser, relator = models
+    found: tuple[tuple[LoadedModel, str, dict[str, str]], ...] = (
+        (parser, "discourse", {"domain": DISCOURSE_DOMAIN}),
+        (relator, "relations", {"objective": GRAPH_OBJECTIVE, "transitions": "discourse"}),
+    )
     return [
-        job_for(dialogue_id, parser, "discourse", {"domain": DISCOURSE_DOMAIN}),
-        job_for(dialogue_id, relator, "relations", {"objective": GRAPH_OBJECTIVE, "transitions": "discourse"}),
+        PredictionJob(
+            task,
+            m.name,
+            m.version,
+            (f"mine-{task}", dialogue_id, m.name, m.version, task),
+            {"dialogue": dialogue_id, **kw},
+        )
+        for m, task, kw in found
     ]
-
-
-def run_for(dialogue_id: str, model: LoadedModel, task: str, parameters: dict[str, Any]) -> PredictionRun:
-    """The prediction run of ``model`` on a dialogue (what :func:`job_for` writes when nothing was written before)."""
-    return job_for(dialogue_id, model, task, parameters).run()
-
-
-def runs_for(dialogue_id: str, models: tuple[LoadedModel, LoadedModel]) -> list[PredictionRun]:
-    """The discourse and the relations run of a dialogue."""
-    return [job.run() for job in jobs_for(dialogue_id, models)]
-
-
-def _hit(hit: SemanticHit) -> NeighbourHit:
-    # A search hit's score is a cosine, in [-1, 1]: rounded, not clamped like a model's score.
-    return NeighbourHit(hit.id, hit.corpus, hit.discourse, hit.text, round(float(hit.score), SCORE_DIGITS))
 
 
 def nearest_elsewhere(
@@ -115,21 +86,10 @@ def nearest_elsewhere(
         )
     except NotFoundError as e:
         return None, str(e)
-    return [[_hit(h) for h in row] for row in found], None
+    return [[NeighbourHit.of(h) for h in row] for row in found], None
 
 
-@dataclass
-class Mined:
-    """A dialogue ready to be mined: its bundle and its units in order."""
-
-    bundle: CorpusBundle
-    dialogue_id: str
-    utterances: list[Utterance]
-    locutions: list[str]
-    propositions: list[str]
-
-
-def prepare(utterances: list[Utterance], corpus: str, name: str, source: str) -> Mined:
+def prepare(utterances: list[Utterance], corpus: str, name: str, source: str) -> TranscriptDialogue:
     """The dialogue bundle of ``utterances`` and the ids of its locutions and propositions.
 
     Raises:
@@ -137,47 +97,22 @@ def prepare(utterances: list[Utterance], corpus: str, name: str, source: str) ->
         LoaderError: No utterances or an invalid field.
     """
     refuse_gold(corpus, DEFAULT_CORPUS)
-    bundle = transcript_bundle(utterances, corpus, name, source)
-    dialogue = next(n for n in bundle.nodes if isinstance(n, DiscourseRecord))
-    locs = [n.id for n in bundle.nodes if isinstance(n, LocutionRecord)]
-    props = [n.id for n in bundle.nodes if isinstance(n, PropositionRecord)]
-    return Mined(bundle, dialogue.id, utterances, locs, props)
+    return transcript_dialogue(utterances, corpus, name, source)
 
 
 def write_predictions(
-    graph: Graph,
-    dialogue_id: str,
-    analysis: Analysis,
-    locutions: Sequence[str],
-    units: Sequence[str],
+    graph: Graph, dialogue_id: str, analysis: Analysis, locutions: Sequence[str], units: Sequence[str], *, write: bool
 ) -> list[PredictionRun]:
-    """Write the two prediction runs of an analysis: discourse links between ``locutions``, argument
-    links between ``units``, each through the one prediction job (:meth:`PredictionJob.pick`: a run
-    complete in the graph already is not written again; scores rounded)."""
-    from ontology.formats.dialogue_json import scheme_label
-
-    disc = [
-        PredictedRelation(
-            source=locutions[x],
-            target=locutions[y],
-            label=RelationLabel(sense),
-            score=score,
-            scheme_label=scheme_label(DISCOURSE_DOMAIN, sense),
-        )
-        for x, y, sense, score in analysis.discourse
-    ]
-    args = [
-        PredictedRelation(source=units[s], target=units[t], label=RelationLabel(lab), score=score)
-        for s, t, lab, score in analysis.arguments
-    ]
-    runs = []
+    """The two prediction runs of an analysis; with ``write``, written: discourse links between
+    ``locutions``, argument links between ``units``, each through the one prediction job (a run
+    complete in the graph already is not written again; scores rounded). Their ids are the same
+    either way: they depend only on dialogue, model and version."""
     jobs = jobs_for(dialogue_id, models(graph.settings))
-    for job, rows, what in zip(jobs, (disc, args), ("discourse links", "argument relations"), strict=True):
-        run, present = job.pick(graph)
-        if present is None:
-            job.write(graph, rows, f"predicted {what}", SILENT, run)
-        runs.append(run)
-    return runs
+    if not write:
+        return [job.run() for job in jobs]
+    whats = ("predicted discourse links", "predicted argument relations")
+    rows_of = analysis.relations(locutions, units)
+    return [job.write(graph, rows, what, SILENT)[0] for job, rows, what in zip(jobs, rows_of, whats, strict=True)]
 
 
 def mine_utterances(
@@ -204,15 +139,13 @@ def mine_utterances(
         raise ApiError(f"k must lie in 1..20, not {k}")
     mined = prepare(utterances, corpus, name, source)
     texts, speakers = [u.text for u in utterances], [u.speaker for u in utterances]
-    # Discourse links between utterances, then argument links with them as transitions: each
-    # utterance is its own argument unit (one proposition per locution).
-    disc = discourse_links(graph.settings, texts, speakers)
-    analysis = Analysis(disc, argument_links(graph.settings, texts, speakers, [(x, y) for x, y, _, _ in disc]))
+    # Each utterance is its own argument unit (one proposition per locution).
+    analysis = analyse(graph.settings, texts, speakers, texts, [[i] for i in range(len(texts))])
     neighbours, why = nearest_elsewhere(graph, texts, k=k, corpus=corpus)
-    runs = runs_for(mined.dialogue_id, models(graph.settings))
     if write:
         write_bundle(graph.store(), mined.bundle, reporter)
-        runs = write_predictions(graph, mined.dialogue_id, analysis, mined.locutions, mined.propositions)
+    runs = write_predictions(graph, mined.dialogue_id, analysis, mined.locutions, mined.propositions, write=write)
+    if write:
         # Embedded at once, the new propositions are found by meaning from the rest of the graph.
         from api.services import semantic
 
@@ -255,23 +188,6 @@ def mine_file(
     )
 
 
-def utterances_of(turns: Sequence[dict[str, str]]) -> list[Utterance]:
-    """Utterances of ``[{"speaker", "text"}]`` turns (API), each turn segmented like a transcript's.
-
-    Raises:
-        ApiError: A turn without speaker or text.
-    """
-    out: list[Utterance] = []
-    for k, turn in enumerate(turns):
-        speaker, text = (turn.get("speaker") or "").strip(), (turn.get("text") or "").strip()
-        if not speaker or not text:
-            raise ApiError(f"utterance #{k}: needs a non-empty speaker and text")
-        out.extend(Utterance(speaker, s, k, k) for s in segment(text))
-    if not out:
-        raise ApiError("no utterances")
-    return out
-
-
 # -- the live-mining doors of POST /predict ------------------------------------------------------------
 
 
@@ -298,42 +214,6 @@ def _response(task: str, summary: MiningSummary) -> hook.PredictionAnswer:
     )
 
 
-def _stored(graph: Graph, ref: str) -> tuple[str, str | None, list[Any], list[Any], dict[str, list[int]]]:
-    """A stored dialogue's id, corpus, locutions, argument units and each unit's locution indices.
-
-    Raises:
-        NotFoundError: No such dialogue. ApiError: It has no locutions.
-    """
-    from graphstore.aif_export import read_discourses, resolve_discourse
-
-    store = graph.store()
-    did = resolve_discourse(store, ref)
-    units, edges = read_discourses(store, [did])
-    mine_units = [u for u in units.values() if u.discourse == did]
-
-    def ordered(label: Label) -> list[Any]:
-        return in_order(u for u in mine_units if u.node.has(label))
-
-    locs, props = ordered(Label.Locution), ordered(Label.Proposition)
-    if not locs:
-        raise ApiError(f"dialogue {did} has no locutions to predict over")
-    loc_index = {u.id: i for i, u in enumerate(locs)}
-    # L -> YA -> I: which locution(s) each proposition was said in.
-    into: dict[str, list[str]] = defaultdict(list)
-    for e in edges:
-        into[e.target].append(e.source)
-    illocutions = {u.id for u in units.values() if u.node.has(Label.Illocution)}
-    anchors = {
-        p.id: sorted({loc_index[s] for ya in into[p.id] if ya in illocutions for s in into[ya] if s in loc_index})
-        for p in props
-    }
-    if not props:
-        props = locs
-        anchors = {u.id: [i] for i, u in enumerate(locs)}
-    corpus = locs[0].node.corpus
-    return did, corpus, locs, props, anchors
-
-
 def predict_dialogue(request: hook.PredictionRequest, graph: Graph) -> hook.PredictionAnswer:
     """Discourse and argument links of a stored dialogue; with ``write``, stored as two prediction runs.
 
@@ -341,24 +221,15 @@ def predict_dialogue(request: hook.PredictionRequest, graph: Graph) -> hook.Pred
         NotFoundError: No such dialogue. ApiError: A dialogue without locutions.
     """
     assert request.dialogue_id is not None
-    did, corpus, locs, props, anchors = _stored(graph, request.dialogue_id)
+    found = stored_dialogue(graph.store(), request.dialogue_id)
+    locs, props, anchors = found.locutions, found.units, [found.anchors[p.id] for p in found.units]
     texts = [u.text for u in locs]
     speakers = [u.speaker or u.speaker_id or "" for u in locs]
-    disc = discourse_links(graph.settings, texts, speakers)
-    # The argument units get the speakers of their locutions and transitions through them.
     unit_texts = [p.text for p in props]
-    unit_speakers = [speakers[anchors[p.id][0]] if anchors[p.id] else "" for p in props]
-    by_loc: dict[int, list[int]] = defaultdict(list)
-    for k, p in enumerate(props):
-        for i in anchors[p.id]:
-            by_loc[i].append(k)
-    transitions = [(a, b) for x, y, _, _ in disc for a in by_loc[x] for b in by_loc[y]]
-    analysis = Analysis(disc, argument_links(graph.settings, unit_texts, unit_speakers, transitions))
+    analysis = analyse(graph.settings, texts, speakers, unit_texts, anchors)
     loc_ids, unit_ids = [u.id for u in locs], [p.id for p in props]
-    runs = runs_for(did, models(graph.settings))
-    if request.write:
-        runs = write_predictions(graph, did, analysis, loc_ids, unit_ids)
-    units = DialogueUnits(did, corpus, speakers, texts, loc_ids, unit_ids, unit_texts)
+    runs = write_predictions(graph, found.id, analysis, loc_ids, unit_ids, write=request.write)
+    units = DialogueUnits(found.id, found.corpus, speakers, texts, loc_ids, unit_ids, unit_texts)
     summary = summarise(
         units, analysis, runs=runs, neighbours=None, neighbours_note="not looked up", written=request.write
     )

@@ -18,61 +18,14 @@ from typing import Any
 from api.services.graph import Graph
 from gnn.task import JsonDocument
 from graphstore.predictions import PredictionReport, PredictionStore, StoredRun
-from ontology.errors import ApiError, NotFoundError
-from ontology.progress import SILENT, Advance, Reporter
+from ontology.progress import SILENT, Reporter
 from ontology.records import PredictedRelation, PredictionRun, content_run_id, prediction_score
-from ontology.scope import Scope
 
 
-def _store(graph: Graph) -> PredictionStore:
+def prediction_store(graph: Graph) -> PredictionStore:
+    """The prediction runs of the graph (:class:`graphstore.predictions.PredictionStore`)."""
     settings = graph.settings
     return PredictionStore(graph.driver(), settings.neo4j_database, settings.batch_size)
-
-
-def write_run(
-    graph: Graph, run: PredictionRun, relations: Iterable[PredictedRelation], progress: Advance | None = None
-) -> PredictionReport:
-    """Write one prediction run (all or nothing; a run id already written is not written again).
-
-    Raises:
-        PredictionError: An end node is missing or not a unit, or the run id is taken by other content.
-        GraphStoreError: Neo4j failed (nothing of the run kept).
-    """
-    return _store(graph).write(run, relations, progress)
-
-
-@dataclass(frozen=True)
-class WriteSummary:
-    """What one write of a run did, as a predict command reports it.
-
-    Attributes:
-        written: Relations written (0 when the run was complete in the graph already).
-        counts: Relations per stored class.
-        seconds: Wall time of the write, rounded to hundredths.
-    """
-
-    written: int
-    counts: dict[str, int]
-    seconds: float
-
-
-@dataclass(frozen=True)
-class WrittenRun:
-    """A run written by :meth:`PredictionJob.write`.
-
-    Attributes:
-        run_id: The run.
-        report: What the write did.
-        written: Always true: the run is in the graph.
-    """
-
-    run_id: str
-    report: WriteSummary
-    written: bool = True
-
-    def as_dict(self) -> dict[str, object]:
-        """The ``run_id``, ``written`` and ``report`` entries of a predict command's JSON result."""
-        return {"run_id": self.run_id, "written": self.written, "report": asdict(self.report)}
 
 
 @dataclass(frozen=True)
@@ -121,7 +74,7 @@ class PredictionJob:
             found = stored.get(run.run_id)
             if found is None or found.status != "complete":
                 return run, None
-            if found.relations > 0 or not found.counts.get("relations"):
+            if found.intact:
                 return run, found.relations
             attempt += 1
 
@@ -132,22 +85,31 @@ class PredictionJob:
         what: str,
         reporter: Reporter,
         run: PredictionRun | None = None,
-    ) -> WrittenRun:
-        """Write ``rows`` as the job's run (``run``, else the one :meth:`pick` gives); logs ``what`` was written.
+    ) -> tuple[PredictionRun, PredictionReport | None]:
+        """Write ``rows`` as the job's run, all or nothing; logs ``what`` was written.
+
+        Without ``run`` the run is the one :meth:`pick` gives, and nothing is written when it is
+        complete in the graph already; ``run`` is a run :meth:`pick` gave the caller, to be written.
 
         Returns:
-            The run written and what the write did (:meth:`WrittenRun.as_dict` gives a predict command's
-            ``run_id``, ``written`` and ``report`` entries).
+            The run, and what its write did (``None``: it was in the graph already).
+
+        Raises:
+            PredictionError: An end node is missing or not a unit, or the run id is taken by other content.
+            GraphStoreError: Neo4j failed (nothing of the run kept).
         """
-        chosen = run or self.pick(graph)[0]
-        report = write_run(graph, chosen, rows)
-        reporter.log(f"run {chosen.run_id}: {report.written} {what} written")
-        return WrittenRun(chosen.run_id, WriteSummary(report.written, report.counts, round(report.seconds, 2)))
+        if run is None:
+            run, present = self.pick(graph)
+            if present is not None:
+                return run, None
+        report = prediction_store(graph).write(run, rows)
+        reporter.log(f"run {run.run_id}: {report.written} {what} written")
+        return run, report
 
 
 def runs(graph: Graph, model: str | None = None, version: str | None = None) -> list[StoredRun]:
     """The stored prediction runs, oldest first (of ``model`` / ``version`` when given)."""
-    return _store(graph).runs(model, version)
+    return prediction_store(graph).runs(model, version)
 
 
 def delete_predictions(graph: Graph, model: str, version: str | None = None, run: str | None = None) -> int:
@@ -156,7 +118,7 @@ def delete_predictions(graph: Graph, model: str, version: str | None = None, run
     Returns:
         The number of predicted relations deleted; gold relations are never touched.
     """
-    return _store(graph).delete(model, version, run)
+    return prediction_store(graph).delete(model, version, run)
 
 
 # -- the one way into the graph --------------------------------------------------------------------
@@ -170,7 +132,7 @@ class ScopeOutcome:
         task: The task.
         run_id: The run the predictions are (or would be) written as.
         model: Model name.
-        model_version: Model version.
+        model_version: The version label its predictions carry (:attr:`gnn.modelcard.ModelCard.written_version`).
         model_dir: The model directory.
         corpus: The corpus of the scope.
         dialogue: The one dialogue/document asked for (``None``: the whole corpus).
@@ -210,29 +172,6 @@ class ScopeOutcome:
         del out["relations"]
         out["parameters"] = dict(self.parameters)
         return out
-
-
-def resolve_scope(graph: Graph, corpus: str | None, dialogue: str | None) -> Scope:
-    """The discourses of ``corpus`` or the one ``dialogue`` (exactly one of them).
-
-    Raises:
-        ApiError: Both or neither given. NotFoundError: Unknown corpus or dialogue.
-    """
-    from graphstore import cypher
-    from graphstore.aif_export import resolve_discourse
-
-    if (corpus is None) == (dialogue is None):
-        raise ApiError("give exactly one of --corpus and --dialogue")
-    store = graph.store()
-    if dialogue is not None:
-        did = resolve_discourse(store, dialogue, corpus)
-        row = store.read(cypher.discourse_refs(), ref=did, corpus=None)[0]
-        return Scope(str(row["corpus"]), did, (did,), (row["local_id"],))
-    assert corpus is not None
-    rows = store.read(cypher.corpus_discourses(), corpus=corpus)
-    if not rows:
-        raise NotFoundError(f"no dialogues or documents of corpus {corpus!r} in the graph")
-    return Scope(corpus, None, tuple(str(r["id"]) for r in rows), tuple(r["local_id"] for r in rows))
 
 
 def predict_scope(
@@ -275,22 +214,22 @@ def predict_scope(
     """
     from api.services import tasks
     from gnn.task import get_task
-    from graphstore.scopes import read_scope
+    from graphstore.scopes import read_scope, resolve_scope
 
     contract = get_task(task)
     chosen = dict(options or {})
-    scope = resolve_scope(graph, corpus, dialogue)
+    scope = resolve_scope(graph.store(), corpus, dialogue)
     reader = contract.scope_read(scope.corpus)
     loaded = tasks.load(graph.settings, task, model)
     decoding = contract.decoding(loaded.model, loaded.path, scope, chosen)
     card = loaded.card
-    job = PredictionJob(task, card.model, card.version, (task, *decoding.id_parts), dict(decoding.parameters))
+    job = PredictionJob(task, card.model, card.written_version, (task, *decoding.id_parts), dict(decoding.parameters))
     run, present = job.pick(graph)
     outcome = ScopeOutcome(
         task=task,
         run_id=run.run_id,
         model=card.model,
-        model_version=card.version,
+        model_version=card.written_version,
         model_dir=str(loaded.path),
         corpus=scope.corpus,
         dialogue=scope.dialogue,
@@ -324,6 +263,5 @@ def predict_scope(
     )
     if not write or present is not None:
         return outcome
-    report = write_run(graph, run, rows)
-    reporter.log(f"run {run.run_id}: {report.written} {found.what} written")
-    return replace(outcome, written=report.written, report=report)
+    _, report = job.write(graph, rows, found.what, reporter, run)
+    return replace(outcome, written=report.written if report else 0, report=report)

@@ -54,14 +54,20 @@ def predict_pair(request: hook.PredictionRequest, graph: Graph) -> hook.Predicti
     return hook.PredictionAnswer(
         task="pair",
         model=card.model,
-        model_version=card.version,
+        model_version=card.written_version,
         run_id=None,
         runs=[],
         written=False,
         dialogue_id=None,
         edges=[
             hook.PredictedEdge(
-                "text:0", "text:1", found.label, prediction_score(found.score), "argument", card.model, card.version
+                "text:0",
+                "text:1",
+                found.label,
+                prediction_score(found.score),
+                "argument",
+                card.model,
+                card.written_version,
             )
         ],
         probabilities={k: prediction_score(v) for k, v in found.probabilities.items()},

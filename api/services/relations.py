@@ -11,7 +11,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from api.settings import Settings
 from gnn.relations.files import (
@@ -23,28 +23,31 @@ from gnn.relations.files import (
     predict_aif_files,
     predict_sciarg_files,
     require_distinct,
+    runtime,
 )
 from gnn.relations.task import FORMAT_OBJECTIVE
 from gnn.task import CVReport, JsonDocument
 from graphstore.perturb import AIF_VARIANTS
 from ontology.errors import ApiError, LoaderError, UnknownProfileError
-from ontology.formats.sciarg import load_sciarg
 from ontology.progress import SILENT, Reporter
 
 if TYPE_CHECKING:
+    from gnn.encoder import TextEncoder
     from gnn.modelcard import ModelCard
 
 
-def model_dir_of(settings: Settings, model: Path | str | None = None) -> Path:
-    """The relation model directory for what the caller wrote (:func:`gnn.registry.resolve_model`).
+def _runtime(settings: Settings, model: Path | str | None) -> tuple[Path, str, TextEncoder | None]:
+    """The relation model directory for what the caller wrote (:func:`gnn.registry.resolve_model`), the
+    device and the encoder it runs with (:func:`gnn.relations.files.runtime`).
 
     Raises:
         ApiError: ``model`` is not a relations model (a directory or a trained model's name).
-        ModelError: The shipped model is missing or broken.
+        ModelError: The shipped model is missing or broken, or its encoder is not the one it was trained with.
     """
     from gnn.registry import resolve_model
 
-    return resolve_model("relations", model, settings.models_dir).path
+    model_dir = resolve_model("relations", model, settings.models_dir).path
+    return (model_dir, *runtime(model_dir, settings.cache_dir))
 
 
 def train(
@@ -85,27 +88,6 @@ def train(
     )
 
 
-def _device_and_encoder(settings: Settings, model_dir: Path) -> tuple[str, Any]:
-    """The device to run ``model_dir`` on, and the text encoder when the model reads texts through one.
-
-    The encoder is the one the card names (the packaged MiniLM unless it was trained with
-    ``--encoder``), checked against the card's fingerprint.
-
-    Raises:
-        ModelError: Not a relations model, or its encoder is missing or not the one it was trained with.
-    """
-    from gnn.device import pick_device
-    from gnn.encoder import card_encoder
-    from gnn.modelcard import read_card
-
-    device = pick_device()
-    card = read_card(model_dir, "relations")
-    if not any(isinstance(v, dict) and v.get("text") == "encoder" for v in card.hyperparameters.values()):
-        return device, None
-    encoder = card_encoder(model_dir, card, settings.cache_dir, device=device)
-    return device, encoder
-
-
 def evaluate(
     settings: Settings, model: Path, paths: list[Path], *, variants: bool = True, reporter: Reporter = SILENT
 ) -> JsonDocument:
@@ -114,8 +96,7 @@ def evaluate(
     With ``variants`` the evaluated QT30 maps are also scored written every other valid way
     (:data:`graphstore.perturb.AIF_VARIANTS`: node order, id forms, colon spacing, no optional keys).
     """
-    model_dir = model_dir_of(settings, model)
-    device, encoder = _device_and_encoder(settings, model_dir)
+    model_dir, device, encoder = _runtime(settings, model)
     changes = AIF_VARIANTS if variants else None
     return evaluate_files(model_dir, paths, device=device, encoder=encoder, variants=changes, reporter=reporter)
 
@@ -138,8 +119,7 @@ def predict_aif(
         LoaderError: A malformed map (named). ApiError: ``in_dir`` equals ``out_dir``.
     """
     require_distinct(in_dir, out_dir, "maps")
-    model_dir = model_dir_of(settings, model)
-    device, encoder = _device_and_encoder(settings, model_dir)
+    model_dir, device, encoder = _runtime(settings, model)
     return predict_aif_files(
         model_dir, in_dir, out_dir, device=device, encoder=encoder, objective=objective, reporter=reporter
     )
@@ -174,8 +154,7 @@ def predict_sciarg(
             reporter.log(f"tagged {tagged.components} component(s) in {tagged.papers} paper(s)")
             result = predict_sciarg(settings, Path(tmp), out_dir, model, reporter=reporter)
         return replace(result, components=tagged.components)
-    model_dir = model_dir_of(settings, model)
-    device, encoder = _device_and_encoder(settings, model_dir)
+    model_dir, device, encoder = _runtime(settings, model)
     return predict_sciarg_files(model_dir, in_dir, out_dir, device=device, encoder=encoder, reporter=reporter)
 
 
@@ -213,10 +192,10 @@ def cross_validate(
 
     QT30 / DialAM maps go through the task contract (:meth:`gnn.relations.task.RelationsTask.cross_validate`:
     gold relations grouped by episode); Sci-Arg papers through
-    :func:`gnn.relations.sciarg_cv.cross_validate_sciarg` (grouped by paper, over A01-A32). With
+    :func:`gnn.sciarg_pipeline.cross_validate_papers` (grouped by paper, over A01-A32). With
     ``end_to_end``, each Sci-Arg fold also trains the component tagger and scores the pipeline on
-    the held-out papers (:func:`gnn.sciarg_pipeline.end_to_end`). The full profile reads the
-    texts with the packaged MiniLM, or with the local encoder in ``encoder_dir``.
+    the held-out papers. The full profile reads the texts with the packaged MiniLM, or with the
+    local encoder in ``encoder_dir``.
 
     Raises:
         LoaderError: Neither QT30 maps nor Sci-Arg papers under ``paths``; ``end_to_end`` without
@@ -228,7 +207,6 @@ def cross_validate(
     from gnn.device import pick_device
     from gnn.encoder import encoder_for
     from gnn.relations.family import TrainOptions
-    from gnn.relations.sciarg_cv import SHIPPED_PAPERS, cross_validate_sciarg
     from gnn.relations.task import TASK
 
     UnknownProfileError.check(profile, TASK.recipes.profiles, "relations")
@@ -243,24 +221,14 @@ def cross_validate(
         raise LoaderError(f"--end-to-end needs the Sci-Arg papers; none in {', '.join(map(str, paths))}")
     sciarg = None
     if src.brat:
-        from gnn.relations.sciarg_task import papers_from_records
-        from gnn.sciarg_pipeline import end_to_end as end_to_end_scorer
+        from gnn.sciarg_pipeline import cross_validate_papers
 
         device = pick_device()
         encoder = encoder_for(None, encoder_dir, settings.cache_dir, device=device) if profile == "full" else None
         options = TrainOptions(profile, seed, device, encoder, log=reporter.log)
-        reporter.log(f"reading {len(src.brat)} Sci-Arg paper(s)")
-        bundle = load_sciarg(src.brat)
-        papers = papers_from_records(bundle.nodes, bundle.edges)
-        # The papers the shipped card trains on (A33-A40 are the official test papers), when present.
-        kept = [p for p in papers if p.name in SHIPPED_PAPERS] or papers
-        # Built first, so that a missing brat folder is said before any fold trains.
-        scorer = (
-            end_to_end_scorer(_brat_dir(paths), [p.name for p in kept], options, settings.cache_dir)
-            if end_to_end
-            else None
+        sciarg = cross_validate_papers(
+            src.brat, paths, options, folds, pipeline=end_to_end, cache_dir=settings.cache_dir
         )
-        sciarg = cross_validate_sciarg(kept, options, folds, only=None, end_to_end=scorer)
     qt30 = None
     if src.aif:
         qt30 = tasks.cross_validate(
@@ -274,16 +242,3 @@ def cross_validate(
             reporter=reporter,
         )
     return RelationsCV(qt30, sciarg)
-
-
-def _brat_dir(paths: list[Path]) -> Path:
-    """The one folder under ``paths`` that holds the Sci-Arg ``.ann`` files."""
-    found = {
-        ann.parent
-        for path in paths
-        for ann in ([path] if path.is_file() else path.rglob("*.ann"))
-        if ann.suffix == ".ann"
-    }
-    if len(found) != 1:
-        raise LoaderError(f"the end-to-end figure needs one folder of Sci-Arg brat files; found {len(found)}")
-    return found.pop()

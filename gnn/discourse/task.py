@@ -480,7 +480,16 @@ class DiscourseTask(Task[ParserConfig, DiscourseExample, DiscourseModel]):
         card = read_card(model_dir, task=self.name)
         corpus = scope.corpus if scope.dialogue is None else None
         # The parts the discourse service gave before the task was on the contract (run ids unchanged).
-        parts = (self.name, card.model, card.version, model_dir.resolve(), scheme, corpus, scope.dialogue, *scope.ids)
+        parts = (
+            self.name,
+            card.model,
+            card.written_version,
+            model_dir.resolve(),
+            scheme,
+            corpus,
+            scope.dialogue,
+            *scope.ids,
+        )
         return Decoding(parts, {"model_dir": str(model_dir), "corpus": corpus, "dialogue": scope.dialogue})
 
     def predict_scope(

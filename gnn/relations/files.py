@@ -3,7 +3,8 @@
 Data paths are recognised by format: AIF JSON maps (``*.json`` with ``nodes``/``edges``) are QT30 /
 DialAM-2024, brat ``*.ann`` files Sci-Arg papers, ``*.csv`` files M-Arg. The files are read with the
 format readers (:mod:`ontology.formats`) and handed to the relation models as records. Every function
-takes the model directory, device and encoder it runs with; choosing them is the caller's wiring.
+takes the model directory, device and encoder it runs with (:func:`runtime` gives those its card
+names); which model directory is the caller's wiring.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ontology.progress import SILENT, Reporter
 from ontology.records import PropositionRecord
 
 if TYPE_CHECKING:
+    from gnn.encoder import TextEncoder
     from gnn.relations.pipeline import RelationData
 
 MapChange = Callable[[dict[str, Any]], dict[str, Any]]
@@ -78,6 +80,26 @@ class Sources:
     aif: list[Path] = field(default_factory=list)
     brat: list[Path] = field(default_factory=list)
     marg: list[Path] = field(default_factory=list)
+
+
+def runtime(model_dir: Path, cache_dir: Path) -> tuple[str, TextEncoder | None]:
+    """The device to run ``model_dir`` on, and the text encoder when the model reads texts through one.
+
+    The encoder is the one the card names (the packaged MiniLM unless it was trained with
+    ``--encoder``), checked against the card's fingerprint.
+
+    Raises:
+        ModelError: Not a relations model, or its encoder is missing or not the one it was trained with.
+    """
+    from gnn.device import pick_device
+    from gnn.encoder import card_encoder
+    from gnn.modelcard import read_card
+
+    device = pick_device()
+    card = read_card(model_dir, "relations")
+    if not any(isinstance(v, dict) and v.get("text") == "encoder" for v in card.hyperparameters.values()):
+        return device, None
+    return device, card_encoder(model_dir, card, cache_dir, device=device)
 
 
 def classify(paths: list[Path]) -> Sources:

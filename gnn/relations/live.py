@@ -10,10 +10,16 @@ answers whom), which is what TA nodes annotate in QT30.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from gnn.relations.argmap import ArgMap, Loc, Prop
+from gnn.relations.mining import DISCOURSE_DOMAIN, Analysis, unit_transitions
 from gnn.relations.qt30_run import Qt30Model
 from ontology.labels import RelationLabel, scheme_label
+from ontology.records import prediction_score
+
+if TYPE_CHECKING:
+    from gnn.discourse.train import DiscourseModel
 
 ARGUMENT = {"none": RelationLabel.NONE.value, **{t: scheme_label("qt30", t).value for t in ("RA", "CA", "MA")}}
 """QT30 relation types as :class:`ontology.labels.RelationLabel` values (from the ontology's mapping)."""
@@ -55,3 +61,72 @@ def predict_dialogue(
     amap = dialogue_map("dialogue", texts, speakers, transitions)
     (rels,) = model.predict([amap], objective)
     return [(int(s), int(t), ARGUMENT[lab], float(p)) for s, t, lab, p in rels]
+
+
+def argument_links(
+    model: Qt30Model,
+    texts: Sequence[str],
+    speakers: Sequence[str],
+    transitions: Sequence[tuple[int, int]],
+    objective: str,
+) -> list[tuple[int, int, str, float]]:
+    """The relation model's support / attack / rephrase links between argument units: ``(s, t, label, score)``.
+
+    Scores are rounded like every stored score (:func:`ontology.records.prediction_score`).
+
+    Args:
+        model: The relation model's QT30 network.
+        texts: Argument unit texts in order.
+        speakers: Speaker of each unit.
+        transitions: ``(earlier, later)`` unit indices linked in the dialogue (the parser's links).
+        objective: The decoding (:data:`gnn.relations.qt30_task.OBJECTIVES`).
+    """
+    return [
+        (s, t, lab, prediction_score(p))
+        for s, t, lab, p in predict_dialogue(model, texts, speakers, transitions, objective)
+    ]
+
+
+def discourse_links(
+    parser: DiscourseModel, texts: Sequence[str], speakers: Sequence[str]
+) -> list[tuple[int, int, str, float]]:
+    """The discourse parser's links between utterances: ``(x, y, sense, score)``.
+
+    Scores are rounded to 4 digits, so that a repeated run is recognised as the same content.
+    """
+    from gnn.discourse.data import Dialogue
+
+    if not texts:
+        return []
+    dialogue = Dialogue("mined#0", "mined", DISCOURSE_DOMAIN, list(texts), list(speakers))
+    (links,) = parser.predict([dialogue])
+    return [(p.x, p.y, p.sense.value, prediction_score(p.score)) for p in links]
+
+
+def analyse(
+    parser: DiscourseModel,
+    model: Qt30Model,
+    texts: Sequence[str],
+    speakers: Sequence[str],
+    units: Sequence[str],
+    anchors: Sequence[Sequence[int]],
+    objective: str,
+) -> Analysis:
+    """Discourse links between the utterances, then argument links between the units said in them.
+
+    The parser's links are the argument model's transitions, as a QT30 map annotates them; each unit
+    gets the speaker of its first utterance and the transitions through its utterances
+    (:func:`gnn.relations.mining.unit_transitions`).
+
+    Args:
+        parser: The discourse parser.
+        model: The relation model's QT30 network.
+        texts: Utterance texts (the locutions) in order.
+        speakers: Speaker of each utterance.
+        units: Argument unit texts in order.
+        anchors: Per unit, the indices of the utterances it was said in.
+        objective: The relation model's decoding.
+    """
+    disc = discourse_links(parser, texts, speakers)
+    unit_speakers = [speakers[a[0]] if a else "" for a in anchors]
+    return Analysis(disc, argument_links(model, units, unit_speakers, unit_transitions(disc, anchors), objective))

@@ -6,14 +6,20 @@ for the command line (table or ``--json``) and the API, made JSON at the edge by
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ontology.records import PredictionRun
+from ontology.formats.dialogue_json import scheme_label
+from ontology.labels import RelationLabel
+from ontology.records import SCORE_DIGITS, PredictedRelation, PredictionRun
+from ontology.views import SemanticHit
 
 ARGUMENT_KINDS = ("support", "attack", "rephrase")
+# The parser tunes a link threshold per training domain; Molweni (multi-party chat, 9k dialogues in
+# training) is the closer of its two domains to a debate transcript.
+DISCOURSE_DOMAIN = "molweni"
 
 
 @dataclass
@@ -23,6 +29,42 @@ class Analysis:
 
     discourse: list[tuple[int, int, str, float]] = field(default_factory=list)
     arguments: list[tuple[int, int, str, float]] = field(default_factory=list)
+
+    def relations(
+        self, locutions: Sequence[str], units: Sequence[str]
+    ) -> tuple[list[PredictedRelation], list[PredictedRelation]]:
+        """The discourse links between ``locutions`` and the argument links between ``units``, as rows to write."""
+        disc = [
+            PredictedRelation(
+                source=locutions[x],
+                target=locutions[y],
+                label=RelationLabel(sense),
+                score=score,
+                scheme_label=scheme_label(DISCOURSE_DOMAIN, sense),
+            )
+            for x, y, sense, score in self.discourse
+        ]
+        args = [
+            PredictedRelation(source=units[s], target=units[t], label=RelationLabel(lab), score=score)
+            for s, t, lab, score in self.arguments
+        ]
+        return disc, args
+
+
+def unit_transitions(
+    discourse: Sequence[tuple[int, int, str, float]], anchors: Sequence[Sequence[int]]
+) -> list[tuple[int, int]]:
+    """The parser's links between locutions as transitions between the argument units said in them.
+
+    Args:
+        discourse: ``(x, y, sense, score)`` links between locutions.
+        anchors: Per argument unit, the indices of its locutions.
+    """
+    by_loc: dict[int, list[int]] = defaultdict(list)
+    for k, found in enumerate(anchors):
+        for i in found:
+            by_loc[i].append(k)
+    return [(a, b) for x, y, _, _ in discourse for a in by_loc[x] for b in by_loc[y]]
 
 
 @dataclass(frozen=True)
@@ -89,6 +131,11 @@ class NeighbourHit:
     discourse: str | None
     text: str | None
     score: float
+
+    @classmethod
+    def of(cls, hit: SemanticHit) -> NeighbourHit:
+        """The hit of a search by meaning, its cosine rounded (not clamped like a model's score)."""
+        return cls(hit.id, hit.corpus, hit.discourse, hit.text, round(float(hit.score), SCORE_DIGITS))
 
 
 @dataclass(frozen=True)

@@ -146,7 +146,7 @@ class RelationsModel:
     Attributes:
         path: The model directory.
         name: The model name its card gives.
-        version: The version its card gives.
+        version: The version label its predictions carry (:attr:`gnn.modelcard.ModelCard.written_version`).
     """
 
     def __init__(
@@ -351,7 +351,7 @@ class RelationsTask(Task[RelationsConfig, RelationExample, RelationsModel]):
         card = read_card(model_dir, NAME)
         # The process-wide torch settings the relation networks expect (sparse adjacency, no warning).
         configured_torch()
-        return RelationsModel(model_dir, card.model, card.version, encoder=encoder, device=device)
+        return RelationsModel(model_dir, card.model, card.written_version, encoder=encoder, device=device)
 
     def predict(self, loaded: RelationsModel, records: Sequence[TextPair]) -> list[PredictedRelation]:
         """Each pair as a two-proposition map, out of context (:func:`gnn.relations.qt30_run.classify_pairs`)."""

@@ -29,13 +29,14 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from ontology import records as rec
-from ontology.errors import LoaderError
+from ontology.errors import ApiError, LoaderError
 from ontology.formats.common import decode_utf8, parse_json, read_bytes, require
 
 AIF_SCHEME = "qt30"
@@ -316,3 +317,52 @@ def transcript_bundle(utterances: list[Utterance], corpus: str, name: str, sourc
     bundle = rec.CorpusBundle(record, nodes, edges, origin=where)
     bundle.validate()
     return bundle
+
+
+@dataclass
+class TranscriptDialogue:
+    """A transcript's dialogue ready to be mined: its bundle and its units in order.
+
+    Attributes:
+        bundle: The dialogue as a corpus bundle (:func:`transcript_bundle`).
+        dialogue_id: Graph id of the dialogue.
+        utterances: The utterances it was made of.
+        locutions: Locution ids, in order.
+        propositions: Proposition ids, in order (one per locution).
+    """
+
+    bundle: rec.CorpusBundle
+    dialogue_id: str
+    utterances: list[Utterance]
+    locutions: list[str]
+    propositions: list[str]
+
+
+def transcript_dialogue(utterances: list[Utterance], corpus: str, name: str, source: str = "") -> TranscriptDialogue:
+    """The dialogue bundle of ``utterances`` and the ids of its locutions and propositions.
+
+    Raises:
+        LoaderError: No utterances or an invalid field.
+    """
+    bundle = transcript_bundle(utterances, corpus, name, source)
+    dialogue = next(n for n in bundle.nodes if isinstance(n, rec.DiscourseRecord))
+    locs = [n.id for n in bundle.nodes if isinstance(n, rec.LocutionRecord)]
+    props = [n.id for n in bundle.nodes if isinstance(n, rec.PropositionRecord)]
+    return TranscriptDialogue(bundle, dialogue.id, utterances, locs, props)
+
+
+def utterances_of(turns: Sequence[dict[str, str]]) -> list[Utterance]:
+    """Utterances of ``[{"speaker", "text"}]`` turns (API), each turn segmented like a transcript's.
+
+    Raises:
+        ApiError: A turn without speaker or text.
+    """
+    out: list[Utterance] = []
+    for k, turn in enumerate(turns):
+        speaker, text = (turn.get("speaker") or "").strip(), (turn.get("text") or "").strip()
+        if not speaker or not text:
+            raise ApiError(f"utterance #{k}: needs a non-empty speaker and text")
+        out.extend(Utterance(speaker, s, k, k) for s in segment(text))
+    if not out:
+        raise ApiError("no utterances")
+    return out

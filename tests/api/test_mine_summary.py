@@ -6,7 +6,15 @@ import json
 from typing import Any
 
 from api.services.predict import PredictedEdge, PredictionAnswer
-from gnn.relations.mining import Analysis, DialogueUnits, MiningSummary, NeighbourHit, best_neighbours, summarise
+from gnn.relations.mining import (
+    Analysis,
+    DialogueUnits,
+    MiningSummary,
+    NeighbourHit,
+    best_neighbours,
+    summarise,
+    unit_transitions,
+)
 from ontology.records import PredictionRun
 
 RUNS = [
@@ -99,3 +107,24 @@ def test_a_prediction_answer_leaves_out_what_its_task_has_no_value_for() -> None
     out: dict[str, Any] = dialogue.as_dict()
     assert "probabilities" not in out and out["dialogue_id"] == "mined:d"
     assert out["summary"] == summary.as_dict() and out["runs"] == summary.as_dict()["runs"]
+
+
+def test_links_between_locutions_become_transitions_and_rows_between_their_units() -> None:
+    # Unit 0 was said in locutions 0 and 1, unit 1 in locution 2, unit 2 in none: a link 1 -> 2
+    # joins units 0 -> 1, a link 0 -> 2 too; nothing reaches unit 2.
+    links = [(0, 2, "Contrast", 0.9), (1, 2, "QAP", 0.6), (2, 0, "Comment", 0.3)]
+    assert unit_transitions(links, [[0, 1], [2], []]) == [(0, 1), (0, 1), (1, 0)]
+    # One unit per locution: the links themselves.
+    assert unit_transitions(links, [[0], [1], [2]]) == [(0, 2), (1, 2), (2, 0)]
+    analysis = Analysis([(0, 1, "Contrast", 0.9), (1, 2, "QuestionAnswerPair", 0.6)], ANALYSIS.arguments)
+    disc, args = analysis.relations(UNITS.locutions, UNITS.units)
+    assert [(r.source, r.target, r.label.value, r.score) for r in disc] == [
+        ("L0", "L1", "Contrast", 0.9),
+        ("L1", "L2", "QuestionAnswerPair", 0.6),
+    ]
+    assert all(r.scheme_label for r in disc)
+    assert [(r.source, r.target, r.label.value) for r in args] == [
+        ("I1", "I0", "attack"),
+        ("I2", "I1", "attack"),
+        ("I2", "I0", "support"),
+    ]

@@ -13,7 +13,7 @@ from api.settings import Settings
 from ontology.errors import ApiError, ClientError, DatabaseUnavailableError, QueryRefusedError
 from ontology.rdf import PREFIXES
 from ontology.sparql import SparqlStore, declare_prefixes, holds_triples, serialize_result, solutions_from_json
-from ontology.sparql_remote import RemoteStore, push
+from ontology.sparql_remote import RemoteStore, holds_export, push
 
 AWAY = RemoteStore("http://127.0.0.1:9/query", "http://127.0.0.1:9/store")
 DATA = """
@@ -94,3 +94,15 @@ def test_queries_are_checked_before_they_are_sent() -> None:
     for _ in range(3):
         with pytest.raises(DatabaseUnavailableError, match="does not answer"):
             run_sparql(AWAY, "ASK { ?s ?p ?o }", timeout=5, max_workers=1)
+
+
+def test_a_store_holds_an_export_only_where_it_can_be_found(tmp_path: Path) -> None:
+    # The main job exports again when the store it loaded before holds nothing now: an embedded
+    # store whose folder is gone, or a SPARQL server that is away (or restarted empty).
+    store_dir = tmp_path / "oxigraph"
+    assert not holds_export(store_dir, None, None)
+    store_dir.mkdir()
+    assert holds_export(store_dir, None, None)
+    # A Graph Store endpoint alone is loaded elsewhere: nothing here says what it holds.
+    assert not holds_export(store_dir, None, AWAY.store_url)
+    assert not holds_export(store_dir, AWAY.query_url, AWAY.store_url)

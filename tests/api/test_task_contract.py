@@ -174,6 +174,9 @@ def test_every_task_trains_evaluates_cross_validates_and_predicts_with_typed_rep
     assert isinstance(report, TrainReport) and report.task == name and report.model_dir == tmp_path / "model"
     assert report.version == CardVersion.of(report.card) and report.version.number == task.version
     assert (tmp_path / "model" / "model_card.json").is_file() and report.card.task == name
+    # A newly trained model's runs carry its integer version (only renumbered shipped cards keep another).
+    written = json.loads((tmp_path / "model" / "model_card.json").read_text(encoding="utf-8"))
+    assert "runs_version" not in written and report.card.written_version == report.card.version
     encoder = resources.encoder(report.card.encoder) if report.card.encoder_fingerprint else None
     loaded = task.load(tmp_path / "model", encoder=encoder, device="cpu")
     held = found[:20]

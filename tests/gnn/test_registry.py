@@ -69,3 +69,34 @@ def test_a_missing_shipped_model_is_not_the_callers_mistake(tmp_path: Path, monk
     with pytest.raises(ModelError, match="no shipped discourse model") as caught:
         resolve_model("discourse")
     assert not isinstance(caught.value, ClientError)
+
+
+def test_runs_keep_the_version_label_they_were_first_written_under(tmp_path: Path) -> None:
+    # The two cards renumbered with the same weights write their runs under the label of then, so a
+    # graph that holds those runs gets no second copy; the integer stays the card's version.
+    import json
+    from dataclasses import replace
+
+    from gnn.modelcard import CARD_FILE, write_card
+    from gnn.task import get_task
+    from ontology.scope import Scope
+
+    written = {task: resolve_model(task).card for task in sorted(TASKS)}
+    assert {t: (c.version, c.written_version) for t, c in written.items() if c.runs_version} == {
+        "discourse": ("1", "20261201-full-s13"),
+        "relations": ("8", "0.8.0"),
+    }
+    scope = Scope("stac", None, ("d1",))
+    shipped = get_task("discourse").decoding(None, shipped_model("discourse"), scope, {})
+    assert shipped.id_parts[1:3] == ("argweb-discourse-rgcn", "20261201-full-s13")
+    # A card as training writes it has no such field: its runs carry its integer version.
+    card = replace(written["discourse"], runs_version=None)
+    for name in card.weights:
+        (tmp_path / name).write_bytes(b"")
+    write_card(tmp_path, card)
+    assert "runs_version" not in json.loads((tmp_path / CARD_FILE).read_text(encoding="utf-8"))
+    fresh = read_card(tmp_path, "discourse")
+    assert fresh.runs_version is None and fresh.written_version == fresh.version == "1"
+    trained = get_task("discourse").decoding(None, tmp_path, scope, {})
+    assert trained.id_parts[1:3] == ("argweb-discourse-rgcn", "1")
+    assert trained.id_parts[3] == tmp_path.resolve() and shipped.id_parts[4:] == trained.id_parts[4:]

@@ -28,10 +28,13 @@ pytestmark = pytest.mark.integration
 
 
 def _old_run_id(store: GraphStore, scheme: str | None, corpus: str | None, dialogue: str | None, ids: list[str]) -> str:
-    """The run id as the discourse service computed it before the contract (its formula, written out)."""
+    """The run id as the discourse service computed it before the contract (its formula, written out).
+
+    The shipped parser was versioned 20261201-full-s13 then; renumbered 1 with the same weights, it
+    writes its runs under that label still.
+    """
     resolved = resolve_model("discourse")
-    card = resolved.card
-    parts = (card.model, card.version, resolved.path.resolve(), scheme, corpus, dialogue, *ids)
+    parts = (resolved.card.model, "20261201-full-s13", resolved.path.resolve(), scheme, corpus, dialogue, *ids)
     return content_run_id("discourse", "discourse", *parts)
 
 

@@ -16,10 +16,11 @@ import pytest
 from neo4j import Driver
 
 from api.services.graph import Graph
-from api.services.predictions import delete_predictions, predict_scope, resolve_scope, runs
+from api.services.predictions import delete_predictions, predict_scope, runs
 from api.settings import Settings
 from gnn.modelcard import ModelCard
 from gnn.task import Decoding, ScopePrediction, finish_card, register, unregister
+from graphstore.scopes import resolve_scope
 from graphstore.store import GraphStore
 from ontology.errors import ApiError, UnknownTaskError
 from ontology.labels import RelationLabel
@@ -98,7 +99,7 @@ def test_a_task_predicts_over_a_corpus_and_a_dialogue_through_the_one_job(
         done = predict_scope(graph, NAME, corpus="qt30", model=task, write=True)
         # The same content gives the same run id, whether written or only looked at.
         assert done.run_id == looked.run_id and done.written == looked.predicted
-        ids = resolve_scope(graph, "qt30", None).ids
+        ids = resolve_scope(graph.store(), "qt30", None).ids
         assert len(ids) > 1 and done.run_id == content_run_id(NAME, NAME, "majority", "1", "qt30", "", *ids)
         again = predict_scope(graph, NAME, corpus="qt30", model=task, write=True)
         assert again.already_present and again.written == 0 and again.run_id == done.run_id

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from neo4j import Driver
 from typer.testing import CliRunner
 
 from api.cli.main import app
-from api.services import predictions, relations
+from api.services import mainjob, predictions, relations
 from api.services.graph import Graph
 from api.settings import Settings
 from gnn.registry import shipped_model
@@ -22,7 +21,6 @@ from graphstore.store import GraphStore
 from ontology.errors import ApiError
 from ontology.formats.registry import CORPORA
 from ontology.rdf import write_export
-from ontology.records import content_run_id
 from ontology.sparql import SparqlStore
 from tests.api.test_relations_graph import _file_relations, ann_relations
 from tests.conftest import SAMPLES
@@ -221,12 +219,6 @@ def test_graph_predictions_keep_the_run_ids_and_relations_of_before_the_port(
         ("m-arg", "shares"),
     }
 
-    def run_id(case: dict[str, Any], version: str) -> str:
-        # The run id's parts before the port: model, version, objective, corpus, dialogue, discourses.
-        scope = predictions.resolve_scope(graph, case["corpus"], case["dialogue"])
-        parts = (version, case["objective"], scope.corpus, scope.dialogue or "", *scope.ids)
-        return content_run_id("relations", "relations", "relation-gnn", *parts)
-
     for case in cases:
         found = predictions.predict_scope(
             graph,
@@ -235,14 +227,20 @@ def test_graph_predictions_keep_the_run_ids_and_relations_of_before_the_port(
             dialogue=case["dialogue"],
             options={"objective": case["objective"]},
         )
-        # The cases were written before the port, when the shipped model was versioned 0.8.0 (now 8,
-        # the same weights): the same formula gives the id of then and of now.
-        assert case["run_id"] == run_id(case, "0.8.0"), case["corpus"] or case["dialogue"]
-        assert found.run_id == run_id(case, found.model_version) and found.model_version == "8"
+        # Written when the shipped model was versioned 0.8.0: renumbered 8 with the same weights,
+        # it writes the same runs under the label of then (its card's runs_version).
+        assert found.run_id == case["run_id"], case["corpus"] or case["dialogue"]
+        assert found.model_version == "0.8.0"
         assert dict(found.parameters) == {**case["parameters"], "model_dir": str(shipped_model("relations"))}
         assert found.gold == case["gold"]
         got = sorted([r.source, r.target, r.label.value, r.scheme_label, r.score] for r in found.relations)
         assert got == case["relations"] and found.predicted == len(got) > 0
     # The same run id as before is what the main job and --write store.
     done = predictions.predict_scope(graph, "relations", corpus="qt30", write=True)
-    assert done.run_id == run_id(cases[0], "8") and done.written == len(cases[0]["relations"])
+    assert done.run_id == cases[0]["run_id"] and done.written == len(cases[0]["relations"])
+    stored = predictions.runs(graph, "relation-gnn", "0.8.0")
+    assert [r.run.run_id for r in stored] == [done.run_id]
+    # The main job asks for runs of the same label, so it finds this run instead of writing another.
+    (relations,) = [m for m in mainjob.default_models() if m.task == "relations"]
+    assert relations.identity() == ("relation-gnn", "0.8.0")
+    assert predictions.prediction_store(graph).complete_run("relations", "relation-gnn", "0.8.0", "qt30") == done.run_id
