@@ -27,8 +27,8 @@ from gnn.relations.files import (
 )
 from gnn.relations.task import FORMAT_OBJECTIVE
 from gnn.task import CVReport, JsonDocument
-from graphstore.perturb import AIF_VARIANTS
 from ontology.errors import ApiError, LoaderError, UnknownProfileError
+from ontology.formats.perturb import AIF_VARIANTS
 from ontology.progress import SILENT, Reporter
 
 if TYPE_CHECKING:
@@ -94,7 +94,7 @@ def evaluate(
     """Scores of ``model`` on ``paths`` with the TF-IDF + LR baseline of the same run.
 
     With ``variants`` the evaluated QT30 maps are also scored written every other valid way
-    (:data:`graphstore.perturb.AIF_VARIANTS`: node order, id forms, colon spacing, no optional keys).
+    (:data:`ontology.formats.perturb.AIF_VARIANTS`: node order, id forms, colon spacing, no optional keys).
     """
     model_dir, device, encoder = _runtime(settings, model)
     changes = AIF_VARIANTS if variants else None
