@@ -20,6 +20,9 @@ For the held-out papers it reports:
   on the tuning papers' *predicted* components (``predicted_bias``, chosen inside the training
   folds: the tuning papers' gold relations are the reference, unreachable ones included).
 
+Figures and what they mean: ``docs/experiments/components.md`` (section on the end-to-end
+pipeline) and ``docs/models/components.md``.
+
 Each fold writes ``fold<k>.json`` (and ``fold<k>.pkl``: the predicted papers and the fold model's
 probabilities, so that further decodings need no training) under ``--out``; ``summary`` pools them.
 
