@@ -35,7 +35,9 @@ PARAPHRASE = Presentation(
     train_help="""Train the ContextDeP highlighter (MiniLM pair encoding + token head) and write its model card.
 
     Profiles: quick and full keep the encoder frozen (a PCA + MLP head; full is the shipped
-    model). --encoder reads the pairs with another local encoder.
+    model) and call a pair a paraphrase only where that call was right at least two times in three
+    out of fold inside the training pairs ("not sure" otherwise); two-way is full with the 0.5 rule.
+    --encoder reads the pairs with another local encoder.
     Default data: the token files of <corpora>/contextdep. Pairs of train files train; dev pairs
     are split by interview into a tuning half and a held-out half; the card reports both.
     """,
@@ -59,8 +61,8 @@ def print_metrics(result: dict[str, Any], title: str) -> None:
     table = Table(title=title)
     table.add_column("measure")
     table.add_column("value", justify="right")
-    for key in ("pairs", "positives", "precision", "recall", "f1", "floor_f1", "accuracy", "jaccard_guest",
-                "jaccard_host", "jaccard_guest_pairs", "jaccard_host_pairs"):  # fmt: skip
+    for key in ("pairs", "positives", "precision", "recall", "f1", "floor_f1", "not_sure", "not_sure_share",
+                "accuracy", "jaccard_guest", "jaccard_host", "jaccard_guest_pairs", "jaccard_host_pairs"):  # fmt: skip
         value = result[key]
         table.add_row(key, f"{value:.4f}" if isinstance(value, float) else str(value))
     Console().print(table)
@@ -108,9 +110,13 @@ def predict_contextdep(
     target: Annotated[Path, typer.Option("--out", help="Output TSV: QID, paraphrase, score, guest_probs, host_probs.")],
     model: ModelDir = None,
 ) -> None:
-    """Write one row per pair: the 0/1 decision, its score and a probability per guest and host token."""
+    """Write one row per pair: the 0/1 decision (0 for a pair the model is not sure of), its score and a
+    probability per guest and host token."""
     done = service.predict_file(settings(), source, target, model)
-    console.print(f"{done.pairs} pairs, {done.paraphrases} predicted paraphrases -> {done.target} ({done.seconds}s)")
+    console.print(
+        f"{done.pairs} pairs, {done.paraphrases} called paraphrases, {done.not_sure} not sure (written as 0) "
+        f"-> {done.target} ({done.seconds}s)"
+    )
 
 
 def predict_paraphrase(
