@@ -20,11 +20,13 @@ feature vector, and a token-level MLP gives the probability that annotators high
 
 The pair score is the weaker side's strongest word; the paper calls a pair a paraphrase when
 both sides have a word with probability >= 0.5 (Wegmann et al. 2024), i.e. at a pair score of 0.5.
-The shipped recipe (``precision`` 2/3) calls a pair a paraphrase only at or above a cut where that
-call was right at least two times in three out of fold inside its training pairs
-(:func:`choose_cuts` over :func:`inner_scores`), says "not paraphrase" below a lower cut chosen the
-same way for that call, and "not sure" in between; the highlights are the words at 0.5 or more on
-every pair, whatever the decision. The head (PCA + MLP) weighs about 120 kB.
+The shipped recipe (``precision`` 2/3, ``pair_head``) scores each pair with a small pair model
+(:func:`fit_pair_model`, a logistic regression over :func:`pair_features` of the token
+probabilities), calls a pair a paraphrase only at or above a cut where that call was right at
+least two times in three out of fold inside its training pairs (:func:`choose_cuts` over
+:func:`inner_scores` and :func:`pair_model_scores`), says "not paraphrase" below a lower cut
+chosen the same way for that call, and "not sure" in between; the highlights are the words at
+0.5 or more on every pair, whatever the decision. The head (PCA + MLP) weighs about 120 kB.
 
 A highlighter (:class:`Highlighter`) is trained by :class:`gnn.trainer.Trainer` on the same per-word
 targets (``ParaphrasePair.targets``) with binary cross-entropy; after each epoch a logit offset is
@@ -55,7 +57,7 @@ from gnn.paraphrase_eval import (
     split_by_interview,
 )
 from gnn.progress import each
-from gnn.protocol import Fold, FoldOutcome, cross_validate, fold_plan
+from gnn.protocol import Fold, FoldOutcome, cross_validate, fold_plan, grouped_folds
 from gnn.task import (
     CardVersion,
     CVReport,
@@ -120,6 +122,10 @@ class HighlighterConfig:
     # Chosen by training (:func:`choose_cuts`): paraphrase at or above ``cut``, not paraphrase below ``low``.
     cut: float = THRESHOLD
     low: float = THRESHOLD
+    # A pair model (:func:`fit_pair_model`) whose probability is the pair score: with ``pair_head``, training
+    # fits it on the inner out-of-fold pair features; its standardisation and logistic weights are stored.
+    pair_head: bool = False
+    pair_model: dict[str, list[float]] = field(default_factory=dict)
 
 
 # The fine-tuned encoder's recipes (``finetune``, ``lora``) were measured and not adopted:
@@ -127,8 +133,9 @@ class HighlighterConfig:
 # ``two-way`` is the recipe of version 2 (the 0.5 rule, every pair answered), kept as the baseline of the
 # decision rule under the same protocol.
 PROFILES: dict[str, dict[str, Any]] = {
-    "quick": {"epochs": 5, "precision": 2 / 3},
-    "full": {"epochs": 15, "precision": 2 / 3},
+    "quick": {"epochs": 5, "precision": 2 / 3, "pair_head": True},
+    "full": {"epochs": 15, "precision": 2 / 3, "pair_head": True},
+    "strongest": {"epochs": 15, "precision": 2 / 3},
     "two-way": {"epochs": 15},
 }
 # Configuration keys of the fine-tuned highlighters (experiments/paraphrase_finetune.py); a frozen
@@ -369,11 +376,12 @@ class Highlighter(ABC, Generic[InputT, BatchT]):
     ) -> list[PairPrediction]:
         """Predictions from :meth:`logits` with the offset ``bias`` (default: the trained one)."""
         shift = self.config.bias if bias is None else bias
-        cut, low = self.config.cut, self.config.low
+        cut, low, head = self.config.cut, self.config.low, self.config.pair_model
         out = []
         for pair, raw in zip(pairs, logits, strict=True):
             values = (1.0 / (1.0 + np.exp(-(raw.astype(np.float64) + shift)))).tolist()
-            out.append(PairPrediction(pair.qid, values[: len(pair.guest)], values[len(pair.guest) :], cut, low))
+            found = PairPrediction(pair.qid, values[: len(pair.guest)], values[len(pair.guest) :], cut, low)
+            out.append(replace(found, pair=pair_probability(head, found)) if head else found)
         return out
 
     def inputs(self, pairs: Sequence[ParaphrasePair], progress: Progress | None = None) -> list[InputT]:
@@ -581,6 +589,7 @@ def train_highlighter(
     seed_everything(config.seed)  # the network's initial weights
     # Epoch and offset are chosen with the paper's 0.5 rule; a decision rule is chosen after (:func:`decide`).
     config.cut = config.low = THRESHOLD
+    config.pair_model = {}
     encoder = TextEncoder(encoder_dir)
     config.base_model = config.base_model or encoder.name
     model, inputs = ParaphraseHighlighter.fitted([*train, *tune], len(train), config, encoder, cache_dir, progress)
@@ -624,6 +633,64 @@ def fit_highlighter(
 
 NEVER = 2.0
 """A cut above every pair score: that call is never made."""
+PAIR_FOLDS = 5
+"""Folds of interviews over which the pair model's own out-of-fold probabilities are computed."""
+
+
+def pair_features(p: PairPrediction) -> list[float]:
+    """What the pair model reads of one pair's token probabilities: the weaker side's strongest token,
+    then per side (guest, host) the strongest token, the mean of the top three, the mean, the share of
+    tokens at 0.5 or more and the length (``log1p / 5``)."""
+    out = [p.strongest]
+    for probs in (np.asarray(p.guest_probs or [0.0]), np.asarray(p.host_probs or [0.0])):
+        top = np.sort(probs)[-3:]
+        out += [probs.max(), top.mean(), probs.mean(), (probs >= 0.5).mean(), np.log1p(len(probs)) / 5]
+    return [float(x) for x in out]
+
+
+def pair_probability(model: Mapping[str, list[float]], p: PairPrediction) -> float:
+    """The pair model's probability that ``p`` is a paraphrase (a standardised logistic regression)."""
+    x = (np.asarray(pair_features(p)) - np.asarray(model["mean"])) / np.asarray(model["scale"])
+    z = float(x @ np.asarray(model["coef"]) + model["intercept"][0])
+    return float(1.0 / (1.0 + np.exp(-z)))
+
+
+def fit_pair_model(features: Sequence[Sequence[float]], gold: Sequence[bool]) -> dict[str, list[float]]:
+    """A logistic regression (C 0.3) of the gold label on the standardised :func:`pair_features`."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
+    x, y = np.asarray(features, np.float64), np.asarray(gold, bool)
+    scaler = StandardScaler().fit(x)
+    fitted = LogisticRegression(C=0.3, max_iter=1000).fit(scaler.transform(x), y)
+    return {
+        "mean": scaler.mean_.tolist(),
+        "scale": scaler.scale_.tolist(),
+        "coef": fitted.coef_[0].tolist(),
+        "intercept": [float(fitted.intercept_[0])],
+    }
+
+
+def pair_model_scores(
+    features: Sequence[Sequence[float]], gold: Sequence[bool], groups: Sequence[str]
+) -> tuple[dict[str, list[float]], list[float]] | None:
+    """The pair model fitted on all ``features`` and its own out-of-fold probabilities of them
+    (:data:`PAIR_FOLDS` folds of whole ``groups``); ``None`` when a fold's training part holds one class."""
+    folds = min(PAIR_FOLDS, len(set(groups)))
+    if folds < 2 or len(set(gold)) < 2:
+        return None
+    part = np.asarray(grouped_folds(groups, folds, 0))
+    y = np.asarray(gold, bool)
+    scores = np.zeros(len(y))
+    for k in range(folds):
+        if len(set(y[part != k])) < 2:
+            return None
+        model = fit_pair_model([f for f, q in zip(features, part, strict=True) if q != k], y[part != k].tolist())
+        x = (np.asarray(features, np.float64)[part == k] - model["mean"]) / np.asarray(model["scale"])
+        scores[part == k] = 1.0 / (1.0 + np.exp(-(x @ np.asarray(model["coef"]) + model["intercept"][0])))
+    return fit_pair_model(features, gold), scores.tolist()
+
+
 MIN_CALLED = 10
 """The fewest inner out-of-fold pairs a call may rest on (a cut that calls fewer is too noisy to keep)."""
 
@@ -700,7 +767,7 @@ def inner_scores(
     trainer: HighlighterTrainer,
     encoder_dir: Path | None,
     cache_dir: Path | None,
-) -> list[float]:
+) -> list[PairPrediction]:
     """Out-of-fold pair scores of ``pairs``: ``config.decision_folds`` folds of whole interviews
     (:func:`gnn.protocol.fold_plan`, seeded by ``config.seed``), each scored by a highlighter of the
     recipe trained (epoch and offset chosen on its own tuning part) on the other folds. Fewer
@@ -711,18 +778,17 @@ def inner_scores(
     if folds < 2:
         return []
     plan = fold_plan(groups, folds, config.seed)
-    scores = [0.0] * len(pairs)
+    found: dict[int, PairPrediction] = {}
     for fold in plan:
         model, _, _ = trainer(
             [pairs[i] for i in fold.train],
             [pairs[i] for i in fold.tune],
-            replace(config, precision=0.0),
+            replace(config, precision=0.0, pair_head=False, pair_model={}),
             encoder_dir=encoder_dir,
             cache_dir=cache_dir,
         )
-        for i, p in zip(fold.test, model.predict([pairs[i] for i in fold.test]), strict=True):
-            scores[i] = p.score
-    return scores
+        found.update(zip(fold.test, model.predict([pairs[i] for i in fold.test]), strict=True))
+    return [found[i] for i in range(len(pairs))]
 
 
 def decide(
@@ -737,15 +803,26 @@ def decide(
 
     The cuts are chosen on the scores of inner highlighters (:func:`inner_scores`) and applied to
     ``model``'s own scores: the same recipe on most of the same pairs, so its scores are on the
-    same scale. Too few pairs to reach the goal (under :data:`MIN_CALLED` on either side, or a single
-    interview): neither call is made and every pair is "not sure". ``None``: the recipe keeps the
-    0.5 rule.
+    same scale. With ``config.pair_head`` the score is first replaced by a pair model's probability
+    (:func:`fit_pair_model` on the inner :func:`pair_features`; its cuts are chosen on its own
+    out-of-fold probabilities, :func:`pair_model_scores`). Too few pairs to reach the goal (under
+    :data:`MIN_CALLED` on either side, a single interview, or a single class where the pair model is
+    fitted): neither call is made and every pair is "not sure". ``None``: the recipe keeps the 0.5
+    rule.
     """
     config = model.config
     if config.precision <= 0:
         return None
-    scores = inner_scores(pairs, config, trainer, encoder_dir, cache_dir)
-    rule = choose_cuts(scores, [p.label for p in pairs][: len(scores)], config.precision)
+    inner = inner_scores(pairs, config, trainer, encoder_dir, cache_dir)
+    gold = [p.label for p in pairs][: len(inner)]
+    scores = [p.strongest for p in inner]
+    config.pair_model = {}
+    if config.pair_head:
+        groups = [p.interview for p in pairs][: len(inner)]
+        fitted = pair_model_scores([pair_features(p) for p in inner], gold, groups)
+        config.pair_model, scores = fitted if fitted is not None else ({}, [])
+        gold = gold[: len(scores)]
+    rule = choose_cuts(scores, gold, config.precision)
     config.cut, config.low = rule.cut, rule.low
     return rule
 
@@ -1085,7 +1162,8 @@ class ParaphraseTask(Task[HighlighterConfig, ParaphraseExample, Highlighter]):
 
         The label is the model's three-way decision (``paraphrase``, ``not_paraphrase`` or
         ``not_sure``, :attr:`gnn.paraphrase_eval.PairPrediction.decision`); the score is the pair score
-        (the weaker side's strongest token), the probabilities hold it (``paraphrase``) and its
+        (the pair model's probability, or the weaker side's strongest token for a model without one),
+        the probabilities hold it (``paraphrase``) and its
         complement (``not_paraphrase``), and the threshold is the model's cut (paraphrase at or above
         it; its lower cut, below which the answer is ``not_paraphrase``, is on the card).
         """

@@ -116,6 +116,8 @@ class PairPrediction:
             above 1: never).
         low: The pair is called not a paraphrase when its score is below it; between ``low`` and ``cut``
             the answer is "not sure" (``low == cut``: no "not sure").
+        pair: A pair model's probability that the pair is a paraphrase, which is then its score
+            (``None``: the score is :attr:`strongest`).
     """
 
     qid: str
@@ -123,19 +125,24 @@ class PairPrediction:
     host_probs: list[float]
     cut: float = THRESHOLD
     low: float = THRESHOLD
+    pair: float | None = None
 
     @property
-    def score(self) -> float:
-        """Pair score: the weaker side's strongest token (both sides have a token at 0.5 or more exactly
-        when it is >= 0.5)."""
+    def strongest(self) -> float:
+        """The weaker side's strongest token (both sides have a token at 0.5 or more exactly when it is >= 0.5)."""
         g = max(self.guest_probs, default=0.0)
         h = max(self.host_probs, default=0.0)
         return min(g, h)
 
     @property
+    def score(self) -> float:
+        """Pair score: the pair model's probability when there is one, else :attr:`strongest`."""
+        return self.strongest if self.pair is None else self.pair
+
+    @property
     def paraphrase(self) -> bool:
         """Called a paraphrase: the score is at or above the cut."""
-        return self.score >= self.cut
+        return bool(self.score >= self.cut)
 
     @property
     def decision(self) -> str:

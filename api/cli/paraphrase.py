@@ -35,8 +35,9 @@ PARAPHRASE = Presentation(
     train_help="""Train the ContextDeP highlighter (MiniLM pair encoding + token head) and write its model card.
 
     Profiles: quick and full keep the encoder frozen (a PCA + MLP head; full is the shipped
-    model) and call a pair a paraphrase only where that call was right at least two times in three
-    out of fold inside the training pairs ("not sure" otherwise); two-way is full with the 0.5 rule.
+    model), score each pair with a small pair model and call it a paraphrase only where that call was
+    right at least two times in three out of fold inside the training pairs ("not sure" otherwise);
+    strongest is full without the pair model, two-way is full with the 0.5 rule.
     --encoder reads the pairs with another local encoder.
     Default data: the token files of <corpora>/contextdep. Pairs of train files train; dev pairs
     are split by interview into a tuning half and a held-out half; the card reports both.

@@ -16,8 +16,8 @@ from api.services import paraphrase as service
 from api.services import tasks
 from api.settings import Settings
 from gnn.modelcard import read_card
-from gnn.paraphrase import NEVER, TASK, ParaphraseExample, pairs_from_file
-from gnn.paraphrase_eval import NOT_SURE
+from gnn.paraphrase import NEVER, TASK, ParaphraseExample, pair_probability, pairs_from_file
+from gnn.paraphrase_eval import NOT_PARAPHRASE, NOT_SURE, PARAPHRASE, PairPrediction
 from gnn.task import TextPair
 from ontology.errors import ApiError, LoaderError, ModelError
 from tests.conftest import BAD, SAMPLES
@@ -91,7 +91,8 @@ def test_evaluate_and_predict_round_trip(trained: tuple[Path, Settings], tmp_pat
     assert result["not_sure"] == 7 - result["predicted_positives"] and result["not_sure_share"] == 1.0
     out = tmp_path / "pred.tsv"
     summary = service.predict_file(settings, DEV, out, model)
-    cut = read_card(model, task="paraphrase").hyperparameters["cut"]
+    hyper = read_card(model, task="paraphrase").hyperparameters
+    cut, pair_model = hyper["cut"], hyper["pair_model"]
     assert summary.pairs == 7 and summary.target == out and (summary.paraphrases, summary.not_sure) == (0, 7)
     with out.open(encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh, delimiter="\t"))
@@ -103,9 +104,10 @@ def test_evaluate_and_predict_round_trip(trained: tuple[Path, Settings], tmp_pat
         pair = pairs[row["QID"]]
         assert len(guest) == len(pair.guest) and len(host) == len(pair.host)
         assert all(0.0 <= p <= 1.0 for p in guest + host)
-        # The score is the weaker side's maximum; the decision is the model's cut on it (a "not sure" pair is
-        # written as 0, its probabilities kept).
-        score = min(max(guest), max(host))
+        # The score is the pair model's probability (the weaker side's maximum without one); the decision is
+        # the model's cut on it (a "not sure" pair is written as 0, its probabilities kept).
+        read = PairPrediction(row["QID"], guest, host)
+        score = pair_probability(pair_model, read) if pair_model else read.strongest
         assert float(row["score"]) == pytest.approx(score, abs=1e-3)
         assert row["paraphrase"] == str(int(score >= cut)) == "0"
     # The same pairs through the task's predictions: the three-way answer with its score and threshold.
@@ -216,3 +218,21 @@ def test_the_shipped_model_records_its_encoder_and_refuses_another(tmp_path: Pat
         service.predict_file(Settings(cache_dir=tmp_path / "cache"), DEV, tmp_path / "p.tsv", copy)
     assert f"fingerprint {card.encoder_fingerprint}" in str(refused.value)  # both encoders named
     assert not (tmp_path / "p.tsv").exists()
+
+
+def test_the_shipped_model_answers_three_ways_by_its_cuts(tmp_path: Path) -> None:
+    from gnn.registry import shipped_model
+
+    card = read_card(shipped_model("paraphrase"), task="paraphrase")
+    hyper = card.hyperparameters
+    cut, low, pair_model = hyper["cut"], hyper["low"], hyper["pair_model"]
+    assert card.version == "3" and 0.5 < cut < 1.0 and 0.0 <= low <= cut and pair_model
+    assert card.metrics["decision"]["precision"] >= 2 / 3 - 1e-4  # on the inner out-of-fold scores
+    settings = Settings(cache_dir=tmp_path / "cache")
+    pairs = pairs_from_file(TRAIN) + pairs_from_file(DEV)
+    texts = [TextPair(" ".join(p.guest), " ".join(p.host)) for p in pairs]
+    answers = tasks.predict(settings, "paraphrase", texts)
+    for a in answers:
+        expected = PARAPHRASE if a.score >= cut else NOT_PARAPHRASE if a.score < low else NOT_SURE
+        assert a.label == expected and a.threshold == cut
+    assert {a.label for a in answers} >= {PARAPHRASE, NOT_SURE}

@@ -68,3 +68,48 @@ def test_three_way_answers_and_how_they_are_scored() -> None:
     # Without a rule the paper's 0.5 rule answers every pair.
     plain = [PairPrediction(p.qid, p.guest_probs, p.host_probs) for p in preds]
     assert [p.decision for p in plain] == [PARAPHRASE, PARAPHRASE, NOT_PARAPHRASE]
+
+
+def test_the_pair_model_reads_token_probabilities_and_scores_out_of_fold() -> None:
+    import numpy as np
+
+    from gnn.paraphrase import fit_pair_model, pair_features, pair_model_scores, pair_probability
+
+    p = PairPrediction("I1-1", [0.1, 0.9, 0.6, 0.2], [0.3])
+    f = pair_features(p)
+    # The weaker side's strongest token, then per side: max, top-3 mean, mean, share >= 0.5, length.
+    assert f[0] == 0.3 == p.strongest == p.score
+    assert f[1:5] == pytest.approx([0.9, (0.9 + 0.6 + 0.2) / 3, 0.45, 0.5]) and f[6:10] == pytest.approx(
+        [0.3] * 3 + [0]
+    )
+    # Paraphrases have a strong token on both sides here: the pair model learns it, out of fold too.
+    rng = np.random.default_rng(0)
+    preds, gold, groups = [], [], []
+    for i in range(60):
+        label = i % 2 == 0
+        strong = 0.9 if label else 0.3
+        preds.append(PairPrediction(f"I{i}-1", [strong + rng.normal(0, 0.05), 0.1], [strong + rng.normal(0, 0.05)]))
+        gold.append(label)
+        groups.append(f"I{i // 2}")
+    fitted = pair_model_scores([pair_features(q) for q in preds], gold, groups)
+    assert fitted is not None
+    model, scores = fitted
+    assert len(scores) == 60 and all((s > 0.5) == g for s, g in zip(scores, gold, strict=True))
+    assert model == fit_pair_model([pair_features(q) for q in preds], gold)
+    # A prediction read with the model scores by its probability; the decision follows that score.
+    with_model = PairPrediction("x-1", [0.9], [0.92], cut=0.8, low=0.2, pair=pair_probability(model, preds[0]))
+    assert with_model.score == with_model.pair and with_model.score > 0.8 and with_model.decision == PARAPHRASE
+    # One class, or a single interview: no pair model.
+    assert pair_model_scores([pair_features(q) for q in preds], [True] * 60, groups) is None
+    assert pair_model_scores([pair_features(q) for q in preds], gold, ["I0"] * 60) is None
+
+
+def test_counts_stay_json_numbers_whatever_type_the_pair_score_has() -> None:
+    import json
+
+    import numpy as np
+
+    pair = ParaphrasePair("I1-1", ["a"], ["b"], [1.0], [1.0], 3, 4)
+    pred = PairPrediction("I1-1", [0.9], [0.9], cut=0.8, low=0.2, pair=np.float64(0.85))
+    m = score_predictions([pair], [pred])
+    assert json.loads(json.dumps(m.as_dict() | {"labels": m.labels().as_dict()}))["predicted_positives"] == 1
