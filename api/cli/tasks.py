@@ -139,7 +139,6 @@ def predict_file(name: str, source: Path, out: Path | None, model: Path | None, 
             "score": round(p.score, 4),
             "probabilities": {k: round(v, 4) for k, v in p.probabilities.items()},
         }
-        | ({} if p.threshold is None else {"threshold": round(p.threshold, 4)})
         for p in found
     ]
     if out is not None:

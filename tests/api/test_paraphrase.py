@@ -236,3 +236,29 @@ def test_the_shipped_model_answers_three_ways_by_its_cuts(tmp_path: Path) -> Non
         expected = PARAPHRASE if a.score >= cut else NOT_PARAPHRASE if a.score < low else NOT_SURE
         assert a.label == expected and a.threshold == cut
     assert {a.label for a in answers} >= {PARAPHRASE, NOT_SURE}
+
+
+def test_cli_answers_text_pairs_three_ways_with_score_and_threshold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gnn.registry import shipped_model
+
+    monkeypatch.setenv("ARGWEB_CACHE_DIR", str(tmp_path / "c"))
+    pairs = pairs_from_file(TRAIN) + pairs_from_file(DEV)
+    source = tmp_path / "pairs.jsonl"
+    source.write_text(
+        "".join(json.dumps({"source": " ".join(p.guest), "target": " ".join(p.host)}) + "\n" for p in pairs),
+        encoding="utf-8",
+    )
+    out = tmp_path / "answers.jsonl"
+    result = CliRunner().invoke(app, ["predict", "paraphrase", "--in", str(source), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    cut = read_card(shipped_model("paraphrase"), task="paraphrase").hyperparameters["cut"]
+    assert len(rows) == len(pairs) and {r["label"] for r in rows} <= {PARAPHRASE, NOT_PARAPHRASE, NOT_SURE}
+    for r in rows:
+        assert r["threshold"] == round(cut, 4) and r["probabilities"]["paraphrase"] == r["score"]
+        assert (r["label"] == PARAPHRASE) == (r["score"] >= r["threshold"])
+    # Text pairs are not graph units: nothing to write.
+    result = CliRunner().invoke(app, ["predict", "paraphrase", "--in", str(source), "--write"])
+    assert result.exit_code == 2
