@@ -18,8 +18,15 @@ feature vector, and a token-level MLP gives the probability that annotators high
 * pair context: how strongly the two sides align overall (mean and max of the best
   similarities of each side), and the lengths of both sides.
 
-A pair is a paraphrase when both sides have a word with probability >= 0.5 (Wegmann et al.
-2024). The head (PCA + MLP) weighs about 150 kB.
+The pair score is the weaker side's strongest word; the paper calls a pair a paraphrase when
+both sides have a word with probability >= 0.5 (Wegmann et al. 2024), i.e. at a pair score of 0.5.
+The shipped recipe (``precision`` 2/3, ``pair_head``) scores each pair with a small pair model
+(:func:`fit_pair_model`, a logistic regression over :func:`pair_features` of the token
+probabilities), calls a pair a paraphrase only at or above a cut where that call was right at
+least two times in three out of fold inside its training pairs (:func:`choose_cuts` over
+:func:`inner_scores` and :func:`pair_model_scores`), says "not paraphrase" below a lower cut
+chosen the same way for that call, and "not sure" in between; the highlights are the words at
+0.5 or more on every pair, whatever the decision. The head (PCA + MLP) weighs about 120 kB.
 
 A highlighter (:class:`Highlighter`) is trained by :class:`gnn.trainer.Trainer` on the same per-word
 targets (``ParaphrasePair.targets``) with binary cross-entropy; after each epoch a logit offset is
@@ -40,9 +47,17 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeAlias, TypeVar
 
 import numpy as np
 
-from gnn.paraphrase_eval import THRESHOLD, PairPrediction, ParaphrasePair, score_predictions, split_by_interview
+from gnn.paraphrase_eval import (
+    NOT_PARAPHRASE,
+    PARAPHRASE,
+    THRESHOLD,
+    PairPrediction,
+    ParaphrasePair,
+    score_predictions,
+    split_by_interview,
+)
 from gnn.progress import each
-from gnn.protocol import Fold, FoldOutcome, cross_validate
+from gnn.protocol import Fold, FoldOutcome, cross_validate, fold_plan, grouped_folds
 from gnn.task import (
     CardVersion,
     CVReport,
@@ -100,13 +115,28 @@ class HighlighterConfig:
     # Pairs per forward pass at prediction (and per step of a highlighter trained by pairs).
     pair_batch: int = 8
     extra: dict[str, Any] = field(default_factory=dict)
+    # The pair decision: the precision the paraphrase call (and the not-paraphrase call) must reach out of
+    # fold inside the training pairs, over ``decision_folds`` inner folds; 0: the paper's 0.5 rule alone.
+    precision: float = 0.0
+    decision_folds: int = 4
+    # Chosen by training (:func:`choose_cuts`): paraphrase at or above ``cut``, not paraphrase below ``low``.
+    cut: float = THRESHOLD
+    low: float = THRESHOLD
+    # A pair model (:func:`fit_pair_model`) whose probability is the pair score: with ``pair_head``, training
+    # fits it on the inner out-of-fold pair features; its standardisation and logistic weights are stored.
+    pair_head: bool = False
+    pair_model: dict[str, list[float]] = field(default_factory=dict)
 
 
 # The fine-tuned encoder's recipes (``finetune``, ``lora``) were measured and not adopted:
 # experiments/paraphrase_finetune.py.
+# ``two-way`` is the recipe of version 2 (the 0.5 rule, every pair answered), kept as the baseline of the
+# decision rule under the same protocol.
 PROFILES: dict[str, dict[str, Any]] = {
-    "quick": {"epochs": 5},
-    "full": {"epochs": 15},
+    "quick": {"epochs": 5, "precision": 2 / 3, "pair_head": True},
+    "full": {"epochs": 15, "precision": 2 / 3, "pair_head": True},
+    "strongest": {"epochs": 15, "precision": 2 / 3},
+    "two-way": {"epochs": 15},
 }
 # Configuration keys of the fine-tuned highlighters (experiments/paraphrase_finetune.py); a frozen
 # model's configuration written while they were part of the product carries them with 0.
@@ -346,10 +376,12 @@ class Highlighter(ABC, Generic[InputT, BatchT]):
     ) -> list[PairPrediction]:
         """Predictions from :meth:`logits` with the offset ``bias`` (default: the trained one)."""
         shift = self.config.bias if bias is None else bias
+        cut, low, head = self.config.cut, self.config.low, self.config.pair_model
         out = []
         for pair, raw in zip(pairs, logits, strict=True):
             values = (1.0 / (1.0 + np.exp(-(raw.astype(np.float64) + shift)))).tolist()
-            out.append(PairPrediction(pair.qid, values[: len(pair.guest)], values[len(pair.guest) :]))
+            found = PairPrediction(pair.qid, values[: len(pair.guest)], values[len(pair.guest) :], cut, low)
+            out.append(replace(found, pair=pair_probability(head, found)) if head else found)
         return out
 
     def inputs(self, pairs: Sequence[ParaphrasePair], progress: Progress | None = None) -> list[InputT]:
@@ -555,6 +587,9 @@ def train_highlighter(
     from gnn.encoder import TextEncoder
 
     seed_everything(config.seed)  # the network's initial weights
+    # Epoch and offset are chosen with the paper's 0.5 rule; a decision rule is chosen after (:func:`decide`).
+    config.cut = config.low = THRESHOLD
+    config.pair_model = {}
     encoder = TextEncoder(encoder_dir)
     config.base_model = config.base_model or encoder.name
     model, inputs = ParaphraseHighlighter.fitted([*train, *tune], len(train), config, encoder, cache_dir, progress)
@@ -594,6 +629,202 @@ def fit_highlighter(
     config.bias = float(fit.chosen.get("bias", 0.0))
     tuned = score_predictions(tune, model.from_logits(tune, model.logits(job.tune_inputs))).as_dict() if tune else {}
     return fit, tuned
+
+
+NEVER = 2.0
+"""A cut above every pair score: that call is never made."""
+PAIR_FOLDS = 5
+"""Folds of interviews over which the pair model's own out-of-fold probabilities are computed."""
+
+
+def pair_features(p: PairPrediction) -> list[float]:
+    """What the pair model reads of one pair's token probabilities: the weaker side's strongest token,
+    then per side (guest, host) the strongest token, the mean of the top three, the mean, the share of
+    tokens at 0.5 or more and the length (``log1p / 5``)."""
+    out = [p.strongest]
+    for probs in (np.asarray(p.guest_probs or [0.0]), np.asarray(p.host_probs or [0.0])):
+        top = np.sort(probs)[-3:]
+        out += [probs.max(), top.mean(), probs.mean(), (probs >= 0.5).mean(), np.log1p(len(probs)) / 5]
+    return [float(x) for x in out]
+
+
+def pair_probability(model: Mapping[str, list[float]], p: PairPrediction) -> float:
+    """The pair model's probability that ``p`` is a paraphrase (a standardised logistic regression)."""
+    x = (np.asarray(pair_features(p)) - np.asarray(model["mean"])) / np.asarray(model["scale"])
+    z = float(x @ np.asarray(model["coef"]) + model["intercept"][0])
+    return float(1.0 / (1.0 + np.exp(-z)))
+
+
+def fit_pair_model(features: Sequence[Sequence[float]], gold: Sequence[bool]) -> dict[str, list[float]]:
+    """A logistic regression (C 0.3) of the gold label on the standardised :func:`pair_features`."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
+    x, y = np.asarray(features, np.float64), np.asarray(gold, bool)
+    scaler = StandardScaler().fit(x)
+    fitted = LogisticRegression(C=0.3, max_iter=1000).fit(scaler.transform(x), y)
+    return {
+        "mean": scaler.mean_.tolist(),
+        "scale": scaler.scale_.tolist(),
+        "coef": fitted.coef_[0].tolist(),
+        "intercept": [float(fitted.intercept_[0])],
+    }
+
+
+def pair_model_scores(
+    features: Sequence[Sequence[float]], gold: Sequence[bool], groups: Sequence[str]
+) -> tuple[dict[str, list[float]], list[float]] | None:
+    """The pair model fitted on all ``features`` and its own out-of-fold probabilities of them
+    (:data:`PAIR_FOLDS` folds of whole ``groups``); ``None`` when a fold's training part holds one class."""
+    folds = min(PAIR_FOLDS, len(set(groups)))
+    if folds < 2 or len(set(gold)) < 2:
+        return None
+    part = np.asarray(grouped_folds(groups, folds, 0))
+    y = np.asarray(gold, bool)
+    scores = np.zeros(len(y))
+    for k in range(folds):
+        if len(set(y[part != k])) < 2:
+            return None
+        model = fit_pair_model([f for f, q in zip(features, part, strict=True) if q != k], y[part != k].tolist())
+        x = (np.asarray(features, np.float64)[part == k] - model["mean"]) / np.asarray(model["scale"])
+        scores[part == k] = 1.0 / (1.0 + np.exp(-(x @ np.asarray(model["coef"]) + model["intercept"][0])))
+    return fit_pair_model(features, gold), scores.tolist()
+
+
+MIN_CALLED = 10
+"""The fewest inner out-of-fold pairs a call may rest on (a cut that calls fewer is too noisy to keep)."""
+
+
+@dataclass(frozen=True)
+class DecisionRule:
+    """The pair decision chosen on out-of-fold scores inside the training pairs (:func:`choose_cuts`).
+
+    Attributes:
+        goal: The precision both calls must reach there.
+        cut: Paraphrase at or above this pair score (:data:`NEVER`: no cut reached the goal).
+        low: Not paraphrase below this pair score (0: no cut reached the goal); "not sure" in between.
+        pairs: The out-of-fold pairs it was chosen on.
+        precision: Of the paraphrase call on those pairs.
+        recall: Of the paraphrase call on those pairs.
+        negative_precision: Of the not-paraphrase call on those pairs (0 when it is never made).
+        not_sure_share: Share of those pairs answered "not sure".
+    """
+
+    goal: float
+    cut: float
+    low: float
+    pairs: int
+    precision: float
+    recall: float
+    negative_precision: float
+    not_sure_share: float
+
+    def as_dict(self) -> dict[str, float | int]:
+        """The rule's figures, rounded to 4 places (for the model card)."""
+        return {k: round(v, 4) if isinstance(v, float) else v for k, v in asdict(self).items()}
+
+
+def choose_cuts(
+    scores: Sequence[float], gold: Sequence[bool], goal: float, min_called: int = MIN_CALLED
+) -> DecisionRule:
+    """The widest calls on ``scores`` that are right at least ``goal`` of the time on ``gold``.
+
+    ``cut`` is the lowest score such that the pairs at or above it (at least ``min_called``) are
+    paraphrases in at least ``goal`` of cases: the most recall at that precision. ``low`` is the
+    highest score, not above ``cut``, such that the pairs below it (at least ``min_called``) are not
+    paraphrases in at least ``goal`` of cases. Pairs in between are "not sure".
+    """
+    s, y = np.asarray(scores, np.float64), np.asarray(gold, bool)
+    values = np.unique(s)
+    cut = NEVER
+    for v in values:  # ascending: the first cut that reaches the goal calls the most pairs
+        called = s >= v
+        if called.sum() >= min_called and y[called].mean() >= goal:
+            cut = float(v)
+            break
+    low = 0.0
+    for v in values[::-1]:
+        below = s < v
+        if v <= cut and below.sum() >= min_called and (~y[below]).mean() >= goal:
+            low = float(v)
+            break
+    called, below = s >= cut, s < low
+    return DecisionRule(
+        goal,
+        cut,
+        low,
+        len(s),
+        float(y[called].mean()) if called.any() else 0.0,
+        float((y & called).sum() / max(y.sum(), 1)),
+        float((~y[below]).mean()) if below.any() else 0.0,
+        float((~called & ~below).mean()) if len(s) else 0.0,
+    )
+
+
+def inner_scores(
+    pairs: Sequence[ParaphrasePair],
+    config: HighlighterConfig,
+    trainer: HighlighterTrainer,
+    encoder_dir: Path | None,
+    cache_dir: Path | None,
+) -> list[PairPrediction]:
+    """Out-of-fold pair scores of ``pairs``: ``config.decision_folds`` folds of whole interviews
+    (:func:`gnn.protocol.fold_plan`, seeded by ``config.seed``), each scored by a highlighter of the
+    recipe trained (epoch and offset chosen on its own tuning part) on the other folds. Fewer
+    interviews than folds: one fold per interview; a single interview: no scores (nothing can be
+    held out of it)."""
+    groups = [p.interview for p in pairs]
+    folds = min(config.decision_folds, len(set(groups)))
+    if folds < 2:
+        return []
+    plan = fold_plan(groups, folds, config.seed)
+    found: dict[int, PairPrediction] = {}
+    for fold in plan:
+        model, _, _ = trainer(
+            [pairs[i] for i in fold.train],
+            [pairs[i] for i in fold.tune],
+            replace(config, precision=0.0, pair_head=False, pair_model={}),
+            encoder_dir=encoder_dir,
+            cache_dir=cache_dir,
+        )
+        found.update(zip(fold.test, model.predict([pairs[i] for i in fold.test]), strict=True))
+    return [found[i] for i in range(len(pairs))]
+
+
+def decide(
+    model: Highlighter,
+    pairs: Sequence[ParaphrasePair],
+    trainer: HighlighterTrainer,
+    encoder_dir: Path | None,
+    cache_dir: Path | None,
+) -> DecisionRule | None:
+    """Choose ``model``'s decision rule (its ``config.cut`` and ``config.low``) out of fold on ``pairs``,
+    the pairs it was trained and tuned on, when its recipe asks for one (``config.precision`` > 0).
+
+    The cuts are chosen on the scores of inner highlighters (:func:`inner_scores`) and applied to
+    ``model``'s own scores: the same recipe on most of the same pairs, so its scores are on the
+    same scale. With ``config.pair_head`` the score is first replaced by a pair model's probability
+    (:func:`fit_pair_model` on the inner :func:`pair_features`; its cuts are chosen on its own
+    out-of-fold probabilities, :func:`pair_model_scores`). Too few pairs to reach the goal (under
+    :data:`MIN_CALLED` on either side, a single interview, or a single class where the pair model is
+    fitted): neither call is made and every pair is "not sure". ``None``: the recipe keeps the 0.5
+    rule.
+    """
+    config = model.config
+    if config.precision <= 0:
+        return None
+    inner = inner_scores(pairs, config, trainer, encoder_dir, cache_dir)
+    gold = [p.label for p in pairs][: len(inner)]
+    scores = [p.strongest for p in inner]
+    config.pair_model = {}
+    if config.pair_head:
+        groups = [p.interview for p in pairs][: len(inner)]
+        fitted = pair_model_scores([pair_features(p) for p in inner], gold, groups)
+        config.pair_model, scores = fitted if fitted is not None else ({}, [])
+        gold = gold[: len(scores)]
+    rule = choose_cuts(scores, gold, config.precision)
+    config.cut, config.low = rule.cut, rule.low
+    return rule
 
 
 def load_highlighter(model_dir: Path, card: ModelCard | None = None, cache_dir: Path | None = None) -> Highlighter:
@@ -642,24 +873,35 @@ def load_highlighter(model_dir: Path, card: ModelCard | None = None, cache_dir: 
     return ParaphraseHighlighter.restore(load_file(str(weights)), config, encoder, cache_dir)
 
 
+def _rule_note(config: HighlighterConfig) -> str:
+    """The decision rule in words (for the card and the training summary)."""
+    if (config.cut, config.low) == (THRESHOLD, THRESHOLD):
+        return "a pair is a paraphrase when both sides have a token with probability >= 0.5."
+    return (
+        f"a pair is called a paraphrase at a pair score >= {config.cut:.4f}, not a paraphrase below "
+        f"{config.low:.4f}, not sure in between (cuts chosen out of fold inside the training pairs for precision "
+        f">= {config.precision:.3f}); highlights: tokens with probability >= 0.5."
+    )
+
+
 # -- the task ----------------------------------------------------------------------------------------
 
 TASK_NAME = "paraphrase"
 MODEL_NAME = "contextdep-highlighter"
 # Bumped whenever the shipped weights change: `argweb run` skips a corpus that holds a complete
 # run of the same model and version, so an unchanged version would keep the old predictions.
-VERSION = 2
+VERSION = 3
 PAIR_CACHE = "contextdep-pairs"
 """The pair-vector cache, under the encoder cache (``<cache_dir>/embeddings/contextdep-pairs``)."""
-PARAPHRASE, NOT_PARAPHRASE = "paraphrase", "not_paraphrase"
-FIGURES = ("f1", "precision", "recall", "accuracy", "jaccard_guest", "jaccard_host", "floor_f1")
+FIGURES = ("f1", "precision", "recall", "accuracy", "jaccard_guest", "jaccard_host", "floor_f1", "not_sure_share")
 """The figures of an evaluation and of each fold (with ``pair_auc``)."""
 RECIPES: Recipes[HighlighterConfig] = Recipes(
     {name: HighlighterConfig(**values) for name, values in PROFILES.items()},
     "full",
     lambda c: Schedule(epochs=c.epochs, lr=c.lr, weight_decay=c.weight_decay, decay="cosine", clip=None, seed=c.seed),
 )
-"""``quick`` and ``full`` (the shipped model) keep the encoder frozen."""
+"""``quick`` and ``full`` (the shipped model) keep the encoder frozen and choose a decision rule of
+precision 2/3; ``two-way`` is ``full`` with the paper's 0.5 rule (the recipe of version 2)."""
 
 HighlighterTrainer = Callable[..., tuple[Highlighter, FitResult, dict[str, float | int]]]
 """``(train, tune, config, *, encoder_dir, cache_dir) -> (model, fit, tuning figures)``, as
@@ -736,7 +978,8 @@ def cross_validate_pairs(
     of interview ``CNN-378275``), so no interview is on both sides of a fold. Each fold
     (:func:`gnn.protocol.cross_validate`) trains ``trainer`` on its training part, which chooses the
     epoch and the logit offset on the fold's tuning part (whole interviews of the training folds,
-    about a tenth) only; the held-out fold is scored once.
+    about a tenth) only; a recipe with a decision rule chooses its cuts by inner cross-validation
+    over the training and tuning part (:func:`decide`); the held-out fold is scored once.
 
     Raises:
         ApiError: Fewer interviews than folds.
@@ -745,11 +988,11 @@ def cross_validate_pairs(
 
     def run_fold(fold: Fold) -> FoldOutcome:
         train, tune, test = ([pairs[i] for i in part] for part in (fold.train, fold.tune, fold.test))
-        model, fit, _ = trainer(
-            train, tune, replace(config), encoder_dir=resources.encoder_dir, cache_dir=_pair_cache(resources)
-        )
+        cache = _pair_cache(resources)
+        model, fit, _ = trainer(train, tune, replace(config), encoder_dir=resources.encoder_dir, cache_dir=cache)
+        decide(model, [*train, *tune], trainer, resources.encoder_dir, cache)
         predictions = model.predict(test)
-        chosen = {"epoch": fit.best_epoch, "bias": model.config.bias}
+        chosen = {"epoch": fit.best_epoch, "bias": model.config.bias, "cut": model.config.cut, "low": model.config.low}
         return FoldOutcome(figures(test, predictions), {"": score_predictions(test, predictions).labels()}, chosen)
 
     groups = [p.interview for p in pairs]
@@ -758,7 +1001,7 @@ def cross_validate_pairs(
     protocol = (
         "ContextDeP highlighting grouped by interview (the question id without its last part); in each fold "
         "about 1/10 of the training pairs (whole interviews) choose the epoch and the logit offset; figures of "
-        "the held-out fold"
+        "the held-out fold; a decision rule's cuts are chosen by inner grouped folds over the training folds"
     )
     summary = cross_validate(
         groups, run_fold, folds, seed, protocol, log=resources.log, what="ContextDeP cross-validation"
@@ -824,15 +1067,14 @@ class ParaphraseTask(Task[HighlighterConfig, ParaphraseExample, Highlighter]):
         config: HighlighterConfig,
         resources: Resources,
     ) -> Fitted[Highlighter]:
-        """A highlighter trained on ``train``, its epoch and offset chosen on ``tune``."""
-        model, fit, _ = train_highlighter(
-            [e.pair for e in train],
-            [e.pair for e in tune],
-            replace(config),
-            resources.encoder_dir,
-            _pair_cache(resources),
-        )
-        return Fitted(model, {"epoch": fit.best_epoch, "bias": model.config.bias})
+        """A highlighter trained on ``train``, its epoch and offset chosen on ``tune``, its decision rule by
+        inner folds over both (:func:`decide`)."""
+        pairs = [e.pair for e in train], [e.pair for e in tune]
+        cache = _pair_cache(resources)
+        model, fit, _ = train_highlighter(*pairs, replace(config), resources.encoder_dir, cache)
+        decide(model, [*pairs[0], *pairs[1]], train_highlighter, resources.encoder_dir, cache)
+        c = model.config
+        return Fitted(model, {"epoch": fit.best_epoch, "bias": c.bias, "cut": c.cut, "low": c.low})
 
     def split(self, examples: Sequence[ParaphraseExample]) -> dict[str, list[ParaphrasePair]]:
         """``train`` / ``tune`` / ``heldout`` pairs (the class docstring gives the split).
@@ -859,10 +1101,15 @@ class ParaphraseTask(Task[HighlighterConfig, ParaphraseExample, Highlighter]):
 
         config = replace(config)  # training sets its offset and layers
         parts = self.split(examples)
-        model, fit, tuned = train_highlighter(
-            parts["train"], parts["tune"], config, resources.encoder_dir, _pair_cache(resources), log=resources.log
+        cache = _pair_cache(resources)
+        model, fit, _ = train_highlighter(
+            parts["train"], parts["tune"], config, resources.encoder_dir, cache, log=resources.log
         )
+        rule = decide(model, [*parts["train"], *parts["tune"]], train_highlighter, resources.encoder_dir, cache)
+        tuned = score_predictions(parts["tune"], model.predict(parts["tune"])).as_dict() if parts["tune"] else {}
         metrics: dict[str, Any] = {"tune": tuned, "best_epoch": fit.best_epoch}
+        if rule is not None:
+            metrics["decision"] = rule.as_dict()
         if parts["heldout"]:
             metrics["heldout"] = score_predictions(parts["heldout"], model.predict(parts["heldout"])).as_dict()
         card = ModelCard(
@@ -876,18 +1123,21 @@ class ParaphraseTask(Task[HighlighterConfig, ParaphraseExample, Highlighter]):
             data={
                 "files": [str(p) for p in resources.data_files],
                 "split": "train files -> train; dev files split by interview (sha1 of the MediaSum id, "
-                "salt argweb-contextdep, half) -> tune (epoch and offset selection) / heldout (scored only)",
+                "salt argweb-contextdep, half) -> tune (epoch and offset selection) / heldout (scored only); "
+                "the decision rule's cuts by inner grouped folds over train and tune",
                 "pairs": {k: len(v) for k, v in parts.items()},
                 "heldout_qids": [p.qid for p in parts["heldout"]],
             },
-            notes=model.notes + "; a pair is a paraphrase when both sides have a token with probability >= 0.5.",
+            notes=model.notes + "; " + _rule_note(model.config),
         )
         written = finish_card(out, card, config, profile, fit.history, fit.seconds, metrics, model.save(out))
         held = metrics.get("heldout", {})
         nan = float("nan")
         summary = (
             f"paraphrase model -> {out} in {written.training_seconds}s; best epoch {fit.best_epoch}; "
-            f"held-out F1 {held.get('f1', nan):.3f}, Jaccard guest {held.get('jaccard_guest', nan):.3f} "
+            f"{_rule_note(model.config)} held-out F1 {held.get('f1', nan):.3f}, precision "
+            f"{held.get('precision', nan):.3f}, recall {held.get('recall', nan):.3f}, not sure "
+            f"{held.get('not_sure_share', nan):.3f}, Jaccard guest {held.get('jaccard_guest', nan):.3f} "
             f"/ host {held.get('jaccard_host', nan):.3f}"
         )
         return TrainReport(self.name, out, written, CardVersion.of(written), summary)
@@ -910,15 +1160,18 @@ class ParaphraseTask(Task[HighlighterConfig, ParaphraseExample, Highlighter]):
     def predict(self, loaded: Highlighter, records: Sequence[TextPair]) -> list[PredictedRelation]:
         """Whether each guest (source) -> host (target) pair is a paraphrase; tokens split at white space.
 
-        The score is the probability of the label given: the pair score (the weaker side's
-        strongest token) for ``paraphrase``, one minus it for ``not_paraphrase``.
+        The label is the model's three-way decision (``paraphrase``, ``not_paraphrase`` or
+        ``not_sure``, :attr:`gnn.paraphrase_eval.PairPrediction.decision`); the score is the pair score
+        (the pair model's probability, or the weaker side's strongest token for a model without one),
+        the probabilities hold it (``paraphrase``) and its
+        complement (``not_paraphrase``), and the threshold is the model's cut (paraphrase at or above
+        it; its lower cut, below which the answer is ``not_paraphrase``, is on the card).
         """
         pairs = [ParaphrasePair(str(k), r.source.split(), r.target.split()) for k, r in enumerate(records)]
         out = []
         for r, p in zip(records, loaded.predict(pairs), strict=True):
             probs = {PARAPHRASE: p.score, NOT_PARAPHRASE: 1.0 - p.score}
-            label = PARAPHRASE if p.paraphrase else NOT_PARAPHRASE
-            out.append(PredictedRelation(r.source, r.target, label, probs[label], probs))
+            out.append(PredictedRelation(r.source, r.target, p.decision, p.score, probs, threshold=p.cut))
         return out
 
     def evaluate(self, loaded: Highlighter, examples: Sequence[ParaphraseExample], resources: Resources) -> EvalReport:
@@ -957,7 +1210,7 @@ class ParaphraseTask(Task[HighlighterConfig, ParaphraseExample, Highlighter]):
         return "pairs"
 
     def decoding(self, loaded: Highlighter, model_dir: Path, scope: Scope, options: Mapping[str, str]) -> Decoding:
-        """The model, its directory, the 0.5 rule, the corpus and the dialogues' local ids.
+        """The model, its directory, its decision rule (cut and lower cut), the corpus and the dialogues' local ids.
 
         Raises:
             ApiError: An option (the highlighter takes none).
@@ -968,13 +1221,29 @@ class ParaphraseTask(Task[HighlighterConfig, ParaphraseExample, Highlighter]):
             raise ApiError(f"the paraphrase task takes no options, got {sorted(options)}")
         card = read_card(model_dir, task=self.name)
         qids = [local or did for did, local in zip(scope.ids, scope.local_ids or scope.ids, strict=True)]
+        rule = (
+            (THRESHOLD,)
+            if (loaded.config.cut, loaded.config.low) == (THRESHOLD, THRESHOLD)
+            else (
+                loaded.config.cut,
+                loaded.config.low,
+            )
+        )
         return Decoding(
-            (self.name, card.model, card.written_version, model_dir.resolve(), THRESHOLD, scope.corpus, *qids),
-            {"corpus": scope.corpus, "threshold": THRESHOLD, "model_dir": str(model_dir)},
+            (self.name, card.model, card.written_version, model_dir.resolve(), *rule, scope.corpus, *qids),
+            {
+                "corpus": scope.corpus,
+                "threshold": loaded.config.cut,
+                "low": loaded.config.low,
+                "model_dir": str(model_dir),
+            },
         )
 
     def predict_scope(self, loaded: Highlighter, records: ScopeRecords, options: Mapping[str, str]) -> ScopePrediction:
-        """A ``rephrase`` relation guest -> host for each predicted paraphrase, with the highlighted tokens.
+        """A ``rephrase`` relation guest -> host for each pair called a paraphrase, with the highlighted tokens.
+
+        A pair answered "not sure" or "not paraphrase" writes nothing: a predicted ``rephrase`` asserts
+        a paraphrase only where the model's decision rule calls one.
 
         Raises:
             NotFoundError: No two-locution dialogue in the scope.

@@ -10,8 +10,12 @@ highlighted it, and ``votes`` / ``annotators`` the paraphrase votes. Gold follow
   annotators did not call a paraphrase still has gold highlights when its paraphrase voters
   agree, as in the paper's ``eval_token_classifier.py`` (highlights are scored apart from the
   classification);
-* a model predicts a paraphrase when both sides have a token with probability >= 0.5, and its
-  highlights are the tokens with probability >= 0.5;
+* a model predicts a paraphrase when both sides have a token with probability >= 0.5 (the pair
+  score, :attr:`PairPrediction.score`, at or above 0.5), and its highlights are the tokens with
+  probability >= 0.5. A model with a decision rule (:attr:`PairPrediction.cut`) calls a pair a
+  paraphrase only at or above its cut, and says "not sure" between its lower cut and its cut; a
+  "not sure" pair is scored as not a paraphrase (as the official scoring reads the 0/1 column),
+  and its highlights are scored all the same;
 * highlight Jaccard of a side is averaged over the pairs where both the gold and the model
   highlight something on that side (as the paper's evaluation script does).
 """
@@ -26,6 +30,8 @@ from gnn.protocol import Pooled, seeded_share
 from ontology.errors import LoaderError
 
 THRESHOLD = 0.5
+PARAPHRASE, NOT_PARAPHRASE, NOT_SURE = "paraphrase", "not_paraphrase", "not_sure"
+"""The three answers of the pair decision."""
 
 
 @dataclass(frozen=True)
@@ -99,23 +105,51 @@ class ParaphrasePair:
 
 @dataclass(frozen=True)
 class PairPrediction:
-    """A model's output for one pair: one highlight probability per input token of each side."""
+    """A model's output for one pair: one highlight probability per input token of each side, and the
+    decision rule it is read with.
+
+    Attributes:
+        qid: The pair.
+        guest_probs: Highlight probability per guest token.
+        host_probs: Highlight probability per host token.
+        cut: The pair is called a paraphrase when its score is at or above it (0.5: the paper's rule;
+            above 1: never).
+        low: The pair is called not a paraphrase when its score is below it; between ``low`` and ``cut``
+            the answer is "not sure" (``low == cut``: no "not sure").
+        pair: A pair model's probability that the pair is a paraphrase, which is then its score
+            (``None``: the score is :attr:`strongest`).
+    """
 
     qid: str
     guest_probs: list[float]
     host_probs: list[float]
+    cut: float = THRESHOLD
+    low: float = THRESHOLD
+    pair: float | None = None
 
     @property
-    def score(self) -> float:
-        """Pair score: the weaker side's strongest token (>= 0.5 exactly when the pair is predicted)."""
+    def strongest(self) -> float:
+        """The weaker side's strongest token (both sides have a token at 0.5 or more exactly when it is >= 0.5)."""
         g = max(self.guest_probs, default=0.0)
         h = max(self.host_probs, default=0.0)
         return min(g, h)
 
     @property
+    def score(self) -> float:
+        """Pair score: the pair model's probability when there is one, else :attr:`strongest`."""
+        return self.strongest if self.pair is None else self.pair
+
+    @property
     def paraphrase(self) -> bool:
-        """Both sides have a token with probability >= 0.5."""
-        return self.score >= THRESHOLD
+        """Called a paraphrase: the score is at or above the cut."""
+        return bool(self.score >= self.cut)
+
+    @property
+    def decision(self) -> str:
+        """``paraphrase`` (score >= cut), ``not_paraphrase`` (score < low) or ``not_sure`` (in between)."""
+        if self.paraphrase:
+            return PARAPHRASE
+        return NOT_PARAPHRASE if self.score < self.low else NOT_SURE
 
     def highlights(self, side: str) -> set[int]:
         """Token positions with probability >= 0.5 on ``side``."""
@@ -138,6 +172,8 @@ REPORTED = (
     "jaccard_guest_pairs",
     "jaccard_host_pairs",
     "floor_f1",
+    "not_sure",
+    "not_sure_share",
 )
 
 
@@ -157,6 +193,7 @@ class ParaphraseMetrics:
     guest_jaccards: list[float]
     host_jaccards: list[float]
     extra: dict[str, float] = field(default_factory=dict)
+    not_sure: int = 0
 
     @property
     def precision(self) -> float:
@@ -177,6 +214,11 @@ class ParaphraseMetrics:
     def floor_f1(self) -> float:
         """F1 of predicting every pair a paraphrase: the score any model must beat."""
         return PRF.from_counts(self.positives, self.pairs, self.positives).f1
+
+    @property
+    def not_sure_share(self) -> float:
+        """Share of the pairs answered "not sure" (scored as not paraphrases)."""
+        return _rate(self.not_sure, self.pairs)
 
     @property
     def accuracy(self) -> float:
@@ -205,11 +247,13 @@ class ParaphraseMetrics:
 
     def labels(self) -> Pooled:
         """Predicted against gold pairs per label (``paraphrase`` / ``not_paraphrase``): a model that calls
-        every pair a paraphrase shows as no ``not_paraphrase`` predicted and a recall of 0 there."""
+        every pair a paraphrase shows as no ``not_paraphrase`` predicted and a recall of 0 there. A "not
+        sure" pair counts as predicted ``not_paraphrase``, as it is scored (how many there are:
+        :attr:`not_sure`)."""
         tally = Pooled()
-        tally.add("paraphrase", self.positives, self.predicted_positives, self.true_positives)
+        tally.add(PARAPHRASE, self.positives, self.predicted_positives, self.true_positives)
         negatives, predicted = self.pairs - self.positives, self.pairs - self.predicted_positives
-        tally.add("not_paraphrase", negatives, predicted, self.correct - self.true_positives)
+        tally.add(NOT_PARAPHRASE, negatives, predicted, self.correct - self.true_positives)
         return tally
 
     def as_dict(self) -> dict[str, float | int]:
@@ -237,7 +281,7 @@ def score_predictions(pairs: Sequence[ParaphrasePair], predictions: Sequence[Pai
             pair's token lists.
     """
     by_qid = {p.qid: p for p in predictions}
-    tp = predicted = positives = correct = 0
+    tp = predicted = positives = correct = unsure = 0
     jac: dict[str, list[float]] = {"guest": [], "host": []}
     for pair in pairs:
         pred = by_qid.get(pair.qid)
@@ -253,11 +297,12 @@ def score_predictions(pairs: Sequence[ParaphrasePair], predictions: Sequence[Pai
         predicted += guess
         tp += gold and guess
         correct += gold == guess
+        unsure += pred.decision == NOT_SURE
         for side in ("guest", "host"):
             g, m = pair.gold_highlights(side), pred.highlights(side)
             if g and m:
                 jac[side].append(jaccard(g, m))
-    return ParaphraseMetrics(len(pairs), positives, predicted, tp, correct, jac["guest"], jac["host"])
+    return ParaphraseMetrics(len(pairs), positives, predicted, tp, correct, jac["guest"], jac["host"], not_sure=unsure)
 
 
 def split_by_interview(

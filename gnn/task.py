@@ -295,13 +295,16 @@ class TextPair:
 
 @dataclass(frozen=True)
 class PredictedRelation:
-    """A predicted relation from ``source`` to ``target``: its label, score and every label's probability."""
+    """A predicted relation from ``source`` to ``target``: its label, score and every label's probability
+    (and, for a task that decides by a threshold on the score, that threshold: below it such a task may
+    answer a label of no probability, an abstention such as the paraphrase task's ``not_sure``)."""
 
     source: str
     target: str
     label: str
     score: float
     probabilities: Mapping[str, float]
+    threshold: float | None = None
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@ highlighting (``model train paraphrase`` is the task contract's, :mod:`api.cli.t
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -35,7 +36,10 @@ PARAPHRASE = Presentation(
     train_help="""Train the ContextDeP highlighter (MiniLM pair encoding + token head) and write its model card.
 
     Profiles: quick and full keep the encoder frozen (a PCA + MLP head; full is the shipped
-    model). --encoder reads the pairs with another local encoder.
+    model), score each pair with a small pair model and call it a paraphrase only where that call was
+    right at least two times in three out of fold inside the training pairs ("not sure" otherwise);
+    strongest is full without the pair model, two-way is full with the 0.5 rule.
+    --encoder reads the pairs with another local encoder.
     Default data: the token files of <corpora>/contextdep. Pairs of train files train; dev pairs
     are split by interview into a tuning half and a held-out half; the card reports both.
     """,
@@ -59,8 +63,8 @@ def print_metrics(result: dict[str, Any], title: str) -> None:
     table = Table(title=title)
     table.add_column("measure")
     table.add_column("value", justify="right")
-    for key in ("pairs", "positives", "precision", "recall", "f1", "floor_f1", "accuracy", "jaccard_guest",
-                "jaccard_host", "jaccard_guest_pairs", "jaccard_host_pairs"):  # fmt: skip
+    for key in ("pairs", "positives", "precision", "recall", "f1", "floor_f1", "not_sure", "not_sure_share",
+                "accuracy", "jaccard_guest", "jaccard_host", "jaccard_guest_pairs", "jaccard_host_pairs"):  # fmt: skip
         value = result[key]
         table.add_row(key, f"{value:.4f}" if isinstance(value, float) else str(value))
     Console().print(table)
@@ -108,9 +112,46 @@ def predict_contextdep(
     target: Annotated[Path, typer.Option("--out", help="Output TSV: QID, paraphrase, score, guest_probs, host_probs.")],
     model: ModelDir = None,
 ) -> None:
-    """Write one row per pair: the 0/1 decision, its score and a probability per guest and host token."""
+    """Write one row per pair: the 0/1 decision (0 for a pair the model is not sure of), its score and a
+    probability per guest and host token."""
     done = service.predict_file(settings(), source, target, model)
-    console.print(f"{done.pairs} pairs, {done.paraphrases} predicted paraphrases -> {done.target} ({done.seconds}s)")
+    console.print(
+        f"{done.pairs} pairs, {done.paraphrases} called paraphrases, {done.not_sure} not sure (written as 0) "
+        f"-> {done.target} ({done.seconds}s)"
+    )
+
+
+def answer_pairs(source: Path, out: Path | None, model: Path | None, as_json: bool) -> None:
+    """The three-way answer to each text pair of ``source`` (as ``predict TASK --in`` of every task, with
+    the threshold), printed or written to ``out`` as JSON lines."""
+    from gnn.task import get_task
+
+    found = tasks.predict(settings(), TASK_NAME, get_task(TASK_NAME).read_inputs(source), model)
+    rows = [
+        {
+            "source": p.source,
+            "target": p.target,
+            "label": p.label,
+            "score": round(p.score, 4),
+            "threshold": None if p.threshold is None else round(p.threshold, 4),
+            "probabilities": {k: round(v, 4) for k, v in p.probabilities.items()},
+        }
+        for p in found
+    ]
+    if out is not None:
+        out.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
+        console.print(f"{len(rows)} paraphrase answers -> {out}")
+        return
+
+    def table(rows: list[dict[str, Any]]) -> None:
+        shown = Table(title="paraphrase answers")
+        for col in ("source", "target", "label", "score", "threshold"):
+            shown.add_column(col)
+        for r in rows:
+            shown.add_row(r["source"], r["target"], r["label"], f"{r['score']:.4f}", str(r["threshold"]))
+        Console().print(shown)
+
+    show(rows, as_json, table)
 
 
 def predict_paraphrase(
@@ -119,12 +160,31 @@ def predict_paraphrase(
     ] = "contextdep",
     model: ModelDir = None,
     write: WriteFlag = False,
+    source: Annotated[
+        Path | None,
+        typer.Option(
+            "--in",
+            help='Instead of the graph: JSON lines, one {"source": guest, "target": host} object each; each pair '
+            "gets paraphrase, not_paraphrase or not_sure with its score and the model's threshold.",
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="With --in: where the answers go (JSON lines; default: printed).")
+    ] = None,
+    as_json: JsonFlag = False,
 ) -> None:
-    """Predict paraphrases between the guest and host turn of every dialogue; --write adds rephrase edges.
+    """Predict paraphrases between the guest and host turn of every dialogue; --write adds rephrase edges
+    for the pairs the model calls paraphrases (none for a pair it is not sure of).
 
     Predicted edges carry origin predicted, the model, its version, the score and the run id; gold
-    relations are untouched.
+    relations are untouched. With --in FILE the text pairs of the file are answered instead (nothing
+    is stored).
     """
+    if source is not None:
+        if write:
+            raise typer.BadParameter("--in asks about text pairs: not with --write")
+        answer_pairs(source, out, model, as_json)
+        return
     with Graph(settings()) as graph:
         done = predict_scope(graph, TASK_NAME, corpus=corpus, model=model, write=write, reporter=REPORTER)
     if not write:
@@ -133,4 +193,4 @@ def predict_paraphrase(
         action = f"run {done.run_id} is in the graph already, nothing written"
     else:
         action = f"wrote {done.written} (run {done.run_id})"
-    console.print(f"{corpus}: {done.dialogues} pairs, {done.predicted} predicted paraphrases; {action}")
+    console.print(f"{corpus}: {done.dialogues} pairs, {done.predicted} called paraphrases; {action}")

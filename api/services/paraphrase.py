@@ -19,7 +19,7 @@ from api.services import tasks
 from api.settings import Settings
 from gnn.modelcard import atomic_write_bytes
 from gnn.paraphrase import TASK_NAME, PairPrediction
-from gnn.paraphrase_eval import ParaphrasePair
+from gnn.paraphrase_eval import NOT_SURE, ParaphrasePair
 from ontology.errors import LoaderError
 from ontology.formats.contextdep import read_token_pairs
 
@@ -34,8 +34,9 @@ class FilePrediction:
         source: The file read.
         target: The TSV written.
         pairs: Pairs predicted.
-        paraphrases: Pairs predicted to be paraphrases.
+        paraphrases: Pairs called paraphrases (1 in the ``paraphrase`` column).
         seconds: Wall time.
+        not_sure: Pairs the model is not sure of (0 in the ``paraphrase`` column, highlights written).
     """
 
     source: Path
@@ -43,10 +44,16 @@ class FilePrediction:
     pairs: int
     paraphrases: int
     seconds: float
+    not_sure: int = 0
 
 
 def predictions_tsv(rows: Sequence[PairPrediction]) -> str:
-    """The prediction file: header ``QID paraphrase score guest_probs host_probs``, tab-separated."""
+    """The prediction file: header ``QID paraphrase score guest_probs host_probs``, tab-separated.
+
+    ``paraphrase`` is 1 for a pair the model calls a paraphrase and 0 otherwise: a pair it is not
+    sure of is written as 0 (the official scoring reads this column as the decision), with its score
+    and its token probabilities (the highlights) like every other pair.
+    """
     buf = io.StringIO()
     writer = csv.writer(buf, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
     writer.writerow(HEADER)
@@ -73,5 +80,10 @@ def predict_file(settings: Settings, source: Path, target: Path, model: Path | N
     predictions = tasks.load(settings, TASK_NAME, model).model.predict(pairs)
     atomic_write_bytes(target, predictions_tsv(predictions).encode("utf-8"))
     return FilePrediction(
-        source, target, len(pairs), sum(p.paraphrase for p in predictions), round(time.perf_counter() - started, 2)
+        source,
+        target,
+        len(pairs),
+        sum(p.paraphrase for p in predictions),
+        round(time.perf_counter() - started, 2),
+        sum(p.decision == NOT_SURE for p in predictions),
     )

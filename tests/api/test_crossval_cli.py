@@ -81,8 +81,10 @@ def test_paraphrase_cross_validation_predicts_each_pair_once(tmp_path: Path, mon
     aucs = [fold["figures"]["pair_auc"] for fold in out["folds"]]
     assert aucs == out["figures"]["pair_auc"]["folds"] and all(a is None or 0.0 <= a <= 1.0 for a in aucs)
     assert "grouped by interview" in out["protocol"] and out["profile"] == "quick"
-    # Each fold chose its epoch and offset inside its training folds.
-    assert all({"epoch", "bias"} <= set(fold["chosen"]) and fold["tune"] > 0 for fold in out["folds"])
+    # Each fold chose its epoch and offset inside its training folds, and its decision rule by inner folds there.
+    assert all({"epoch", "bias", "cut", "low"} <= set(fold["chosen"]) and fold["tune"] > 0 for fold in out["folds"])
+    assert all(fold["chosen"]["low"] <= fold["chosen"]["cut"] for fold in out["folds"])
+    assert len(out["figures"]["not_sure_share"]["folds"]) == 2
 
 
 def test_one_file_to_score_or_folds_to_train(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,7 +16,9 @@ from api.services import paraphrase as service
 from api.services import tasks
 from api.settings import Settings
 from gnn.modelcard import read_card
-from gnn.paraphrase import TASK, ParaphraseExample, pairs_from_file
+from gnn.paraphrase import NEVER, TASK, ParaphraseExample, pair_probability, pairs_from_file
+from gnn.paraphrase_eval import NOT_PARAPHRASE, NOT_SURE, PARAPHRASE, PairPrediction
+from gnn.task import TextPair
 from ontology.errors import ApiError, LoaderError, ModelError
 from tests.conftest import BAD, SAMPLES
 
@@ -35,7 +37,7 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Settings]:
     root = tmp_path_factory.mktemp("paraphrase")
     settings = Settings(cache_dir=root / "cache", data_dir=root / "data")
     report = tasks.train(settings, "paraphrase", [TRAIN, DEV], root / "model", profile="quick", seed=3)
-    assert report.model_dir == root / "model" and report.version.number == 2
+    assert report.model_dir == root / "model" and report.version.number == 3
     return root / "model", settings
 
 
@@ -64,13 +66,19 @@ def test_card_records_split_and_metrics(trained: tuple[Path, Settings]) -> None:
     assert set(card.metrics) >= {"tune", "best_epoch", "history", "bytes"}
     assert card.metrics["bytes"] < 1_000_000
     assert card.hyperparameters["profile"] == "quick" and card.hyperparameters["seed"] == 3
+    # The decision rule was chosen by inner folds over the train and tune pairs: on this sample's few
+    # pairs no cut rests on enough of them, so neither call is made and every pair is "not sure".
+    rule = card.metrics["decision"]
+    tune = TASK.split(_examples(TRAIN, DEV))["tune"]
+    assert rule["goal"] == pytest.approx(2 / 3, abs=1e-4) and rule["pairs"] == 3 + len(tune)
+    assert (rule["cut"], rule["low"]) == (card.hyperparameters["cut"], card.hyperparameters["low"]) == (NEVER, 0.0)
 
 
 def test_evaluate_and_predict_round_trip(trained: tuple[Path, Settings], tmp_path: Path) -> None:
     model, settings = trained
     report = tasks.evaluate(settings, "paraphrase", model, [DEV])
     result = report.details["metrics"]
-    assert report.model == "contextdep-highlighter 2"
+    assert report.model == "contextdep-highlighter 3"
     assert result["pairs"] == 7 and 0.0 <= result["f1"] <= 1.0 and report.scores["f1"] == result["f1"]
     # Predicted against gold pairs per label, from the same predictions as the figures.
     labels = report.labels
@@ -80,9 +88,12 @@ def test_evaluate_and_predict_round_trip(trained: tuple[Path, Settings], tmp_pat
     assert labels["paraphrase"].right == result["true_positives"]
     assert sum(c.gold for c in labels.values()) == sum(c.predicted for c in labels.values()) == 7
     assert sum(c.right for c in labels.values()) == round(result["accuracy"] * 7)
+    assert result["not_sure"] == 7 - result["predicted_positives"] and result["not_sure_share"] == 1.0
     out = tmp_path / "pred.tsv"
     summary = service.predict_file(settings, DEV, out, model)
-    assert summary.pairs == 7 and summary.target == out
+    hyper = read_card(model, task="paraphrase").hyperparameters
+    cut, pair_model = hyper["cut"], hyper["pair_model"]
+    assert summary.pairs == 7 and summary.target == out and (summary.paraphrases, summary.not_sure) == (0, 7)
     with out.open(encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh, delimiter="\t"))
     assert list(rows[0]) == ["QID", "paraphrase", "score", "guest_probs", "host_probs"]
@@ -93,10 +104,16 @@ def test_evaluate_and_predict_round_trip(trained: tuple[Path, Settings], tmp_pat
         pair = pairs[row["QID"]]
         assert len(guest) == len(pair.guest) and len(host) == len(pair.host)
         assert all(0.0 <= p <= 1.0 for p in guest + host)
-        # The decision is the >= 0.5 rule on both sides, and the score is the weaker side's maximum.
-        score = min(max(guest), max(host))
+        # The score is the pair model's probability (the weaker side's maximum without one); the decision is
+        # the model's cut on it (a "not sure" pair is written as 0, its probabilities kept).
+        read = PairPrediction(row["QID"], guest, host)
+        score = pair_probability(pair_model, read) if pair_model else read.strongest
         assert float(row["score"]) == pytest.approx(score, abs=1e-3)
-        assert row["paraphrase"] == str(int(score >= 0.5))
+        assert row["paraphrase"] == str(int(score >= cut)) == "0"
+    # The same pairs through the task's predictions: the three-way answer with its score and threshold.
+    answers = tasks.predict(settings, "paraphrase", [TextPair("the rain stopped", "it stopped raining")], model)
+    assert [(a.label, a.threshold) for a in answers] == [(NOT_SURE, cut)]
+    assert answers[0].probabilities["paraphrase"] == answers[0].score
 
 
 def test_cli_predict_and_evaluate(
@@ -201,3 +218,47 @@ def test_the_shipped_model_records_its_encoder_and_refuses_another(tmp_path: Pat
         service.predict_file(Settings(cache_dir=tmp_path / "cache"), DEV, tmp_path / "p.tsv", copy)
     assert f"fingerprint {card.encoder_fingerprint}" in str(refused.value)  # both encoders named
     assert not (tmp_path / "p.tsv").exists()
+
+
+def test_the_shipped_model_answers_three_ways_by_its_cuts(tmp_path: Path) -> None:
+    from gnn.registry import shipped_model
+
+    card = read_card(shipped_model("paraphrase"), task="paraphrase")
+    hyper = card.hyperparameters
+    cut, low, pair_model = hyper["cut"], hyper["low"], hyper["pair_model"]
+    assert card.version == "3" and 0.5 < cut < 1.0 and 0.0 <= low <= cut and pair_model
+    assert card.metrics["decision"]["precision"] >= 2 / 3 - 1e-4  # on the inner out-of-fold scores
+    settings = Settings(cache_dir=tmp_path / "cache")
+    pairs = pairs_from_file(TRAIN) + pairs_from_file(DEV)
+    texts = [TextPair(" ".join(p.guest), " ".join(p.host)) for p in pairs]
+    answers = tasks.predict(settings, "paraphrase", texts)
+    for a in answers:
+        expected = PARAPHRASE if a.score >= cut else NOT_PARAPHRASE if a.score < low else NOT_SURE
+        assert a.label == expected and a.threshold == cut
+    assert {a.label for a in answers} >= {PARAPHRASE, NOT_SURE}
+
+
+def test_cli_answers_text_pairs_three_ways_with_score_and_threshold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gnn.registry import shipped_model
+
+    monkeypatch.setenv("ARGWEB_CACHE_DIR", str(tmp_path / "c"))
+    pairs = pairs_from_file(TRAIN) + pairs_from_file(DEV)
+    source = tmp_path / "pairs.jsonl"
+    source.write_text(
+        "".join(json.dumps({"source": " ".join(p.guest), "target": " ".join(p.host)}) + "\n" for p in pairs),
+        encoding="utf-8",
+    )
+    out = tmp_path / "answers.jsonl"
+    result = CliRunner().invoke(app, ["predict", "paraphrase", "--in", str(source), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    cut = read_card(shipped_model("paraphrase"), task="paraphrase").hyperparameters["cut"]
+    assert len(rows) == len(pairs) and {r["label"] for r in rows} <= {PARAPHRASE, NOT_PARAPHRASE, NOT_SURE}
+    for r in rows:
+        assert r["threshold"] == round(cut, 4) and r["probabilities"]["paraphrase"] == r["score"]
+        assert (r["label"] == PARAPHRASE) == (r["score"] >= r["threshold"])
+    # Text pairs are not graph units: nothing to write.
+    result = CliRunner().invoke(app, ["predict", "paraphrase", "--in", str(source), "--write"])
+    assert result.exit_code == 2

@@ -94,7 +94,7 @@ def test_as_dict_reports_derived_figures_in_order() -> None:
     # The JSON order (model cards and CLI output rely on it), then the extras.
     assert list(out) == [*REPORTED, "threshold"]
     assert REPORTED[:4] == ("pairs", "positives", "predicted_positives", "true_positives")
-    assert REPORTED[-1] == "floor_f1"
+    assert REPORTED[-3:] == ("floor_f1", "not_sure", "not_sure_share")
     assert out["f1"] == pytest.approx(2 / 3) and out["jaccard_host_pairs"] == 2 and out["pairs"] == 3
 
 
