@@ -8,6 +8,9 @@ is also scored without it (the same networks), so that the decoding lever is com
 same training. Reported per file (Molweni dev, STAC train): link F1 and link & relation F1, mean ±
 std over folds, and the predicted against gold senses pooled over the held-out folds.
 
+Measured, not adopted: the figures (quick profile, five folds, seed 13) are in
+docs/experiments/discourse.md, "Sense levers under the protocol".
+
 Usage: ``python -m experiments.discourse_levers [--profile quick] [--members N] [--seed 13]
 [--folds 5] [--parent-sense] [--balance A] [--shift] [--json OUT]``
 (the files of the shipped model under the settings' corpora directory).
@@ -17,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -28,7 +30,7 @@ from api.services.discourse import recipe_data
 from api.settings import get_settings
 from gnn.discourse.task import TASK, DiscourseExample, score
 from gnn.discourse.train import ParserConfig
-from gnn.protocol import Fold, FoldOutcome, cross_validate
+from gnn.protocol import Fold, FoldOutcome, cross_validate, spread
 from gnn.task import Resources
 
 
@@ -69,10 +71,11 @@ def per_file(summary: dict[str, Any], key: str = "files") -> dict[str, dict[str,
         for name, figs in row.get(key, {}).items():
             for fig in ("link_f1", "link_rel_f1"):
                 values.setdefault(name, {}).setdefault(fig, []).append(float(figs[fig]))
-    return {
-        name: {fig: f"{statistics.fmean(v):.2f} ± {statistics.stdev(v):.2f}" for fig, v in figs.items()}
-        for name, figs in values.items()
-    }
+    out = {}
+    for name, figs in values.items():
+        spreads = {fig: spread(v) for fig, v in figs.items()}
+        out[name] = {fig: f"{s['mean']:.2f} ± {s['std']:.2f}" for fig, s in spreads.items()}
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
