@@ -9,10 +9,7 @@
    and "no parent"; a sense classifier reads the same pair.
 5. Pass 2 (structure-aware): the pass-1 parents become edges typed by their predicted sense, a second
    relational GCN reads them (what an EDU answers, what answers it), and link and sense are
-   scored again. Both passes are trained jointly; pass 2 gives the output. Optionally
-   (``parent_sense``) pass 2 also reads each candidate parent's own pass-1 sense (the sense of the
-   candidate's best attachment, or "none"): a QAP tends to follow a question's own attachment, a
-   Continuation to continue one.
+   scored again. Both passes are trained jointly; pass 2 gives the output.
 """
 
 from __future__ import annotations
@@ -69,10 +66,9 @@ class PairScorer(nn.Module):
         self.sense = nn.Sequential(nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, len(SENSES)))
         self.drop = nn.Dropout(dropout)
 
-    def forward(self, h: Tensor, cand: Tensor, pair: Tensor, extra: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    def forward(self, h: Tensor, cand: Tensor, pair: Tensor) -> tuple[Tensor, Tensor]:
         """Scores for EDU states ``h`` ``(n+1, d)`` (last row: the root), candidate rows ``cand``
-        ``(n, c)``, pair features ``(n, c, p)`` and an optional ``(n, c, 2 * hidden)`` term added to
-        the pair projection (the candidate's own sense in pass 2).
+        ``(n, c)`` and pair features ``(n, c, p)``.
 
         Returns:
             Link scores ``(n, c)`` and sense logits ``(n, c, senses)``.
@@ -80,10 +76,7 @@ class PairScorer(nn.Module):
         n = cand.size(0)
         proj = self.drop(self.node(h)).view(h.size(0), 8, self.hidden)
         child, parent = proj[:n], proj[cand]  # (n, 8, H), (n, c, 8, H)
-        pf = self.pair(pair)
-        if extra is not None:
-            pf = pf + extra
-        pf = pf.view(n, cand.size(1), 2, self.hidden)
+        pf = self.pair(pair).view(n, cand.size(1), 2, self.hidden)
         ch = child.unsqueeze(1)
         z_link = ch[:, :, 0] + parent[:, :, 1] + pf[:, :, 0] + ch[:, :, 2] * parent[:, :, 3]
         z_sense = ch[:, :, 4] + parent[:, :, 5] + pf[:, :, 1] + ch[:, :, 6] * parent[:, :, 7]
@@ -100,7 +93,6 @@ class DiscourseParser(nn.Module):
         dim: Hidden width of EDU states.
         word_dim: Width of the lexical bag.
         dropout: Dropout rate.
-        parent_sense: Pass 2 reads each candidate parent's own pass-1 sense.
     """
 
     def __init__(
@@ -111,7 +103,6 @@ class DiscourseParser(nn.Module):
         dim: int = 192,
         word_dim: int = 96,
         dropout: float = 0.2,
-        parent_sense: bool = False,
     ) -> None:
         super().__init__()
         self.k = k
@@ -128,8 +119,6 @@ class DiscourseParser(nn.Module):
         pdim = pair_feature_count(k)
         self.pass1 = PairScorer(dim, pdim, 128, dropout)
         self.pass2 = PairScorer(dim, pdim, 128, dropout)
-        # One row per sense and one for "no parent" (the root, the first EDU, masked slots).
-        self.parent_sense = nn.Embedding(len(SENSES) + 1, 2 * 128) if parent_sense else None
         self.drop = nn.Dropout(dropout)
 
     def _lexical(self, batch) -> Tensor:
@@ -174,15 +163,10 @@ class DiscourseParser(nn.Module):
             child = torch.nonzero(best > 0).squeeze(1)
             parent = child - best[child]
             s = sense1[child, best[child]].argmax(-1)
-        extra = None
-        if self.parent_sense is not None:
-            own = torch.full((h.size(0) + 1,), len(SENSES), dtype=torch.long, device=h.device)
-            own[child] = s
-            extra = self.parent_sense(own[cand])
         edge_index = torch.cat([torch.stack([parent, child]), torch.stack([child, parent])], dim=1)
         edge_type = torch.cat([s, s + len(SENSES)])
         h2 = self.norm2(h + self.drop(torch.relu(self.gnn2(h, edge_index, edge_type))))
-        link2, sense2 = self.pass2(torch.cat([h2, self.root.unsqueeze(0)]), cand, batch.pair, extra)
+        link2, sense2 = self.pass2(torch.cat([h2, self.root.unsqueeze(0)]), cand, batch.pair)
         link2 = link2.masked_fill(~batch.cand_mask, neg)
         return {"link1": link1, "sense1": sense1, "link2": link2, "sense2": sense2}
 

@@ -50,8 +50,6 @@ MODEL_NAME = "argweb-discourse-rgcn"
 WEIGHTS = "parser.safetensors"
 VOCAB = "vocab.json"
 THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 1.01)
-SHIFTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0)
-"""The prior-correction exponents the tuning dialogues choose among (``tune_sense_shift``)."""
 
 
 @dataclass
@@ -73,13 +71,6 @@ class ParserConfig:
         seed: Random seed (member ``i`` of an ensemble uses ``seed + i``).
         members: Networks in the ensemble (their probabilities are averaged).
         thresholds: Per domain, the probability an extra parent needs (1.01 = single parent).
-        parent_sense: Pass 2 reads each candidate parent's own pass-1 sense.
-        sense_balance: Exponent ``a`` of the class-balanced sense loss: sense ``c`` weighs
-            ``(n / n_c) ** a`` (normalised to a mean of 1 over the training links); 0: plain.
-        tune_sense_shift: Choose :attr:`sense_shift` on the tuning dialogues.
-        sense_shift: Exponent ``b`` of the decoding's prior correction: each sense probability is
-            divided by its training share to the power ``b`` (then renormalised); 0: none.
-        sense_share: Share of each sense among the training links (in :data:`SENSES` order).
     """
 
     k: int = 12
@@ -96,11 +87,6 @@ class ParserConfig:
     seed: int = 13
     members: int = 1
     thresholds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(DOMAINS, 1.01))
-    parent_sense: bool = False
-    sense_balance: float = 0.0
-    tune_sense_shift: bool = False
-    sense_shift: float = 0.0
-    sense_share: list[float] = field(default_factory=list)
 
 
 PROFILES: dict[str, dict[str, Any]] = {
@@ -133,28 +119,7 @@ def _collate(data: DialogueGraphs, idx: Sequence[int], device: str):
     return Batch.from_data_list([data[i] for i in idx]).to(device)
 
 
-def sense_shares(dialogues: Sequence[Dialogue]) -> list[float]:
-    """Share of each sense (in :data:`SENSES` order) among the relations of ``dialogues`` (each sense
-    counted at least once, so that none has a zero share)."""
-    counts = np.ones(len(SENSES))
-    index = {s: i for i, s in enumerate(SENSES)}
-    for d in dialogues:
-        for _x, _y, sense in d.relations:
-            counts[index[sense]] += 1
-    return (counts / counts.sum()).tolist()
-
-
-def balance_weights(shares: Sequence[float], exponent: float) -> Tensor | None:
-    """Class-balanced sense weights ``(1 / share) ** exponent`` with a mean of 1 over the training
-    links (``None`` for exponent 0: the plain loss)."""
-    if not exponent or not shares:
-        return None
-    p = torch.tensor(shares, dtype=torch.float32)
-    w = p.pow(-exponent)
-    return w / (w * p).sum()
-
-
-def _loss(out: dict[str, Tensor], batch, pass1_weight: float, weight: Tensor | None = None) -> Tensor:
+def _loss(out: dict[str, Tensor], batch, pass1_weight: float) -> Tensor:
     total = torch.zeros((), device=batch.emb.device)
     keep = batch.reachable
     gold = batch.gold > 0
@@ -165,10 +130,7 @@ def _loss(out: dict[str, Tensor], batch, pass1_weight: float, weight: Tensor | N
         # Several gold parents: maximise the probability mass on the gold set.
         loss_link = (torch.logsumexp(link, 1) - torch.logsumexp(link.masked_fill(~g, neg), 1)).mean()
         sense = out["sense" + name].reshape(-1, len(SENSES))
-        cw = weight.to(sense.device) if weight is not None else None
-        loss_sense = torch.nn.functional.cross_entropy(
-            sense, batch.gold_sense.reshape(-1), weight=cw, ignore_index=-100
-        )
+        loss_sense = torch.nn.functional.cross_entropy(sense, batch.gold_sense.reshape(-1), ignore_index=-100)
         total = total + w * (loss_link + loss_sense)
     return total
 
@@ -179,17 +141,6 @@ def probabilities(nets: Sequence[DiscourseParser], batch) -> tuple[Tensor, Tenso
     link = torch.stack([torch.softmax(o["link2"], 1) for o in outs]).mean(0)
     sense = torch.stack([torch.softmax(o["sense2"], -1) for o in outs]).mean(0)
     return link, sense
-
-
-def shift_senses(sense: Tensor, config: ParserConfig) -> Tensor:
-    """Sense probabilities divided by the training share of each sense to the power
-    ``config.sense_shift`` and renormalised (unchanged when it is 0): a prior correction
-    against the senses the training links over-represent (``Comment``)."""
-    if not config.sense_shift or not config.sense_share:
-        return sense
-    prior = torch.tensor(config.sense_share, dtype=sense.dtype, device=sense.device)
-    shifted = sense * prior.pow(-config.sense_shift)
-    return shifted / shifted.sum(-1, keepdim=True)
 
 
 def decode(
@@ -263,7 +214,6 @@ class DiscourseModel:
             for idx in batches:
                 batch = _collate(data, idx, self.device)
                 link, sense = probabilities(self.nets, batch)
-                sense = shift_senses(sense, self.config)
                 domains = [dialogues[i].domain for i in idx]
                 decoded = decode(link, sense, batch, self.config.thresholds, domains)
                 found.update(zip(idx, decoded, strict=True))
@@ -327,7 +277,8 @@ class ParserFit:
     @cached_property
     def module(self) -> DiscourseParser:
         """The network, built on first use: inside the trainer's seeded run, so the seed sets its initial weights."""
-        return build_network(self.config, self.encoder.dim, len(self.vocab))
+        c = self.config
+        return DiscourseParser(self.encoder.dim, len(self.vocab), c.k, c.dim, c.word_dim, c.dropout)
 
     def param_groups(self) -> Any:
         """Every parameter of the network."""
@@ -340,11 +291,7 @@ class ParserFit:
     def loss(self, batch: list[int]) -> Tensor:
         """Link and sense loss of both passes on one batch, collated as one PyG batch on the network's device."""
         data = _collate(self.graphs, batch, str(next(self.module.parameters()).device))
-        return _loss(self.module(data), data, self.config.pass1_weight, self._weight)
-
-    @cached_property
-    def _weight(self) -> Tensor | None:
-        return balance_weights(self.config.sense_share, self.config.sense_balance)
+        return _loss(self.module(data), data, self.config.pass1_weight)
 
     def select(self) -> Selection | None:
         """Link F1 + link & relation F1 on the tuning dialogues (``None`` without them)."""
@@ -354,12 +301,6 @@ class ParserFit:
         s = single.evaluate(self.tune, graphs=self.tune_graphs).as_dict()
         row = {"tune_link_f1": s["link_f1"], "tune_link_rel_f1": s["link_rel_f1"]}
         return Selection(s["link_f1"] + s["link_rel_f1"], row=row)
-
-
-def build_network(config: ParserConfig, emb_dim: int, vocab_size: int) -> DiscourseParser:
-    """An untrained network of ``config``'s shape."""
-    c = config
-    return DiscourseParser(emb_dim, vocab_size, c.k, c.dim, c.word_dim, c.dropout, c.parent_sense)
 
 
 def _fit(
@@ -426,30 +367,14 @@ def train_parser(
     if not train:
         raise ModelError("no training dialogues")
     vocab = build_vocab(train, config.vocab_size)
-    config.sense_share = sense_shares(train)
     train_g = graphs_for(train, encoder, vocab, config.k, progress or False)
     tune_g = graphs_for(tune, encoder, vocab, config.k, progress or False) if tune else None
     jobs = [ParserFit(train_g, config, encoder, vocab, tune, tune_g) for _ in range(max(1, config.members))]
     history = _fit(jobs, config, device, progress, log)
     model = DiscourseModel([job.module for job in jobs], vocab, config, encoder)
     if tune:
-        if config.tune_sense_shift:
-            config.sense_shift = tune_shift(model, tune, tune_g)
         config.thresholds = tune_thresholds(model, tune, tune_g)
     return model, history
-
-
-def tune_shift(model: DiscourseModel, tune: Sequence[Dialogue], graphs: DialogueGraphs | None = None) -> float:
-    """The prior-correction exponent of :data:`SHIFTS` that maximises link & relation F1 on ``tune``
-    (the links do not move with it; ties go to the smaller exponent)."""
-    best, best_b = -1.0, 0.0
-    for b in SHIFTS:
-        model.config.sense_shift = b
-        f = model.evaluate(tune, graphs=graphs).link_rel.f1
-        if f > best + 1e-12:
-            best, best_b = f, b
-    model.config.sense_shift = best_b
-    return best_b
 
 
 def tune_thresholds(
@@ -526,7 +451,10 @@ def load_model(model_dir: Path, encoder: TextEncoder | None = None, device: str 
     vocab = json.loads((model_dir / VOCAB).read_text(encoding="utf-8"))
     enc = encoder or TextEncoder()
     dev = pick_device(device)
-    nets = [build_network(config, enc.dim, len(vocab)) for _ in range(max(1, config.members))]
+    nets = [
+        DiscourseParser(enc.dim, len(vocab), config.k, config.dim, config.word_dim, config.dropout)
+        for _ in range(max(1, config.members))
+    ]
     whole = nets[0] if len(nets) == 1 else torch.nn.ModuleList(nets)
     try:
         whole.load_state_dict(float_state(load_file(str(model_dir / WEIGHTS))))
