@@ -10,7 +10,8 @@ held-out folds, and the macro-F1 over none / support / attack / rephrase.
 
 Usage: ``python -m experiments.pairs_sources [--encoder all-MiniLM-L6-v2] [--hidden 256]
 [--variant none --variant sciarg --variant sciarg+marg --variant contrast] [--json OUT]``
-(``none``: QT30 alone; ``contrast``: the further cue flags of :data:`gnn.pairs.CONTRAST_CUES`).
+(``none``: QT30 alone; ``contrast``: the further cue flags of :data:`gnn.pairs.CONTRAST_CUES`;
+``tuneqt30``: only the QT30 tuning pairs choose the epoch and biases).
 """
 
 from __future__ import annotations
@@ -31,9 +32,14 @@ from ontology.progress import SILENT
 
 def variant_config(variant: str, base: PairConfig) -> PairConfig:
     """``base`` trained on QT30 plus the sources named in ``variant`` (``+``-joined; ``contrast`` among
-    them switches on :attr:`gnn.pairs.PairConfig.contrast`)."""
+    them switches on :attr:`gnn.pairs.PairConfig.contrast`, ``tuneqt30`` has only the QT30 pairs choose)."""
     names = variant.split("+")
-    return replace(base, sources=tuple(s for s in names if s in SOURCES), contrast="contrast" in names)
+    return replace(
+        base,
+        sources=tuple(s for s in names if s in SOURCES),
+        contrast="contrast" in names,
+        tune_corpus="qt30" if "tuneqt30" in names else "",
+    )
 
 
 def run(variant: str, base: PairConfig, folds: int) -> CVReport:

@@ -26,6 +26,7 @@ from gnn.pairs import (
     marg_examples,
     sciarg_examples,
     train_pairs,
+    tuning_pairs,
 )
 from gnn.relations.argmap import maps_from_records
 from gnn.relations.marg_task import pairs_from_records
@@ -115,3 +116,16 @@ def test_contrast_flags_widen_the_features_and_travel_with_the_model(tmp_path: P
     assert again.config == config
     pairs = [(e.source, e.target) for e in found]
     assert np.allclose(model.probabilities(pairs), again.probabilities(pairs), atol=1e-6)
+
+
+def test_only_the_named_corpus_chooses_and_the_rest_of_the_tuning_pairs_train() -> None:
+    train = [PairExample("a", "b", "none", "g1")]
+    tune = [PairExample("c", "d", "attack", "g2"), PairExample("e", "f", "attack", "sciarg:A01", corpus="sciarg")]
+    assert tuning_pairs(train, tune, PairConfig()) == (train, tune)
+    assert tuning_pairs(train, tune, PairConfig(tune_corpus="qt30")) == ([train[0], tune[1]], [tune[0]])
+
+
+def test_the_contrast_profile_keeps_the_head_within_the_shipped_size() -> None:
+    full, contrast = TASK.recipes.config("full"), TASK.recipes.config("contrast")
+    assert contrast.contrast and not full.contrast and contrast.encoder == full.encoder
+    assert feature_width(768, True, True, True) * contrast.hidden <= feature_width(768, True, True) * full.hidden
