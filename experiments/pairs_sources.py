@@ -96,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--encoder", default="all-mpnet-base-v2")
     parser.add_argument("--hidden", type=int, default=224)
     parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=13, help="seed of the folds, the none sampling and the network")
     parser.add_argument("--variant", action="append", default=[])
     parser.add_argument("--json", type=Path)
     parser.add_argument(
@@ -103,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-cv", action="store_true", help="only --challenge")
     args = parser.parse_args(argv)
-    base = replace(TASK.recipes.config("full"), encoder=args.encoder, hidden=args.hidden)
+    base = replace(TASK.recipes.config("full", args.seed), encoder=args.encoder, hidden=args.hidden)
     out = {}
     for variant in args.variant or ["none", "sciarg"]:
         if args.challenge:
