@@ -158,13 +158,10 @@ PROFILES: dict[str, dict[str, Any]] = {
     # all-mpnet-base-v2 beat MiniLM on every fold (docs/models/pairs.md); 224 hidden units keep all
     # shipped weights under 20 MB (256 would pass it by 35 kB).
     "full": {"hidden": 224, "encoder": "all-mpnet-base-v2"},
-    # The contrast cue flags won out of fold on MiniLM (attack F1 0.149 against 0.124, macro-F1 0.382
-    # against 0.378, docs/experiments/pairs.md); 219 hidden units keep the head within the shipped size.
-    # Not yet confirmed on mpnet, so not yet ``full``.
-    "contrast": {"hidden": 219, "encoder": "all-mpnet-base-v2", "contrast": True},
 }
-"""Training profiles: ``full`` is the shipped recipe; ``quick`` a small, fast one for tests (on MiniLM);
-``contrast`` the shipped recipe with the contrast cue flags (:data:`CONTRAST_CUES`)."""
+"""Training profiles: ``full`` is the shipped recipe; ``quick`` a small, fast one for tests (on MiniLM).
+The levers measured and not adopted (``sources``, ``contrast``, ``tune_corpus``) are fields of
+:class:`PairConfig` that ``experiments/pairs_sources.py`` switches on (docs/experiments/pairs.md)."""
 TASK_NAME = "pairs"
 MODEL_NAME = "pair-mlp"
 VERSION = 2

@@ -123,9 +123,3 @@ def test_only_the_named_corpus_chooses_and_the_rest_of_the_tuning_pairs_train() 
     tune = [PairExample("c", "d", "attack", "g2"), PairExample("e", "f", "attack", "sciarg:A01", corpus="sciarg")]
     assert tuning_pairs(train, tune, PairConfig()) == (train, tune)
     assert tuning_pairs(train, tune, PairConfig(tune_corpus="qt30")) == ([train[0], tune[1]], [tune[0]])
-
-
-def test_the_contrast_profile_keeps_the_head_within_the_shipped_size() -> None:
-    full, contrast = TASK.recipes.config("full"), TASK.recipes.config("contrast")
-    assert contrast.contrast and not full.contrast and contrast.encoder == full.encoder
-    assert feature_width(768, True, True, True) * contrast.hidden <= feature_width(768, True, True) * full.hidden
