@@ -38,7 +38,7 @@ import numpy as np
 
 from gnn.modelcard import ModelCard
 from gnn.protocol import tuning_part
-from gnn.relations.argmap import ArgMap, anchor_propositions, edge_lists, maps_from_records, words
+from gnn.relations.argmap import ArgMap, anchor_propositions, maps_from_records, words
 from gnn.relations.metrics import macro_f1
 from gnn.relations.qt30_task import coordinate_biases, episodes
 from gnn.task import (
@@ -57,7 +57,6 @@ from gnn.task import (
 from ontology.aiftext import split_speaker
 from ontology.errors import LoaderError, ModelError
 from ontology.labels import RelationLabel, scheme_label
-from ontology.records import EdgeRecord, NodeRecord, PropositionRecord, RelationRecord
 
 if TYPE_CHECKING:
     import torch
@@ -85,14 +84,6 @@ OPENERS = ("no", "but", "yes", "well", "because", "so")
 N_CUES = len(CUES) + len(OPENERS)
 NEGATIONS = frozenset(("no", "not", "never", "nothing", "none", "nobody", "neither", "nor"))
 N_OVERLAP = 5
-# Further words of disagreement, contrast and cost, read as flags of each side when a recipe asks for
-# them (``PairConfig.contrast``): how a reply that attacks without saying "no" argues (a concession
-# and a "but", a cost or a risk, a claim called false). Chosen from the words, not from any data.
-CONTRAST_CUES = ("cannot", "can't", "won't", "isn't", "doesn't", "wouldn't", "false", "myth", "misleading", "although",
-                 "though", "yet", "instead", "rather", "whereas", "despite", "even", "only", "cost", "costs", "harm",
-                 "risk", "worse", "fail", "fails", "problem", "unfair", "expensive", "lose", "danger", "ignores",
-                 "doubt")  # fmt: skip
-N_CONTRAST = len(CONTRAST_CUES)
 BIAS_GRID = (-2.0, -1.5, -1.0, -0.5, -0.25, 0.0, 0.25, 0.5, 1.0, 1.5, 2.0)
 _TOKEN = re.compile(r"[a-z']+|\?")
 
@@ -100,15 +91,13 @@ _TOKEN = re.compile(r"[a-z']+|\?")
 @dataclass(frozen=True)
 class PairExample:
     """A labelled pair: what was said first (``source``), what it relates to (``target``), the label
-    (:data:`LABELS`), the group that keeps it on one side of a fold (the QT30 episode, the Sci-Arg
-    paper, the M-Arg event), its map, and the corpus it comes from (figures are given per corpus)."""
+    (:data:`LABELS`), the group that keeps it on one side of a fold (the QT30 episode) and its map."""
 
     source: str
     target: str
     label: str
     group: str
     map_name: str = ""
-    corpus: str = "qt30"
 
 
 @dataclass(frozen=True)
@@ -128,11 +117,6 @@ class PairConfig:
         none_share: Sampled ``none`` pairs per gold relation of a map.
         encoder: The packaged sentence encoder the texts are read with (:data:`gnn.encoder.PACKAGED`;
             ``train pairs --encoder DIR`` reads them with a local one instead).
-        sources: Further corpora whose gold relations train the model beside QT30 (:data:`SOURCES`:
-            ``sciarg``, ``marg``), read from the reference corpora of the run (:func:`extra_examples`).
-        contrast: Add the flags of :data:`CONTRAST_CUES` of each side.
-        tune_corpus: Only the tuning pairs of this corpus choose the epoch and the biases (those of the
-            other corpora train); ``""``: every tuning pair chooses.
         seed: Seed of the network, the batches and the ``none`` sampling.
     """
 
@@ -147,9 +131,6 @@ class PairConfig:
     overlap: bool = True
     none_share: float = 1.0
     encoder: str = "all-MiniLM-L6-v2"
-    sources: tuple[str, ...] = ()
-    contrast: bool = False
-    tune_corpus: str = ""
     seed: int = 13
 
 
@@ -159,9 +140,7 @@ PROFILES: dict[str, dict[str, Any]] = {
     # shipped weights under 20 MB (256 would pass it by 35 kB).
     "full": {"hidden": 224, "encoder": "all-mpnet-base-v2"},
 }
-"""Training profiles: ``full`` is the shipped recipe; ``quick`` a small, fast one for tests (on MiniLM).
-The levers measured and not adopted (``sources``, ``contrast``, ``tune_corpus``) are fields of
-:class:`PairConfig` that ``experiments/pairs_sources.py`` switches on (docs/experiments/pairs.md)."""
+"""Training profiles: ``full`` is the shipped recipe; ``quick`` a small, fast one for tests (on MiniLM)."""
 TASK_NAME = "pairs"
 MODEL_NAME = "pair-mlp"
 VERSION = 2
@@ -242,94 +221,6 @@ def _map_examples(amap: ArgMap, group: str, none_share: float, seed: int) -> lis
     return out + [pair(i, j, RelationLabel.NONE.value) for i, j in chosen]
 
 
-SOURCES: tuple[str, ...] = ("sciarg", "marg")
-"""Corpora whose gold relations may train the pair model beside QT30 (:attr:`PairConfig.sources`), by
-the name of the reference corpus a run reads them from (:attr:`PairTask.references`)."""
-SCIARG_RELATIONS = ("supports", "contradicts", "semantically_same")
-"""The Sci-Arg relations read as pairs (``parts_of_same`` joins the pieces of one component: not a pair)."""
-
-
-def _unrelated(
-    texts: Sequence[str], related: set[tuple[int, int]], want: int, rng: random.Random
-) -> list[tuple[int, int]]:
-    """``want`` ordered pairs of ``texts`` related in neither direction: half among those sharing the
-    most longer words (the same topic: the hard negatives), the rest at random."""
-    n = len(texts)
-    free = [(i, j) for i in range(n) for j in range(n) if i != j and (i, j) not in related and (j, i) not in related]
-    rng.shuffle(free)
-    bags = [{w for w in words(t) if len(w) > 3} for t in texts]
-
-    def shared(p: tuple[int, int]) -> float:
-        a, b = bags[p[0]], bags[p[1]]
-        return len(a & b) / max(len(a | b), 1)
-
-    chosen = sorted(free, key=lambda p: -shared(p))[: want // 2]
-    taken = set(chosen)
-    return chosen + [p for p in free if p not in taken][: want - len(chosen)]
-
-
-def sciarg_examples(
-    nodes: Sequence[NodeRecord], edges: Sequence[EdgeRecord], seed: int = 13, support_share: float = 2.0
-) -> list[PairExample]:
-    """Labelled pairs of the Sci-Arg papers in a bundle, grouped by paper.
-
-    Per paper: every ``contradicts`` (attack) and ``semantically_same`` (rephrase) of two argument
-    components; ``supports`` (support) sampled to ``support_share`` times the paper's attacks (at
-    least 2: Sci-Arg has eight supports per attack, and QT30 already gives many supports); and as
-    many ``none`` pairs as the paper's pairs so far, half among the unrelated components that share
-    the most words (:func:`_unrelated`). Seeded by ``seed`` and the paper's id.
-    """
-    props = {n.id: n for n in nodes if isinstance(n, PropositionRecord)}
-    into, out = edge_lists(edges)
-    by_paper: dict[str, list[tuple[str, str, str]]] = {}
-    for node in nodes:
-        if isinstance(node, RelationRecord) and node.scheme_label in SCIARG_RELATIONS:
-            src = [s for s in into.get(node.id, []) if s in props]
-            tgt = [t for t in out.get(node.id, []) if t in props]
-            if len(src) == 1 and len(tgt) == 1:
-                by_paper.setdefault(node.discourse or "", []).append((src[0], tgt[0], node.scheme_label or ""))
-    examples = []
-    for paper, rels in sorted(by_paper.items()):
-        group = f"sciarg:{paper.rsplit(':', 1)[-1]}"
-        rng = random.Random(f"{seed}:{paper}")
-        attacks = [r for r in rels if r[2] == "contradicts"]
-        supports = [r for r in rels if r[2] == "supports"]
-        rng.shuffle(supports)
-        kept = [*attacks, *[r for r in rels if r[2] == "semantically_same"]]
-        kept += supports[: max(2, round(support_share * len(attacks)))]
-        # Candidates for ``none``: the paper's components that take part in a relation, of four words
-        # or more (the others are mostly figure and table references).
-        ids = sorted({pid for r in rels for pid in r[:2] if len(words(props[pid].text or "")) >= 4})
-        index = {pid: k for k, pid in enumerate(ids)}
-        texts = [props[pid].text or "" for pid in ids]
-        related = {(index[a], index[b]) for a, b, _ in rels if a in index and b in index}
-        for a, b, raw in kept:
-            label = scheme_label("sciarg", raw).value
-            examples.append(PairExample(props[a].text or "", props[b].text or "", label, group, paper, "sciarg"))
-        for i, j in _unrelated(texts, related, len(kept), rng):
-            examples.append(PairExample(texts[i], texts[j], RelationLabel.NONE.value, group, paper, "sciarg"))
-    return examples
-
-
-def tuning_pairs(
-    train: Sequence[PairExample], tune: Sequence[PairExample], config: Any
-) -> tuple[list[PairExample], list[PairExample]]:
-    """The training and tuning pairs of a fit: with :attr:`PairConfig.tune_corpus` set, the tuning
-    pairs of other corpora join the training ones (the choice is made for that corpus' pairs)."""
-    corpus = getattr(config, "tune_corpus", "")
-    if not corpus:
-        return list(train), list(tune)
-    return [*train, *(e for e in tune if e.corpus != corpus)], [e for e in tune if e.corpus == corpus]
-
-
-def marg_examples(pairs: Sequence[Pair]) -> list[PairExample]:
-    """M-Arg's gold pairs as labelled pairs (Support, Attack, Neither -> support, attack, none), grouped by event."""
-    return [
-        PairExample(p.source, p.target, scheme_label("m-arg", p.label).value, f"marg:{p.group}", p.pair_id, "marg")
-        for p in pairs
-    ]
-
-
 # -- features ----------------------------------------------------------------------------------
 
 
@@ -341,12 +232,6 @@ def cue_flags(text: str) -> list[float]:
     flags = [float(c in present or (c == "n't" and "n't" in low)) for c in CUES]
     first = toks[:3]
     return flags + [float(c in first) for c in OPENERS]
-
-
-def contrast_flags(text: str) -> list[float]:
-    """The flags of :data:`CONTRAST_CUES` in a text."""
-    present = set(re.findall(r"[a-z']+", text.lower().replace("\u2019", "'")))
-    return [float(c in present) for c in CONTRAST_CUES]
 
 
 def overlap_features(source: str, target: str) -> list[float]:
@@ -374,7 +259,6 @@ def pair_features(
     cu: np.ndarray | None,
     cv: np.ndarray | None,
     lex: np.ndarray | None = None,
-    contrast: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> np.ndarray:
     """``(n, d)`` rows ``[u, v, u*v, |u-v|, u.v, cues(u), cues(v), overlap]`` (the last two only when
     given)."""
@@ -383,16 +267,12 @@ def pair_features(
         cols += [cu, cv]
     if lex is not None:
         cols.append(lex)
-    if contrast is not None:
-        cols += list(contrast)
     return np.concatenate(cols, axis=1).astype(np.float32)
 
 
-def feature_width(dim: int, cues: bool, overlap: bool = False, contrast: bool = False) -> int:
+def feature_width(dim: int, cues: bool, overlap: bool = False) -> int:
     """Width of :func:`pair_features` rows for vectors of width ``dim``."""
-    return (
-        4 * dim + 1 + (2 * N_CUES if cues else 0) + (N_OVERLAP if overlap else 0) + (2 * N_CONTRAST if contrast else 0)
-    )
+    return 4 * dim + 1 + (2 * N_CUES if cues else 0) + (N_OVERLAP if overlap else 0)
 
 
 class PairVectors:
@@ -414,7 +294,6 @@ class PairVectors:
         pairs: Sequence[tuple[str, str]],
         cues: bool,
         overlap: bool = False,
-        contrast: bool = False,
     ) -> np.ndarray:
         """:func:`pair_features` of ``(source, target)`` pairs."""
         if not pairs:
@@ -427,13 +306,7 @@ class PairVectors:
         cu = np.array([cue_flags(t) for t in firsts], dtype=np.float32) if cues else None
         cv = np.array([cue_flags(t) for t in seconds], dtype=np.float32) if cues else None
         lex = np.array([overlap_features(a, b) for a, b in pairs], dtype=np.float32) if overlap else None
-        flags = None
-        if contrast:
-            flags = (
-                np.array([contrast_flags(t) for t in firsts], dtype=np.float32),
-                np.array([contrast_flags(t) for t in seconds], dtype=np.float32),
-            )
-        return pair_features(u, v, cu, cv, lex, flags)
+        return pair_features(u, v, cu, cv, lex)
 
 
 # -- decision ----------------------------------------------------------------------------------
@@ -504,11 +377,7 @@ class PairModel:
             return np.zeros((0, len(LABELS)), dtype=np.float32)
         self.head.eval()
         with torch.inference_mode():
-            x = torch.from_numpy(
-                self.vectors.features(
-                    pairs, self.config.cues, overlap=self.config.overlap, contrast=self.config.contrast
-                )
-            )
+            x = torch.from_numpy(self.vectors.features(pairs, self.config.cues, overlap=self.config.overlap))
             return np.asarray(torch.softmax(self.head(x), dim=1).double().numpy())
 
     def predict(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[str, float, dict[str, float]]]:
@@ -547,11 +416,10 @@ class PairModel:
             gone = [k for k in ("symmetric", "joint", "written_copies") if recipe.pop(k, False)]
             if gone:
                 raise ModelError(f"{model_dir / CONFIG}: written by a recipe argweb no longer has ({', '.join(gone)})")
-            recipe["sources"] = tuple(recipe.get("sources", ()))
             config = PairConfig(**recipe)
             if tuple(meta["labels"]) != LABELS:
                 raise ModelError(f"{model_dir / CONFIG}: labels {meta['labels']}, expected {list(LABELS)}")
-            head = _head(feature_width(int(meta["dim"]), config.cues, config.overlap, config.contrast), config)
+            head = _head(feature_width(int(meta["dim"]), config.cues, config.overlap), config)
             head.load_state_dict(float_state(load_file(str(model_dir / WEIGHTS))))
         except (OSError, KeyError, TypeError, ValueError, RuntimeError) as e:
             raise ModelError(f"{model_dir}: not a pair model ({e})") from e
@@ -625,9 +493,7 @@ class PairFit:
 def _matrix(vectors: PairVectors, examples: Sequence[PairExample], config: PairConfig) -> _Matrix:
     import torch
 
-    x = vectors.features(
-        [(e.source, e.target) for e in examples], config.cues, overlap=config.overlap, contrast=config.contrast
-    )
+    x = vectors.features([(e.source, e.target) for e in examples], config.cues, overlap=config.overlap)
     y = np.array([LABELS.index(e.label) for e in examples], dtype=np.int64)
     return _Matrix(torch.from_numpy(x), torch.from_numpy(y))
 
@@ -667,7 +533,7 @@ def train_pairs(
     started = time.perf_counter()
     vectors.add([t for e in [*train, *tune] for t in (e.source, e.target)])
     dim = int(vectors.encoder.dim)
-    width = feature_width(dim, config.cues, config.overlap, config.contrast)
+    width = feature_width(dim, config.cues, config.overlap)
     schedule = Schedule(
         epochs=config.epochs, lr=config.lr, weight_decay=config.weight_decay, seed=config.seed, autocast=False
     )
@@ -700,28 +566,6 @@ def scores(gold: Sequence[str], predicted: Sequence[str]) -> dict[str, float]:
         "macro_f1": macro_f1(gold, predicted, LABELS),
         "support_attack_f1": macro_f1(gold, predicted, LABELS[1:3]),
         **{f"f1_{lab}": macro_f1(gold, predicted, (lab,)) for lab in LABELS},
-    }
-
-
-def attack_figures(gold: Sequence[str], predicted: Sequence[str]) -> dict[str, float]:
-    """Attack precision, recall and F1, and the attacks predicted and in gold."""
-    attack = LABELS[2]
-    right = sum(g == p == attack for g, p in zip(gold, predicted, strict=True))
-    said = sum(p == attack for p in predicted)
-    real = sum(g == attack for g in gold)
-    precision = right / said if said else 0.0
-    recall = right / real if real else float("nan")
-    f1 = (
-        2 * precision * recall / (precision + recall)
-        if real and precision + recall
-        else (0.0 if real else float("nan"))
-    )
-    return {
-        "precision_attack": precision,
-        "recall_attack": recall,
-        "f1_attack": f1,
-        "predicted_attack": float(said),
-        "gold_attack": float(real),
     }
 
 
@@ -990,7 +834,7 @@ class PairTask(Task[Any, PairExample, PairPredictor]):
     version = VERSION
     reads = "aif"
     default_data = ("dialam-2024", "my_train")
-    references: ClassVar[Mapping[str, tuple[str, ...]]] = {"marg": ("m-arg",), "sciarg": ("sciarg",)}
+    references: ClassVar[Mapping[str, tuple[str, ...]]] = {"marg": ("m-arg",)}
 
     def __init__(self) -> None:
         """The MLP recipe; the others are imported when :attr:`recipes` is first asked for."""
@@ -1065,54 +909,14 @@ class PairTask(Task[Any, PairExample, PairPredictor]):
         seed: int = 13,
         profile: str = "",
     ) -> CVReport:
-        """:meth:`gnn.task.Task.cross_validate`, the encoder read afresh for the run; the pairs of the
-        recipe's further sources (:func:`extra_examples`) join the QT30 ones, each in its own groups."""
+        """:meth:`gnn.task.Task.cross_validate`, the encoder read afresh for the run."""
         self._mlp.forget()
-        examples = [*examples, *self.extra_examples(config, resources)]
         return super().cross_validate(examples, config, resources, folds=folds, seed=seed, profile=profile)
-
-    def extra_examples(self, config: Any, resources: Resources) -> list[PairExample]:
-        """The labelled pairs of the recipe's further sources (:attr:`PairConfig.sources`), grouped by
-        Sci-Arg paper and M-Arg event.
-
-        Raises:
-            LoaderError: A source the recipe names is not among the run's reference corpora.
-        """
-        out: list[PairExample] = []
-        for source in getattr(config, "sources", ()):
-            bundle = resources.references.get(source)
-            if bundle is None:
-                raise LoaderError(
-                    f"the pair recipe trains on {source!r} too, and no {source} corpus was found under the "
-                    f"corpora directory ({'/'.join(self.references.get(source, (source,)))})"
-                )
-            if source == "sciarg":
-                out += sciarg_examples(bundle.nodes, bundle.edges, config.seed)
-            elif source == "marg":
-                out += marg_examples(self.marg_pairs(resources))
-            else:
-                raise LoaderError(f"the pair recipe names source {source!r}; known: {', '.join(SOURCES)}")
-        return out
-
-    def figures(
-        self, loaded: PairPredictor, examples: Sequence[PairExample], gold: Sequence[str], predicted: Sequence[str]
-    ) -> dict[str, float]:
-        """:func:`scores` over every pair, and per source corpus (``qt30:``, ``sciarg:``, ``marg:``)
-        attack precision, recall and F1, macro-F1, and attacks predicted and gold."""
-        out = self.scores(gold, predicted)
-        for corpus in sorted({e.corpus for e in examples}):
-            idx = [k for k, e in enumerate(examples) if e.corpus == corpus]
-            g = [gold[k] for k in idx]
-            p = [predicted[k] for k in idx]
-            out |= {f"{corpus}:{k}": v for k, v in attack_figures(g, p).items()}
-            out[f"{corpus}:macro_f1"] = macro_f1(g, p, LABELS)
-        return out
 
     def fit(
         self, train: Sequence[PairExample], tune: Sequence[PairExample], config: Any, resources: Resources
     ) -> Fitted[PairPredictor]:
-        """One model of the recipe, the epoch and biases chosen on ``tune`` (:func:`tuning_pairs`)."""
-        train, tune = tuning_pairs(train, tune, config)
+        """One model of the recipe, the epoch and biases chosen on ``tune``."""
         model, training = self.recipe(config).fit(train, tune, config, resources, False)
         return Fitted(model, {"epoch": training.fit.best_epoch, "bias": [round(b, 2) for b in model.bias]})
 
@@ -1126,13 +930,10 @@ class PairTask(Task[Any, PairExample, PairPredictor]):
         that epoch.
         """
         self._mlp.forget()
-        examples = [*examples, *self.extra_examples(config, resources)]
         tune_mask = tuning_part([e.group for e in examples], config.seed)
         train_part = [e for e, t in zip(examples, tune_mask, strict=True) if not t]
         tune_part = [e for e, t in zip(examples, tune_mask, strict=True) if t]
         recipe = self.recipe(config)
-        sources = tuple(getattr(config, "sources", ()))
-        train_part, tune_part = tuning_pairs(train_part, tune_part, config)
         model, run = recipe.fit(train_part, tune_part, config, resources, True)
         metrics: dict[str, Any] = {
             "best_epoch": run.fit.best_epoch,
@@ -1143,8 +944,7 @@ class PairTask(Task[Any, PairExample, PairPredictor]):
             metrics["challenge"] = self.challenge(model).as_dict(answers=False)
         marg = self.marg_pairs(resources)
         if marg:
-            # With M-Arg among the sources its pairs were trained on: the figure is then not out of domain.
-            metrics["marg"] = score_marg(model, marg).as_dict() | {"trained_on": "marg" in sources}
+            metrics["marg"] = score_marg(model, marg).as_dict()
         parts = recipe.card(config, resources)
         card = ModelCard(
             task=self.name,
@@ -1158,7 +958,6 @@ class PairTask(Task[Any, PairExample, PairPredictor]):
                 "files": [str(p) for p in resources.data_files],
                 "pairs": len(examples),
                 "labels": {lab: sum(e.label == lab for e in examples) for lab in sorted({e.label for e in examples})},
-                "corpora": {c: sum(e.corpus == c for e in examples) for c in sorted({e.corpus for e in examples})},
                 "split": "about 1/10 of the episodes (whole) choose the epoch and the biases; the head is then "
                 "trained again on every pair up to that epoch",
                 "tune_pairs": len(tune_part),
