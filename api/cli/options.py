@@ -13,9 +13,14 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from gnn.task import PredictedRelation
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 ModelDir = Annotated[Path | None, typer.Option("--model", help="Model directory (default: the shipped one).")]
@@ -164,3 +169,42 @@ class Presentation:
     data_help: str
     print_details: Callable[[Any], None] | None = None
     cv_title: Callable[[int, int], str] | None = None
+
+
+def show_predictions(title: str, found: "Sequence[PredictedRelation]", out: Path | None, as_json: bool) -> None:
+    """Text-pair predictions of a task (``predict TASK --in``): JSON lines into ``out``, else printed.
+
+    A ``threshold`` column is shown when the task's answers carry one (a task that may answer
+    "not sure" states the cut each score was compared with).
+    """
+    from rich.console import Console
+    from rich.table import Table
+
+    with_threshold = any(p.threshold is not None for p in found)
+    rows = [
+        {
+            "source": p.source,
+            "target": p.target,
+            "label": p.label,
+            "score": round(p.score, 4),
+            "probabilities": {k: round(v, 4) for k, v in p.probabilities.items()},
+        }
+        | ({"threshold": None if p.threshold is None else round(p.threshold, 4)} if with_threshold else {})
+        for p in found
+    ]
+    if out is not None:
+        out.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
+        Console(stderr=True).print(f"{len(rows)} {title} -> {out}")
+        return
+
+    def table(rows: list[dict[str, Any]]) -> None:
+        columns = ("source", "target", "label", "score") + (("threshold",) if with_threshold else ())
+        shown = Table(title=title)
+        for col in columns:
+            shown.add_column(col)
+        for r in rows:
+            cells = [r["source"], r["target"], r["label"], f"{r['score']:.4f}"]
+            shown.add_row(*cells, *([str(r["threshold"])] if with_threshold else []))
+        Console().print(shown)
+
+    show(rows, as_json, table)

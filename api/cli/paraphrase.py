@@ -3,7 +3,6 @@ highlighting (``model train paraphrase`` is the task contract's, :mod:`api.cli.t
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -23,6 +22,7 @@ from api.cli.options import (
     print_cv,
     print_labels,
     show,
+    show_predictions,
 )
 from api.cli_common import REPORTER, console, group, settings
 from api.services import paraphrase as service
@@ -127,31 +127,7 @@ def answer_pairs(source: Path, out: Path | None, model: Path | None, as_json: bo
     from gnn.task import get_task
 
     found = tasks.predict(settings(), TASK_NAME, get_task(TASK_NAME).read_inputs(source), model)
-    rows = [
-        {
-            "source": p.source,
-            "target": p.target,
-            "label": p.label,
-            "score": round(p.score, 4),
-            "threshold": None if p.threshold is None else round(p.threshold, 4),
-            "probabilities": {k: round(v, 4) for k, v in p.probabilities.items()},
-        }
-        for p in found
-    ]
-    if out is not None:
-        out.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
-        console.print(f"{len(rows)} paraphrase answers -> {out}")
-        return
-
-    def table(rows: list[dict[str, Any]]) -> None:
-        shown = Table(title="paraphrase answers")
-        for col in ("source", "target", "label", "score", "threshold"):
-            shown.add_column(col)
-        for r in rows:
-            shown.add_row(r["source"], r["target"], r["label"], f"{r['score']:.4f}", str(r["threshold"]))
-        Console().print(shown)
-
-    show(rows, as_json, table)
+    show_predictions("paraphrase answers", found, out, as_json)
 
 
 def predict_paraphrase(

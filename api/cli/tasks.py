@@ -8,10 +8,9 @@ a task shows beyond the shared table (the pair task's challenge set) is a :class
 # No ``from __future__ import annotations``: the commands' annotations are built here and Typer
 # must see them as objects.
 
-import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -31,6 +30,7 @@ from api.cli.options import (
     print_cv,
     print_labels,
     show,
+    show_predictions,
 )
 from api.cli_common import REPORTER, console, group, settings
 from api.services import tasks as service
@@ -131,30 +131,7 @@ def predict_file(name: str, source: Path, out: Path | None, model: Path | None, 
     """``predict TASK --in FILE``: the task's model on the records of ``source``, printed or written to ``out``."""
     cfg = settings()
     found = service.predict(cfg, name, get_task(name).read_inputs(source), model)
-    rows = [
-        {
-            "source": p.source,
-            "target": p.target,
-            "label": p.label,
-            "score": round(p.score, 4),
-            "probabilities": {k: round(v, 4) for k, v in p.probabilities.items()},
-        }
-        for p in found
-    ]
-    if out is not None:
-        out.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
-        console.print(f"{len(rows)} {name} predictions -> {out}")
-        return
-
-    def table(rows: list[dict[str, Any]]) -> None:
-        shown = Table(title=f"{name} predictions")
-        for col in ("source", "target", "label", "score"):
-            shown.add_column(col)
-        for r in rows:
-            shown.add_row(r["source"], r["target"], r["label"], f"{r['score']:.4f}")
-        Console().print(shown)
-
-    show(rows, as_json, table)
+    show_predictions(f"{name} predictions", found, out, as_json)
 
 
 def _predict_command(name: str) -> Callable[..., None]:

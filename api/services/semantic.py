@@ -69,10 +69,9 @@ def embed_graph(
     *,
     cached_only: bool = False,
 ) -> EmbedReport:
-    """Embed every locution and proposition with a text whose embedding is missing or stale.
+    """Embed the graph's texts whose embedding is missing or stale with the configured encoder.
 
-    Idempotent: a node already embedded from the same text by the same model is not written
-    again. The vector indexes are created first (with the encoder's dimensions) and awaited last.
+    The work (idempotent, indexes first) is :meth:`graphstore.vectors.VectorStore.embed`.
 
     Args:
         graph: The graph.
