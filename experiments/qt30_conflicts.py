@@ -169,6 +169,7 @@ DECODERS: dict[str, Tuner] = {
     "conflict_shares": conflict_shares(),
     "conflict_shares_both": conflict_shares(directions=DIRECTIONS),
     "conflict_shares_nogate": conflict_shares(gates=(None,)),
+    "conflict_shares_tol1.5": conflict_shares(tolerance=1.5),
     "conflict_shares_tol3": conflict_shares(tolerance=3.0),
     "conflict_shares_drop0.03": conflict_shares(drop=0.03),
 }
