@@ -9,20 +9,18 @@ official "general" score and once for the "focused" score. The focused score onl
 pairs that gold relates, so a decoder tuned for it alone ends up relating every pair; its
 tuning keeps the general score within :data:`GENERAL_TOLERANCE` of the general-tuned decoder's.
 
-A third decoding, ``shares``, is for the graph that people count in: the best general F1 among
-the biases whose predicted count of each relation type stays within :data:`SHARE_TOLERANCE` of
-its gold count on the development maps. The general-tuned biases buy F1 by almost never
-predicting a conflict (attacks are rare and hard), which makes a predicted layer with a few dozen
-attacks where the annotators found a thousand; ``shares`` keeps the proportions instead.
-
-Since relation model 9 ``shares`` also looks for conflicts (:func:`tune_conflict_shares`): among
-the decodings that keep supports and rephrases within :data:`SHARE_TOLERANCE` of their gold
-counts, conflicts within :data:`CONFLICT_TOLERANCE`, and the general F1 within
-:data:`CONFLICT_DROP` of the general decoding's, it takes the best conflict recall. A predicted
-conflict costs most in a map that has none (the map's general score then averages over a label
-it should not have), so conflicts may be gated by map: only a map whose most probable conflict
-reaches the gate gets any (:func:`decode`), which lets a lower conflict bias find more of them.
-The earlier rule (best general F1 within the shares) is :func:`tune_shares`.
+A third decoding, ``shares``, is for the graph that people count in. The general-tuned biases
+buy F1 by almost never predicting a conflict (attacks are rare and hard), which makes a predicted
+layer with a few dozen attacks where the annotators found a thousand; ``shares`` keeps the
+proportions instead: supports and rephrases within :data:`SHARE_TOLERANCE` of their gold counts
+on the development maps, conflicts within :data:`CONFLICT_TOLERANCE`, and the general F1 within
+:data:`CONFLICT_DROP` of the general decoding's; among those decodings it takes the best conflict
+recall (:func:`tune_conflict_shares`). A predicted conflict costs most in a map that has none
+(the map's general score then averages over a label it should not have), so conflicts are gated
+by map: only a map whose most probable conflict reaches the gate gets any (:func:`decode`), which
+lets a lower conflict bias find more of them. The shipped relation model 8 was tuned by the
+earlier rule, the best general F1 with every type within :data:`SHARE_TOLERANCE`
+(:func:`tune_shares`).
 """
 
 from __future__ import annotations
