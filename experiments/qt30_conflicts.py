@@ -14,7 +14,7 @@ Two steps, so that every decoding is compared on the very same networks:
 Usage::
 
     python -m experiments.qt30_conflicts run --save /tmp/qt30-cv [--profile full] [--folds 5]
-        [--weight-power 0.5] [--data DIR ...]
+        [--weight-power 0.5] [--only K ...] [--data DIR ...]
     python -m experiments.qt30_conflicts decode --save /tmp/qt30-cv [--files fold0.pkl ...] [--json OUT]
     python -m experiments.qt30_conflicts combine OUT1 OUT2 ... [--json OUT]
 
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> None:
     print(f"{len(tensors)} maps, {len(set(groups))} episodes, recipe {hp}", flush=True)
     for fold in fold_plan(groups, args.folds, args.seed):
         out = save / f"fold{fold.index}.pkl"
-        if out.exists():
+        if out.exists() or (args.only and fold.index not in args.only):
             continue
         start = time.perf_counter()
         parts = {
@@ -253,6 +253,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--folds", type=int, default=5)
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--weight-power", type=float, default=0.5)
+    r.add_argument("--only", type=int, nargs="*", help="train these folds only (default: every fold)")
     d = sub.add_parser("decode")
     d.add_argument("--save", required=True)
     d.add_argument("--decoders", nargs="*", choices=sorted(DECODERS))
