@@ -369,6 +369,8 @@ def train_gnn(
             score,
             graphs_per_batch=spec.graphs_per_batch,
             head_choices=spec.head_choices,
+            # A recipe may weight rare labels (conflicts) harder than the default square root.
+            weight_power=float(hp.get("weight_power", 0.5)),
         )
         progress = options.progress
         trainer = Trainer(

@@ -74,7 +74,7 @@ def _baseline(
 
 
 def _report(test: Sequence[MapTensors], probs: Sequence[np.ndarray], decoding: Decoding) -> dict[str, Any]:
-    return _scores(decoded_rows(test, probs, decoding.bias, decoding.directions))
+    return _scores(decoded_rows(test, probs, decoding.bias, decoding.directions, decoding.gate))
 
 
 def _reports(test: Sequence[MapTensors], probs: Sequence[np.ndarray], decodings: dict[str, Decoding]) -> dict[str, Any]:
@@ -134,7 +134,11 @@ def train_qt30(
             "config": config,
             "bias": {obj: list(d.bias) for obj, d in decodings.items()},
             "directions": {obj: d.directions for obj, d in decodings.items()},
-            "propositions_only": {obj: [list(d.bias), d.directions] for obj, d in bare_decodings.items()},
+            "gate": {obj: d.gate for obj, d in decodings.items() if d.gate is not None},
+            "propositions_only": {
+                obj: [list(d.bias), d.directions, *([] if d.gate is None else [d.gate])]
+                for obj, d in bare_decodings.items()
+            },
             "hp": hp,
             "labels": list(LABELS),
         },
@@ -283,7 +287,7 @@ class Qt30Model:
         out = []
         for amap, t, p in zip(maps, tensors, probs, strict=True):
             decoding = self.decoding(objective, propositions_only=not amap.locutions)
-            rels = decode(t.pairs, p, decoding.bias, directions=decoding.directions)
+            rels = decode(t.pairs, p, decoding.bias, directions=decoding.directions, gate=decoding.gate)
             out.append(
                 [(amap.props[i].local_id, amap.props[j].local_id, lab, s) for (i, j), (lab, s) in sorted(rels.items())]
             )
@@ -351,8 +355,10 @@ def load_qt30(model_dir: Path, *, device: str = "cpu", encoder: TextVectors | No
     """
     model, stored, text = family.load_stored(model_dir, FAMILY, device, encoder)
     directions = stored["directions"]
-    decodings = {obj: Decoding(tuple(bias), directions[obj]) for obj, bias in stored["bias"].items()}
-    bare = {obj: Decoding(tuple(b), d) for obj, (b, d) in stored["propositions_only"].items()}
+    # Models stored before the conflict gate have none.
+    gates = stored.get("gate", {})
+    decodings = {obj: Decoding(tuple(bias), directions[obj], gates.get(obj)) for obj, bias in stored["bias"].items()}
+    bare = {obj: Decoding(tuple(v[0]), v[1], *v[2:3]) for obj, v in stored["propositions_only"].items()}
     return Qt30Model(model, decodings, text, int(stored["hp"]["window"]), device, bare)
 
 

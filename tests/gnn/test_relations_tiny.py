@@ -222,12 +222,15 @@ def test_weights_are_stored_as_safetensors_and_read_back_unchanged(model_dir: Pa
 
     stored = load_file(model_dir / "qt30.safetensors")
     config = json.loads((model_dir / "qt30_config.json").read_text(encoding="utf-8"))
-    assert set(config) == {"config", "bias", "directions", "propositions_only", "hp", "labels"}
+    assert set(config) == {"config", "bias", "directions", "gate", "propositions_only", "hp", "labels"}
     model = load_qt30(model_dir)
     assert model.model.state_dict().keys() == stored.keys()
     for key, value in model.model.state_dict().items():
         assert value.dtype == stored[key].dtype == torch.float32 and torch.equal(value, stored[key])
     assert {obj: list(d.bias) for obj, d in model.decodings.items()} == config["bias"]
+    # The conflict gates (of the decodings that have one) are read back too; a config without them
+    # (the shipped model 8's) reads as no gate.
+    assert {obj: d.gate for obj, d in model.decodings.items() if d.gate is not None} == config["gate"]
     # Sci-Arg's networks are stored in float16 and run in float32.
     assert {v.dtype for v in load_file(model_dir / "sciarg.safetensors").values()} == {torch.float16}
     # A model directory of the former torch-pickle format is refused, naming its file.
