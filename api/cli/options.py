@@ -36,6 +36,18 @@ CorpusOpt = Annotated[str | None, typer.Option("--corpus", help="Every dialogue/
 DialogueOpt = Annotated[
     str | None, typer.Option("--dialogue", help="One dialogue/document: graph id or local id (e.g. nodeset21318).")
 ]
+# The text-pair door of a task that also predicts over the graph (``predict relations|paraphrase --in``).
+PairsIn = Annotated[
+    Path | None,
+    typer.Option(
+        "--in",
+        help='Instead of the graph: JSON lines, one {"source": ..., "target": ...} object each, each pair asked '
+        "out of context (nothing is stored).",
+    ),
+]
+PairsOut = Annotated[
+    Path | None, typer.Option("--out", help="With --in: where the answers go (JSON lines; default: printed).")
+]
 
 
 TrainRun = Callable[[list[Path] | None, Path | None, str, int, Path | None], None]

@@ -17,6 +17,8 @@ from api.cli.options import (
     Folds,
     JsonFlag,
     ModelDir,
+    PairsIn,
+    PairsOut,
     Presentation,
     WriteFlag,
     print_cv,
@@ -136,25 +138,16 @@ def predict_paraphrase(
     ] = "contextdep",
     model: ModelDir = None,
     write: WriteFlag = False,
-    source: Annotated[
-        Path | None,
-        typer.Option(
-            "--in",
-            help='Instead of the graph: JSON lines, one {"source": guest, "target": host} object each; each pair '
-            "gets paraphrase, not_paraphrase or not_sure with its score and the model's threshold.",
-        ),
-    ] = None,
-    out: Annotated[
-        Path | None, typer.Option("--out", help="With --in: where the answers go (JSON lines; default: printed).")
-    ] = None,
+    source: PairsIn = None,
+    out: PairsOut = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Predict paraphrases between the guest and host turn of every dialogue; --write adds rephrase edges
     for the pairs the model calls paraphrases (none for a pair it is not sure of).
 
     Predicted edges carry origin predicted, the model, its version, the score and the run id; gold
-    relations are untouched. With --in FILE the text pairs of the file are answered instead (nothing
-    is stored).
+    relations are untouched. With --in FILE the (guest, host) text pairs of the file are answered
+    instead: paraphrase, not_paraphrase or not_sure, with the score and the model's threshold.
     """
     if source is not None:
         if write:

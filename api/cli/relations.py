@@ -8,7 +8,18 @@ from typing import Annotated, Any
 
 import typer
 
-from api.cli.options import CorpusOpt, CvEncoder, DialogueOpt, JsonFlag, WriteFlag, print_cv, show, train_command
+from api.cli.options import (
+    CorpusOpt,
+    CvEncoder,
+    DialogueOpt,
+    JsonFlag,
+    PairsIn,
+    PairsOut,
+    WriteFlag,
+    print_cv,
+    show,
+    train_command,
+)
 from api.cli_common import REPORTER, console, group, settings
 from gnn.relations.task import FORMAT_OBJECTIVE, GRAPH_OBJECTIVE
 from ontology.progress import stages
@@ -267,17 +278,8 @@ def predict_relations(
     model: RelationsModelDir = None,
     objective: Objective = GRAPH_OBJECTIVE,
     as_json: JsonFlag = False,
-    source: Annotated[
-        Path | None,
-        typer.Option(
-            "--in",
-            help='Instead of the graph: JSON lines, one {"source": ..., "target": ...} object each, each pair '
-            "asked out of context.",
-        ),
-    ] = None,
-    out: Annotated[
-        Path | None, typer.Option("--out", help="With --in: where the predictions go (JSON lines; default: printed).")
-    ] = None,
+    source: PairsIn = None,
+    out: PairsOut = None,
 ) -> None:
     """Predict argument relations of graph dialogues/documents (QT30 maps, Sci-Arg papers, M-Arg debates).
 
