@@ -648,11 +648,15 @@ def pair_features(p: PairPrediction) -> list[float]:
     return [float(x) for x in out]
 
 
+def _logistic(model: Mapping[str, list[float]], features: np.ndarray) -> np.ndarray:
+    """The stored standardised logistic regression on rows of :func:`pair_features`."""
+    x = (np.asarray(features, np.float64) - np.asarray(model["mean"])) / np.asarray(model["scale"])
+    return np.asarray(1.0 / (1.0 + np.exp(-(x @ np.asarray(model["coef"]) + model["intercept"][0]))))
+
+
 def pair_probability(model: Mapping[str, list[float]], p: PairPrediction) -> float:
     """The pair model's probability that ``p`` is a paraphrase (a standardised logistic regression)."""
-    x = (np.asarray(pair_features(p)) - np.asarray(model["mean"])) / np.asarray(model["scale"])
-    z = float(x @ np.asarray(model["coef"]) + model["intercept"][0])
-    return float(1.0 / (1.0 + np.exp(-z)))
+    return float(_logistic(model, np.asarray([pair_features(p)]))[0])
 
 
 def fit_pair_model(features: Sequence[Sequence[float]], gold: Sequence[bool]) -> dict[str, list[float]]:
@@ -686,8 +690,7 @@ def pair_model_scores(
         if len(set(y[part != k])) < 2:
             return None
         model = fit_pair_model([f for f, q in zip(features, part, strict=True) if q != k], y[part != k].tolist())
-        x = (np.asarray(features, np.float64)[part == k] - model["mean"]) / np.asarray(model["scale"])
-        scores[part == k] = 1.0 / (1.0 + np.exp(-(x @ np.asarray(model["coef"]) + model["intercept"][0])))
+        scores[part == k] = _logistic(model, np.asarray(features, np.float64)[part == k])
     return fit_pair_model(features, gold), scores.tolist()
 
 
