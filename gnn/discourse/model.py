@@ -10,6 +10,10 @@
 5. Pass 2 (structure-aware): the pass-1 parents become edges typed by their predicted sense, a second
    relational GCN reads them (what an EDU answers, what answers it), and link and sense are
    scored again. Both passes are trained jointly; pass 2 gives the output.
+
+With ``cues`` > 0 each (child, candidate) pair also reads a hashed bag of lexical cues
+(:func:`gnn.discourse.graphs.pair_cues`: the child's first and last words, the parent's, their
+crossings, shared words), embedded once and added to both passes' link and sense scorers.
 """
 
 from __future__ import annotations
@@ -57,18 +61,19 @@ class PairScorer(nn.Module):
     the per-pair cost stays small on a CPU.
     """
 
-    def __init__(self, dim: int, pair_dim: int, hidden: int, dropout: float) -> None:
+    def __init__(self, dim: int, pair_dim: int, hidden: int, dropout: float, cue_dim: int = 0) -> None:
         super().__init__()
         self.node = nn.Linear(dim, 8 * hidden)
         self.pair = nn.Linear(pair_dim, 2 * hidden)
+        self.cue = nn.Linear(cue_dim, 2 * hidden, bias=False) if cue_dim else None
         self.hidden = hidden
         self.link = nn.Sequential(nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, 1))
         self.sense = nn.Sequential(nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, len(SENSES)))
         self.drop = nn.Dropout(dropout)
 
-    def forward(self, h: Tensor, cand: Tensor, pair: Tensor) -> tuple[Tensor, Tensor]:
+    def forward(self, h: Tensor, cand: Tensor, pair: Tensor, cue: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """Scores for EDU states ``h`` ``(n+1, d)`` (last row: the root), candidate rows ``cand``
-        ``(n, c)`` and pair features ``(n, c, p)``.
+        ``(n, c)``, pair features ``(n, c, p)`` and embedded lexical cues ``(n, c, cue_dim)``.
 
         Returns:
             Link scores ``(n, c)`` and sense logits ``(n, c, senses)``.
@@ -76,7 +81,10 @@ class PairScorer(nn.Module):
         n = cand.size(0)
         proj = self.drop(self.node(h)).view(h.size(0), 8, self.hidden)
         child, parent = proj[:n], proj[cand]  # (n, 8, H), (n, c, 8, H)
-        pf = self.pair(pair).view(n, cand.size(1), 2, self.hidden)
+        pf = self.pair(pair)
+        if self.cue is not None and cue is not None:
+            pf = pf + self.cue(cue)
+        pf = pf.view(n, cand.size(1), 2, self.hidden)
         ch = child.unsqueeze(1)
         z_link = ch[:, :, 0] + parent[:, :, 1] + pf[:, :, 0] + ch[:, :, 2] * parent[:, :, 3]
         z_sense = ch[:, :, 4] + parent[:, :, 5] + pf[:, :, 1] + ch[:, :, 6] * parent[:, :, 7]
@@ -93,6 +101,8 @@ class DiscourseParser(nn.Module):
         dim: Hidden width of EDU states.
         word_dim: Width of the lexical bag.
         dropout: Dropout rate.
+        cues: Hash buckets of the pairs' lexical cues (0: the network reads none).
+        cue_dim: Width of their embedding.
     """
 
     def __init__(
@@ -103,9 +113,14 @@ class DiscourseParser(nn.Module):
         dim: int = 192,
         word_dim: int = 96,
         dropout: float = 0.2,
+        cues: int = 0,
+        cue_dim: int = 16,
     ) -> None:
         super().__init__()
         self.k = k
+        # A sum over the cue fields (0 pads); none without cues, so older weights keep their layout.
+        self.cues = nn.EmbeddingBag(cues, cue_dim, mode="sum", padding_idx=0) if cues else None
+        width = cue_dim if cues else 0
         self.words = nn.EmbeddingBag(vocab_size + 2, word_dim, mode="mean", padding_idx=0)
         self.inp = nn.Sequential(
             nn.Dropout(dropout), nn.Linear(emb_dim + word_dim + NODE_FEATURES, dim), nn.ReLU(), nn.LayerNorm(dim)
@@ -117,8 +132,8 @@ class DiscourseParser(nn.Module):
         self.norm2 = nn.LayerNorm(dim)
         self.root = nn.Parameter(torch.zeros(dim))
         pdim = pair_feature_count(k)
-        self.pass1 = PairScorer(dim, pdim, 128, dropout)
-        self.pass2 = PairScorer(dim, pdim, 128, dropout)
+        self.pass1 = PairScorer(dim, pdim, 128, dropout, width)
+        self.pass2 = PairScorer(dim, pdim, 128, dropout, width)
         self.drop = nn.Dropout(dropout)
 
     def _lexical(self, batch) -> Tensor:
@@ -155,7 +170,11 @@ class DiscourseParser(nn.Module):
         h = self.norm1(h + self.drop(torch.relu(self.gnn1(h, batch.edge_index, batch.edge_type))))
         neg = torch.finfo(h.dtype).min
         cand = self._candidates(batch.position)
-        link1, sense1 = self.pass1(torch.cat([h, self.root.unsqueeze(0)]), cand, batch.pair)
+        cue = None
+        if self.cues is not None:
+            ids = batch.cue_ids
+            cue = self.drop(self.cues(ids.reshape(-1, ids.size(-1)))).view(*ids.shape[:2], -1)
+        link1, sense1 = self.pass1(torch.cat([h, self.root.unsqueeze(0)]), cand, batch.pair, cue)
         link1 = link1.masked_fill(~batch.cand_mask, neg)
         # Pass 2: edges from the pass-1 parents, typed by predicted sense (and direction).
         with torch.no_grad():
@@ -166,7 +185,7 @@ class DiscourseParser(nn.Module):
         edge_index = torch.cat([torch.stack([parent, child]), torch.stack([child, parent])], dim=1)
         edge_type = torch.cat([s, s + len(SENSES)])
         h2 = self.norm2(h + self.drop(torch.relu(self.gnn2(h, edge_index, edge_type))))
-        link2, sense2 = self.pass2(torch.cat([h2, self.root.unsqueeze(0)]), cand, batch.pair)
+        link2, sense2 = self.pass2(torch.cat([h2, self.root.unsqueeze(0)]), cand, batch.pair, cue)
         link2 = link2.masked_fill(~batch.cand_mask, neg)
         return {"link1": link1, "sense1": sense1, "link2": link2, "sense2": sense2}
 
