@@ -1,18 +1,21 @@
-"""Discourse levers under the one protocol: lexical sense cues and the reply-to decoding, fold by fold.
+"""Discourse levers under the one protocol: lexical sense cues, the reply-to decoding and sense-share biases.
 
-Both levers are fields of :class:`gnn.discourse.train.ParserConfig`: ``cues`` (hash buckets of the
-pairs' lexical cues, :func:`gnn.discourse.graphs.pair_cues`, read by the link and sense scorers)
-and ``tune_reply`` (a per-domain margin within which a candidate the reply-to structure points at,
-:func:`gnn.discourse.graphs.reply_candidates`, is preferred to the best parent, chosen on the
-tuning part inside the training folds). A run cross-validates one recipe through
+The levers are fields of :class:`gnn.discourse.train.ParserConfig`: ``cues`` (hash buckets of the
+pairs' lexical cues, :func:`gnn.discourse.graphs.pair_cues`, read by the sense scorers),
+``tune_reply`` (a per-domain margin within which a candidate the reply-to structure points at,
+:func:`gnn.discourse.graphs.reply_candidates`, is preferred to the best parent) and
+``tune_sense_bias`` (per-domain sense log-biases under which the senses given to the tuning
+part's links match the gold sense shares of the training part), each chosen on the tuning part
+inside the training folds. A run cross-validates one recipe through
 :func:`gnn.protocol.cross_validate` with the folds and seeds of ``argweb model evaluate discourse
---cv``; with ``--reply`` each fold's networks are also scored without the margin (extra-parent
-thresholds chosen again without it), so that the decoding is compared on the same networks.
-Reported per file (Molweni dev, STAC train): link F1 and link & relation F1, mean ± std over
-folds, per fold, and the predicted against gold senses pooled over the held-out folds.
+--cv``; each fold's networks are also scored without the biases (``unbiased_*``) and without the
+margin and the biases (``plain_*``, extra-parent thresholds chosen again), so that the decoding
+levers are compared on the same networks. Reported per file (Molweni dev, STAC train): link F1 and
+link & relation F1, mean ± std over folds, per fold, and the predicted against gold senses pooled
+over the held-out folds.
 
 The figures (quick profile, five folds, seed 13) are in docs/experiments/discourse.md,
-"Lexical cues and the reply-to decoding".
+"Lexical cues, reply-to decoding and sense-share biases".
 
 Usage: ``python -m experiments.discourse_cues [--profile quick] [--members N] [--seed 13]
 [--folds 5] [--cues 4096] [--cue-dim 16] [--reply] [--bias] [--json OUT]``

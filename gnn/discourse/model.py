@@ -13,7 +13,7 @@
 
 With ``cues`` > 0 each (child, candidate) pair also reads a hashed bag of lexical cues
 (:func:`gnn.discourse.graphs.pair_cues`: the child's first and last words, the parent's, their
-crossings, shared words), embedded once and added to both passes' link and sense scorers.
+crossings, shared words), embedded once and added to both passes' sense scorers.
 """
 
 from __future__ import annotations
@@ -61,11 +61,12 @@ class PairScorer(nn.Module):
     the per-pair cost stays small on a CPU.
     """
 
-    def __init__(self, dim: int, pair_dim: int, hidden: int, dropout: float, cue_dim: int = 0) -> None:
+    def __init__(self, dim: int, pair_dim: int, hidden: int, dropout: float) -> None:
         super().__init__()
         self.node = nn.Linear(dim, 8 * hidden)
         self.pair = nn.Linear(pair_dim, 2 * hidden)
-        self.cue = nn.Linear(cue_dim, 2 * hidden, bias=False) if cue_dim else None
+        # The lexical cues' projection into the sense scorer, set by the parser when it reads cues.
+        self.cue: nn.Linear | None = None
         self.hidden = hidden
         self.link = nn.Sequential(nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, 1))
         self.sense = nn.Sequential(nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, len(SENSES)))
@@ -81,13 +82,12 @@ class PairScorer(nn.Module):
         n = cand.size(0)
         proj = self.drop(self.node(h)).view(h.size(0), 8, self.hidden)
         child, parent = proj[:n], proj[cand]  # (n, 8, H), (n, c, 8, H)
-        pf = self.pair(pair)
-        if self.cue is not None and cue is not None:
-            pf = pf + self.cue(cue)
-        pf = pf.view(n, cand.size(1), 2, self.hidden)
+        pf = self.pair(pair).view(n, cand.size(1), 2, self.hidden)
         ch = child.unsqueeze(1)
         z_link = ch[:, :, 0] + parent[:, :, 1] + pf[:, :, 0] + ch[:, :, 2] * parent[:, :, 3]
         z_sense = ch[:, :, 4] + parent[:, :, 5] + pf[:, :, 1] + ch[:, :, 6] * parent[:, :, 7]
+        if self.cue is not None and cue is not None:
+            z_sense = z_sense + self.cue(cue)
         return self.link(z_link).squeeze(-1), self.sense(z_sense)
 
 
@@ -118,9 +118,7 @@ class DiscourseParser(nn.Module):
     ) -> None:
         super().__init__()
         self.k = k
-        # A sum over the cue fields (0 pads); none without cues, so older weights keep their layout.
-        self.cues = nn.EmbeddingBag(cues, cue_dim, mode="sum", padding_idx=0) if cues else None
-        width = cue_dim if cues else 0
+        self.cues: nn.EmbeddingBag | None = None
         self.words = nn.EmbeddingBag(vocab_size + 2, word_dim, mode="mean", padding_idx=0)
         self.inp = nn.Sequential(
             nn.Dropout(dropout), nn.Linear(emb_dim + word_dim + NODE_FEATURES, dim), nn.ReLU(), nn.LayerNorm(dim)
@@ -132,9 +130,15 @@ class DiscourseParser(nn.Module):
         self.norm2 = nn.LayerNorm(dim)
         self.root = nn.Parameter(torch.zeros(dim))
         pdim = pair_feature_count(k)
-        self.pass1 = PairScorer(dim, pdim, 128, dropout, width)
-        self.pass2 = PairScorer(dim, pdim, 128, dropout, width)
+        self.pass1 = PairScorer(dim, pdim, 128, dropout)
+        self.pass2 = PairScorer(dim, pdim, 128, dropout)
         self.drop = nn.Dropout(dropout)
+        if cues:
+            # Built last, so that every other parameter starts as in a network without cues (same
+            # seed); a sum over the cue fields (0 pads). Without cues the weights keep their layout.
+            self.cues = nn.EmbeddingBag(cues, cue_dim, mode="sum", padding_idx=0)
+            self.pass1.cue = nn.Linear(cue_dim, 128, bias=False)
+            self.pass2.cue = nn.Linear(cue_dim, 128, bias=False)
 
     def _lexical(self, batch) -> Tensor:
         n = batch.emb.size(0)
@@ -173,7 +177,7 @@ class DiscourseParser(nn.Module):
         cue = None
         if self.cues is not None:
             ids = batch.cue_ids
-            cue = self.drop(self.cues(ids.reshape(-1, ids.size(-1)))).view(*ids.shape[:2], -1)
+            cue = self.cues(ids.reshape(-1, ids.size(-1))).view(*ids.shape[:2], -1)
         link1, sense1 = self.pass1(torch.cat([h, self.root.unsqueeze(0)]), cand, batch.pair, cue)
         link1 = link1.masked_fill(~batch.cand_mask, neg)
         # Pass 2: edges from the pass-1 parents, typed by predicted sense (and direction).

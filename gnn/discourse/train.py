@@ -73,7 +73,7 @@ class ParserConfig:
         seed: Random seed (member ``i`` of an ensemble uses ``seed + i``).
         members: Networks in the ensemble (their probabilities are averaged).
         thresholds: Per domain, the probability an extra parent needs (1.01 = single parent).
-        cues: Hash buckets of the pairs' lexical cues read by the link and sense scorers
+        cues: Hash buckets of the pairs' lexical cues read by the sense scorers
             (:func:`gnn.discourse.graphs.pair_cues`); 0: none.
         cue_dim: Width of the cues' embedding.
         tune_reply: Choose :attr:`reply_margin` per domain on the tuning dialogues.
