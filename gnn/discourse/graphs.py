@@ -16,7 +16,6 @@ tuning part, docs/experiments/discourse.md, so those links are unreachable.)
 from __future__ import annotations
 
 import re
-import zlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
@@ -75,112 +74,7 @@ def _mentions(text_tokens: set[str], name: str) -> bool:
     return bool(name) and name.lower() in text_tokens
 
 
-CUE_FIELDS = 12
-"""Hashed lexical cues per (child, candidate) pair (:func:`pair_cues`)."""
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "i",
-        "you",
-        "he",
-        "she",
-        "it",
-        "we",
-        "they",
-        "is",
-        "are",
-        "was",
-        "be",
-        "to",
-        "of",
-        "in",
-        "on",
-        "and",
-        "or",
-        "for",
-        "that",
-        "this",
-        "with",
-    ]
-)
-
-
-def _hashed(field: str, value: str, bins: int) -> int:
-    """Bucket ``1..bins-1`` of ``field=value`` (0 pads); crc32, so the same on every run and machine."""
-    return 1 + zlib.crc32(f"{field}={value}".encode()) % (bins - 1)
-
-
-def pair_cues(child: Sequence[str], parent: Sequence[str] | None, same_speaker: bool, bins: int) -> list[int]:
-    """The :data:`CUE_FIELDS` hashed lexical cues of a child EDU's tokens and a candidate parent's
-    (``None``: the root slot).
-
-    Dialogue-act senses are carried by a few words at the edges of an EDU ("ok", "yes", "because",
-    "so", "if", "but", a closing "?" or ")") and by what the parent is (a question, a greeting) and
-    shares with the child; a pooled sentence vector blurs them, so they are given as explicit
-    fields: the child's first one to three tokens and last token, the parent's first and last
-    token, their crossings, the words they share and the change of speaker.
-    """
-    c0 = child[0] if child else "<empty>"
-    c01 = " ".join(child[:2])
-    c012 = " ".join(child[:3])
-    cl = child[-1] if child else "<empty>"
-    if parent is None:
-        p0 = pl = "<root>"
-        shared = 0
-    else:
-        p0 = parent[0] if parent else "<empty>"
-        pl = parent[-1] if parent else "<empty>"
-        shared = len((set(child) - _STOP) & (set(parent) - _STOP))
-    spk = "same" if same_speaker else "other"
-    overlap = str(min(shared, 3))
-    length = str(min(len(child) // 4, 4))
-    values = (
-        ("c0", c0),
-        ("c01", c01),
-        ("c012", c012),
-        ("cl", cl),
-        ("p0", p0),
-        ("pl", pl),
-        ("c0*pl", f"{c0}|{pl}"),
-        ("c0*p0", f"{c0}|{p0}"),
-        ("cl*pl", f"{cl}|{pl}"),
-        ("c0*spk", f"{c0}|{spk}"),
-        ("overlap*spk", f"{overlap}|{spk}"),
-        ("len*pl", f"{length}|{pl}"),
-    )
-    return [_hashed(f, v, bins) for f, v in values]
-
-
-def reply_candidates(d: Dialogue, k: int) -> np.ndarray:
-    """``(n, slots)``: the candidates the reply-to structure of the dialogue points at for each EDU.
-
-    For EDU ``j``: the latest EDU (within ``k``) of each speaker that ``j`` names, and the latest
-    EDU that names ``j``'s speaker (what was addressed to them); on a turn that goes on, the
-    speaker's own previous EDU. The decoding may prefer these among near-tied candidates
-    (``ParserConfig.reply_margin``).
-    """
-    n = len(d)
-    out = np.zeros((n, candidate_slots(k)), dtype=bool)
-    toks = [set(tokenize(t)) for t in d.texts]
-    spk = d.speakers
-    for j in range(1, n):
-        named = {s for s in set(spk) if s and s != spk[j] and _mentions(toks[j], s)}
-        addressed = False
-        for dist in range(1, min(k, j) + 1):
-            i = j - dist
-            if spk[i] in named:
-                out[j, dist] = True
-                named.discard(spk[i])
-            if not addressed and spk[i] != spk[j] and _mentions(toks[i], spk[j]):
-                out[j, dist] = addressed = True
-        if spk[j - 1] == spk[j]:
-            out[j, 1] = True
-    return out
-
-
-def dialogue_graph(d: Dialogue, emb: np.ndarray, vocab: dict[str, int], k: int, cues: int = 0) -> Data:
+def dialogue_graph(d: Dialogue, emb: np.ndarray, vocab: dict[str, int], k: int) -> Data:
     """The PyG graph of one dialogue.
 
     Args:
@@ -188,7 +82,6 @@ def dialogue_graph(d: Dialogue, emb: np.ndarray, vocab: dict[str, int], k: int, 
         emb: ``(len(d), dim)`` encoder embeddings of its EDUs.
         vocab: Word -> id (ids from 2; 0 pads, 1 is unknown).
         k: Number of earlier EDUs considered as parents.
-        cues: Hash buckets of the pairs' lexical cues (:func:`pair_cues`, as ``cue_ids``); 0: none.
     """
     n = len(d)
     toks = [tokenize(t) for t in d.texts]
@@ -298,14 +191,6 @@ def dialogue_graph(d: Dialogue, emb: np.ndarray, vocab: dict[str, int], k: int, 
             ids.append(vocab.get(w, UNK))
             index.append(i)
     gold_edges = [(x, y, EDGE_TYPES.index(f"sense:{s.value}")) for x, y, s in d.relations]
-    extra: dict[str, torch.Tensor] = {}
-    if cues:
-        cue = np.zeros((n, c, CUE_FIELDS), dtype=np.int64)
-        for j in range(n):
-            cue[j, 0] = pair_cues(toks[j], None, False, cues)
-            for dist in range(1, min(k, j) + 1):
-                cue[j, dist] = pair_cues(toks[j], toks[j - dist], spk[j] == spk[j - dist], cues)
-        extra["cue_ids"] = torch.from_numpy(cue)
     return Data(
         emb=torch.from_numpy(np.ascontiguousarray(emb, dtype=np.float32)),
         feat=torch.from_numpy(feat),
@@ -323,9 +208,7 @@ def dialogue_graph(d: Dialogue, emb: np.ndarray, vocab: dict[str, int], k: int, 
         gold_sense=torch.from_numpy(sense),
         reachable=torch.from_numpy(reachable),
         position=torch.arange(n, dtype=torch.long),
-        reply=torch.from_numpy(reply_candidates(d, k)),
         num_nodes=n,
-        **extra,
     )
 
 
@@ -337,21 +220,13 @@ class DialogueGraphs(Dataset):
         embeddings: One ``(len(d), dim)`` array per dialogue.
         vocab: Word list (ids start at 2).
         k: Earlier EDUs considered as parents.
-        cues: Hash buckets of the pairs' lexical cues (0: none).
     """
 
-    def __init__(
-        self,
-        dialogues: Sequence[Dialogue],
-        embeddings: Sequence[np.ndarray],
-        vocab: Sequence[str],
-        k: int,
-        cues: int = 0,
-    ):
+    def __init__(self, dialogues: Sequence[Dialogue], embeddings: Sequence[np.ndarray], vocab: Sequence[str], k: int):
         super().__init__()
         index = {w: i + 2 for i, w in enumerate(vocab)}
         self.dialogues = list(dialogues)
-        self.graphs = [dialogue_graph(d, e, index, k, cues) for d, e in zip(dialogues, embeddings, strict=True)]
+        self.graphs = [dialogue_graph(d, e, index, k) for d, e in zip(dialogues, embeddings, strict=True)]
 
     def len(self) -> int:
         return len(self.graphs)

@@ -10,10 +10,6 @@
 5. Pass 2 (structure-aware): the pass-1 parents become edges typed by their predicted sense, a second
    relational GCN reads them (what an EDU answers, what answers it), and link and sense are
    scored again. Both passes are trained jointly; pass 2 gives the output.
-
-With ``cues`` > 0 each (child, candidate) pair also reads a hashed bag of lexical cues
-(:func:`gnn.discourse.graphs.pair_cues`: the child's first and last words, the parent's, their
-crossings, shared words), embedded once and added to both passes' sense scorers.
 """
 
 from __future__ import annotations
@@ -65,16 +61,14 @@ class PairScorer(nn.Module):
         super().__init__()
         self.node = nn.Linear(dim, 8 * hidden)
         self.pair = nn.Linear(pair_dim, 2 * hidden)
-        # The lexical cues' projection into the sense scorer, set by the parser when it reads cues.
-        self.cue: nn.Linear | None = None
         self.hidden = hidden
         self.link = nn.Sequential(nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, 1))
         self.sense = nn.Sequential(nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, len(SENSES)))
         self.drop = nn.Dropout(dropout)
 
-    def forward(self, h: Tensor, cand: Tensor, pair: Tensor, cue: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    def forward(self, h: Tensor, cand: Tensor, pair: Tensor) -> tuple[Tensor, Tensor]:
         """Scores for EDU states ``h`` ``(n+1, d)`` (last row: the root), candidate rows ``cand``
-        ``(n, c)``, pair features ``(n, c, p)`` and embedded lexical cues ``(n, c, cue_dim)``.
+        ``(n, c)`` and pair features ``(n, c, p)``.
 
         Returns:
             Link scores ``(n, c)`` and sense logits ``(n, c, senses)``.
@@ -86,8 +80,6 @@ class PairScorer(nn.Module):
         ch = child.unsqueeze(1)
         z_link = ch[:, :, 0] + parent[:, :, 1] + pf[:, :, 0] + ch[:, :, 2] * parent[:, :, 3]
         z_sense = ch[:, :, 4] + parent[:, :, 5] + pf[:, :, 1] + ch[:, :, 6] * parent[:, :, 7]
-        if self.cue is not None and cue is not None:
-            z_sense = z_sense + self.cue(cue)
         return self.link(z_link).squeeze(-1), self.sense(z_sense)
 
 
@@ -101,8 +93,6 @@ class DiscourseParser(nn.Module):
         dim: Hidden width of EDU states.
         word_dim: Width of the lexical bag.
         dropout: Dropout rate.
-        cues: Hash buckets of the pairs' lexical cues (0: the network reads none).
-        cue_dim: Width of their embedding.
     """
 
     def __init__(
@@ -113,12 +103,9 @@ class DiscourseParser(nn.Module):
         dim: int = 192,
         word_dim: int = 96,
         dropout: float = 0.2,
-        cues: int = 0,
-        cue_dim: int = 16,
     ) -> None:
         super().__init__()
         self.k = k
-        self.cues: nn.EmbeddingBag | None = None
         self.words = nn.EmbeddingBag(vocab_size + 2, word_dim, mode="mean", padding_idx=0)
         self.inp = nn.Sequential(
             nn.Dropout(dropout), nn.Linear(emb_dim + word_dim + NODE_FEATURES, dim), nn.ReLU(), nn.LayerNorm(dim)
@@ -133,12 +120,6 @@ class DiscourseParser(nn.Module):
         self.pass1 = PairScorer(dim, pdim, 128, dropout)
         self.pass2 = PairScorer(dim, pdim, 128, dropout)
         self.drop = nn.Dropout(dropout)
-        if cues:
-            # Built last, so that every other parameter starts as in a network without cues (same
-            # seed); a sum over the cue fields (0 pads). Without cues the weights keep their layout.
-            self.cues = nn.EmbeddingBag(cues, cue_dim, mode="sum", padding_idx=0)
-            self.pass1.cue = nn.Linear(cue_dim, 128, bias=False)
-            self.pass2.cue = nn.Linear(cue_dim, 128, bias=False)
 
     def _lexical(self, batch) -> Tensor:
         n = batch.emb.size(0)
@@ -174,11 +155,7 @@ class DiscourseParser(nn.Module):
         h = self.norm1(h + self.drop(torch.relu(self.gnn1(h, batch.edge_index, batch.edge_type))))
         neg = torch.finfo(h.dtype).min
         cand = self._candidates(batch.position)
-        cue = None
-        if self.cues is not None:
-            ids = batch.cue_ids
-            cue = self.cues(ids.reshape(-1, ids.size(-1))).view(*ids.shape[:2], -1)
-        link1, sense1 = self.pass1(torch.cat([h, self.root.unsqueeze(0)]), cand, batch.pair, cue)
+        link1, sense1 = self.pass1(torch.cat([h, self.root.unsqueeze(0)]), cand, batch.pair)
         link1 = link1.masked_fill(~batch.cand_mask, neg)
         # Pass 2: edges from the pass-1 parents, typed by predicted sense (and direction).
         with torch.no_grad():
@@ -189,7 +166,7 @@ class DiscourseParser(nn.Module):
         edge_index = torch.cat([torch.stack([parent, child]), torch.stack([child, parent])], dim=1)
         edge_type = torch.cat([s, s + len(SENSES)])
         h2 = self.norm2(h + self.drop(torch.relu(self.gnn2(h, edge_index, edge_type))))
-        link2, sense2 = self.pass2(torch.cat([h2, self.root.unsqueeze(0)]), cand, batch.pair, cue)
+        link2, sense2 = self.pass2(torch.cat([h2, self.root.unsqueeze(0)]), cand, batch.pair)
         link2 = link2.masked_fill(~batch.cand_mask, neg)
         return {"link1": link1, "sense1": sense1, "link2": link2, "sense2": sense2}
 

@@ -372,17 +372,13 @@ class DiscourseTask(Task[ParserConfig, DiscourseExample, DiscourseModel]):
         resources: Resources,
     ) -> Fitted[DiscourseModel]:
         """A parser trained on the dialogues of ``train``, each member's epoch and the thresholds chosen on ``tune``."""
-        own = replace(config, thresholds=dict(config.thresholds), reply_margin=dict(config.reply_margin))
+        own = replace(config, thresholds=dict(config.thresholds))
         encoder = resources.encoder(None)
         model, history = train_parser(
             dialogues_of(train), dialogues_of(tune), encoder, own, device=resources.device, log=resources.log
         )
         epochs = {int(r.get("member", 0)): int(r["epoch"]) for r in history if r.get("selected")}
-        chosen: dict[str, Any] = {"thresholds": dict(own.thresholds), "epochs": [epochs[m] for m in sorted(epochs)]}
-        if own.tune_reply:
-            chosen["reply_margin"] = dict(own.reply_margin)
-        if own.tune_sense_bias:
-            chosen["sense_bias"] = dict(own.sense_bias)
+        chosen = {"thresholds": dict(own.thresholds), "epochs": [epochs[m] for m in sorted(epochs)]}
         return Fitted(model, chosen)
 
     def train(
@@ -590,7 +586,7 @@ def train_model(
         split_info[name] = {"path": where, "scheme": scheme, "dialogues": len(dialogues), **sizes}
         split_info[name] |= {"test_positions": parts[2], "tune_positions": parts[1]}
         resources.log(f"{name}: {len(parts[0])} train / {len(parts[1])} tune / {len(parts[2])} test dialogues")
-    own = replace(config, thresholds=dict(config.thresholds), reply_margin=dict(config.reply_margin))
+    own = replace(config, thresholds=dict(config.thresholds))
     encoder = resources.encoder(None)
     model, history = train_parser(train_d, tune_d, encoder, own, progress=progress, log=resources.log)
     seconds = time.perf_counter() - started

@@ -50,8 +50,6 @@ MODEL_NAME = "argweb-discourse-rgcn"
 WEIGHTS = "parser.safetensors"
 VOCAB = "vocab.json"
 THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 1.01)
-MARGINS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3)
-"""The reply-to margins the tuning dialogues choose among (``tune_reply``)."""
 
 
 @dataclass
@@ -73,16 +71,6 @@ class ParserConfig:
         seed: Random seed (member ``i`` of an ensemble uses ``seed + i``).
         members: Networks in the ensemble (their probabilities are averaged).
         thresholds: Per domain, the probability an extra parent needs (1.01 = single parent).
-        cues: Hash buckets of the pairs' lexical cues read by the sense scorers
-            (:func:`gnn.discourse.graphs.pair_cues`); 0: none.
-        cue_dim: Width of the cues' embedding.
-        tune_reply: Choose :attr:`reply_margin` per domain on the tuning dialogues.
-        reply_margin: Per domain, how far below the best parent's probability a candidate that the
-            reply-to structure points at (:func:`gnn.discourse.graphs.reply_candidates`) may be and
-            still be preferred; 0: the best parent, always.
-        tune_sense_bias: Fit :attr:`sense_bias` on the tuning dialogues.
-        sense_bias: Per domain, a log-bias per sense (in :data:`SENSES` order) added at decoding;
-            empty: none.
     """
 
     k: int = 12
@@ -99,12 +87,6 @@ class ParserConfig:
     seed: int = 13
     members: int = 1
     thresholds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(DOMAINS, 1.01))
-    cues: int = 0
-    cue_dim: int = 16
-    tune_reply: bool = False
-    reply_margin: dict[str, float] = field(default_factory=lambda: dict.fromkeys(DOMAINS, 0.0))
-    tune_sense_bias: bool = False
-    sense_bias: dict[str, list[float]] = field(default_factory=dict)
 
 
 PROFILES: dict[str, dict[str, Any]] = {
@@ -161,50 +143,25 @@ def probabilities(nets: Sequence[DiscourseParser], batch) -> tuple[Tensor, Tenso
     return link, sense
 
 
-def bias_senses(sense: Tensor, batch, biases: dict[str, list[float]], domains: Sequence[str]) -> Tensor:
-    """Sense probabilities ``(n, slots, senses)`` times ``exp`` of their domain's log-biases, renormalised
-    (unchanged without biases)."""
-    if not biases:
-        return sense
-    rows = [biases.get(d) or [0.0] * len(SENSES) for d in domains]
-    table = torch.tensor(rows, dtype=sense.dtype, device=sense.device)
-    shifted = sense * torch.exp(table[batch.batch]).unsqueeze(1)
-    return shifted / shifted.sum(-1, keepdim=True)
-
-
 def decode(
     prob: Tensor,
     sense_p: Tensor,
     batch,
     thresholds: dict[str, float],
     domains: Sequence[str],
-    margins: dict[str, float] | None = None,
 ) -> list[list[LinkPrediction]]:
     """Predicted relations per graph of the batch from (averaged) pass-2 probabilities (slot ``k``
-    is the EDU ``k`` positions before its child).
-
-    With a domain's margin ``m`` > 0, an EDU's parent is the best-scored of the candidates its
-    reply-to structure points at (``batch.reply``) whose probability is within ``m`` of the best
-    candidate's, where there is one; otherwise the best candidate.
-    """
+    is the EDU ``k`` positions before its child)."""
     best = prob.argmax(1)
     ptr = batch.ptr.tolist()
     result: list[list[LinkPrediction]] = []
     prob_np, sense_np, best_np = prob.cpu().numpy(), sense_p.cpu().numpy(), best.cpu().numpy()
-    reply_np = batch.reply.cpu().numpy() if margins and any(margins.values()) else None
     for g in range(len(ptr) - 1):
         tau = thresholds.get(domains[g], 1.01)
-        margin = (margins or {}).get(domains[g], 0.0)
         links: list[LinkPrediction] = []
         for node in range(ptr[g], ptr[g + 1]):
             j = node - ptr[g]
-            first = int(best_np[node])
-            if margin > 0 and reply_np is not None:
-                p = prob_np[node]
-                near = np.nonzero(reply_np[node] & (p >= p[first] - margin))[0]
-                if len(near):
-                    first = int(near[np.argmax(p[near])])
-            slots = [first]
+            slots = [int(best_np[node])]
             slots += [int(s) for s in np.nonzero(prob_np[node] >= tau)[0] if s != slots[0] and s > 0]
             for slot in slots:
                 if slot == 0:
@@ -240,7 +197,7 @@ class DiscourseModel:
     def graphs(self, dialogues: Sequence[Dialogue], progress: Progress | bool = False) -> DialogueGraphs:
         """Dialogue graphs with encoder features (embeddings from the cache where possible); ``progress``
         hears the encoding (a callback, or ``True``: that of :func:`gnn.progress.reporting_to`)."""
-        return graphs_for(dialogues, self.encoder, self.vocab, self.config.k, progress, self.config.cues)
+        return graphs_for(dialogues, self.encoder, self.vocab, self.config.k, progress)
 
     def predict(
         self, dialogues: Sequence[Dialogue], progress: Progress | bool = False, graphs: DialogueGraphs | None = None
@@ -258,8 +215,7 @@ class DiscourseModel:
                 batch = _collate(data, idx, self.device)
                 link, sense = probabilities(self.nets, batch)
                 domains = [dialogues[i].domain for i in idx]
-                sense = bias_senses(sense, batch, self.config.sense_bias, domains)
-                decoded = decode(link, sense, batch, self.config.thresholds, domains, self.config.reply_margin)
+                decoded = decode(link, sense, batch, self.config.thresholds, domains)
                 found.update(zip(idx, decoded, strict=True))
                 done += len(idx)
                 if report is not None:
@@ -282,17 +238,15 @@ def graphs_for(
     vocab: Sequence[str],
     k: int,
     progress: Progress | bool = False,
-    cues: int = 0,
 ) -> DialogueGraphs:
-    """Encode every EDU (cached; ``progress`` hears the texts computed) and build the dialogue graphs
-    (with ``cues`` hash buckets of lexical cues per pair; 0: none)."""
+    """Encode every EDU (cached; ``progress`` hears the texts computed) and build the dialogue graphs."""
     texts = [t for d in dialogues for t in d.texts]
     emb = encoder.encode(texts, progress=progress)
     parts, start = [], 0
     for d in dialogues:
         parts.append(emb[start : start + len(d)])
         start += len(d)
-    return DialogueGraphs(dialogues, parts, vocab, k, cues)
+    return DialogueGraphs(dialogues, parts, vocab, k)
 
 
 def schedule(c: ParserConfig, seed: int) -> Schedule:
@@ -323,7 +277,8 @@ class ParserFit:
     @cached_property
     def module(self) -> DiscourseParser:
         """The network, built on first use: inside the trainer's seeded run, so the seed sets its initial weights."""
-        return build_network(self.config, self.encoder.dim, len(self.vocab))
+        c = self.config
+        return DiscourseParser(self.encoder.dim, len(self.vocab), c.k, c.dim, c.word_dim, c.dropout)
 
     def param_groups(self) -> Any:
         """Every parameter of the network."""
@@ -346,12 +301,6 @@ class ParserFit:
         s = single.evaluate(self.tune, graphs=self.tune_graphs).as_dict()
         row = {"tune_link_f1": s["link_f1"], "tune_link_rel_f1": s["link_rel_f1"]}
         return Selection(s["link_f1"] + s["link_rel_f1"], row=row)
-
-
-def build_network(config: ParserConfig, emb_dim: int, vocab_size: int) -> DiscourseParser:
-    """An untrained network of ``config``'s shape."""
-    c = config
-    return DiscourseParser(emb_dim, vocab_size, c.k, c.dim, c.word_dim, c.dropout, c.cues, c.cue_dim)
 
 
 def _fit(
@@ -418,102 +367,14 @@ def train_parser(
     if not train:
         raise ModelError("no training dialogues")
     vocab = build_vocab(train, config.vocab_size)
-    train_g = graphs_for(train, encoder, vocab, config.k, progress or False, config.cues)
-    tune_g = graphs_for(tune, encoder, vocab, config.k, progress or False, config.cues) if tune else None
+    train_g = graphs_for(train, encoder, vocab, config.k, progress or False)
+    tune_g = graphs_for(tune, encoder, vocab, config.k, progress or False) if tune else None
     jobs = [ParserFit(train_g, config, encoder, vocab, tune, tune_g) for _ in range(max(1, config.members))]
     history = _fit(jobs, config, device, progress, log)
     model = DiscourseModel([job.module for job in jobs], vocab, config, encoder)
     if tune:
-        if config.tune_reply:
-            config.reply_margin = tune_reply(model, tune, tune_g)
         config.thresholds = tune_thresholds(model, tune, tune_g)
-        if config.tune_sense_bias:
-            config.sense_bias = fit_sense_bias(model, train, tune, tune_g)
     return model, history
-
-
-def _linked_senses(model: DiscourseModel, dialogues: Sequence[Dialogue], graphs: DialogueGraphs) -> np.ndarray:
-    """``(links, senses)``: the unbiased sense probabilities of every link the model predicts in ``dialogues``."""
-    rows: list[np.ndarray] = []
-    for net in model.nets:
-        net.eval()
-    with torch.inference_mode():
-        for idx in _batches(graphs, 32, False, np.random.default_rng(0)):
-            batch = _collate(graphs, idx, model.device)
-            link, sense = probabilities(model.nets, batch)
-            domains = [dialogues[i].domain for i in idx]
-            decoded = decode(link, sense, batch, model.config.thresholds, domains, model.config.reply_margin)
-            ptr = batch.ptr.tolist()
-            sense_np = sense.cpu().numpy()
-            for g, links in enumerate(decoded):
-                rows += [sense_np[ptr[g] + p.y, p.y - p.x] for p in links]
-    return np.asarray(rows, dtype=np.float64).reshape(-1, len(SENSES))
-
-
-def match_shares(probs: np.ndarray, target: np.ndarray, steps: int = 200) -> list[float]:
-    """Log-biases per sense under which the argmax senses of ``probs`` ``(links, senses)`` come closest to
-    the counts ``target`` (summed absolute difference; damped multiplicative updates from zero biases).
-    """
-    logp = np.log(np.clip(probs, 1e-12, None))
-    bias = np.zeros(probs.shape[1])
-    best, best_bias = np.inf, bias.copy()
-    for _ in range(steps):
-        counts = np.bincount((logp + bias).argmax(1), minlength=probs.shape[1]).astype(np.float64)
-        gap = float(np.abs(counts - target).sum())
-        if gap < best:
-            best, best_bias = gap, bias.copy()
-        bias = bias + 0.3 * (np.log(target + 0.5) - np.log(counts + 0.5))
-    # A shift common to every sense moves no argmax: centred, the biases read as relative.
-    return [round(float(b), 4) for b in best_bias - best_bias.mean()]
-
-
-def fit_sense_bias(
-    model: DiscourseModel, train: Sequence[Dialogue], tune: Sequence[Dialogue], graphs: DialogueGraphs | None = None
-) -> dict[str, list[float]]:
-    """Per domain, sense log-biases under which the senses the model gives its links on ``tune`` match the
-    gold sense shares of the ``train`` dialogues of that domain (:func:`match_shares`)."""
-    out: dict[str, list[float]] = {}
-    for domain in DOMAINS:
-        idx = [i for i, d in enumerate(tune) if d.domain == domain]
-        gold = np.zeros(len(SENSES))
-        for d in train:
-            if d.domain == domain:
-                for _x, _y, sense in d.relations:
-                    gold[SENSES.index(sense)] += 1
-        if not idx or not gold.sum():
-            continue
-        sub = [tune[i] for i in idx]
-        sub_g = model.graphs(sub) if graphs is None else graphs[idx]
-        probs = _linked_senses(model, sub, sub_g)
-        if len(probs):
-            out[domain] = match_shares(probs, gold / gold.sum() * len(probs))
-    return out
-
-
-def tune_reply(
-    model: DiscourseModel, tune: Sequence[Dialogue], graphs: DialogueGraphs | None = None
-) -> dict[str, float]:
-    """Per domain, the reply-to margin of :data:`MARGINS` that maximises link F1 + link & relation F1 on
-    ``tune`` (single parents while it is chosen; ties go to the smaller margin)."""
-    chosen = dict(model.config.reply_margin)
-    kept = dict(model.config.thresholds)
-    model.config.thresholds = dict.fromkeys(DOMAINS, 1.01)
-    for domain in DOMAINS:
-        idx = [i for i, d in enumerate(tune) if d.domain == domain]
-        if not idx:
-            continue
-        sub = [tune[i] for i in idx]
-        sub_g = model.graphs(sub) if graphs is None else graphs[idx]
-        best, best_m = -1.0, 0.0
-        for m in MARGINS:
-            model.config.reply_margin[domain] = m
-            s = model.evaluate(sub, graphs=sub_g).as_dict()
-            if s["link_f1"] + s["link_rel_f1"] > best + 1e-9:
-                best, best_m = s["link_f1"] + s["link_rel_f1"], m
-        chosen[domain] = best_m
-        model.config.reply_margin[domain] = best_m
-    model.config.thresholds = kept
-    return chosen
 
 
 def tune_thresholds(
@@ -590,7 +451,10 @@ def load_model(model_dir: Path, encoder: TextEncoder | None = None, device: str 
     vocab = json.loads((model_dir / VOCAB).read_text(encoding="utf-8"))
     enc = encoder or TextEncoder()
     dev = pick_device(device)
-    nets = [build_network(config, enc.dim, len(vocab)) for _ in range(max(1, config.members))]
+    nets = [
+        DiscourseParser(enc.dim, len(vocab), config.k, config.dim, config.word_dim, config.dropout)
+        for _ in range(max(1, config.members))
+    ]
     whole = nets[0] if len(nets) == 1 else torch.nn.ModuleList(nets)
     try:
         whole.load_state_dict(float_state(load_file(str(model_dir / WEIGHTS))))
