@@ -105,7 +105,7 @@ class TaggerConfig:
 
 PROFILES: dict[str, dict[str, Any]] = {
     "quick": {"epochs": 2},
-    "full": {"epochs": 12},
+    "full": {"epochs": 12, "join_citations": True},
     "shape": {"epochs": 12, "shape": True},
 }
 
@@ -544,7 +544,7 @@ class ComponentsTask(Task[TaggerConfig, ComponentExample, "ComponentTagger"]):
 
     name = TASK_NAME
     model_name = MODEL_NAME
-    version = 1
+    version = 2
     reads = "sciarg"
     default_data = ("sciarg", "compiled_corpus")
     recipes = Recipes(
