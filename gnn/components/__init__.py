@@ -83,7 +83,6 @@ class TaggerConfig:
         average_from: From this epoch on, the weights' running average competes with each epoch's own.
         min_tokens: Shorter components are dropped.
         seed: Random seed.
-        shape: Append each token's shape and citation features (:func:`shape_features`) to its input.
         join_citations: Join an author-year citation that the tagger cut at its comma
             (:func:`join_citations`).
     """
@@ -99,14 +98,12 @@ class TaggerConfig:
     average_from: int = 3
     min_tokens: int = 1
     seed: int = 13
-    shape: bool = False
     join_citations: bool = False
 
 
 PROFILES: dict[str, dict[str, Any]] = {
     "quick": {"epochs": 2},
     "full": {"epochs": 12, "join_citations": True},
-    "shape": {"epochs": 12, "shape": True},
 }
 
 
@@ -129,83 +126,7 @@ def sentences_of(doc: BratDocument, text_of: Callable[[int, int], str]) -> list[
     return out
 
 
-BOUNDARY_WORDS = ("in", "by", "which", "that", "we", "as", "for", "to", "of", "and", "the", "with", "is")
-"""Words that often open or close a component, each with a feature of its own (a learned embedding,
-through the network's input projection)."""
-_PUNCT_CLASSES = ("([{", ")]}", ",", ".!?", ";:")
 _YEAR = re.compile(r"(?:1[89]|20)\d\d[a-z]?")
-_CITATION_WORDS = {"and", "et", "al", "&", ".", ",", "(", "[", "-", "'"}
-N_SHAPE = 14 + len(_PUNCT_CLASSES) + 1 + len(BOUNDARY_WORDS)
-"""Shape and citation features per token (:func:`shape_features`)."""
-
-
-def _citation_tokens(words: Sequence[str]) -> np.ndarray:
-    """Tokens of author-year citations: a year, and the author names, ``and``/``et al.``, commas and
-    brackets running back from it (at most eight tokens), then what closes it (``]``, ``)``, ``;``,
-    ``,``). A year with neither a name nor a bracket before it ("in 1996") is no citation."""
-    inside = np.zeros(len(words), bool)
-    for j, word in enumerate(words):
-        if not _YEAR.fullmatch(word):
-            continue
-        marked, cited = [j], False
-        for i in range(j - 1, max(j - 9, -1), -1):
-            w = words[i]
-            if w[:1].isupper() and w.isalpha():
-                cited = True
-            elif w.lower() not in _CITATION_WORDS:
-                break
-            cited = cited or w in "(["
-            marked.append(i)
-        if not cited:
-            continue
-        k = j + 1
-        while k < len(words) and k <= j + 2 and words[k] in (")", "]", ";", ","):
-            marked.append(k)
-            k += 1
-        inside[marked] = True
-    return inside
-
-
-def shape_features(words: Sequence[str]) -> np.ndarray:
-    """Orthographic, punctuation and citation features of a sentence's tokens: ``(tokens, N_SHAPE)``.
-
-    Frozen sub-word vectors blur what decides many boundaries: a citation's year and brackets, a
-    capitalised author, a comma. Columns: capitalised, all capitals, lower case, digits, a year,
-    alphanumeric mix, inside brackets (after an opening one, up to its closing one), ``et``/``al``
-    of "et al.", a citation token (:func:`_citation_tokens`), first token, last token, the previous
-    token a citation token, the next one, one letter; then one per punctuation class (open, close,
-    comma, full stop, colon or semicolon) and other punctuation; then one per :data:`BOUNDARY_WORDS` word.
-    """
-    n = len(words)
-    out = np.zeros((n, N_SHAPE), np.float32)
-    citation = _citation_tokens(words)
-    depth = 0
-    for i, word in enumerate(words):
-        lower = word.lower()
-        alpha = word.isalpha()
-        out[i, 0] = word[:1].isupper()
-        out[i, 1] = alpha and len(word) > 1 and word.isupper()
-        out[i, 2] = alpha and word.islower()
-        out[i, 3] = word.isdigit()
-        out[i, 4] = bool(_YEAR.fullmatch(word))
-        out[i, 5] = not alpha and not word.isdigit() and word.isalnum()
-        out[i, 6] = depth > 0
-        out[i, 7] = (lower == "et" and i + 1 < n and words[i + 1] == "al") or (
-            lower == "al" and i > 0 and words[i - 1].lower() == "et"
-        )
-        out[i, 8] = citation[i]
-        out[i, 9] = i == 0
-        out[i, 10] = i == n - 1
-        out[i, 11] = i > 0 and citation[i - 1]
-        out[i, 12] = i + 1 < n and citation[i + 1]
-        out[i, 13] = len(word) == 1 and alpha
-        if not word.isalnum() and word != "_":
-            classes = [k for k, chars in enumerate(_PUNCT_CLASSES) if word in chars]
-            out[i, 14 + (classes[0] if classes else len(_PUNCT_CLASSES))] = 1.0
-            depth = depth + (word in "([{") - (word in ")]}" and depth > 0)
-        if lower in BOUNDARY_WORDS:
-            out[i, 15 + len(_PUNCT_CLASSES) + BOUNDARY_WORDS.index(lower)] = 1.0
-    return out
 
 
 def gold_tags(sentence: _Sentence, components: Sequence[Component]) -> np.ndarray:

@@ -23,7 +23,6 @@ from gnn.bam import BratDocument, Component
 from gnn.components import (
     CONFIG,
     N_POSITION,
-    N_SHAPE,
     TAGS,
     WEIGHTS,
     TaggerConfig,
@@ -34,7 +33,6 @@ from gnn.components import (
     join_citations,
     schedule,
     sentences_of,
-    shape_features,
 )
 from gnn.encoder import TextEncoder, cached_half
 from gnn.trainer import FitResult, Progress, Selection, Trainer
@@ -120,11 +118,10 @@ class BiLstmCrf(nn.Module):
         return [row[:n] for row, n in zip(full, lengths, strict=True)]
 
 
-def paper_rows(sentences: Sequence[_Sentence], vectors: Sequence[np.ndarray], shape: bool = False) -> list[np.ndarray]:
+def paper_rows(sentences: Sequence[_Sentence], vectors: Sequence[np.ndarray]) -> list[np.ndarray]:
     """Network inputs of the sentences of one paper, in order: one ``(tokens, width)`` array each.
 
-    A token's row is its word vector, then the four position features, then (``shape``) its
-    shape and citation features (:func:`gnn.components.shape_features`).
+    A token's row is its word vector, then the four position features.
     """
     out = []
     for sentence, vec in zip(sentences, vectors, strict=True):
@@ -134,14 +131,13 @@ def paper_rows(sentences: Sequence[_Sentence], vectors: Sequence[np.ndarray], sh
         extra[:, 1] = min(n, 80) / 80
         extra[:, 2] = np.arange(n) / n
         extra[:, 3] = np.arange(n)[::-1] / n
-        parts = [vec.astype(np.float32), extra, *([shape_features(sentence.words)] if shape else [])]
-        out.append(np.concatenate(parts, axis=1))
+        out.append(np.concatenate([vec.astype(np.float32), extra], axis=1))
     return out
 
 
-def input_width(vector_dim: int, shape: bool = False) -> int:
+def input_width(vector_dim: int) -> int:
     """Width of a token's input row (see :func:`paper_rows`)."""
-    return vector_dim + N_POSITION + (N_SHAPE if shape else 0)
+    return vector_dim + N_POSITION
 
 
 def sentence_batch(
@@ -214,7 +210,7 @@ class ComponentTagger:
             raise ModelError(f"{model_dir / CONFIG}: a tagger with sentence context, which argweb no longer has")
         config = TaggerConfig(**raw | {"layers": tuple(raw["layers"]), "widths": tuple(raw["widths"])})
         vectors = TokenVectors(encoder or TextEncoder(), config.layers, config.max_length, cache_dir)
-        network = BiLstmCrf(input_width(vectors.dim, config.shape), config)
+        network = BiLstmCrf(input_width(vectors.dim), config)
         network.load_state_dict(float_state(load_file(str(model_dir / WEIGHTS))))
         return cls(network, config, vectors)
 
@@ -248,7 +244,7 @@ class ComponentTagger:
         sentences = sentences_of(doc, lambda s, e: text[s:e])
         if not sentences:
             return []
-        rows = paper_rows(sentences, self.vectors.of(sentences), self.config.shape)
+        rows = paper_rows(sentences, self.vectors.of(sentences))
         found = set().union(*self.components(sentences, rows))
         ordered = sorted(found, key=lambda c: (c[1], c[2]))
         return [Component(f"T{i}", label, ((s, e),)) for i, (label, s, e) in enumerate(ordered, 1)]
@@ -277,7 +273,7 @@ class TaggerFit:
     @cached_property
     def module(self) -> BiLstmCrf:
         """The network, built on first use: inside the trainer's seeded run, so the seed sets its initial weights."""
-        return BiLstmCrf(input_width(self.vectors.dim, self.config.shape), self.config)
+        return BiLstmCrf(input_width(self.vectors.dim), self.config)
 
     def param_groups(self) -> ParamsT:
         """Every parameter of the network."""
@@ -338,7 +334,7 @@ def train_tagger(
             for s in mine:
                 s.tags = gold_tags(s, list(doc.components.values()))
             sentences.extend(mine)
-            encoded.extend(paper_rows(mine, vectors.of(mine), config.shape) if mine else [])
+            encoded.extend(paper_rows(mine, vectors.of(mine)) if mine else [])
             if progress:
                 progress("encode", k, len(papers))
         return sentences, encoded

@@ -12,9 +12,6 @@ import torch
 
 from gnn.bam import BratDocument, Component
 from gnn.components import (
-    BOUNDARY_WORDS,
-    N_SHAPE,
-    PROFILES,
     TAGS,
     TaggerConfig,
     decode,
@@ -22,7 +19,6 @@ from gnn.components import (
     join_citations,
     nearest_claim_relations,
     schedule,
-    shape_features,
 )
 from gnn.components import _Sentence as Sentence
 from gnn.components.net import (
@@ -75,43 +71,6 @@ def test_paper_rows_are_word_vectors_then_positions() -> None:
     # the sentence's place in the paper, its length, the token's place from either end
     assert rows[1][0, 2:].tolist() == pytest.approx([0.5, 1 / 80, 0.0, 0.0])
     assert np.allclose(rows[0][:, 2:], [[0.0, 2 / 80, 0.0, 0.5], [0.0, 2 / 80, 0.5, 0.0]])
-
-
-def test_shape_features_mark_citations_brackets_and_boundary_words() -> None:
-    text = "Following Desbrun and Gascuel , 1996 ) , we use that of Foster et al . [ 2001 ] in 2003 ."
-    words = text.split(" ")
-    f = shape_features(words)
-    assert f.shape == (len(words), N_SHAPE) and set(np.unique(f)) <= {0.0, 1.0}
-    at = {w: i for i, w in reversed(list(enumerate(words)))}  # first place of each word
-
-    def on(column: int) -> list[str]:
-        return [w for w, row in zip(words, f, strict=True) if row[column]]
-
-    assert on(0) == ["Following", "Desbrun", "Gascuel", "Foster"]  # capitalised
-    assert on(4) == ["1996", "2001", "2003"]  # years
-    assert on(6) == ["2001", "]"]  # inside brackets: after "[" up to its "]" (the ")" closes none)
-    assert on(7) == ["et", "al"]
-    # A year with names (or a bracket) before it is a citation with its names, commas, brackets
-    # and what closes it; "in 2003" is not.
-    cited = set(on(8))
-    assert {"Desbrun", "Gascuel", "1996", ")", "Foster", "al", "[", "2001", "]"} <= cited
-    assert "2003" not in cited and "in" not in cited and "we" not in cited
-    assert on(9) == ["Following"] and on(10) == ["."]
-    assert f[at["["], 14] and f[at[")"], 15] and f[at[","], 16] and f[at["."], 17] == 1.0
-    for word in ("we", "that", "of", "in"):  # one column per boundary word, whatever its case
-        column = 15 + 5 + BOUNDARY_WORDS.index(word)
-        assert on(column) == [word]
-    assert shape_features(["In"])[0, 20 + BOUNDARY_WORDS.index("in")] == 1.0
-
-
-def test_shape_features_follow_the_positions_when_the_recipe_asks() -> None:
-    sentences = [Sentence([(0, 2), (3, 4)], ["In", "("], 0.0)]
-    vectors = [np.ones((2, 2), np.float32)]
-    plain, shaped = paper_rows(sentences, vectors), paper_rows(sentences, vectors, shape=True)
-    assert shaped[0].shape == (2, input_width(2, shape=True)) == (2, input_width(2) + N_SHAPE)
-    assert np.array_equal(shaped[0][:, : input_width(2)], plain[0])
-    assert np.array_equal(shaped[0][:, input_width(2) :], shape_features(["In", "("]))
-    assert TaggerConfig().shape is False and PROFILES["shape"]["shape"] is True
 
 
 def test_an_author_year_citation_cut_at_its_comma_is_joined() -> None:
