@@ -13,7 +13,9 @@ shipped recipe (the ``full`` profile, its seed, its epoch choice).
 The folds are those of ``argweb model evaluate components --cv 5`` (the 32 papers A01-A32 grouped by
 paper, fold seed 13, 4 of 24 training papers choose the epoch); ``--folds`` runs some of them, and
 ``--plain`` runs the shipped recipe itself in the same process, so that both are measured under the
-same thread settings. Figures and what they mean: ``docs/experiments/components.md`` ("Token shape
+same thread settings. Each fold's tagger is also scored with ``join_citations`` flipped (a decoding
+after the tagger, :func:`gnn.components.join_citations`): the citation join measured out of fold
+on the same weights. Figures and what they mean: ``docs/experiments/components.md`` ("Token shape
 and citation features"). The same features were a recipe option of the product in commit ``f9a68ac``.
 
 Usage::
@@ -29,7 +31,7 @@ import re
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -214,16 +216,23 @@ def main(argv: list[str] | None = None) -> int:
         else:
             model, epoch = train(part["train"], part["tune"], config, vectors)
         scored = paper_scores(model, part["test"])
+        # The same weights decoded the other way round (join_citations is applied after decoding).
+        other = replace(model.config, join_citations=not model.config.join_citations)
+        flipped = paper_scores(type(model)(model.network, other, model.vectors), part["test"])
         row = {
             "fold": fold.index,
             "recipe": "plain" if options.plain else "shape",
+            "join_citations": model.config.join_citations,
             "figures": {k: round(v, 4) for k, v in scored.figures.items()},
             "labels": scored.labels.as_dict(),
+            "figures_join_flipped": {k: round(v, 4) for k, v in flipped.figures.items()},
+            "labels_join_flipped": flipped.labels.as_dict(),
             "epoch": epoch,
             "papers": sorted(part["test"]),
             "seconds": round(time.perf_counter() - started, 1),
         }
-        print(json.dumps({k: row[k] for k in ("fold", "recipe", "figures", "epoch", "seconds")}), flush=True)
+        shown = ("fold", "recipe", "join_citations", "figures", "figures_join_flipped", "epoch", "seconds")
+        print(json.dumps({k: row[k] for k in shown}), flush=True)
         name = f"{row['recipe']}-fold{fold.index}.json"
         (options.out / name).write_text(json.dumps(row, indent=2), encoding="utf-8")
     return 0
