@@ -30,6 +30,7 @@ from gnn.components import (
     _tokens_in,
     decode,
     gold_tags,
+    join_citations,
     schedule,
     sentences_of,
 )
@@ -230,10 +231,13 @@ class ComponentTagger:
 
     def components(self, sentences: Sequence[_Sentence], rows: Sequence[np.ndarray]) -> list[set[tuple[str, int, int]]]:
         """(label, start, end) of the components found in each sentence."""
-        return [
-            {c for c in decode(sentence.spans, tags) if _tokens_in(sentence, c) >= self.config.min_tokens}
-            for sentence, tags in zip(sentences, self.tag(rows), strict=True)
-        ]
+        out = []
+        for sentence, tags in zip(sentences, self.tag(rows), strict=True):
+            found = decode(sentence.spans, tags)
+            if self.config.join_citations:
+                found = join_citations(sentence, found)
+            out.append({c for c in found if _tokens_in(sentence, c) >= self.config.min_tokens})
+        return out
 
     def predict(self, doc: BratDocument, text: str) -> list[Component]:
         """Components of ``doc`` (its sentences are used, its components ignored), ids ``T1``, ``T2``..."""

@@ -11,7 +11,15 @@ import pytest
 import torch
 
 from gnn.bam import BratDocument, Component
-from gnn.components import TAGS, TaggerConfig, decode, gold_tags, nearest_claim_relations, schedule
+from gnn.components import (
+    TAGS,
+    TaggerConfig,
+    decode,
+    gold_tags,
+    join_citations,
+    nearest_claim_relations,
+    schedule,
+)
 from gnn.components import _Sentence as Sentence
 from gnn.components.net import (
     BiLstmCrf,
@@ -63,6 +71,43 @@ def test_paper_rows_are_word_vectors_then_positions() -> None:
     # the sentence's place in the paper, its length, the token's place from either end
     assert rows[1][0, 2:].tolist() == pytest.approx([0.5, 1 / 80, 0.0, 0.0])
     assert np.allclose(rows[0][:, 2:], [[0.0, 2 / 80, 0.0, 0.5], [0.0, 2 / 80, 0.5, 0.0]])
+
+
+def test_an_author_year_citation_cut_at_its_comma_is_joined() -> None:
+    text = "as in Desbrun and Gascuel , 1995 ; Stam , 1999a and Stam 2002 , 2004 , 2005 ."
+    words = text.split(" ")
+    spans, at = [], 0
+    for word in words:
+        spans.append((at, at + len(word)))
+        at += len(word) + 1
+    sentence = Sentence(spans, words)
+
+    def comp(label: str, first: int, last: int) -> tuple[str, int, int]:
+        return (label, spans[first][0], spans[last][1])
+
+    found = [
+        comp("data", 2, 4),  # Desbrun and Gascuel
+        comp("data", 6, 6),  # 1995
+        comp("data", 8, 8),  # Stam
+        comp("own_claim", 10, 10),  # 1999a: another label, left alone
+        comp("data", 12, 13),  # Stam 2002: ends in a year, so ", 2004" is another citation
+        comp("data", 15, 15),  # 2004
+        comp("data", 17, 17),  # 2005: after a year, left alone
+    ]
+    joined = join_citations(sentence, list(reversed(found)))
+    assert joined == [comp("data", 2, 6), found[2], found[3], found[4], found[5], found[6]]
+    assert text[joined[0][1] : joined[0][2]] == "Desbrun and Gascuel , 1995"
+    assert join_citations(sentence, []) == []
+    # Two tokens between the parts, or a gap that is not a comma: nothing joined.
+    assert join_citations(sentence, [comp("data", 2, 3), comp("data", 6, 6)]) == [
+        comp("data", 2, 3),
+        comp("data", 6, 6),
+    ]
+    assert join_citations(sentence, [comp("data", 4, 4), comp("data", 6, 6)]) == [comp("data", 4, 6)]
+    assert join_citations(sentence, [comp("data", 6, 6), comp("data", 8, 8)]) == [
+        comp("data", 6, 6),
+        comp("data", 8, 8),
+    ]
 
 
 def _path_score(crf: BiLstmCrf, em: torch.Tensor, path: tuple[int, ...]) -> float:
