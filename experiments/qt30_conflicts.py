@@ -66,12 +66,48 @@ def _light(t: MapTensors) -> MapTensors:
     return replace(t, texts=[], prop_feats=empty, edges=np.zeros((3, 0), np.int64), pair_feats=empty, loc_feats=empty)
 
 
+SCIARG = ROOT.parent / "shared" / "corpora" / "sciarg" / "compiled_corpus"
+
+
+def sciarg_pair_maps(cues: bool) -> list[MapTensors]:
+    """Sci-Arg ``contradicts`` (as CA) and ``supports`` (as RA) pairs as two-proposition maps.
+
+    Each pair is given as :func:`gnn.relations.qt30_run.pair_map` gives a text pair to the network
+    (two speakers, no transition), so the pair scorer learns from the texts and the cues alone; the
+    reverse pair is a ``none``. Read through the pure reader, never a store.
+    """
+    from gnn.relations.argmap import ArgMap
+    from gnn.relations.qt30_run import pair_map, tensors_of
+    from gnn.relations.sciarg_task import papers_from_records
+    from ontology.formats.sciarg import load_sciarg
+
+    bundle = load_sciarg(sorted(SCIARG.glob("*.ann")))
+    maps: list[ArgMap] = []
+    to_qt30 = {"contradicts": "CA", "supports": "RA"}
+    found = [
+        (paper.comps[s].text, paper.comps[t].text, to_qt30[label])
+        for paper in papers_from_records(bundle.nodes, bundle.edges)
+        for (s, t), label in sorted(paper.gold.items())
+        if label in to_qt30
+    ]
+    # As many supports as conflicts (every n-th, in paper order): the point is the conflict signal.
+    conflicts = [x for x in found if x[2] == "CA"]
+    supports = [x for x in found if x[2] == "RA"]
+    step = max(1, len(supports) // max(len(conflicts), 1))
+    for source, target, label in conflicts + supports[::step][: len(conflicts)]:
+        amap = pair_map(len(maps), source, target)
+        amap.gold = {(0, 1): label}
+        amap.name = f"sciarg{len(maps)}"
+        maps.append(amap)
+    return tensors_of(maps, 8, cues=cues)
+
+
 def run(args: argparse.Namespace) -> None:
     """Train each fold's network and save the probabilities of its tuning and held-out maps."""
     from api.settings import Settings
     from gnn.encoder import encoder_for
     from gnn.relations.argmap import maps_from_records
-    from gnn.relations.qt30_run import FAMILY, PROFILES, tensors_of
+    from gnn.relations.qt30_run import FAMILY, PROFILES, tensors_of, widths
     from gnn.relations.train import predict_probs
     from ontology.formats.aif import load_aif
 
@@ -80,10 +116,14 @@ def run(args: argparse.Namespace) -> None:
     maps = maps_from_records(bundle.nodes, bundle.edges)
     hp = family.profile_hp(PROFILES, args.profile, None)
     hp["weight_power"] = args.weight_power
+    hp["cues"] = args.cues
     encoder = encoder_for(None, None, Settings().cache_dir) if args.profile == "full" else None
     options = family.TrainOptions(args.profile, args.seed, "cpu", encoder, None, log=lambda m: print(m, flush=True))
-    tensors = tensors_of(maps, hp["window"])
+    tensors = tensors_of(maps, hp["window"], cues=hp["cues"])
     groups = episodes([t.name for t in tensors])
+    extra = sciarg_pair_maps(hp["cues"]) if args.aux_sciarg else []
+    if extra:
+        hp["aux_sciarg_pairs"] = len(extra)
     save = Path(args.save)
     save.mkdir(parents=True, exist_ok=True)
     print(f"{len(tensors)} maps, {len(set(groups))} episodes, recipe {hp}", flush=True)
@@ -93,12 +133,12 @@ def run(args: argparse.Namespace) -> None:
             continue
         start = time.perf_counter()
         parts = {
-            "train": [tensors[k] for k in fold.train],
+            "train": [tensors[k] for k in fold.train] + extra,
             "dev": [tensors[k] for k in fold.tune],
             "test": [tensors[k] for k in fold.test],
         }
         with tempfile.TemporaryDirectory(prefix="qt30-conflicts-") as tmp:
-            trained = family.train_gnn(parts, hp, options, Path(tmp), FAMILY)
+            trained = family.train_gnn(parts, hp, options, Path(tmp), FAMILY, members=(widths(hp),))
             dev_p = predict_probs(trained.tuning_model, trained.items["dev"], "cpu")
             test_p = predict_probs(trained.model, trained.items["test"], "cpu")
         saved = {
@@ -172,6 +212,8 @@ DECODERS: dict[str, Tuner] = {
     "conflict_shares_tol1.5": conflict_shares(tolerance=1.5),
     "conflict_shares_tol3": conflict_shares(tolerance=3.0),
     "conflict_shares_drop0.03": conflict_shares(drop=0.03),
+    "conflict_shares_drop0.01": conflict_shares(drop=0.01),
+    "conflict_shares_drop0.01_tol3": conflict_shares(drop=0.01, tolerance=3.0),
 }
 
 
@@ -253,6 +295,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--folds", type=int, default=5)
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--weight-power", type=float, default=0.5)
+    r.add_argument("--cues", action="store_true", help="conflict cues in the pair features")
+    r.add_argument("--aux-sciarg", action="store_true", help="Sci-Arg contradicts/supports pairs as training maps")
     r.add_argument("--only", type=int, nargs="*", help="train these folds only (default: every fold)")
     d = sub.add_parser("decode")
     d.add_argument("--save", required=True)
