@@ -44,7 +44,9 @@ from ontology.errors import ModelError
 SPLIT_SEED = 13
 PROFILES: dict[str, dict[str, Any]] = {
     "quick": {"epochs": 6, "text": "lsa", "window": 8, "lr": 3e-3},
-    "full": {"epochs": 8, "text": "encoder", "window": 8, "lr": 2e-3},
+    # Conflict cues in the pair features (gnn.relations.qt30.conflict_cues): out of fold the shares
+    # decoding keeps general F1 >= 0.47 with them (docs/experiments/relations-history.md).
+    "full": {"epochs": 8, "text": "encoder", "window": 8, "lr": 2e-3, "cues": True},
 }
 DIMS = {
     "prim_dim": N_PROP_FEATURES,

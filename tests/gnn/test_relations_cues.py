@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
-import numpy as np
+from pathlib import Path
 
-from gnn.relations.argmap import ArgMap, Loc, Prop
+import numpy as np
+import pytest
+
+from gnn.relations.argmap import ArgMap, Loc, Prop, maps_from_records
+from gnn.relations.pipeline import RelationData, train_relations
 from gnn.relations.qt30 import N_CUE_FEATURES, N_PAIR_FEATURES, map_tensors
+from gnn.relations.qt30_run import PROFILES, classify_pairs, load_qt30, widths
+from ontology.formats.aif import load_aif
+from ontology.formats.registry import SAMPLES
 
 # Column order of gnn.relations.qt30.conflict_cues.
 COLUMNS = (
@@ -83,3 +90,27 @@ def test_replies_are_read_by_turn_and_direction() -> None:
     # The target side of the attack is read as such when the pair is turned round.
     assert rows[(0, 2)]["neg_target"] == 1.0
     assert rows[(0, 2)]["opens_target"] == 1.0
+
+
+def test_a_recipe_with_cues_trains_stores_and_predicts_with_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bundle = load_aif(sorted((SAMPLES / "dialam-2024" / "my_train").glob("*.json")))
+    maps = maps_from_records(bundle.nodes, bundle.edges)
+    # The quick profile (LSA vectors, no encoder) with the full profile's cues.
+    monkeypatch.setitem(PROFILES, "quick", {**PROFILES["quick"], "cues": True})
+    card = train_relations(RelationData(qt30=maps), tmp_path, epochs=1, seed=1)
+    assert card.hyperparameters["qt30"]["cues"] is True
+    assert card.hyperparameters["qt30"]["pair_dim"] == N_PAIR_FEATURES + N_CUE_FEATURES
+    model = load_qt30(tmp_path)
+    assert model.cues
+    preds = model.predict(maps, "shares")
+    assert len(preds) == len(maps)
+    # Text pairs are read with the same columns.
+    assert len(classify_pairs(model, [("Taxes rose.", "No, taxes did not rise.")])) == 1
+
+
+def test_the_full_profile_reads_the_cues_and_older_models_load_without() -> None:
+    assert PROFILES["full"]["cues"] is True and not PROFILES["quick"].get("cues")
+    assert widths(PROFILES["full"]) == {"pair_dim": N_PAIR_FEATURES + N_CUE_FEATURES}
+    assert widths(PROFILES["quick"]) == {}
