@@ -5,17 +5,21 @@ Two steps, so that every decoding is compared on the very same networks:
 * ``run``: the grouped cross-validation of :func:`gnn.relations.qt30_run.cross_validate_qt30`
   (maps grouped by episode, :func:`gnn.protocol.fold_plan`, about a tenth of the training maps
   in whole episodes choosing the epoch), with the training recipe's class-weight exponent
-  (``--weight-power``; the shipped recipe's is 0.5) as the training lever. Each fold's
+  (``--weight-power``; the shipped recipe's is 0.5), conflict cues in the pair features
+  (``--cues`` / ``--no-cues``, :func:`gnn.relations.qt30.conflict_cues`) and Sci-Arg conflicts as extra training pairs
+  (``--aux-sciarg``, :func:`sciarg_pair_maps`) as the training levers. Each fold's
   probabilities of its tuning maps and of its held-out maps are saved (``--save DIR``).
 * ``decode``: every decoding of :data:`DECODERS` is tuned on each fold's tuning maps only and
   scored on its held-out maps: official-style general / focused F1, conflict precision / recall /
-  F1 (mean ± std over folds) and predicted against gold per type, pooled over the folds.
+  F1 (mean ± std over folds) and predicted against gold per type, pooled over the folds;
+  ``--mix DIR`` decodes the mean probabilities of two runs' networks on the same folds.
 
 Usage::
 
     python -m experiments.qt30_conflicts run --save /tmp/qt30-cv [--profile full] [--folds 5]
-        [--weight-power 0.5] [--only K ...] [--data DIR ...]
-    python -m experiments.qt30_conflicts decode --save /tmp/qt30-cv [--files fold0.pkl ...] [--json OUT]
+        [--weight-power 0.5] [--[no-]cues] [--aux-sciarg] [--only K ...] [--data DIR ...]
+    python -m experiments.qt30_conflicts decode --save /tmp/qt30-cv [--files fold0.pkl ...] [--mix DIR]
+        [--json OUT]
     python -m experiments.qt30_conflicts combine OUT1 OUT2 ... [--json OUT]
 
 Figures and what they mean are in ``docs/experiments/relations-history.md`` ("Conflicts").
@@ -39,6 +43,7 @@ import numpy as np
 
 from gnn.protocol import fold_plan, spread
 from gnn.relations import family
+from gnn.relations.argmap import ArgMap
 from gnn.relations.metrics import dialam_scores
 from gnn.relations.qt30 import LABELS, MapTensors
 from gnn.relations.qt30_task import (
@@ -66,12 +71,47 @@ def _light(t: MapTensors) -> MapTensors:
     return replace(t, texts=[], prop_feats=empty, edges=np.zeros((3, 0), np.int64), pair_feats=empty, loc_feats=empty)
 
 
+SCIARG = ROOT.parent / "shared" / "corpora" / "sciarg" / "compiled_corpus"
+
+
+def sciarg_pair_maps(cues: bool) -> list[MapTensors]:
+    """Sci-Arg ``contradicts`` (as CA) and ``supports`` (as RA) pairs as two-proposition maps.
+
+    Each pair is given as :func:`gnn.relations.qt30_run.pair_map` gives a text pair to the network
+    (two speakers, no transition), so the pair scorer learns from the texts and the cues alone; the
+    reverse pair is a ``none``. Read through the pure reader, never a store.
+    """
+    from gnn.relations.qt30_run import pair_map, tensors_of
+    from gnn.relations.sciarg_task import papers_from_records
+    from ontology.formats.sciarg import load_sciarg
+
+    bundle = load_sciarg(sorted(SCIARG.glob("*.ann")))
+    maps: list[ArgMap] = []
+    to_qt30 = {"contradicts": "CA", "supports": "RA"}
+    found = [
+        (paper.comps[s].text, paper.comps[t].text, to_qt30[label])
+        for paper in papers_from_records(bundle.nodes, bundle.edges)
+        for (s, t), label in sorted(paper.gold.items())
+        if label in to_qt30
+    ]
+    # As many supports as conflicts (every n-th, in paper order): the point is the conflict signal.
+    conflicts = [x for x in found if x[2] == "CA"]
+    supports = [x for x in found if x[2] == "RA"]
+    step = max(1, len(supports) // max(len(conflicts), 1))
+    for source, target, label in conflicts + supports[::step][: len(conflicts)]:
+        amap = pair_map(len(maps), source, target)
+        amap.gold = {(0, 1): label}
+        amap.name = f"sciarg{len(maps)}"
+        maps.append(amap)
+    return tensors_of(maps, 8, cues=cues)
+
+
 def run(args: argparse.Namespace) -> None:
     """Train each fold's network and save the probabilities of its tuning and held-out maps."""
     from api.settings import Settings
     from gnn.encoder import encoder_for
     from gnn.relations.argmap import maps_from_records
-    from gnn.relations.qt30_run import FAMILY, PROFILES, tensors_of
+    from gnn.relations.qt30_run import FAMILY, PROFILES, tensors_of, widths
     from gnn.relations.train import predict_probs
     from ontology.formats.aif import load_aif
 
@@ -80,10 +120,15 @@ def run(args: argparse.Namespace) -> None:
     maps = maps_from_records(bundle.nodes, bundle.edges)
     hp = family.profile_hp(PROFILES, args.profile, None)
     hp["weight_power"] = args.weight_power
+    # The profile's cues unless --cues / --no-cues says otherwise.
+    hp["cues"] = bool(hp.get("cues")) if args.cues is None else args.cues
     encoder = encoder_for(None, None, Settings().cache_dir) if args.profile == "full" else None
     options = family.TrainOptions(args.profile, args.seed, "cpu", encoder, None, log=lambda m: print(m, flush=True))
-    tensors = tensors_of(maps, hp["window"])
+    tensors = tensors_of(maps, hp["window"], cues=hp["cues"])
     groups = episodes([t.name for t in tensors])
+    extra = sciarg_pair_maps(hp["cues"]) if args.aux_sciarg else []
+    if extra:
+        hp["aux_sciarg_pairs"] = len(extra)
     save = Path(args.save)
     save.mkdir(parents=True, exist_ok=True)
     print(f"{len(tensors)} maps, {len(set(groups))} episodes, recipe {hp}", flush=True)
@@ -93,12 +138,12 @@ def run(args: argparse.Namespace) -> None:
             continue
         start = time.perf_counter()
         parts = {
-            "train": [tensors[k] for k in fold.train],
+            "train": [tensors[k] for k in fold.train] + extra,
             "dev": [tensors[k] for k in fold.tune],
             "test": [tensors[k] for k in fold.test],
         }
         with tempfile.TemporaryDirectory(prefix="qt30-conflicts-") as tmp:
-            trained = family.train_gnn(parts, hp, options, Path(tmp), FAMILY)
+            trained = family.train_gnn(parts, hp, options, Path(tmp), FAMILY, members=(widths(hp),))
             dev_p = predict_probs(trained.tuning_model, trained.items["dev"], "cpu")
             test_p = predict_probs(trained.model, trained.items["test"], "cpu")
         saved = {
@@ -172,6 +217,8 @@ DECODERS: dict[str, Tuner] = {
     "conflict_shares_tol1.5": conflict_shares(tolerance=1.5),
     "conflict_shares_tol3": conflict_shares(tolerance=3.0),
     "conflict_shares_drop0.03": conflict_shares(drop=0.03),
+    "conflict_shares_drop0.01": conflict_shares(drop=0.01),
+    "conflict_shares_drop0.01_tol3": conflict_shares(drop=0.01, tolerance=3.0),
 }
 
 
@@ -179,6 +226,13 @@ def decode(args: argparse.Namespace) -> None:
     """Tune every decoding on each fold's tuning maps, score it on the held-out maps, print the figures."""
     files = [Path(args.save) / f for f in args.files] if args.files else sorted(Path(args.save).glob("fold*.pkl"))
     folds = [pickle.loads(p.read_bytes()) for p in files]
+    if args.mix:
+        # The mean probabilities of two runs' networks over the same folds (same maps, same order).
+        for p, f in zip(files, folds, strict=True):
+            other = pickle.loads((Path(args.mix) / p.name).read_bytes())
+            for part in ("dev", "test"):
+                assert [t.name for t in other[part]] == [t.name for t in f[part]], p.name
+                f[f"{part}_p"] = [(a + b) / 2 for a, b in zip(f[f"{part}_p"], other[f"{part}_p"], strict=True)]
     names = args.decoders or list(DECODERS)
     report: dict[str, Any] = {"folds": len(folds), "hp": folds[0]["hp"] if folds else None, "decodings": {}}
     for name in names:
@@ -253,12 +307,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--folds", type=int, default=5)
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--weight-power", type=float, default=0.5)
+    r.add_argument(
+        "--cues",
+        action=argparse.BooleanOptionalAction,
+        help="conflict cues as pair features (default: the profile's)",
+    )
+    r.add_argument("--aux-sciarg", action="store_true", help="Sci-Arg contradicts/supports pairs as training maps")
     r.add_argument("--only", type=int, nargs="*", help="train these folds only (default: every fold)")
     d = sub.add_parser("decode")
     d.add_argument("--save", required=True)
     d.add_argument("--decoders", nargs="*", choices=sorted(DECODERS))
     d.add_argument("--files", nargs="*", help="fold files under --save to decode (default: all)")
     d.add_argument("--json")
+    d.add_argument("--mix", help="a second run's --save: decode the mean of both networks' probabilities")
     c = sub.add_parser("combine")
     c.add_argument("reports", nargs="+")
     c.add_argument("--json")

@@ -8,12 +8,14 @@ file order of I- and L-nodes, each relation in both directions).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from gnn.relations.argmap import ArgMap, anchor_propositions, words
 from gnn.relations.family import PairTensors
+from ontology.aiftext import split_speaker
 
 LABELS = ("none", "RA", "CA", "MA")
 # Edge types of the map graph (each a direction of one relation).
@@ -21,6 +23,25 @@ EDGE_TYPES = ("anchor", "anchored", "ta_out", "ta_in", "next_i", "prev_i", "next
 N_PAIR_FEATURES = 27
 N_LOC_FEATURES = 5
 N_PROP_FEATURES = 4
+# Conflict cues appended to the pair features when a recipe asks for them (``cues``).
+N_CUE_FEATURES = 9
+NEGATIONS = frozenset(("not", "no", "never", "nobody", "nothing", "none", "neither", "nor", "cannot"))
+# Markers of contrast or disagreement at the start of a turn ("but ...", "no, ...").
+CONTRAST_OPENERS = ("but", "however", "no", "yet", "although", "though", "well", "actually", "except")
+DISAGREEMENT = (
+    "i disagree",
+    "not true",
+    "that's wrong",
+    "that is wrong",
+    "you're wrong",
+    "not the case",
+    "nonsense",
+    "rubbish",
+    "absolutely not",
+    "of course not",
+    "actually",
+    "on the contrary",
+)
 
 
 @dataclass
@@ -43,8 +64,71 @@ def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a | b else 0.0
 
 
-def map_tensors(amap: ArgMap, window: int = 8) -> MapTensors:
-    """Candidate pairs, features and typed graph of one map (gold anchoring is never used)."""
+def _utterance(text: str) -> str:
+    """A locution's words after its ``Speaker : `` prefix, lower-cased, with typographic apostrophes plain."""
+    return split_speaker(text)[1].lower().replace("\u2019", "'")
+
+
+def _negated(tokens: Sequence[str]) -> bool:
+    return any(w in NEGATIONS or w.endswith("n't") for w in tokens)
+
+
+def _opens_with_contrast(utterance: str) -> bool:
+    first = words(utterance)[:1]
+    return bool(first) and first[0] in CONTRAST_OPENERS
+
+
+def conflict_cues(amap: ArgMap, anchors: Sequence[int], pairs: np.ndarray) -> np.ndarray:
+    """``(len(pairs), N_CUE_FEATURES)`` lexical and turn cues of conflict for source -> target pairs.
+
+    Per side: negation in the proposition or its locution, a contrast opener ("but", "no", ...) at
+    the start of the locution, a phrase of disagreement in it; for the pair: one side negated and
+    the other not, times the word overlap (a polarity flip of the same content), and whether the
+    source answers the target's speaker (different speakers, the target's locution is in that
+    speaker's last turn before the source's).
+    """
+    utter = [_utterance(loc.text) for loc in amap.locutions]
+    negated_loc = [_negated(words(u)) for u in utter]
+    opens = [_opens_with_contrast(u) for u in utter]
+    disagrees = [any(p in u for p in DISAGREEMENT) for u in utter]
+    pwords = [words(p.text.replace("\u2019", "'")) for p in amap.props]
+    negated_prop = [_negated(w) for w in pwords]
+    sets = [set(w) - NEGATIONS for w in pwords]
+    speakers = [loc.speaker for loc in amap.locutions]
+    # Turns: runs of consecutive locutions by one speaker; for each turn, each speaker's latest earlier turn.
+    turn: list[int] = []
+    for k, spk in enumerate(speakers):
+        turn.append(0 if k == 0 else turn[-1] + (spk != speakers[k - 1]))
+    last_of: dict[int, dict[str | None, int]] = {}
+    seen: dict[str | None, int] = {}
+    for k, spk in enumerate(speakers):
+        last_of.setdefault(turn[k], dict(seen))
+        seen[spk] = turn[k]
+
+    def side(i: int) -> tuple[float, float, float]:
+        a = anchors[i]
+        if a < 0:
+            return float(negated_prop[i]), 0.0, 0.0
+        return float(negated_prop[i] or negated_loc[a]), float(opens[a]), float(disagrees[a])
+
+    out = np.zeros((len(pairs), N_CUE_FEATURES), dtype=np.float32)
+    for k, (i, j) in enumerate(pairs.tolist()):
+        si, sj = side(i), side(j)
+        ai, aj = anchors[i], anchors[j]
+        overlap = _jaccard(sets[i], sets[j])
+        flip = si[0] != sj[0]
+        other = ai >= 0 and aj >= 0 and speakers[ai] is not None and speakers[aj] is not None
+        other = other and speakers[ai] != speakers[aj]
+        answers = other and turn[aj] < turn[ai] and last_of[turn[ai]].get(speakers[aj]) == turn[aj]
+        out[k] = (*si, *sj, flip * overlap, float(other), float(answers))
+    return out
+
+
+def map_tensors(amap: ArgMap, window: int = 8, cues: bool = False) -> MapTensors:
+    """Candidate pairs, features and typed graph of one map (gold anchoring is never used).
+
+    ``cues`` appends the :func:`conflict_cues` columns to the pair features.
+    """
     n, m = len(amap.props), len(amap.locutions)
     anchors = anchor_propositions(amap)
     ta = set(amap.transitions)
@@ -116,6 +200,8 @@ def map_tensors(amap: ArgMap, window: int = 8) -> MapTensors:
             1.0,
         )
         labels[k] = LABELS.index(amap.gold[(i, j)]) if (i, j) in amap.gold else 0
+    if cues:
+        feats = np.concatenate([feats, conflict_cues(amap, anchors, pairs)], axis=1)
 
     prop_feats = np.array(
         [

@@ -17,6 +17,7 @@ from gnn.relations.metrics import dialam_scores, relation_macro
 from gnn.relations.qt30 import (
     EDGE_TYPES,
     LABELS,
+    N_CUE_FEATURES,
     N_LOC_FEATURES,
     N_PAIR_FEATURES,
     N_PROP_FEATURES,
@@ -43,7 +44,9 @@ from ontology.errors import ModelError
 SPLIT_SEED = 13
 PROFILES: dict[str, dict[str, Any]] = {
     "quick": {"epochs": 6, "text": "lsa", "window": 8, "lr": 3e-3},
-    "full": {"epochs": 8, "text": "encoder", "window": 8, "lr": 2e-3},
+    # Conflict cues in the pair features (gnn.relations.qt30.conflict_cues): out of fold the shares
+    # decoding keeps general F1 >= 0.47 with them (docs/experiments/relations-history.md).
+    "full": {"epochs": 8, "text": "encoder", "window": 8, "lr": 2e-3, "cues": True},
 }
 DIMS = {
     "prim_dim": N_PROP_FEATURES,
@@ -56,9 +59,17 @@ DIMS = {
 FAMILY: family.Family[MapTensors] = family.Family("QT30", "maps", "qt30", DIMS, item, dev_scorer)
 
 
-def tensors_of(maps: Sequence[ArgMap], window: int, progress: Progress | None = None) -> list[MapTensors]:
-    """Features and graphs of ``maps`` (``progress`` hears ``("QT30 features", done, total)``)."""
-    return each("QT30 features", maps, lambda m: map_tensors(m, window), progress)
+def tensors_of(
+    maps: Sequence[ArgMap], window: int, progress: Progress | None = None, cues: bool = False
+) -> list[MapTensors]:
+    """Features and graphs of ``maps`` (``progress`` hears ``("QT30 features", done, total)``); ``cues``
+    appends the conflict cues to the pair features (:func:`gnn.relations.qt30.conflict_cues`)."""
+    return each("QT30 features", maps, lambda m: map_tensors(m, window, cues), progress)
+
+
+def widths(hp: dict[str, Any]) -> dict[str, int]:
+    """The input widths a recipe's network reads besides :data:`DIMS` (the cue columns, when it has them)."""
+    return {"pair_dim": N_PAIR_FEATURES + N_CUE_FEATURES} if hp.get("cues") else {}
 
 
 def _baseline(
@@ -111,7 +122,7 @@ def train_qt30(
     hp = family.profile_hp(PROFILES, options.profile, options.epochs)
     start = time.perf_counter()
     split = split_maps([m.name for m in maps], SPLIT_SEED)
-    tensors = tensors_of(maps, hp["window"], options.progress)
+    tensors = tensors_of(maps, hp["window"], options.progress, bool(hp.get("cues")))
     parts = {s: [t for t in tensors if split[t.name] == s] for s in ("train", "dev", "test")}
     if not parts["train"]:
         raise ModelError(f"QT30: {len(maps)} map(s) are too few: none falls into the training split")
@@ -123,7 +134,12 @@ def train_qt30(
     # decoding of its own. Training on such copies too was measured and not adopted: it cost the
     # dialogue maps 0.05 focused F1 on the development maps.
     names = {s: {t.name for t in parts[s]} for s in ("dev", "test")}
-    bare = {s: tensors_of([without_locutions(m) for m in maps if m.name in names[s]], hp["window"]) for s in names}
+    bare = {
+        s: tensors_of(
+            [without_locutions(m) for m in maps if m.name in names[s]], hp["window"], cues=bool(hp.get("cues"))
+        )
+        for s in names
+    }
     bare_items = {s: family.graphs_of(FAMILY, bare[s], trained.text) for s in ("dev", "test")}
     bare_decodings = tune_decodings(bare["dev"], predict_probs(tuning, bare_items["dev"], options.device))
     family.save_stored(
@@ -183,7 +199,7 @@ def _fit_and_tune(
     """Train on ``parts["train"]`` (selection on dev) and tune each objective's decoding on dev."""
     from gnn.relations.train import predict_probs
 
-    trained = family.train_gnn(parts, hp, options, out_dir, FAMILY, refit=bool(hp.get("refit")))
+    trained = family.train_gnn(parts, hp, options, out_dir, FAMILY, (widths(hp),), refit=bool(hp.get("refit")))
     # A refit model has trained on the dev maps: the decodings are tuned on the selected network.
     dev_p = predict_probs(trained.tuning_model, trained.items["dev"], options.device)
     return trained, tune_decodings(parts["dev"], dev_p)
@@ -205,7 +221,7 @@ def cross_validate_qt30(maps: Sequence[ArgMap], options: family.TrainOptions, fo
     from gnn.relations.train import predict_probs
 
     hp = family.profile_hp(PROFILES, options.profile, options.epochs)
-    tensors = tensors_of(maps, hp["window"], options.progress)
+    tensors = tensors_of(maps, hp["window"], options.progress, bool(hp.get("cues")))
     groups = episodes([t.name for t in tensors])
 
     def run_fold(fold: Fold) -> FoldOutcome:
@@ -248,6 +264,7 @@ class Qt30Model:
     window: int
     device: str
     bare_decodings: dict[str, Decoding] = field(default_factory=dict)
+    cues: bool = False
 
     @property
     def objectives(self) -> list[str]:
@@ -282,7 +299,7 @@ class Qt30Model:
         from gnn.relations.train import predict_probs
 
         self.decoding(objective)  # an unknown objective fails before any map is encoded
-        tensors = tensors_of(maps, self.window)
+        tensors = tensors_of(maps, self.window, cues=self.cues)
         probs = predict_probs(self.model, family.graphs_of(FAMILY, tensors, self.text, progress), self.device)
         out = []
         for amap, t, p in zip(maps, tensors, probs, strict=True):
@@ -318,7 +335,7 @@ def _pair_probs(qt: Qt30Model, pairs: Sequence[tuple[str, str]], batch: int = 51
     out = np.zeros((len(pairs), len(LABELS)), dtype=np.float32)
     for s in range(0, len(pairs), batch):
         chunk = pairs[s : s + batch]
-        tensors = tensors_of([pair_map(s + i, a, b) for i, (a, b) in enumerate(chunk)], qt.window)
+        tensors = tensors_of([pair_map(s + i, a, b) for i, (a, b) in enumerate(chunk)], qt.window, cues=qt.cues)
         probs = predict_probs(qt.model, family.graphs_of(FAMILY, tensors, qt.text), qt.device)
         for i, (t, p) in enumerate(zip(tensors, probs, strict=True)):
             row = [k for k, (a, b) in enumerate(t.pairs.tolist()) if (a, b) == (0, 1)]
@@ -359,7 +376,8 @@ def load_qt30(model_dir: Path, *, device: str = "cpu", encoder: TextVectors | No
     gates = stored.get("gate", {})
     decodings = {obj: Decoding(tuple(bias), directions[obj], gates.get(obj)) for obj, bias in stored["bias"].items()}
     bare = {obj: Decoding(tuple(v[0]), v[1], *v[2:3]) for obj, v in stored["propositions_only"].items()}
-    return Qt30Model(model, decodings, text, int(stored["hp"]["window"]), device, bare)
+    cues = bool(stored["hp"].get("cues"))
+    return Qt30Model(model, decodings, text, int(stored["hp"]["window"]), device, bare, cues)
 
 
 def score_maps(maps: Sequence[ArgMap], predicted: Sequence[Sequence[tuple[str, str, str, float]]]) -> dict[str, Any]:

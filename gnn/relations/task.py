@@ -288,13 +288,15 @@ class RelationsTask(Task[RelationsConfig, RelationExample, RelationsModel]):
         train_maps = _maps(train)
         tune_maps = _maps(tune) or train_maps
         parts = {
-            "train": tensors_of(train_maps, hp["window"]),
-            "dev": tensors_of(tune_maps, hp["window"]),
+            "train": tensors_of(train_maps, hp["window"], cues=bool(hp.get("cues"))),
+            "dev": tensors_of(tune_maps, hp["window"], cues=bool(hp.get("cues"))),
             "test": [],
         }
         with tempfile.TemporaryDirectory(prefix="argweb-relations-fit-") as tmp:
             trained, decodings = _fit_and_tune(parts, hp, options, Path(tmp))
-        qt = Qt30Model(trained.model, decodings, trained.text, int(hp["window"]), options.device)
+        qt = Qt30Model(
+            trained.model, decodings, trained.text, int(hp["window"]), options.device, cues=bool(hp.get("cues"))
+        )
         model = RelationsModel(None, self.model_name, str(self.version), qt30=qt)
         return Fitted(model, {"epochs": trained.selected_epochs, "bias": summary(decodings)})
 

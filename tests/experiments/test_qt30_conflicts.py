@@ -65,3 +65,22 @@ def test_the_gated_conflict_decoding_finds_the_attacks_the_earlier_shares_rule_m
     assert pooled == {"gold": 8, "predicted": 8, "right": 8}
     chosen = report["decodings"]["conflict_shares"]["chosen"]
     assert all(c["gate"] is not None and c["directions"] == "one" for c in chosen)
+
+
+def test_mix_decodes_the_mean_of_two_runs_probabilities(tmp_path: Path) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    for d in (one, two):
+        d.mkdir()
+    fold = _fold(0)
+    (one / "fold0.pkl").write_bytes(pickle.dumps(fold))
+    # The second run ranks nothing: all its probabilities are none's, so the mean halves every relation's.
+    flat = {**fold, "dev_p": [np.tile([1.0, 0, 0, 0], (len(p), 1)) for p in fold["dev_p"]]}  # type: ignore[arg-type]
+    flat["test_p"] = [np.tile([1.0, 0, 0, 0], (len(p), 1)) for p in fold["test_p"]]  # type: ignore[arg-type]
+    (two / "fold0.pkl").write_bytes(pickle.dumps(flat))
+    alone, mixed = tmp_path / "alone.json", tmp_path / "mixed.json"
+    main(["decode", "--save", str(one), "--decoders", "general", "--json", str(alone)])
+    main(["decode", "--save", str(one), "--mix", str(two), "--decoders", "general", "--json", str(mixed)])
+    a, m = (json.loads(p.read_text())["decodings"]["general"] for p in (alone, mixed))
+    assert a["pooled"]["RA"]["right"] > 0
+    # The biases tuned on the mixed tuning maps are higher, to make up for the halved relations.
+    assert m["chosen"][0]["bias"][1] > a["chosen"][0]["bias"][1]
