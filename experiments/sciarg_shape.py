@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -42,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from gnn.bam import BratDocument, Component  # noqa: E402
 from gnn.components import (  # noqa: E402
+    _YEAR,
     SHIPPED_PAPERS,
     TASK,
     TUNE_SHARE,
@@ -69,7 +69,6 @@ SHARED = ROOT.parent / "shared" / "corpora" / "sciarg" / "compiled_corpus"
 
 BOUNDARY_WORDS = ("in", "by", "which", "that", "we", "as", "for", "to", "of", "and", "the", "with", "is")
 _PUNCT_CLASSES = ("([{", ")]}", ",", ".!?", ";:")
-_YEAR = re.compile(r"(?:1[89]|20)\d\d[a-z]?")
 _CITATION_WORDS = {"and", "et", "al", "&", ".", ",", "(", "[", "-", "'"}
 N_SHAPE = 14 + len(_PUNCT_CLASSES) + 1 + len(BOUNDARY_WORDS)
 

@@ -194,7 +194,7 @@ def join_citations(sentence: _Sentence, found: Sequence[tuple[str, int, int]]) -
                 and last is not None
                 and first == last + 2
                 and sentence.words[last + 1] == ","
-                and index.get(comp[1]) == ends.get(comp[2])
+                and first == ends.get(comp[2])  # the second component is one token
                 and _YEAR.fullmatch(sentence.words[first])
                 and not any(ch.isdigit() for ch in sentence.words[last])
             ):

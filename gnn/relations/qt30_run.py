@@ -120,9 +120,10 @@ def train_qt30(
     from gnn.relations.train import predict_probs
 
     hp = family.profile_hp(PROFILES, options.profile, options.epochs)
+    cues = bool(hp.get("cues"))
     start = time.perf_counter()
     split = split_maps([m.name for m in maps], SPLIT_SEED)
-    tensors = tensors_of(maps, hp["window"], options.progress, bool(hp.get("cues")))
+    tensors = tensors_of(maps, hp["window"], options.progress, cues)
     parts = {s: [t for t in tensors if split[t.name] == s] for s in ("train", "dev", "test")}
     if not parts["train"]:
         raise ModelError(f"QT30: {len(maps)} map(s) are too few: none falls into the training split")
@@ -135,9 +136,7 @@ def train_qt30(
     # dialogue maps 0.05 focused F1 on the development maps.
     names = {s: {t.name for t in parts[s]} for s in ("dev", "test")}
     bare = {
-        s: tensors_of(
-            [without_locutions(m) for m in maps if m.name in names[s]], hp["window"], cues=bool(hp.get("cues"))
-        )
+        s: tensors_of([without_locutions(m) for m in maps if m.name in names[s]], hp["window"], cues=cues)
         for s in names
     }
     bare_items = {s: family.graphs_of(FAMILY, bare[s], trained.text) for s in ("dev", "test")}

@@ -287,16 +287,15 @@ class RelationsTask(Task[RelationsConfig, RelationExample, RelationsModel]):
         hp = profile_hp(PROFILES, config.profile, config.epochs)
         train_maps = _maps(train)
         tune_maps = _maps(tune) or train_maps
+        cues = bool(hp.get("cues"))
         parts = {
-            "train": tensors_of(train_maps, hp["window"], cues=bool(hp.get("cues"))),
-            "dev": tensors_of(tune_maps, hp["window"], cues=bool(hp.get("cues"))),
+            "train": tensors_of(train_maps, hp["window"], cues=cues),
+            "dev": tensors_of(tune_maps, hp["window"], cues=cues),
             "test": [],
         }
         with tempfile.TemporaryDirectory(prefix="argweb-relations-fit-") as tmp:
             trained, decodings = _fit_and_tune(parts, hp, options, Path(tmp))
-        qt = Qt30Model(
-            trained.model, decodings, trained.text, int(hp["window"]), options.device, cues=bool(hp.get("cues"))
-        )
+        qt = Qt30Model(trained.model, decodings, trained.text, int(hp["window"]), options.device, cues=cues)
         model = RelationsModel(None, self.model_name, str(self.version), qt30=qt)
         return Fitted(model, {"epochs": trained.selected_epochs, "bias": summary(decodings)})
 
