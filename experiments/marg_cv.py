@@ -14,7 +14,7 @@ the mean and spread over folds, and the pooled out-of-fold figure of each repeat
 This ran inside every relations training until it was taken out of the training path; its figures
 (support/attack macro-F1 0.420 ± 0.185 over the five events with the MiniLM sentence vectors,
 TF-IDF + LR 0.242 ± 0.111) are in ``docs/models/relations.md`` ("Protocol and figures (M-Arg)")
-and in the 0.8.0 card of the shipped relation model as ``metrics.marg.cross_validation``. The
+and in the cards of relation models 8 (0.8.0) and 9 as ``metrics.marg.cross_validation``. The
 graph's M-Arg relations come from the QT30 network instead
 (:func:`gnn.relations.marg_task.score_transfer`).
 

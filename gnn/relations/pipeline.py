@@ -30,7 +30,7 @@ from ontology.errors import ClientError, ModelError, UnknownProfileError
 
 TASK = "relations"
 MODEL = "relation-gnn"
-VERSION = "8"
+VERSION = "9"
 PROFILES = ("quick", "full")
 """The relation recipes: ``quick`` reads the texts as LSA vectors, ``full`` through the text encoder."""
 

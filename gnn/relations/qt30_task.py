@@ -18,9 +18,9 @@ on the development maps, conflicts within :data:`CONFLICT_TOLERANCE`, and the ge
 recall (:func:`tune_conflict_shares`). A predicted conflict costs most in a map that has none
 (the map's general score then averages over a label it should not have), so conflicts are gated
 by map: only a map whose most probable conflict reaches the gate gets any (:func:`decode`), which
-lets a lower conflict bias find more of them. The shipped relation model 8 was tuned by the
-earlier rule, the best general F1 with every type within :data:`SHARE_TOLERANCE`
-(:func:`tune_shares`).
+lets a lower conflict bias find more of them. Relation model 8 was tuned by the earlier rule,
+the best general F1 with every type within :data:`SHARE_TOLERANCE` (:func:`tune_shares`); the
+shipped model 9 by this one.
 """
 
 from __future__ import annotations

@@ -204,7 +204,7 @@ class RelationsTask(Task[RelationsConfig, RelationExample, RelationsModel]):
 
     name = NAME
     model_name = "relation-gnn"
-    version = 8  # the shipped weights (gnn.relations.pipeline.VERSION, which the multi-family training writes)
+    version = 9  # the shipped weights (gnn.relations.pipeline.VERSION, which the multi-family training writes)
     reads = "aif"
     default_data = ("dialam-2024", "my_train")
     graph_corpora = ("qt30", "sciarg", "m-arg")

@@ -236,7 +236,8 @@ def test_a_tagger_directory_that_is_not_one_is_the_callers_mistake(model: Path, 
 
 def test_predict_aif_propositions_only_map_uses_its_own_decoding(tmp_path: Path) -> None:
     """A map of I-nodes and relations alone (no L-nodes, no TA) is decoded with the shipped model's
-    propositions-only biases, which relate fewer pairs than the dialogue biases would."""
+    propositions-only biases (tuned on propositions-only copies of the development maps), not with
+    the dialogue biases."""
     real = json.loads(sorted(AIF_DIR.glob("*.json"))[0].read_text(encoding="utf-8"))
     keep = {n["nodeID"] for n in real["nodes"] if n["type"] in ("I", "RA", "CA", "MA")}
     bare = {
@@ -264,9 +265,8 @@ def test_predict_aif_propositions_only_map_uses_its_own_decoding(tmp_path: Path)
     own = qt.predict(maps, "general")[0]
     assert len(written) == len(own)
     as_dialogue = dataclasses.replace(qt, bare_decodings={}).predict(maps, "general")[0]
-    # Both decode each direction on its own, and no bias of the propositions-only decoding is higher.
-    assert {(a, b) for a, b, _, _ in own} <= {(a, b) for a, b, _, _ in as_dialogue}
-    assert len(own) < len(as_dialogue)
+    # The same network's probabilities, another decoding: other relations.
+    assert {(a, b, lab) for a, b, lab, _ in own} != {(a, b, lab) for a, b, lab, _ in as_dialogue}
 
 
 def _maps() -> list:

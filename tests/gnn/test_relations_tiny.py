@@ -229,7 +229,7 @@ def test_weights_are_stored_as_safetensors_and_read_back_unchanged(model_dir: Pa
         assert value.dtype == stored[key].dtype == torch.float32 and torch.equal(value, stored[key])
     assert {obj: list(d.bias) for obj, d in model.decodings.items()} == config["bias"]
     # The conflict gates (of the decodings that have one) are read back too; a config without them
-    # (the shipped model 8's) reads as no gate.
+    # (relation model 8's) reads as no gate.
     assert {obj: d.gate for obj, d in model.decodings.items() if d.gate is not None} == config["gate"]
     # Sci-Arg's networks are stored in float16 and run in float32.
     assert {v.dtype for v in load_file(model_dir / "sciarg.safetensors").values()} == {torch.float16}

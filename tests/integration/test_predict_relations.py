@@ -201,12 +201,13 @@ def test_service_needs_exactly_one_scope(driver: Driver, neo4j_settings: Setting
         predictions.predict_scope(graph, "relations", corpus="qt30", dialogue="nodeset21318")
 
 
-# Written by the graph prediction of the relations service before the relations task moved onto
-# the task contract: per scope and objective, the run id, its parameters and every relation.
+# Written by the graph prediction of the shipped relation model 9 (the fixture of model 8, written
+# before the relations task moved onto the task contract, held that port to the same runs): per scope
+# and objective, the run id, its parameters and every relation.
 BEFORE = Path(__file__).resolve().parents[1] / "data" / "relations" / "graph_predictions.json"
 
 
-def test_graph_predictions_keep_the_run_ids_and_relations_of_before_the_port(
+def test_graph_predictions_keep_their_run_ids_and_relations(
     driver: Driver, neo4j_settings: Settings, store: GraphStore
 ) -> None:
     _load(store, "qt30", "sciarg", "m-arg")
@@ -227,10 +228,8 @@ def test_graph_predictions_keep_the_run_ids_and_relations_of_before_the_port(
             dialogue=case["dialogue"],
             options={"objective": case["objective"]},
         )
-        # Written when the shipped model was versioned 0.8.0: renumbered 8 with the same weights,
-        # it writes the same runs under the label of then (its card's runs_version).
         assert found.run_id == case["run_id"], case["corpus"] or case["dialogue"]
-        assert found.model_version == "0.8.0"
+        assert found.model_version == "9"
         assert dict(found.parameters) == {**case["parameters"], "model_dir": str(shipped_model("relations"))}
         assert found.gold == case["gold"]
         got = sorted([r.source, r.target, r.label.value, r.scheme_label, r.score] for r in found.relations)
@@ -238,9 +237,9 @@ def test_graph_predictions_keep_the_run_ids_and_relations_of_before_the_port(
     # The same run id as before is what the main job and --write store.
     done = predictions.predict_scope(graph, "relations", corpus="qt30", write=True)
     assert done.run_id == cases[0]["run_id"] and done.written == len(cases[0]["relations"])
-    stored = predictions.runs(graph, "relation-gnn", "0.8.0")
+    stored = predictions.runs(graph, "relation-gnn", "9")
     assert [r.run.run_id for r in stored] == [done.run_id]
     # The main job asks for runs of the same label, so it finds this run instead of writing another.
     (relations,) = [m for m in mainjob.default_models() if m.task == "relations"]
-    assert relations.identity() == ("relation-gnn", "0.8.0")
-    assert predictions.prediction_store(graph).complete_run("relations", "relation-gnn", "0.8.0", "qt30") == done.run_id
+    assert relations.identity() == ("relation-gnn", "9")
+    assert predictions.prediction_store(graph).complete_run("relations", "relation-gnn", "9", "qt30") == done.run_id
