@@ -806,7 +806,7 @@ class MlpRecipe:
         return PairModel.load(model_dir, encoder)
 
 
-RECIPE_MODULES: tuple[str, ...] = ("gnn.pairs_cross",)
+RECIPE_MODULES: tuple[str, ...] = ("gnn.pairs_cross", "gnn.pairs_lora")
 """The pair recipes beyond the MLP, one module each, imported on first use: each has ``RECIPE``
 (a :class:`PairRecipe`) and ``PROFILES`` (name -> its frozen config)."""
 

@@ -1,0 +1,483 @@
+"""A recipe of the pair task: a cross-encoder that fits a CPU (profile ``cross-lora``).
+
+The pair's two texts go through the sentence encoder together, ``[CLS] source [SEP] target [SEP]``,
+so every word of one side attends to every word of the other (frozen sentence vectors carry little
+of how a denial stands to the claim it denies). Fine-tuning every weight of MiniLM runs at about 32
+pairs a second on two CPU cores, an epoch of QT30 in 13 minutes; this recipe keeps that reading and
+cuts the cost:
+
+- the bottom layers stay frozen: each pair's hidden states after them are computed once, kept in
+  memory in float16 and shared by every fold of a cross-validation and by every epoch;
+- only the top ``trained_layers`` learn, through low-rank adapters (LoRA, rank ``rank``) on each of
+  their linear maps, with a linear head over the first token's and the mean token vector of the
+  top layer. The model directory holds only the adapters, the head and the config (a few hundred
+  kB); the encoder is the one its card names, fingerprinted.
+
+The loss is class-weighted cross-entropy; the epoch and the per-label log-biases are chosen on the
+tuning episodes (:func:`gnn.pairs.tune_bias`) by the one :class:`gnn.trainer.Trainer`. With
+``mirror`` the symmetric relations (attack, rephrase) are also trained in the other order, as
+examples of their own.
+
+torch and transformers are imported inside the functions: the CLI imports the pair task eagerly.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from gnn.pairs import LABELS, PairExample, PairTraining, RecipeCard, decide, decided, tune_bias
+from gnn.relations.metrics import macro_f1
+from gnn.task import Resources
+from ontology.errors import ModelError
+
+if TYPE_CHECKING:
+    import torch
+
+    from gnn.encoder import TextEncoder
+    from gnn.trainer import Schedule, Selection
+
+WEIGHTS = "lora_pairs.safetensors"
+CONFIG = "lora_pairs_config.json"
+SYMMETRIC = (LABELS[2], LABELS[3])
+"""Labels whose pair says the same read the other way round (:attr:`LoraConfig.mirror`)."""
+
+
+@dataclass(frozen=True)
+class LoraConfig:
+    """The LoRA cross-encoder recipe.
+
+    Attributes:
+        encoder: The packaged encoder whose layers are read (``--encoder DIR``: a local one).
+        trained_layers: Top layers that learn (through adapters); those below are frozen and cached.
+        rank: Rank of each adapter.
+        alpha: Adapter scale numerator (the update is ``alpha / rank * B A``).
+        dropout: Dropout before the head and on the adapters' input.
+        epochs: Training epochs (the length of the warm-up and decay schedule).
+        lr: Learning rate of the adapters and the head (AdamW).
+        weight_decay: AdamW weight decay.
+        warmup: Share of the steps spent warming up.
+        batch: Pairs per batch.
+        max_length: Tokens of a pair (both texts together); longer pairs are cut, the longer text first.
+        class_power: Class weights of the loss are ``(n / n_c) ** class_power``.
+        mirror: Also train attacks and rephrases read target -> source (examples of their own).
+        none_share: Sampled ``none`` pairs per gold relation of a map.
+        max_steps: Batches per epoch at most (``0``: all); a smoke run takes one.
+        seed: Seed of the adapters, the head, the batches and the ``none`` sampling.
+    """
+
+    encoder: str = "all-MiniLM-L6-v2"
+    trained_layers: int = 1
+    rank: int = 8
+    alpha: float = 16.0
+    dropout: float = 0.1
+    epochs: int = 4
+    lr: float = 1e-3
+    weight_decay: float = 0.01
+    warmup: float = 0.1
+    batch: int = 32
+    max_length: int = 96
+    class_power: float = 0.5
+    mirror: bool = False
+    none_share: float = 1.0
+    max_steps: int = 0
+    seed: int = 13
+
+    def schedule(self) -> Schedule:
+        """The Trainer's schedule: AdamW, linear warm-up and decay per step."""
+        from gnn.trainer import Schedule
+
+        return Schedule(
+            epochs=self.epochs,
+            lr=self.lr,
+            weight_decay=self.weight_decay,
+            decay="warmup-linear",
+            warmup=self.warmup,
+            seed=self.seed,
+            autocast=True,
+        )
+
+
+PROFILES: dict[str, LoraConfig] = {"cross-lora": LoraConfig()}
+"""``cross-lora``: MiniLM read as a cross-encoder, its top layer adapted (CPU, minutes per epoch)."""
+
+
+# -- the network ---------------------------------------------------------------------------------
+
+
+def _lora_linear(base: Any, rank: int, alpha: float, dropout: float) -> torch.nn.Module:
+    """``base`` (frozen) plus a trainable low-rank update that starts at zero."""
+    import torch
+    from torch import nn
+
+    class _Lora(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.base = base
+            for p in self.base.parameters():
+                p.requires_grad_(False)
+            self.lora_a = nn.Parameter(torch.randn(rank, base.in_features) / base.in_features**0.5)
+            self.lora_b = nn.Parameter(torch.zeros(base.out_features, rank))
+            self.scale = alpha / rank
+            self.drop = nn.Dropout(dropout)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            out: torch.Tensor = self.base(x) + (self.drop(x) @ self.lora_a.T @ self.lora_b.T) * self.scale
+            return out
+
+    return _Lora()
+
+
+def _adapt(layers: Any, config: LoraConfig) -> None:
+    """Put an adapter on every linear map of ``layers`` (in place); everything else is frozen."""
+    from torch import nn
+
+    for p in layers.parameters():
+        p.requires_grad_(False)
+    for layer in layers:
+        for child in list(layer.modules()):
+            for attr, sub in list(child.named_children()):
+                if isinstance(sub, nn.Linear):
+                    setattr(child, attr, _lora_linear(sub, config.rank, config.alpha, config.dropout))
+
+
+class _Top:
+    """Builds the trainable top of the encoder: copies of its top layers with adapters, and a head."""
+
+    @staticmethod
+    def build(model: Any, config: LoraConfig) -> torch.nn.Module:
+        import torch
+        from torch import nn
+
+        depth = len(model.encoder.layer)
+        if not 1 <= config.trained_layers < depth + 1:
+            raise ModelError(f"trained_layers {config.trained_layers}: the encoder has {depth} layers")
+        layers = nn.ModuleList(copy.deepcopy(list(model.encoder.layer[depth - config.trained_layers :])))
+        _adapt(layers, config)
+        hidden = int(model.config.hidden_size)
+
+        class _Net(nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.layers = layers
+                self.drop = nn.Dropout(config.dropout)
+                self.head = nn.Linear(2 * hidden, len(LABELS))
+
+            def forward(self, states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+                h = states.float()
+                # Additive mask over the keys: 0 where a token is, a large negative where padding is.
+                extended = (1.0 - mask[:, None, None, :].float()) * torch.finfo(torch.float32).min
+                for layer in self.layers:
+                    out = layer(h, attention_mask=extended)
+                    h = out[0] if isinstance(out, tuple) else out
+                m = mask.unsqueeze(-1).float()
+                mean = (h * m).sum(1) / m.sum(1).clamp(min=1.0)
+                logits: torch.Tensor = self.head(self.drop(torch.cat([h[:, 0], mean], dim=1)))
+                return logits
+
+        return _Net()
+
+
+def _bottom(model: Any, config: LoraConfig) -> Any:
+    """A copy of ``model`` without its top ``trained_layers`` (frozen, in eval mode)."""
+    bottom = copy.deepcopy(model)
+    depth = len(bottom.encoder.layer)
+    bottom.encoder.layer = bottom.encoder.layer[: depth - config.trained_layers]
+    bottom.eval()
+    for p in bottom.parameters():
+        p.requires_grad_(False)
+    return bottom
+
+
+class _States:
+    """Pairs -> the frozen bottom's hidden states (float16, one tensor per pair, padding cut off)."""
+
+    def __init__(self, tokenizer: Any, bottom: Any, config: LoraConfig, keep: bool, batch: int = 64) -> None:
+        """``keep``: hold every pair's states (training); else only those of the batch asked for."""
+        self.tokenizer = tokenizer
+        self.bottom = bottom
+        self.max_length = config.max_length
+        self.keep = keep
+        self.batch = batch
+        self._kept: dict[tuple[str, str], Any] = {}
+
+    def add(self, pairs: Sequence[tuple[str, str]], log: Any = None) -> None:
+        """Compute the states of the pairs not yet kept."""
+        self._kept.update(self._compute([p for p in set(pairs) if p not in self._kept], log))
+
+    def _compute(self, pairs: Sequence[tuple[str, str]], log: Any = None) -> dict[tuple[str, str], Any]:
+        """The states of ``pairs`` (longest first, so batches pad little)."""
+        import torch
+
+        found: dict[tuple[str, str], Any] = {}
+        new = sorted(set(pairs), key=lambda p: (-len(p[0]) - len(p[1]), p))
+        device = next(self.bottom.parameters()).device
+        started = time.perf_counter()
+        with torch.inference_mode():
+            for k in range(0, len(new), self.batch):
+                chunk = new[k : k + self.batch]
+                enc = self.tokenizer([a for a, _ in chunk], [b for _, b in chunk], truncation="longest_first",
+                                     max_length=self.max_length, padding=True, return_tensors="pt")  # fmt: skip
+                enc = {key: v.to(device) for key, v in enc.items()}
+                hidden = self.bottom(**enc).last_hidden_state.to(torch.float16).cpu()
+                lengths = enc["attention_mask"].sum(1).tolist()
+                for pair, h, n in zip(chunk, hidden, lengths, strict=True):
+                    found[pair] = h[: int(n)].clone()
+                if log is not None and (k // self.batch) % 100 == 99:
+                    log(f"pairs cross-lora: states of {k + len(chunk)}/{len(new)} pairs "
+                        f"({time.perf_counter() - started:.0f} s)")  # fmt: skip
+        return found
+
+    def batch_of(self, pairs: Sequence[tuple[str, str]], device: str) -> tuple[torch.Tensor, torch.Tensor]:
+        """Padded states and mask of ``pairs`` (their states computed if not kept)."""
+        import torch
+
+        if self.keep:
+            self.add(pairs)
+            kept = self._kept
+        else:
+            kept = {**self._kept, **self._compute([p for p in pairs if p not in self._kept])}
+        rows = [kept[p] for p in pairs]
+        width = max(int(r.shape[0]) for r in rows)
+        states = torch.zeros(len(rows), width, int(rows[0].shape[1]), dtype=torch.float16)
+        mask = torch.zeros(len(rows), width, dtype=torch.long)
+        for i, r in enumerate(rows):
+            states[i, : r.shape[0]] = r
+            mask[i, : r.shape[0]] = 1
+        return states.to(device), mask.to(device)
+
+
+class LoraPairModel:
+    """The adapted top with its head, the frozen bottom's states, the recipe and the decision biases."""
+
+    def __init__(self, net: Any, states: _States, config: LoraConfig, bias: list[float], device: str) -> None:
+        """Wrap a trained network."""
+        self.net = net
+        self.states = states
+        self.config = config
+        self.bias = bias
+        self.device = device
+
+    def probabilities(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """``(len(pairs), 4)`` probabilities over :data:`LABELS`."""
+        import torch
+
+        if not pairs:
+            return np.zeros((0, len(LABELS)), dtype=np.float64)
+        self.net.eval()
+        out = []
+        step = max(self.config.batch, 1) * 4
+        with torch.inference_mode():
+            for k in range(0, len(pairs), step):
+                states, mask = self.states.batch_of(pairs[k : k + step], self.device)
+                out.append(torch.softmax(self.net(states, mask).float(), dim=1).cpu().double().numpy())
+        return np.concatenate(out)
+
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[str, float, dict[str, float]]]:
+        """Per pair: the decided label, its probability, and the probability of every label."""
+        return decided(self.probabilities(pairs), self.bias)
+
+    def save(self, model_dir: Path) -> int:
+        """Write the adapters and the head (float32) and the config; returns the bytes written."""
+        from safetensors.torch import save_file
+
+        from gnn.modelcard import atomic_write_bytes
+
+        model_dir.mkdir(parents=True, exist_ok=True)
+        trained = {k: v.detach().cpu().contiguous() for k, v in self.net.named_parameters() if v.requires_grad}
+        save_file(trained, str(model_dir / WEIGHTS))
+        meta = {"config": asdict(self.config), "bias": self.bias, "labels": list(LABELS)}
+        atomic_write_bytes(model_dir / CONFIG, (json.dumps(meta, indent=2, sort_keys=True) + "\n").encode())
+        return sum((model_dir / f).stat().st_size for f in (WEIGHTS, CONFIG))
+
+
+def _parts(encoder: TextEncoder, config: LoraConfig) -> tuple[Any, Any, Any]:
+    """Tokenizer, the model's frozen bottom and a fresh trainable top, from ``encoder``'s weights.
+
+    The encoder's own model is copied, never changed: other tasks of the process read it.
+    """
+    tokenizer, model = encoder.load_transformer()
+    return tokenizer, _bottom(model, config), _Top.build(model, config)
+
+
+def _pair_rows(examples: Sequence[PairExample], mirror: bool) -> list[tuple[tuple[str, str], int]]:
+    """``((source, target), label index)`` of the examples; with ``mirror`` the symmetric ones read backwards too."""
+    rows = [((e.source, e.target), LABELS.index(e.label)) for e in examples]
+    if mirror:
+        rows += [((e.target, e.source), LABELS.index(e.label)) for e in examples if e.label in SYMMETRIC]
+    return rows
+
+
+class _LoraFit:
+    """The :class:`gnn.trainer.Fittable` of the adapters: weighted cross-entropy, tuning macro-F1."""
+
+    def __init__(
+        self, net: Any, states: _States, config: LoraConfig, train: Sequence[PairExample], tune: Sequence[PairExample]
+    ) -> None:
+        import torch
+
+        self.net = net
+        self.states = states
+        self.config = config
+        self.rows = _pair_rows(train, config.mirror)
+        self.tune = list(tune)
+        y = torch.tensor([k for _, k in self.rows], dtype=torch.long)
+        counts = torch.bincount(y, minlength=len(LABELS)).float().clamp(min=1)
+        weight = (counts.sum() / counts) ** config.class_power
+        self.criterion = torch.nn.CrossEntropyLoss(weight=weight / weight.mean())
+
+    @property
+    def module(self) -> torch.nn.Module:
+        """The adapted top layers with the head."""
+        module: torch.nn.Module = self.net
+        return module
+
+    def param_groups(self) -> Any:
+        """The adapters and the head (the copied layers' own weights stay frozen)."""
+        return [p for p in self.net.parameters() if p.requires_grad]
+
+    def batches(self, rng: np.random.Generator) -> list[Any]:
+        """Shuffled batches of training rows (at most ``max_steps`` of them)."""
+        order = rng.permutation(len(self.rows))
+        out = [order[k : k + self.config.batch] for k in range(0, len(order), self.config.batch)]
+        return out[: self.config.max_steps] if self.config.max_steps else out
+
+    def _device(self) -> str:
+        return str(next(self.net.parameters()).device)
+
+    def loss(self, batch: Any) -> torch.Tensor:
+        """Weighted cross-entropy of one batch."""
+        import torch
+
+        rows = [self.rows[int(i)] for i in batch]
+        device = self._device()
+        states, mask = self.states.batch_of([p for p, _ in rows], device)
+        gold = torch.tensor([k for _, k in rows], dtype=torch.long, device=device)
+        loss: torch.Tensor = self.criterion.to(device)(self.net(states, mask).float(), gold)
+        return loss
+
+    def select(self) -> Selection | None:
+        """Macro-F1 on the tuning pairs with biases chosen there (they go with the epoch)."""
+        from gnn.trainer import Selection
+
+        if not self.tune:
+            return None
+        model = LoraPairModel(self.net, self.states, self.config, [0.0] * len(LABELS), self._device())
+        probs = model.probabilities([(e.source, e.target) for e in self.tune])
+        gold = np.array([LABELS.index(e.label) for e in self.tune])
+        bias, score = tune_bias(probs, gold)
+        plain = macro_f1(gold.tolist(), decide(probs, [0.0] * len(LABELS)).tolist(), range(len(LABELS)))
+        return Selection(score, {"bias": bias}, {"tune_f1": round(score, 4), "tune_f1_unbiased": round(plain, 4)})
+
+
+class LoraRecipe:
+    """The LoRA cross-encoder as a :class:`gnn.pairs.PairRecipe`."""
+
+    name: str = "cross-lora"
+    config_type: type = LoraConfig
+    files: tuple[str, ...] = (CONFIG, WEIGHTS)
+
+    def __init__(self) -> None:
+        """No states yet: they are kept per encoder and recipe shape once computed."""
+        self._states: dict[tuple[str, int, int], _States] = {}
+
+    def _encoder(self, config: LoraConfig, resources: Resources) -> TextEncoder:
+        return resources.encoder(config.encoder)
+
+    def _kept_states(self, encoder: TextEncoder, config: LoraConfig, tokenizer: Any, bottom: Any) -> _States:
+        """The states of the frozen bottom, shared by the folds and the refit of one run."""
+        key = (encoder.fingerprint(), config.trained_layers, config.max_length)
+        if key not in self._states:
+            self._states = {key: _States(tokenizer, bottom, config, keep=True)}  # one encoder's states at a time
+        return self._states[key]
+
+    def fit(
+        self, train: Sequence[PairExample], tune: Sequence[PairExample], config: Any, resources: Resources, refit: bool
+    ) -> tuple[LoraPairModel, PairTraining]:
+        """Adapt the top layers on ``train``; epoch and biases chosen on ``tune``.
+
+        With ``refit`` the adapters are trained again from their start on both, up to that epoch.
+
+        Raises:
+            ModelError: No training pairs, or the encoder cannot be read.
+        """
+        from gnn.device import pick_device, seed_everything
+        from gnn.trainer import Trainer
+
+        if not train:
+            raise ModelError("no training pairs")
+        started = time.perf_counter()
+        device = pick_device(resources.device)
+        schedule = config.schedule()
+        encoder = self._encoder(config, resources)
+        seed_everything(config.seed)
+        tokenizer, bottom, net = _parts(encoder, config)
+        states = self._kept_states(encoder, config, tokenizer, bottom.to(device))
+        states.add([p for p, _ in _pair_rows([*train, *tune], config.mirror)], log=resources.log)
+        job = _LoraFit(net, states, config, train, tune)
+        result = Trainer(schedule, device, log=resources.log, label="pairs cross-lora: ").fit(job)
+        net = job.net
+        if refit and tune:
+            seed_everything(config.seed)
+            again = _LoraFit(_parts(encoder, config)[2], states, config, [*train, *tune], [])
+            Trainer(schedule, device, log=resources.log, label="pairs cross-lora refit: ").fit(
+                again, stop_after=result.best_epoch
+            )
+            net = again.net
+        bias = list(result.chosen.get("bias", [0.0] * len(LABELS)))
+        model = LoraPairModel(net.eval(), states, config, bias, device)
+        return model, PairTraining(result, result.best_epoch if refit and tune else None,
+                                   time.perf_counter() - started, result.history)  # fmt: skip
+
+    def card(self, config: Any, resources: Resources) -> RecipeCard:
+        """Adapters over the encoder the card names (its fingerprint checked on load)."""
+        encoder = self._encoder(config, resources)
+        return RecipeCard(
+            "pair-cross-lora",
+            list(self.files),
+            encoder.name,
+            encoder.fingerprint(),
+            str(resources.encoder_dir.resolve()) if resources.encoder_dir else None,
+            f"Cross-encoder over {encoder.name}: [CLS] source [SEP] target [SEP]; the bottom layers frozen, "
+            f"the top {config.trained_layers} adapted with rank-{config.rank} LoRA, a linear head over the first "
+            "token and the mean token; per-label log-biases chosen on the tuning episodes. Out of context: "
+            "two texts, no map.",
+        )
+
+    def load(self, model_dir: Path, encoder: TextEncoder | None, device: str | None) -> LoraPairModel:
+        """The adapted cross-encoder in ``model_dir`` over ``encoder`` (the one its card names).
+
+        Raises:
+            ModelError: No encoder given, or missing or malformed files.
+        """
+        from safetensors.torch import load_file
+
+        from gnn.device import pick_device
+
+        if encoder is None:
+            raise ModelError(f"{model_dir}: the pair cross-encoder adapts an encoder; none was given")
+        where = pick_device(device)
+        try:
+            meta = json.loads((model_dir / CONFIG).read_text(encoding="utf-8"))
+            config = LoraConfig(**meta["config"])
+            if tuple(meta["labels"]) != LABELS:
+                raise ModelError(f"{model_dir / CONFIG}: labels {meta['labels']}, expected {list(LABELS)}")
+            tokenizer, bottom, net = _parts(encoder, config)
+            missing = net.load_state_dict(load_file(str(model_dir / WEIGHTS)), strict=False)
+            if missing.unexpected_keys or any(k for k in missing.missing_keys if "lora_" in k or "head" in k):
+                raise ModelError(f"{model_dir / WEIGHTS}: adapters do not fit the recipe ({missing})")
+        except (OSError, KeyError, TypeError, ValueError, RuntimeError) as e:
+            raise ModelError(f"{model_dir}: not a pair cross-encoder with adapters ({e})") from e
+        states = _States(tokenizer, bottom.to(where), config, keep=False)
+        return LoraPairModel(net.to(where).eval(), states, config, [float(b) for b in meta["bias"]], where)
+
+
+RECIPE = LoraRecipe()
+"""The recipe :data:`gnn.pairs.RECIPE_MODULES` names."""
