@@ -326,6 +326,16 @@ def decided(probs: np.ndarray, bias: Sequence[float]) -> list[tuple[str, float, 
     ]
 
 
+def bias_selection(probs: np.ndarray, gold: np.ndarray) -> Selection:
+    """The trainer's selection of an epoch of any pair recipe: the tuning macro-F1 with the biases
+    chosen on the tuning pairs (they go with the epoch), and the macro-F1 without them."""
+    from gnn.trainer import Selection
+
+    bias, score = tune_bias(probs, gold)
+    plain = macro_f1(gold.tolist(), decide(probs, [0.0] * len(LABELS)).tolist(), range(len(LABELS)))
+    return Selection(score, {"bias": bias}, {"tune_f1": round(score, 4), "tune_f1_unbiased": round(plain, 4)})
+
+
 def tune_bias(probs: np.ndarray, gold: np.ndarray, rounds: int = 2) -> tuple[list[float], float]:
     """Per-label log-biases maximising macro-F1 on ``(probs, gold)`` (coordinate search, none fixed at 0).
 
@@ -478,16 +488,10 @@ class PairFit:
         return np.asarray(torch.softmax(self.net(self.tune.x.to(device)).float(), dim=1).cpu().double().numpy())
 
     def select(self) -> Selection | None:
-        """Macro-F1 on the tuning pairs with biases chosen there (they go with the epoch)."""
-        from gnn.trainer import Selection
-
+        """Macro-F1 on the tuning pairs with biases chosen there (:func:`bias_selection`)."""
         if self.tune is None or len(self.tune.y) == 0:
             return None
-        gold = self.tune.y.numpy()
-        probs = self.tune_probs()
-        bias, score = tune_bias(probs, gold)
-        plain = macro_f1(gold.tolist(), decide(probs, [0.0] * len(LABELS)).tolist(), range(len(LABELS)))
-        return Selection(score, {"bias": bias}, {"tune_f1": round(score, 4), "tune_f1_unbiased": round(plain, 4)})
+        return bias_selection(self.tune_probs(), self.tune.y.numpy())
 
 
 def _matrix(vectors: PairVectors, examples: Sequence[PairExample], config: PairConfig) -> _Matrix:

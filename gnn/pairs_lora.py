@@ -33,8 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from gnn.pairs import LABELS, PairExample, PairTraining, RecipeCard, decide, decided, tune_bias
-from gnn.relations.metrics import macro_f1
+from gnn.pairs import LABELS, PairExample, PairTraining, RecipeCard, bias_selection, decided
 from gnn.task import Resources
 from ontology.errors import ModelError
 
@@ -364,17 +363,12 @@ class _LoraFit:
         return loss
 
     def select(self) -> Selection | None:
-        """Macro-F1 on the tuning pairs with biases chosen there (they go with the epoch)."""
-        from gnn.trainer import Selection
-
+        """Macro-F1 on the tuning pairs with biases chosen there (:func:`gnn.pairs.bias_selection`)."""
         if not self.tune:
             return None
         model = LoraPairModel(self.net, self.states, self.config, [0.0] * len(LABELS), self._device())
         probs = model.probabilities([(e.source, e.target) for e in self.tune])
-        gold = np.array([LABELS.index(e.label) for e in self.tune])
-        bias, score = tune_bias(probs, gold)
-        plain = macro_f1(gold.tolist(), decide(probs, [0.0] * len(LABELS)).tolist(), range(len(LABELS)))
-        return Selection(score, {"bias": bias}, {"tune_f1": round(score, 4), "tune_f1_unbiased": round(plain, 4)})
+        return bias_selection(probs, np.array([LABELS.index(e.label) for e in self.tune]))
 
 
 class LoraRecipe:
