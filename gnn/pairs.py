@@ -810,9 +810,11 @@ class MlpRecipe:
         return PairModel.load(model_dir, encoder)
 
 
-RECIPE_MODULES: tuple[str, ...] = ("gnn.pairs_cross", "gnn.pairs_lora")
-"""The pair recipes beyond the MLP, one module each, imported on first use: each has ``RECIPE``
-(a :class:`PairRecipe`) and ``PROFILES`` (name -> its frozen config)."""
+RECIPE_MODULES: tuple[str, ...] = ("gnn.pairs_cross",)
+"""The pair recipes beyond the MLP, one module of :mod:`gnn` each, imported on first use: each has
+``RECIPE`` (a :class:`PairRecipe`) and ``PROFILES`` (name -> its frozen config). A recipe measured
+and not adopted is no profile: it lives in ``experiments/`` and hands its recipe to a
+:class:`PairTask` of its own."""
 
 
 def schedule_of(config: Any) -> Schedule:
