@@ -51,6 +51,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from experiments.sciarg_e2e import fold_names, fold_plan_of, kept_papers, token_vectors  # noqa: E402
 from gnn.components.net import ComponentTagger, sentence_batch  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "corpora" / "sciarg" / "compiled_corpus"
@@ -107,37 +108,13 @@ def int8_rounded(tagger: ComponentTagger) -> ComponentTagger:
     return ComponentTagger(network, tagger.config, tagger.vectors)
 
 
-def _plan(names: Sequence[str]) -> Any:
-    from gnn.protocol import fold_plan
-    from gnn.relations.sciarg_cv import TUNE_SHARE
-
-    # The end-to-end cross-validation's folds: fold seed 0 (TrainOptions' default seed there).
-    return fold_plan(list(names), 5, 0, TUNE_SHARE)
-
-
 def _setup(data_dir: Path) -> tuple[list[Any], dict[str, Any], Path]:
     import gnn.components as components
     from api.settings import get_settings
-    from gnn.relations.sciarg_cv import SHIPPED_PAPERS
-    from gnn.relations.sciarg_task import papers_from_records
-    from ontology.formats.sciarg import load_sciarg
 
-    bundle = load_sciarg(sorted(data_dir.glob("*.ann")))
-    kept = [p for p in papers_from_records(bundle.nodes, bundle.edges) if p.name in SHIPPED_PAPERS]
+    kept = kept_papers(data_dir)
     papers = components.read_papers(data_dir, [p.name for p in kept])
     return kept, papers, get_settings().cache_dir
-
-
-def _parts(plan: Any, k: int, kept: Sequence[Any]) -> dict[str, list[str]]:
-    return {part: sorted(kept[i].name for i in getattr(plan[k], part)) for part in ("train", "tune", "test")}
-
-
-def _vectors(cache_dir: Path, config: Any) -> Any:
-    from gnn.components.net import TokenVectors
-
-    return TokenVectors(
-        layers=config.layers, max_length=config.max_length, cache_dir=cache_dir / "embeddings" / "sciarg-tokens"
-    )
 
 
 def run(out: Path, seeds: Sequence[int], folds: Sequence[int], data_dir: Path, profile: str) -> None:
@@ -146,11 +123,11 @@ def run(out: Path, seeds: Sequence[int], folds: Sequence[int], data_dir: Path, p
     from gnn.components.net import train_tagger
 
     kept, papers, cache_dir = _setup(data_dir)
-    plan = _plan([p.name for p in kept])
+    plan = fold_plan_of(kept)
     config = components.TASK.recipes.config(profile, 13)
-    vectors = _vectors(cache_dir, config)
+    vectors = token_vectors(config, cache_dir)
     for k in folds:
-        names = _parts(plan, k, kept)
+        names = fold_names(plan, k, kept)
         train = {n: papers[n] for n in names["train"]}
         tune = {n: papers[n] for n in names["tune"]}
         for seed in seeds:
@@ -207,7 +184,7 @@ def e2e(out: Path, seeds: Sequence[int], folds: Sequence[int], data_dir: Path, p
     from gnn.relations.sciarg_task import load_sciarg, train_sciarg
 
     kept, papers, cache_dir = _setup(data_dir)
-    plan = _plan([p.name for p in kept])
+    plan = fold_plan_of(kept)
     by_name = {p.name: p for p in kept}
     device = pick_device()
     encoder = encoder_for(None, None, cache_dir, device=device)
@@ -218,7 +195,7 @@ def e2e(out: Path, seeds: Sequence[int], folds: Sequence[int], data_dir: Path, p
             print(f"fold {k}: a member is missing; run `run` first", flush=True)
             continue
         start = time.perf_counter()
-        names = _parts(plan, k, kept)
+        names = fold_names(plan, k, kept)
         rel_dir = out / f"fold{k}" / "relations"
         if not (rel_dir / "fold.json").is_file():
             rel_dir.mkdir(parents=True, exist_ok=True)
@@ -243,13 +220,13 @@ def summary(out: Path, seeds: Sequence[int], data_dir: Path) -> dict[str, Any]:
     from gnn.protocol import spread
 
     kept, papers, cache_dir = _setup(data_dir)
-    plan = _plan([p.name for p in kept])
+    plan = fold_plan_of(kept)
     folds: dict[int, dict[str, Any]] = {}
     for k in range(5):
         taggers = members(out, k, seeds, cache_dir)
         if taggers is None:
             continue
-        test = {n: papers[n] for n in _parts(plan, k, kept)["test"]}
+        test = {n: papers[n] for n in fold_names(plan, k, kept)["test"]}
         found = variants(taggers, seeds)
         if len(taggers) > 1:
             found[f"ensemble{len(taggers)}-int8"] = EnsembleTagger([int8_rounded(t) for t in taggers])

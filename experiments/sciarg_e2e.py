@@ -61,6 +61,39 @@ GRID = (-4.0, -3.0, -2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
 Span = tuple[int, int]
 
 
+def kept_papers(data_dir: Path, names: Sequence[str] | None = None) -> list[Paper]:
+    """The relation stage's papers of ``data_dir``: A01-A32 (or ``names``), in file order."""
+    from gnn.relations.sciarg_cv import SHIPPED_PAPERS
+    from gnn.relations.sciarg_task import papers_from_records
+    from ontology.formats.sciarg import load_sciarg
+
+    bundle = load_sciarg(sorted(data_dir.glob("*.ann")))
+    wanted = set(names or SHIPPED_PAPERS)
+    return [p for p in papers_from_records(bundle.nodes, bundle.edges) if p.name in wanted]
+
+
+def fold_plan_of(kept: Sequence[Paper], seed: int = 0) -> Any:
+    """The folds of ``argweb model evaluate relations --cv 5 --end-to-end`` (fold seed 0 there)."""
+    from gnn.protocol import fold_plan
+    from gnn.relations.sciarg_cv import TUNE_SHARE
+
+    return fold_plan([p.name for p in kept], 5, seed, TUNE_SHARE)
+
+
+def fold_names(plan: Any, k: int, kept: Sequence[Paper]) -> dict[str, list[str]]:
+    """Fold ``k``'s paper names per part: ``train``, ``tune`` and ``test``."""
+    return {part: sorted(kept[i].name for i in getattr(plan[k], part)) for part in ("train", "tune", "test")}
+
+
+def token_vectors(config: Any, cache_dir: Path) -> Any:
+    """The tagger's contextual word vectors, cached where the product caches them."""
+    from gnn.components.net import TokenVectors
+
+    return TokenVectors(
+        layers=config.layers, max_length=config.max_length, cache_dir=cache_dir / "embeddings" / "sciarg-tokens"
+    )
+
+
 def _span(paper: Paper, k: int) -> Span:
     return (paper.comps[k].start, paper.comps[k].end)
 
@@ -228,14 +261,11 @@ def run_fold(k: int, plan: Any, kept: Sequence[Paper], corpus: Path, options: An
     from gnn.relations.sciarg_task import load_sciarg, train_sciarg
 
     start = time.perf_counter()
-    fold = plan[k]
-    names = {part: sorted(kept[i].name for i in getattr(fold, part)) for part in ("train", "tune", "test")}
+    names = fold_names(plan, k, kept)
     by_name = {p.name: p for p in kept}
     papers = components.read_papers(corpus, [p.name for p in kept])
     config = components.TASK.recipes.config(options.profile, 13)
-    vectors = components_net.TokenVectors(
-        layers=config.layers, max_length=config.max_length, cache_dir=cache_dir / "embeddings" / "sciarg-tokens"
-    )
+    vectors = token_vectors(config, cache_dir)
     result: dict[str, Any] = {"fold": k, "papers": names}
     with tempfile.TemporaryDirectory(prefix="argweb-sciarg-e2e-exp-") as tmp:
         section = train_sciarg(kept, Path(tmp), options, dev=names["tune"], heldout=names["test"])
@@ -371,22 +401,17 @@ def main(argv: list[str] | None = None) -> int:
     from api.settings import get_settings
     from gnn.device import pick_device
     from gnn.encoder import encoder_for
-    from gnn.protocol import fold_plan
     from gnn.relations.family import TrainOptions
-    from gnn.relations.sciarg_cv import SHIPPED_PAPERS, TUNE_SHARE
-    from gnn.relations.sciarg_task import papers_from_records
-    from ontology.formats.sciarg import load_sciarg
 
     settings = get_settings()
-    bundle = load_sciarg(sorted(args.data_dir.glob("*.ann")))
-    kept = [p for p in papers_from_records(bundle.nodes, bundle.edges) if p.name in (args.papers or SHIPPED_PAPERS)]
+    kept = kept_papers(args.data_dir, args.papers)
     if args.command == "heldout":
         heldout(kept, args.data_dir, settings.cache_dir, args.out)
         return 0
     device = pick_device()
     encoder = encoder_for(None, None, settings.cache_dir, device=device)
     options = TrainOptions(args.profile, 0, device, encoder, log=lambda line: print(line, flush=True))
-    plan = fold_plan([p.name for p in kept], 5, options.seed, TUNE_SHARE)
+    plan = fold_plan_of(kept, options.seed)
     for k in args.folds:
         run_fold(k, plan, kept, args.data_dir, options, settings.cache_dir, args.out)
     return 0

@@ -6,6 +6,7 @@ import json
 import pickle
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 
@@ -80,3 +81,28 @@ def test_refold_chooses_the_biases_on_the_other_folds_and_scores_the_held_papers
     assert out["shipped"]["folds"] == [0.0, 0.0]
     assert out["predicted_bias"]["folds"] == [1.0, 1.0]
     assert all(fold["bias"]["supports"] > 0 for fold in out["folds"])
+
+
+def test_the_experiments_folds_are_those_of_the_product_end_to_end_command(monkeypatch: Any) -> None:
+    import gnn.relations.sciarg_cv as sciarg_cv
+    from experiments.sciarg_e2e import fold_names, fold_plan_of
+    from gnn.protocol import FoldOutcome
+    from gnn.relations.family import TrainOptions
+
+    # Papers in a shuffled file order, so that a plan built from another order would differ.
+    names = [f"A{i:02d}" for i in (7, 3, 30, 1, 12, 25, 9, 18, 32, 2, 21, 15, 28, 5, 11, 24)]
+    names += [f"A{i:02d}" for i in range(1, 33) if f"A{i:02d}" not in names]
+    kept = [Paper(n, [], {}) for n in names]
+    seen: dict[int, dict[str, list[str]]] = {}
+
+    def capture(papers: Any, fold: Any, options: Any, end_to_end: Any) -> FoldOutcome:
+        parts = ("train", "tune", "test")
+        seen[fold.index] = {part: sorted(papers[i].name for i in getattr(fold, part)) for part in parts}
+        return FoldOutcome(figures={"R_micro.f1": 0.0})
+
+    monkeypatch.setattr(sciarg_cv, "run_fold", capture)
+    options = TrainOptions("full", 0, "cpu", None, log=lambda line: None)
+    sciarg_cv.cross_validate_sciarg(kept, options, 5)
+    plan = fold_plan_of(kept)
+    assert [fold_names(plan, k, kept) for k in range(5)] == [seen[k] for k in range(5)]
+    assert all(len(seen[k]["tune"]) > 0 for k in range(5))
