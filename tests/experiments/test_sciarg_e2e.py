@@ -89,7 +89,7 @@ def test_the_experiments_folds_are_those_of_the_product_end_to_end_command(monke
     from gnn.protocol import FoldOutcome
     from gnn.relations.family import TrainOptions
 
-    # Papers in a shuffled file order, so that a plan built from another order would differ.
+    # Papers in a shuffled file order: both sides map fold indices back to names through it.
     names = [f"A{i:02d}" for i in (7, 3, 30, 1, 12, 25, 9, 18, 32, 2, 21, 15, 28, 5, 11, 24)]
     names += [f"A{i:02d}" for i in range(1, 33) if f"A{i:02d}" not in names]
     kept = [Paper(n, [], {}) for n in names]
